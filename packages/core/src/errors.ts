@@ -1,0 +1,94 @@
+/**
+ * Typed errors shared by the core and the adapters. Messages are written for the person or agent who reads
+ * them, and never contain a credential: build them from option names and upstream status codes, not from
+ * request objects.
+ */
+
+export class JobtasksError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A configuration problem found at start-up. Names the option (or environment variable) at fault. */
+export class ConfigError extends JobtasksError {
+  readonly option: string;
+  constructor(option: string, message: string, options?: { cause?: unknown }) {
+    super(`Invalid configuration at ${option}: ${message}`, options);
+    this.option = option;
+  }
+}
+
+/** A configuration problem found when an adapter is built. */
+export class AdapterConfigError extends ConfigError {}
+
+/** Tool arguments that a schema or an adapter's own check refused. Becomes JSON-RPC -32602. */
+export class InvalidToolInputError extends JobtasksError {
+  readonly field: string;
+  constructor(field: string, message: string, options?: { cause?: unknown }) {
+    super(`Invalid arguments: ${field}: ${message}`, options);
+    this.field = field;
+  }
+}
+
+/** The upstream no longer knows the job (deleted, expired, or never existed). The task ends failed. */
+export class JobNotFoundError extends JobtasksError {}
+
+export interface UpstreamErrorOptions {
+  /** HTTP status of the failed upstream call, if there was one. */
+  httpStatus?: number;
+  /** Whether trying again later may succeed. Defaults from httpStatus (see isRetryableHttpStatus). */
+  isRetryable?: boolean;
+  /** How long the upstream asked us to wait before the next call (Retry-After, rate-limit reset). */
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
+/**
+ * An upstream call failed. Retryable failures keep a task working (with a message saying so) until the
+ * retry budget runs out; the others end it failed.
+ */
+export class UpstreamError extends JobtasksError {
+  readonly httpStatus: number | undefined;
+  readonly isRetryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options: UpstreamErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.httpStatus = options.httpStatus;
+    this.isRetryable =
+      options.isRetryable ?? (options.httpStatus === undefined ? true : isRetryableHttpStatus(options.httpStatus));
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** Timeouts, throttling and server-side faults may pass; client errors will not. */
+export function isRetryableHttpStatus(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || status >= 500;
+}
+
+/**
+ * Parse an HTTP Retry-After value (seconds or an HTTP date) into milliseconds from `now`.
+ * Returns undefined for a missing or unreadable value.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (value === null || value === undefined || value.trim() === "") return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/**
+ * Replace every occurrence of the given secrets in a text. Used on anything built from upstream answers
+ * before it reaches a message, a log line or a result.
+ */
+export function redactSecrets(text: string, secrets: Iterable<string | undefined>): string {
+  let redacted = text;
+  for (const secret of secrets) {
+    // Very short values would blank out ordinary words; no real credential is that short.
+    if (secret && secret.length >= 6) redacted = redacted.split(secret).join("[redacted]");
+  }
+  return redacted;
+}

@@ -1,0 +1,74 @@
+import type { JsonObject } from "./json.js";
+
+/**
+ * The few MCP wire shapes the core needs, written out here so that the core depends on no SDK.
+ * They follow the 2026-07-28 schema and the io.modelcontextprotocol/tasks extension.
+ */
+
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+export const terminalTaskStatuses: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
+
+export function isTerminalStatus(status: TaskStatus): boolean {
+  return terminalTaskStatuses.has(status);
+}
+
+/** A content block of a tool result. Text is the common case; other MCP blocks pass through untouched. */
+export type ContentBlock = { type: "text"; text: string } | { type: string; [key: string]: unknown };
+
+/** What tools/call would have returned: the `result` of a completed task. */
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** A JSON-RPC error object, as carried by a failed task's `error`. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: JsonObject;
+}
+
+/** A form elicitation, the one kind of input request jobtasks adapters issue. */
+export interface ElicitationFormRequest {
+  method: "elicitation/create";
+  params: {
+    mode: "form";
+    message: string;
+    requestedSchema: {
+      type: "object";
+      properties: Record<string, Record<string, unknown>>;
+      required?: string[];
+    };
+  };
+}
+
+export type InputRequest = ElicitationFormRequest;
+
+/** The client's answer to one elicitation. */
+export interface ElicitationResponse {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+export interface TaskFields {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number | null;
+  pollIntervalMs?: number;
+}
+
+/** The answer to tools/call when the server made a task. */
+export type CreateTaskResult = TaskFields & { resultType: "task" };
+
+/** The task as tasks/get and notifications/tasks carry it, with the payload of its status. */
+export type DetailedTask =
+  | (TaskFields & { status: "working" })
+  | (TaskFields & { status: "input_required"; inputRequests: Record<string, InputRequest> })
+  | (TaskFields & { status: "completed"; result: CallToolResult & { resultType: "complete" } })
+  | (TaskFields & { status: "failed"; error: JsonRpcErrorObject })
+  | (TaskFields & { status: "cancelled" });

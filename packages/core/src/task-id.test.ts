@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "./errors.js";
+import { TaskIdSealer, type TaskReference } from "./task-id.js";
+
+const secret = "a-test-secret-that-is-long-enough-0123456789";
+const reference: TaskReference = {
+  adapter: "github",
+  tool: "run_ci",
+  ref: { owner: "acme", repo: "private-repo", runId: 123456789012, attempt: 1 },
+  createdAt: Date.UTC(2026, 10, 29, 12, 0, 0),
+};
+
+describe("TaskIdSealer", () => {
+  const sealer = new TaskIdSealer({ secret });
+
+  it("round-trips a reference for the same principal", () => {
+    const taskId = sealer.seal(reference, "alice");
+    expect(sealer.open(taskId, "alice")).toEqual(reference);
+  });
+
+  it("produces a different id each time (random nonce) and keeps ids compact", () => {
+    const first = sealer.seal(reference, "alice");
+    const second = sealer.seal(reference, "alice");
+    expect(first).not.toBe(second);
+    expect(first.length).toBeLessThan(300);
+    expect(first).toMatch(/^jt1\.[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]+$/);
+  });
+
+  it("does not show the upstream reference in clear", () => {
+    const taskId = sealer.seal(reference, "alice");
+    expect(taskId).not.toContain("acme");
+    expect(taskId).not.toContain("private-repo");
+    expect(taskId).not.toContain("123456789012");
+    expect(Buffer.from(taskId.split(".")[2]!, "base64url").toString("latin1")).not.toContain("private-repo");
+  });
+
+  it("refuses an id opened by another principal", () => {
+    const taskId = sealer.seal(reference, "alice");
+    expect(sealer.open(taskId, "bob")).toBeUndefined();
+    expect(sealer.open(taskId, "")).toBeUndefined();
+  });
+
+  it("refuses every single-character edit of an id", () => {
+    const taskId = sealer.seal(reference, "alice");
+    const payloadStart = taskId.lastIndexOf(".") + 1;
+    for (let index = payloadStart; index < taskId.length; index++) {
+      const replacement = taskId[index] === "A" ? "B" : "A";
+      const tampered = taskId.slice(0, index) + replacement + taskId.slice(index + 1);
+      expect(sealer.open(tampered, "alice"), `edit at ${index}`).toBeUndefined();
+    }
+  });
+
+  it("refuses random strings, truncations and oversized input without throwing", () => {
+    const taskId = sealer.seal(reference, "alice");
+    for (const candidate of ["", "x", "jt1..", "jt1.abc.def", taskId.slice(0, -4), `${taskId}AA`, "jt1." + "A".repeat(5000), "00000000-0000-0000-0000-000000000000"]) {
+      expect(sealer.open(candidate, "alice")).toBeUndefined();
+    }
+  });
+
+  it("refuses ids sealed with another secret", () => {
+    const other = new TaskIdSealer({ secret: "another-secret-that-is-also-long-enough-xyz" });
+    expect(sealer.open(other.seal(reference, "alice"), "alice")).toBeUndefined();
+  });
+
+  it("keeps opening ids sealed with a previous secret after rotation, and seals new ids with the new key", () => {
+    const oldSealer = new TaskIdSealer({ secret });
+    const oldTaskId = oldSealer.seal(reference, "alice");
+    const rotated = new TaskIdSealer({ secret: "the-new-secret-after-rotation-0123456789", previousSecrets: [secret] });
+    expect(rotated.open(oldTaskId, "alice")).toEqual(reference);
+    const newTaskId = rotated.seal(reference, "alice");
+    expect(newTaskId.split(".")[1]).toBe(rotated.currentKeyId);
+    expect(rotated.currentKeyId).not.toBe(oldSealer.currentKeyId);
+    expect(oldSealer.open(newTaskId, "alice")).toBeUndefined();
+  });
+
+  it("rejects a short secret at construction, naming where it came from and not echoing it", () => {
+    expect(() => new TaskIdSealer({ secret: "short-secret", secretSource: "JOBTASKS_SECRET" })).toThrowError(ConfigError);
+    try {
+      new TaskIdSealer({ secret: "short-secret", secretSource: "JOBTASKS_SECRET" });
+    } catch (error) {
+      expect((error as Error).message).toContain("JOBTASKS_SECRET");
+      expect((error as Error).message).not.toContain("short-secret");
+    }
+  });
+});

@@ -1,0 +1,72 @@
+import type { JobSnapshot } from "./adapter-contract.js";
+import type { CreateTaskResult, DetailedTask, TaskFields } from "./mcp-shapes.js";
+
+/** Everything about a task that does not come from the upstream snapshot. */
+export interface TaskMetadata {
+  taskId: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  ttlMs: number | null;
+  pollIntervalMs?: number;
+  /** Used for lastUpdatedAt when the upstream does not say when it last changed. */
+  now: number;
+}
+
+/** JSON-RPC code for an internal error; a failed task whose cause is the server's or the upstream's. */
+export const internalErrorCode = -32603;
+
+function baseFields(snapshot: JobSnapshot, metadata: TaskMetadata): TaskFields {
+  const fields: TaskFields = {
+    taskId: metadata.taskId,
+    status: snapshot.status,
+    createdAt: new Date(metadata.createdAt).toISOString(),
+    lastUpdatedAt: snapshot.updatedAt ?? new Date(metadata.now).toISOString(),
+    ttlMs: metadata.ttlMs,
+  };
+  if (snapshot.message !== undefined) fields.statusMessage = snapshot.message;
+  const pollIntervalMs = snapshot.pollIntervalMs ?? metadata.pollIntervalMs;
+  // Polling hints only make sense while the task can still change.
+  if (pollIntervalMs !== undefined && (snapshot.status === "working" || snapshot.status === "input_required")) {
+    fields.pollIntervalMs = Math.max(0, Math.round(pollIntervalMs));
+  }
+  return fields;
+}
+
+/**
+ * Turn an adapter snapshot into the task tasks/get answers (without `resultType`, which belongs to the
+ * response). An inconsistent snapshot (completed without a result, input_required without requests) is
+ * mended rather than passed on, so a client never sees a shape the extension does not allow.
+ */
+export function toDetailedTask(snapshot: JobSnapshot, metadata: TaskMetadata): DetailedTask {
+  const fields = baseFields(snapshot, metadata);
+  switch (snapshot.status) {
+    case "completed":
+      return {
+        ...fields,
+        status: "completed",
+        // The official requester insists on resultType inside the result, as tools/call would carry it.
+        result: { ...(snapshot.result ?? { content: [] }), resultType: "complete" },
+      };
+    case "failed":
+      return {
+        ...fields,
+        status: "failed",
+        error: snapshot.error ?? { code: internalErrorCode, message: snapshot.message ?? "The job failed" },
+      };
+    case "input_required":
+      if (snapshot.inputRequests && Object.keys(snapshot.inputRequests).length > 0) {
+        return { ...fields, status: "input_required", inputRequests: snapshot.inputRequests };
+      }
+      return { ...fields, status: "working" };
+    case "cancelled":
+      return { ...fields, status: "cancelled" };
+    default:
+      return { ...fields, status: "working" };
+  }
+}
+
+/** The task handle tools/call answers with: the task's fields, no payload, and resultType "task". */
+export function toCreateTaskResult(snapshot: JobSnapshot, metadata: TaskMetadata): CreateTaskResult {
+  const fields = baseFields(snapshot, metadata);
+  return { ...fields, resultType: "task" };
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "adapters/*/src/**/*.test.ts", "examples/*/src/**/*.test.ts", "test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "**/dist/**"],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    // End-to-end tests start servers on loopback ports; a little parallelism keeps a 2-core machine calm.
+    maxWorkers: 2,
+  },
+});
