@@ -1,1 +1,9 @@
-export {};
+export * from "./auth.js";
+export * from "./http-server.js";
+export * from "./logger.js";
+export * from "./mcp-server.js";
+export * from "./protocol-error.js";
+export * from "./snapshot-reader.js";
+export * from "./task-service.js";
+export * from "./tool-registry.js";
+export * from "./stdio-server.js";

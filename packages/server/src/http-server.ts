@@ -1,0 +1,116 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createMcpHandler } from "@modelcontextprotocol/server";
+import { localhostHostValidation, toNodeHandler } from "@modelcontextprotocol/node";
+import { localPrincipal, type BearerTokens } from "./auth.js";
+import { createMcpServer } from "./mcp-server.js";
+import type { TaskService } from "./task-service.js";
+import type { Logger } from "./logger.js";
+
+export interface HttpServerOptions {
+  service: TaskService;
+  logger: Logger;
+  name: string;
+  version: string;
+  instructions?: string;
+  /** Default 127.0.0.1. Binding elsewhere exposes the server: configure tokens. */
+  host?: string;
+  /** Default 3000; 0 picks a free port. */
+  port?: number;
+  /** When set, every request needs `Authorization: Bearer <token>`; the token's name is the principal. */
+  tokens?: BearerTokens;
+  /** Default "/mcp". */
+  path?: string;
+}
+
+export interface RunningHttpServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const loopbackHosts = new Set(["127.0.0.1", "localhost", "::1"]);
+
+/** Serve MCP over Streamable HTTP at /mcp, plus /healthz for load balancers. */
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const { service, logger, tokens } = options;
+  const host = options.host ?? "127.0.0.1";
+  const path = options.path ?? "/mcp";
+  const handler = createMcpHandler(
+    ({ authInfo }) =>
+      createMcpServer({
+        name: options.name,
+        version: options.version,
+        ...(options.instructions ? { instructions: options.instructions } : {}),
+        service,
+        logger,
+        principal: authInfo?.clientId ?? localPrincipal,
+      }),
+    { onerror: (error) => logger.debug({ err: error }, "MCP request rejected") },
+  );
+  const serveMcp = toNodeHandler(handler, { onerror: (error) => logger.error({ err: error }, "MCP handler failed") });
+  // Against DNS rebinding: a server on loopback answers only requests addressed to loopback names.
+  const validateHost = loopbackHosts.has(host) ? localhostHostValidation() : undefined;
+
+  const server = createServer((request, response) => {
+    void route(request, response).catch((error: unknown) => {
+      logger.error({ err: error }, "HTTP request failed");
+      if (!response.headersSent) writeJson(response, 500, rpcError(-32603, "Internal error"));
+      else response.end();
+    });
+  });
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://localhost");
+    if (url.pathname === "/healthz") {
+      writeJson(response, 200, { ok: true });
+      return;
+    }
+    if (url.pathname !== path) {
+      writeJson(response, 404, rpcError(-32601, `Not found: the MCP endpoint is ${path}`));
+      return;
+    }
+    if (validateHost && !validateHost(request, response)) return;
+    let principal = localPrincipal;
+    if (tokens) {
+      const authenticated = tokens.authenticate(request.headers.authorization);
+      if (!authenticated) {
+        response.setHeader("WWW-Authenticate", 'Bearer realm="jobtasks"');
+        writeJson(response, 401, rpcError(-32001, "Unauthorized: send Authorization: Bearer <token>"));
+        return;
+      }
+      principal = authenticated;
+    }
+    (request as IncomingMessage & { auth?: unknown }).auth = { token: "", clientId: principal, scopes: [] };
+    await serveMcp(request as never, response);
+  }
+
+  const port = options.port ?? 3000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const displayHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${displayHost}:${address.port}${path}`,
+    port: address.port,
+    close: async () => {
+      await handler.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function rpcError(code: number, message: string) {
+  return { jsonrpc: "2.0", id: null, error: { code, message } };
+}
+
+function writeJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify(body));
+}

@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
+import { TaskProtocolError, errorCodes, tasksExtensionId, tasksExtensionRequired } from "./protocol-error.js";
+import type { TaskService } from "./task-service.js";
+import type { Logger } from "./logger.js";
+
+export interface McpServerOptions {
+  name: string;
+  version: string;
+  /** Shown to clients in server/discover. */
+  instructions?: string;
+  service: TaskService;
+  logger: Logger;
+  /** The principal for this serving unit (one HTTP request, or one stdio connection). */
+  principal: string;
+}
+
+const taskIdParams = z.looseObject({ taskId: z.string() });
+
+/** Whether this request, and only this request, declared the tasks extension in its _meta capabilities. */
+export function declaresTasksExtension(context: ServerContext): boolean {
+  const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+    "io.modelcontextprotocol/clientCapabilities"
+  ] as { extensions?: Record<string, unknown> } | undefined;
+  const declared = capabilities?.extensions?.[tasksExtensionId];
+  return typeof declared === "object" && declared !== null;
+}
+
+/**
+ * Build one SDK Server instance. The HTTP entry calls this once per request, so nothing may live here:
+ * every answer comes from the TaskService, which keeps nothing about tasks either.
+ */
+export function createMcpServer(options: McpServerOptions): Server {
+  const { service, principal, logger } = options;
+  const server = new Server(
+    { name: options.name, version: options.version },
+    {
+      capabilities: { tools: {}, extensions: { [tasksExtensionId]: {} } },
+      ...(options.instructions ? { instructions: options.instructions } : {}),
+    },
+  );
+
+  const guard = async <T>(method: string, operation: () => Promise<T>): Promise<T> => {
+    try {
+      return await operation();
+    } catch (error) {
+      throw toProtocolError(error, method, logger);
+    }
+  };
+
+  server.setRequestHandler("tools/list", async () => ({
+    tools: service.registry.tools.map((registered) => registered.descriptor) as never,
+  }));
+
+  server.setRequestHandler("tools/call", (request, context) =>
+    guard("tools/call", async () => {
+      const result = await service.callTool(request.params.name, request.params.arguments, {
+        principal,
+        signal: context.mcpReq.signal,
+        tasksDeclared: declaresTasksExtension(context),
+      });
+      // A CreateTaskResult is a legal answer to tools/call under the extension; the SDK's handler type
+      // only knows CallToolResult.
+      return result as never;
+    }),
+  );
+
+  const requireDeclared = (method: string, context: ServerContext) => {
+    if (!declaresTasksExtension(context)) throw tasksExtensionRequired(method);
+  };
+
+  server.setRequestHandler("tasks/get", { params: taskIdParams }, (params, context) =>
+    guard("tasks/get", async () => {
+      requireDeclared("tasks/get", context);
+      const task = await service.getTask(params.taskId, { principal, signal: context.mcpReq.signal });
+      return { resultType: "complete", ...task } as never;
+    }),
+  );
+
+  server.setRequestHandler("tasks/update", { params: taskIdParams }, (params, context) =>
+    guard("tasks/update", async () => {
+      requireDeclared("tasks/update", context);
+      // The SDK lifts inputResponses out of params before validation.
+      const inputResponses = context.mcpReq.inputResponses ?? readInputResponses(params);
+      await service.updateTask(params.taskId, inputResponses, { principal, signal: context.mcpReq.signal });
+      return { resultType: "complete" } as never;
+    }),
+  );
+
+  server.setRequestHandler("tasks/cancel", { params: taskIdParams }, (params, context) =>
+    guard("tasks/cancel", async () => {
+      requireDeclared("tasks/cancel", context);
+      await service.cancelTask(params.taskId, { principal, signal: context.mcpReq.signal });
+      return { resultType: "complete" } as never;
+    }),
+  );
+
+  return server;
+}
+
+function readInputResponses(params: Record<string, unknown>): Record<string, unknown> {
+  const value = params["inputResponses"];
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+/** Our errors become JSON-RPC errors as they are; anything else is logged and answered without detail. */
+export function toProtocolError(error: unknown, method: string, logger: Logger): Error {
+  if (error instanceof TaskProtocolError) return new ProtocolError(error.code, error.message, error.data);
+  if (error instanceof ProtocolError) return error;
+  if (error instanceof Error && error.name === "AbortError") return error;
+  logger.error({ err: error, method }, "unexpected error while serving a request");
+  return new ProtocolError(errorCodes.internalError, "Internal error");
+}

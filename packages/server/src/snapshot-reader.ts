@@ -1,0 +1,190 @@
+import pRetry from "p-retry";
+import { LRUCache } from "lru-cache";
+import {
+  JobNotFoundError,
+  UpstreamError,
+  internalErrorCode,
+  isTerminalStatus,
+  type AdapterContext,
+  type AnyJobAdapter,
+  type JobSnapshot,
+  type JsonValue,
+} from "@jobtasks/core";
+import type { Logger } from "./logger.js";
+
+export interface SnapshotReaderOptions {
+  /** How long a status read may be reused for other polls of the same job. 0 disables. Default 1000. */
+  snapshotCacheMs?: number;
+  /**
+   * How long an upstream may stay unreachable before its tasks end failed. Until then they stay working,
+   * with a message saying what is wrong. Default 10 minutes.
+   */
+  upstreamRetryBudgetMs?: number;
+  /** Quick retries inside one read, before reporting the outage. Default 2. */
+  immediateRetries?: number;
+  /** Delay before the first quick retry, doubled each time. Default 250 ms. */
+  immediateRetryDelayMs?: number;
+  /** Bound on remembered jobs (each cache). Default 10,000. */
+  maxEntries?: number;
+  logger: Logger;
+  now?: () => number;
+}
+
+export interface ReadTarget {
+  adapterName: string;
+  adapter: AnyJobAdapter;
+  ref: JsonValue;
+}
+
+/**
+ * Reads upstream job snapshots for the task service. Everything it keeps is an optimisation that may vanish
+ * at any moment: a short-lived cache, the reads in flight (so a hundred clients polling one job cost one
+ * upstream call), finished jobs (terminal answers never change), and when an outage began.
+ */
+export class SnapshotReader {
+  readonly #options: Required<Omit<SnapshotReaderOptions, "logger" | "now">>;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #recent: LRUCache<string, { snapshot: JobSnapshot; readAt: number }>;
+  readonly #terminal: LRUCache<string, JobSnapshot>;
+  readonly #outageSince: LRUCache<string, number>;
+  readonly #inFlight = new Map<string, Promise<JobSnapshot>>();
+
+  constructor(options: SnapshotReaderOptions) {
+    this.#options = {
+      snapshotCacheMs: options.snapshotCacheMs ?? 1000,
+      upstreamRetryBudgetMs: options.upstreamRetryBudgetMs ?? 10 * 60_000,
+      immediateRetries: options.immediateRetries ?? 2,
+      immediateRetryDelayMs: options.immediateRetryDelayMs ?? 250,
+      maxEntries: options.maxEntries ?? 10_000,
+    };
+    this.#logger = options.logger;
+    this.#now = options.now ?? Date.now;
+    const max = this.#options.maxEntries;
+    this.#recent = new LRUCache({ max });
+    this.#terminal = new LRUCache({ max });
+    this.#outageSince = new LRUCache({ max });
+  }
+
+  /** The snapshot of a job. `fresh` skips the short-lived cache (used before acting on a job). */
+  async read(target: ReadTarget, context: AdapterContext, options: { fresh?: boolean } = {}): Promise<JobSnapshot> {
+    const key = cacheKey(target);
+    const terminal = this.#terminal.get(key);
+    if (terminal) return terminal;
+    if (!options.fresh) {
+      const recent = this.#recent.get(key);
+      if (recent && this.#now() - recent.readAt < this.#options.snapshotCacheMs) return recent.snapshot;
+      const pending = this.#inFlight.get(key);
+      if (pending) return pending;
+    }
+    const reading = this.#readFromUpstream(key, target, context).finally(() => {
+      if (this.#inFlight.get(key) === reading) this.#inFlight.delete(key);
+    });
+    this.#inFlight.set(key, reading);
+    return reading;
+  }
+
+  /** Record a snapshot obtained elsewhere (the one doStart returned). */
+  remember(target: ReadTarget, snapshot: JobSnapshot): void {
+    this.#store(cacheKey(target), snapshot);
+  }
+
+  /** Forget what is cached for a job that we just acted on, so the next read shows the effect. */
+  invalidate(target: ReadTarget): void {
+    const key = cacheKey(target);
+    this.#recent.delete(key);
+    this.#inFlight.delete(key);
+  }
+
+  async #readFromUpstream(key: string, target: ReadTarget, context: AdapterContext): Promise<JobSnapshot> {
+    try {
+      const snapshot = await retryUpstream(() => target.adapter.doGetStatus(target.ref, context), context.signal, this.#options);
+      this.#outageSince.delete(key);
+      this.#store(key, snapshot);
+      return snapshot;
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      const snapshot = this.#snapshotForError(key, target, error);
+      if (isTerminalStatus(snapshot.status)) this.#store(key, snapshot);
+      return snapshot;
+    }
+  }
+
+  #store(key: string, snapshot: JobSnapshot): void {
+    if (isTerminalStatus(snapshot.status)) {
+      this.#terminal.set(key, snapshot);
+      this.#recent.delete(key);
+      this.#outageSince.delete(key);
+    } else {
+      this.#recent.set(key, { snapshot, readAt: this.#now() });
+    }
+  }
+
+  #snapshotForError(key: string, target: ReadTarget, error: unknown): JobSnapshot {
+    const fields = { adapter: target.adapterName, kind: target.adapter.kind };
+    if (error instanceof JobNotFoundError) {
+      this.#logger.warn({ ...fields, error: error.message }, "upstream job not found");
+      return failedSnapshot("not_found", `The upstream job can no longer be found: ${error.message}`);
+    }
+    if (error instanceof UpstreamError && !error.isRetryable) {
+      this.#logger.warn({ ...fields, httpStatus: error.httpStatus, error: error.message }, "upstream refused a status read");
+      return failedSnapshot("upstream_error", `The upstream refused to report this job: ${error.message}`);
+    }
+    const now = this.#now();
+    const since = this.#outageSince.get(key) ?? now;
+    this.#outageSince.set(key, since);
+    const reason = error instanceof UpstreamError ? error.message : "an unexpected error while reading the job status";
+    if (!(error instanceof UpstreamError)) this.#logger.error({ ...fields, err: error }, "adapter failed to read a job status");
+    else this.#logger.warn({ ...fields, httpStatus: error.httpStatus, error: error.message }, "upstream unavailable");
+    const budget = this.#options.upstreamRetryBudgetMs;
+    if (now - since >= budget) {
+      return failedSnapshot(
+        "upstream_unavailable",
+        `The upstream has been unavailable for more than ${formatDuration(budget)} (${reason}); giving up on this task`,
+      );
+    }
+    const retryAfterMs = error instanceof UpstreamError ? error.retryAfterMs : undefined;
+    const snapshot: JobSnapshot = {
+      status: "working",
+      rawStatus: "upstream_unavailable",
+      message: `Upstream unavailable since ${new Date(since).toISOString()} (${reason}); still retrying, will give up after ${formatDuration(budget)}`,
+    };
+    if (retryAfterMs !== undefined) snapshot.pollIntervalMs = retryAfterMs;
+    return snapshot;
+  }
+}
+
+function cacheKey(target: ReadTarget): string {
+  return `${target.adapterName}\u0000${JSON.stringify(target.ref)}`;
+}
+
+function failedSnapshot(rawStatus: string, message: string): JobSnapshot {
+  return { status: "failed", rawStatus, message, error: { code: internalErrorCode, message } };
+}
+
+/**
+ * Retry an upstream call a few times, quickly, when the failure is one that may pass. A long Retry-After is
+ * not waited out here: the task reports the outage and the client's next poll tries again.
+ */
+export function retryUpstream<T>(
+  operation: () => Promise<T>,
+  signal: AbortSignal,
+  options: { immediateRetries: number; immediateRetryDelayMs: number },
+): Promise<T> {
+  return pRetry(operation, {
+    retries: options.immediateRetries,
+    minTimeout: options.immediateRetryDelayMs,
+    factor: 2,
+    randomize: true,
+    signal,
+    shouldRetry: ({ error }) =>
+      error instanceof UpstreamError && error.isRetryable && (error.retryAfterMs ?? 0) <= 2_000,
+  });
+}
+
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds % 3_600_000 === 0) return `${milliseconds / 3_600_000} h`;
+  if (milliseconds % 60_000 === 0) return `${milliseconds / 60_000} min`;
+  if (milliseconds % 1000 === 0) return `${milliseconds / 1000} s`;
+  return `${milliseconds} ms`;
+}

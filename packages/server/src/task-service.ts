@@ -1,0 +1,248 @@
+import {
+  InvalidToolInputError,
+  JobNotFoundError,
+  TaskIdSealer,
+  UpstreamError,
+  isTerminalStatus,
+  toCreateTaskResult,
+  toDetailedTask,
+  type AdapterContext,
+  type AnyJobAdapter,
+  type CallToolResult,
+  type CreateTaskResult,
+  type DetailedTask,
+  type ElicitationResponse,
+  type TaskReference,
+} from "@jobtasks/core";
+import { toAdapterLogger, type Logger } from "./logger.js";
+import { errorCodes, TaskProtocolError, taskExpired, taskNotFound, tasksExtensionRequired } from "./protocol-error.js";
+import { SnapshotReader, retryUpstream, type ReadTarget, type SnapshotReaderOptions } from "./snapshot-reader.js";
+import { ToolRegistry, type AdapterInstance, type RegisteredTool } from "./tool-registry.js";
+import { invalidArguments, validateToolInput } from "./validate-tool-input.js";
+import { waitForResult } from "./wait-for-result.js";
+
+export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger" | "now"> {
+  adapters: readonly AdapterInstance[];
+  sealer: TaskIdSealer;
+  logger: Logger;
+  /** Suggested polling interval when an adapter does not suggest one. Default 2000 ms. */
+  defaultPollIntervalMs?: number;
+  now?: () => number;
+}
+
+/** Who is calling, and the request's lifetime. */
+export interface CallerContext {
+  principal: string;
+  signal: AbortSignal;
+}
+
+interface OpenedTask {
+  taskId: string;
+  reference: TaskReference;
+  target: ReadTarget;
+}
+
+/**
+ * The extension's semantics, independent of MCP transport and SDK: start a job as a task, and answer
+ * tasks/get, tasks/update and tasks/cancel by opening the sealed id and asking the upstream.
+ * Nothing about a task is stored here.
+ */
+export class TaskService {
+  readonly registry: ToolRegistry;
+  readonly #sealer: TaskIdSealer;
+  readonly #reader: SnapshotReader;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #defaultPollIntervalMs: number;
+  readonly #retryOptions: { immediateRetries: number; immediateRetryDelayMs: number };
+
+  constructor(options: TaskServiceOptions) {
+    this.registry = new ToolRegistry(options.adapters);
+    this.#sealer = options.sealer;
+    this.#logger = options.logger;
+    this.#now = options.now ?? Date.now;
+    this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? 2000;
+    this.#retryOptions = {
+      immediateRetries: options.immediateRetries ?? 2,
+      immediateRetryDelayMs: options.immediateRetryDelayMs ?? 250,
+    };
+    this.#reader = new SnapshotReader({ ...options, logger: options.logger, now: this.#now });
+  }
+
+  /**
+   * tools/call. With the extension declared, the answer is a task; without it, only tools that opted into
+   * synchronous waiting answer (with the plain result), the others are -32021.
+   */
+  async callTool(
+    name: string,
+    args: unknown,
+    caller: CallerContext & { tasksDeclared: boolean },
+  ): Promise<CreateTaskResult | CallToolResult> {
+    const registered = this.registry.tool(name);
+    if (!registered) throw new TaskProtocolError(errorCodes.invalidParams, `Unknown tool: ${name}`);
+    if (!caller.tasksDeclared && registered.tool.synchronousWaitMs === undefined) {
+      throw tasksExtensionRequired(`tool ${name} runs as a task and`);
+    }
+    const input = validateToolInput(name, registered.tool.inputSchema, args);
+    const context = this.#adapterContext(caller);
+    const createdAt = this.#now();
+    let started;
+    try {
+      started = await registered.tool.doStart(input, context);
+    } catch (error) {
+      return this.#startFailure(registered, error);
+    }
+    const reference: TaskReference = { adapter: registered.adapterName, tool: name, ref: started.ref, createdAt };
+    const taskId = this.#sealer.seal(reference, caller.principal);
+    const target: ReadTarget = { adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref };
+    this.#logger.info({ tool: name, adapter: registered.adapterName, principal: caller.principal }, "task created");
+    if (started.snapshot) this.#reader.remember(target, started.snapshot);
+
+    if (!caller.tasksDeclared) {
+      return waitForResult({
+        reader: this.#reader,
+        target,
+        context,
+        waitMs: registered.tool.synchronousWaitMs ?? 0,
+        pollIntervalMs: this.#pollInterval(registered.adapter),
+        toolName: name,
+      });
+    }
+    // The task must be readable before we answer: a first read proves it (adapters make doStart return only
+    // once the job is visible upstream) and gives the client a meaningful first status.
+    const snapshot = started.snapshot ?? (await this.#reader.read(target, context));
+    return toCreateTaskResult(snapshot, this.#metadata(taskId, reference, registered.adapter));
+  }
+
+  /** tasks/get */
+  async getTask(taskId: string, caller: CallerContext): Promise<DetailedTask> {
+    const opened = this.#open(taskId, caller.principal);
+    const snapshot = await this.#reader.read(opened.target, this.#adapterContext(caller));
+    return toDetailedTask(snapshot, this.#metadata(taskId, opened.reference, opened.target.adapter));
+  }
+
+  /**
+   * tasks/update. Only answers to requests the job has outstanding right now reach the adapter; the rest
+   * (never issued, already answered, superseded) are ignored, as the extension asks.
+   */
+  async updateTask(taskId: string, inputResponses: Record<string, unknown>, caller: CallerContext): Promise<void> {
+    const opened = this.#open(taskId, caller.principal);
+    const { adapter } = opened.target;
+    if (!adapter.doRespond) return;
+    const context = this.#adapterContext(caller);
+    const snapshot = await this.#reader.read(opened.target, context, { fresh: true });
+    if (snapshot.status !== "input_required" || !snapshot.inputRequests) return;
+    const answers: Record<string, ElicitationResponse> = {};
+    for (const key of Object.keys(snapshot.inputRequests)) {
+      if (!Object.hasOwn(inputResponses, key)) continue;
+      answers[key] = parseElicitationResponse(key, inputResponses[key]);
+    }
+    if (Object.keys(answers).length === 0) return;
+    const respond = adapter.doRespond.bind(adapter);
+    await this.#act("deliver the answer", opened, () => respond(opened.target.ref, answers, context), context.signal);
+  }
+
+  /** tasks/cancel. An acknowledgement, not a promise: the job may still finish first. */
+  async cancelTask(taskId: string, caller: CallerContext): Promise<void> {
+    const opened = this.#open(taskId, caller.principal);
+    const { adapter } = opened.target;
+    const context = this.#adapterContext(caller);
+    const snapshot = await this.#reader.read(opened.target, context);
+    if (isTerminalStatus(snapshot.status)) return;
+    if (!adapter.doCancel) {
+      this.#logger.info({ adapter: opened.reference.adapter }, "cancel requested for an adapter that cannot cancel");
+      return;
+    }
+    const cancel = adapter.doCancel.bind(adapter);
+    await this.#act("request cancellation", opened, () => cancel(opened.target.ref, context), context.signal);
+  }
+
+  /** Open a task id for a caller, or answer exactly as for a task that does not exist. */
+  #open(taskId: unknown, principal: string): OpenedTask {
+    if (typeof taskId !== "string") throw taskNotFound();
+    const reference = this.#sealer.open(taskId, principal);
+    if (!reference) throw taskNotFound();
+    const adapter = this.registry.adapter(reference.adapter);
+    if (!adapter) {
+      this.#logger.warn({ adapter: reference.adapter }, "task id names an adapter this server does not have");
+      throw taskNotFound();
+    }
+    const ttlMs = adapter.retentionMs ?? null;
+    if (ttlMs !== null && this.#now() > reference.createdAt + ttlMs) throw taskExpired();
+    return { taskId, reference, target: { adapterName: reference.adapter, adapter, ref: reference.ref } };
+  }
+
+  async #act(what: string, opened: OpenedTask, action: () => Promise<void>, signal: AbortSignal): Promise<void> {
+    try {
+      await retryUpstream(action, signal, this.#retryOptions);
+    } catch (error) {
+      if (error instanceof JobNotFoundError) throw taskNotFoundUpstream(what);
+      const reason = error instanceof UpstreamError ? error.message : "an unexpected error in the adapter";
+      if (!(error instanceof UpstreamError)) this.#logger.error({ err: error, adapter: opened.reference.adapter }, `could not ${what}`);
+      throw new TaskProtocolError(errorCodes.internalError, `Could not ${what}: ${reason}`);
+    } finally {
+      this.#reader.invalidate(opened.target);
+    }
+  }
+
+  #startFailure(registered: RegisteredTool, error: unknown): CallToolResult {
+    if (error instanceof InvalidToolInputError) invalidArguments(registered.tool.name, error.field, error.message);
+    if (error instanceof TaskProtocolError) throw error;
+    // The upstream refused or failed the start: a tool-level error the agent can read and act on.
+    const known = error instanceof UpstreamError || error instanceof JobNotFoundError;
+    if (!known) this.#logger.error({ err: error, tool: registered.tool.name }, "adapter failed to start a job");
+    const reason = known ? (error as Error).message : "an unexpected error in the adapter (see the server log)";
+    const retry = error instanceof UpstreamError && error.isRetryable ? " This may pass; try again shortly." : "";
+    return { content: [{ type: "text", text: `Could not start ${registered.tool.name}: ${reason}.${retry}` }], isError: true };
+  }
+
+  #adapterContext(caller: CallerContext): AdapterContext {
+    return {
+      signal: caller.signal,
+      principal: caller.principal,
+      logger: toAdapterLogger(this.#logger),
+    };
+  }
+
+  #pollInterval(adapter: AnyJobAdapter): number {
+    return adapter.pollIntervalMs ?? this.#defaultPollIntervalMs;
+  }
+
+  #metadata(taskId: string, reference: TaskReference, adapter: AnyJobAdapter) {
+    return {
+      taskId,
+      createdAt: reference.createdAt,
+      ttlMs: adapter.retentionMs ?? null,
+      pollIntervalMs: this.#pollInterval(adapter),
+      now: this.#now(),
+    };
+  }
+
+  /** Release adapters' connections. */
+  async close(): Promise<void> {
+    await Promise.allSettled(this.registry.adapters.map((adapter) => adapter.close?.()));
+  }
+}
+
+function taskNotFoundUpstream(what: string): TaskProtocolError {
+  return new TaskProtocolError(errorCodes.internalError, `Could not ${what}: the upstream job can no longer be found`);
+}
+
+function parseElicitationResponse(key: string, value: unknown): ElicitationResponse {
+  const candidate = value as { action?: unknown; content?: unknown } | null;
+  const action = candidate?.action;
+  if (action !== "accept" && action !== "decline" && action !== "cancel") {
+    throw new TaskProtocolError(
+      errorCodes.invalidParams,
+      `Invalid params: inputResponses.${key}.action must be "accept", "decline" or "cancel"`,
+      { field: `inputResponses.${key}.action` },
+    );
+  }
+  const content = candidate?.content;
+  if (content !== undefined && (typeof content !== "object" || content === null || Array.isArray(content))) {
+    throw new TaskProtocolError(errorCodes.invalidParams, `Invalid params: inputResponses.${key}.content must be an object`, {
+      field: `inputResponses.${key}.content`,
+    });
+  }
+  return content === undefined ? { action } : { action, content: content as ElicitationResponse["content"] & object };
+}

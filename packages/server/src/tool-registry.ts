@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { ConfigError, type AnyJobAdapter, type JobTool } from "@jobtasks/core";
+
+/** One adapter instance as the server was configured with it. */
+export interface AdapterInstance {
+  /** The instance name from the config; sealed into task ids, so renaming it orphans existing tasks. */
+  name: string;
+  adapter: AnyJobAdapter;
+}
+
+export interface RegisteredTool {
+  adapterName: string;
+  adapter: AnyJobAdapter;
+  tool: JobTool;
+  /** The tools/list entry, computed once. */
+  descriptor: ToolDescriptor;
+}
+
+export interface ToolDescriptor {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+}
+
+/** MCP tool names: letters, digits, underscore, hyphen and dot, 1 to 128 characters. */
+const toolNamePattern = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export class ToolRegistry {
+  readonly #tools = new Map<string, RegisteredTool>();
+  readonly #adapters = new Map<string, AnyJobAdapter>();
+
+  constructor(instances: readonly AdapterInstance[]) {
+    for (const [index, instance] of instances.entries()) {
+      if (this.#adapters.has(instance.name)) {
+        throw new ConfigError(`adapters[${index}].name`, `"${instance.name}" is used by two adapter instances; names must be unique`);
+      }
+      if (instance.adapter.specificationVersion !== "v1") {
+        throw new ConfigError(`adapters[${index}]`, `adapter "${instance.name}" implements contract ${String(instance.adapter.specificationVersion)}, this server speaks v1`);
+      }
+      this.#adapters.set(instance.name, instance.adapter);
+      for (const tool of instance.adapter.tools) {
+        if (!toolNamePattern.test(tool.name)) {
+          throw new ConfigError(`adapters[${index}]`, `tool name "${tool.name}" must be 1-128 characters of letters, digits, "_", "-" or "."`);
+        }
+        const existing = this.#tools.get(tool.name);
+        if (existing) {
+          throw new ConfigError(
+            `adapters[${index}]`,
+            `tool "${tool.name}" of adapter "${instance.name}" clashes with the same tool of adapter "${existing.adapterName}"; rename one of them`,
+          );
+        }
+        this.#tools.set(tool.name, { adapterName: instance.name, adapter: instance.adapter, tool, descriptor: describeTool(tool) });
+      }
+    }
+  }
+
+  get tools(): RegisteredTool[] {
+    return [...this.#tools.values()];
+  }
+
+  tool(name: string): RegisteredTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  adapter(name: string): AnyJobAdapter | undefined {
+    return this.#adapters.get(name);
+  }
+
+  get adapters(): AnyJobAdapter[] {
+    return [...this.#adapters.values()];
+  }
+}
+
+function describeTool(tool: JobTool): ToolDescriptor {
+  const descriptor: ToolDescriptor = {
+    name: tool.name,
+    description: tool.description,
+    // "input" gives the schema a client must send: fields with defaults are optional.
+    inputSchema: toObjectJsonSchema(z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" })),
+  };
+  if (tool.title !== undefined) descriptor.title = tool.title;
+  if (tool.outputSchema) {
+    descriptor.outputSchema = toObjectJsonSchema(z.toJSONSchema(tool.outputSchema, { io: "output", unrepresentable: "any" }));
+  }
+  return descriptor;
+}
+
+/** MCP wants object schemas; drop the $schema marker, which some clients reject. */
+function toObjectJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest.type === "object" ? rest : { type: "object", ...rest };
+}

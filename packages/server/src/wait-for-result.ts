@@ -1,0 +1,57 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { AdapterContext, CallToolResult } from "@jobtasks/core";
+import { formatDuration, type ReadTarget, type SnapshotReader } from "./snapshot-reader.js";
+import { TaskProtocolError } from "./protocol-error.js";
+
+export interface WaitForResultOptions {
+  reader: SnapshotReader;
+  target: ReadTarget;
+  context: AdapterContext;
+  waitMs: number;
+  pollIntervalMs: number;
+  toolName: string;
+}
+
+/**
+ * The synchronous path, for clients that do not speak the tasks extension but call a tool that allows it:
+ * poll the job until it ends or the bound runs out. A job that would need input, or outlives the bound, is
+ * cancelled (when the adapter can) rather than left running where nobody can follow it.
+ */
+export async function waitForResult(options: WaitForResultOptions): Promise<CallToolResult> {
+  const { reader, target, context, toolName } = options;
+  const deadline = Date.now() + options.waitMs;
+  for (;;) {
+    const snapshot = await reader.read(target, context);
+    switch (snapshot.status) {
+      case "completed":
+        return snapshot.result ?? { content: [] };
+      case "failed": {
+        const error = snapshot.error ?? { code: -32603, message: snapshot.message ?? "The job failed" };
+        throw new TaskProtocolError(error.code, error.message, error.data);
+      }
+      case "cancelled":
+        return errorResult(`${toolName} was cancelled upstream before it finished.`);
+      case "input_required":
+        return abandon(options, `${toolName} needs input (${snapshot.message ?? "an approval"}), which only a client with the tasks extension can give`);
+    }
+    if (Date.now() + options.pollIntervalMs > deadline) {
+      return abandon(options, `${toolName} did not finish within ${formatDuration(options.waitMs)}; use a client with the tasks extension to follow long jobs`);
+    }
+    await sleep(options.pollIntervalMs, undefined, { signal: context.signal });
+  }
+}
+
+async function abandon(options: WaitForResultOptions, reason: string): Promise<CallToolResult> {
+  const { adapter, ref } = options.target;
+  if (!adapter.doCancel) return errorResult(`${reason}. The job is still running upstream.`);
+  try {
+    await adapter.doCancel(ref, options.context);
+    return errorResult(`${reason}. The job was cancelled.`);
+  } catch {
+    return errorResult(`${reason}. Cancelling the job failed too; it may still be running upstream.`);
+  }
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
