@@ -5,6 +5,8 @@ import { localhostHostValidation, toNodeHandler } from "@modelcontextprotocol/no
 import { localPrincipal, type BearerTokens } from "./auth.js";
 import { createMcpServer } from "./mcp-server.js";
 import type { TaskService } from "./task-service.js";
+import { parseTaskListenRequest, runTaskSubscription, type TaskListenRequest } from "./task-subscription.js";
+import { readJsonBody } from "./read-json-body.js";
 import type { Logger } from "./logger.js";
 
 export interface HttpServerOptions {
@@ -21,6 +23,8 @@ export interface HttpServerOptions {
   tokens?: BearerTokens;
   /** Default "/mcp". */
   path?: string;
+  /** How often task subscriptions re-read their tasks. Default 1000 ms. */
+  subscriptionIntervalMs?: number;
 }
 
 export interface RunningHttpServer {
@@ -82,7 +86,48 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       principal = authenticated;
     }
     (request as IncomingMessage & { auth?: unknown }).auth = { token: "", clientId: principal, scopes: [] };
-    await serveMcp(request as never, response);
+    if (request.method !== "POST") {
+      await serveMcp(request as never, response);
+      return;
+    }
+    // Read the body once: task subscriptions are served here, everything else goes on to the SDK.
+    const body = await readJsonBody(request);
+    if (!body.ok) {
+      writeJson(response, body.status, rpcError(body.code, body.message));
+      return;
+    }
+    const listen = parseTaskListenRequest(body.value);
+    if (listen) {
+      serveTaskSubscription(listen, principal, response);
+      return;
+    }
+    await serveMcp(request as never, response, body.value);
+  }
+
+  function serveTaskSubscription(listen: TaskListenRequest, principal: string, response: ServerResponse): void {
+    const abort = new AbortController();
+    response.on("close", () => abort.abort());
+    if (!listen.declaresTasks) {
+      void runTaskSubscription({ service, logger, principal, request: listen, signal: abort.signal, send: (message) => writeJson(response, 200, message) });
+      return;
+    }
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" });
+    const keepAlive = setInterval(() => response.write(": keepalive\n\n"), 15_000);
+    keepAlive.unref();
+    void runTaskSubscription({
+      service,
+      logger,
+      principal,
+      request: listen,
+      signal: abort.signal,
+      ...(options.subscriptionIntervalMs !== undefined ? { intervalMs: options.subscriptionIntervalMs } : {}),
+      send: (message) => {
+        if (!response.writableEnded) response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      },
+    }).finally(() => {
+      clearInterval(keepAlive);
+      if (!response.writableEnded) response.end();
+    });
   }
 
   const port = options.port ?? 3000;

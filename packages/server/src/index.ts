@@ -7,3 +7,5 @@ export * from "./snapshot-reader.js";
 export * from "./task-service.js";
 export * from "./tool-registry.js";
 export * from "./stdio-server.js";
+export * from "./task-subscription.js";
+export * from "./task-listen-transport.js";

@@ -1,7 +1,8 @@
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Transport } from "@modelcontextprotocol/server";
 import { localPrincipal } from "./auth.js";
 import { createMcpServer } from "./mcp-server.js";
+import { TaskListenTransport } from "./task-listen-transport.js";
 import type { TaskService } from "./task-service.js";
 import type { Logger } from "./logger.js";
 
@@ -13,6 +14,8 @@ export interface StdioServerOptions {
   instructions?: string;
   /** Another transport than the process's stdin/stdout (tests, sockets). */
   transport?: Transport;
+  /** How often task subscriptions re-read their tasks. Default 1000 ms. */
+  subscriptionIntervalMs?: number;
 }
 
 /**
@@ -20,6 +23,12 @@ export interface StdioServerOptions {
  * local principal; tokens do not apply here.
  */
 export function startStdioServer(options: StdioServerOptions): { close(): Promise<void> } {
+  const transport = new TaskListenTransport(options.transport ?? new StdioServerTransport(), {
+    service: options.service,
+    logger: options.logger,
+    principal: localPrincipal,
+    ...(options.subscriptionIntervalMs !== undefined ? { intervalMs: options.subscriptionIntervalMs } : {}),
+  });
   return serveStdio(
     () =>
       createMcpServer({
@@ -31,7 +40,7 @@ export function startStdioServer(options: StdioServerOptions): { close(): Promis
         principal: localPrincipal,
       }),
     {
-      ...(options.transport ? { transport: options.transport } : {}),
+      transport,
       onerror: (error) => options.logger.debug({ err: error }, "stdio transport error"),
     },
   );

@@ -157,6 +157,16 @@ export class TaskService {
     await this.#act("request cancellation", opened, () => cancel(opened.target.ref, context), context.signal);
   }
 
+  /** Whether a caller may use a task id (it opens, its adapter exists, it has not expired). No upstream call. */
+  canOpen(taskId: string, principal: string): boolean {
+    try {
+      this.#open(taskId, principal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Open a task id for a caller, or answer exactly as for a task that does not exist. */
   #open(taskId: unknown, principal: string): OpenedTask {
     if (typeof taskId !== "string") throw taskNotFound();

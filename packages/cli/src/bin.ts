@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { ConfigFileError } from "./load-config.js";
+import { runCommand } from "./commands.js";
+
+const usage = `Usage:
+  jobtasks serve --config <file> [--port N] [--host H] [--stdio]
+      Serve the adapters of a config file as MCP tasks, over Streamable HTTP at /mcp (default
+      http://127.0.0.1:3000/mcp; env PORT, HOST) or over stdio.
+  jobtasks check --config <file>
+      Validate a config file and list the tools it would serve.
+  jobtasks demo [--port N] [--api-port N]
+      Start the demo job API and a server for it, and print how to connect a client.
+
+Environment:
+  JOBTASKS_SECRET            secret that seals task ids (default: generated once, kept in your config directory)
+  JOBTASKS_PREVIOUS_SECRETS  older secrets, comma-separated, still accepted after a rotation
+  JOBTASKS_AUTH_TOKENS       "alice:tokenA,bob:tokenB": require Authorization: Bearer <token> over HTTP
+  JOBTASKS_LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent; logs go to stderr
+`;
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      config: { type: "string", short: "c" },
+      port: { type: "string", short: "p" },
+      host: { type: "string" },
+      stdio: { type: "boolean", default: false },
+      "api-port": { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+      version: { type: "boolean", short: "v", default: false },
+    },
+  });
+  await runCommand(positionals, values, usage);
+}
+
+main().catch((error: unknown) => {
+  // Start-up errors are for a person reading a terminal: the message alone, no stack.
+  const message = error instanceof ConfigFileError || (error instanceof Error && error.name.endsWith("ConfigError"))
+    ? error.message
+    : error instanceof Error && error.message.startsWith("Invalid configuration")
+      ? error.message
+      : error instanceof TypeError && (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
+        ? `${error.message}\n\n${usage}`
+        : `jobtasks failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+  process.stderr.write(`${message}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,73 @@
+import { fileURLToPath } from "node:url";
+import { serve } from "./serve.js";
+
+/** The demo's config file, shared with `pnpm demo:serve`. */
+export const demoConfigFile = fileURLToPath(new URL("../../../examples/demo/jobtasks.config.yaml", import.meta.url));
+
+interface DemoApiHandle {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface DemoOptions {
+  port?: number;
+  apiPort?: number;
+  environment?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * `jobtasks demo`: the demo job API and an MCP server in front of it, in one process, and a printed
+ * walkthrough. Nothing here needs an account anywhere.
+ */
+export async function runDemo(options: DemoOptions = {}): Promise<{ close(): Promise<void> }> {
+  const environment = options.environment ?? process.env;
+  const { startDemoApi } = (await import("@jobtasks/demo")) as unknown as {
+    startDemoApi(options: { port: number; host: string }): Promise<DemoApiHandle>;
+  };
+  const api = await startDemoApi({
+    port: options.apiPort ?? Number(environment["DEMO_API_PORT"] ?? 4010),
+    host: environment["DEMO_API_HOST"] ?? "127.0.0.1",
+  });
+  let server;
+  try {
+    server = await serve({
+      config: demoConfigFile,
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      environment: { ...environment, DEMO_API_URL: api.url },
+    });
+  } catch (error) {
+    await api.close();
+    throw error;
+  }
+  process.stdout.write(walkthrough(server.url!, api.url));
+  return {
+    close: async () => {
+      await server.close();
+      await api.close();
+    },
+  };
+}
+
+function walkthrough(mcpUrl: string, apiUrl: string): string {
+  return `
+jobtasks demo is running (Ctrl-C stops it).
+
+  MCP endpoint   ${mcpUrl}   (Streamable HTTP, protocol 2026-07-28, extension io.modelcontextprotocol/tasks)
+  Demo job API   ${apiUrl}   (simulated CI pipelines: the "external system")
+
+Connect a client:
+  MCP Inspector 2.x (Node >= 22.19):
+      npx @modelcontextprotocol/inspector --protocol-era modern --transport http --server-url ${mcpUrl}
+  Claude Code:
+      claude mcp add --transport http jobtasks-demo ${mcpUrl}
+  Any stdio client (starts its own server; the demo API above must keep running):
+      pnpm --silent run demo:serve --stdio
+
+Then call the tool demo_pipeline, for example with
+      {"steps": 4, "stepMs": 2000, "approval": true}
+  - the call answers at once with a task; tasks/get shows "step 1/4: checkout", ...
+  - after the first step the task is input_required: approve (or reject) the deploy in the form;
+  - {"fail": true} ends completed with isError and a log excerpt; tasks/cancel cancels the pipeline.
+  Stop the server, start it again: the same task id still answers (nothing is stored locally).
+`;
+}

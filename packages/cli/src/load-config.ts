@@ -1,0 +1,89 @@
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { ConfigError, type AnyJobAdapter } from "@jobtasks/core";
+import { configFileSchema, type ServerSettings } from "./config-schema.js";
+import { formatIssues } from "./format-issues.js";
+import { interpolateEnvironment } from "./interpolate-environment.js";
+import { loadAdapterDefinition } from "./adapter-registry.js";
+
+/** A config file that cannot be used; `problems` lists every field at fault, one line each. */
+export class ConfigFileError extends Error {
+  readonly problems: string[];
+  constructor(file: string, problems: string[]) {
+    super(`Invalid config ${file}:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+    this.name = "ConfigFileError";
+    this.problems = problems;
+  }
+}
+
+export interface LoadedConfig {
+  server: ServerSettings;
+  adapters: Array<{ name: string; adapter: AnyJobAdapter }>;
+}
+
+/**
+ * Read, validate and build everything a config file describes. Any problem stops here, before the server
+ * starts, with the field named: a server that starts is a server whose config was understood.
+ */
+export async function loadConfig(
+  file: string,
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<LoadedConfig> {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ConfigFileError(file, [`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`]);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    throw new ConfigFileError(file, [`not valid YAML or JSON: ${(error as Error).message.split("\n")[0]}`]);
+  }
+  return buildConfig(raw, { file, directory: dirname(path), environment });
+}
+
+export async function buildConfig(
+  raw: unknown,
+  source: { file: string; directory: string; environment: Readonly<Record<string, string | undefined>> },
+): Promise<LoadedConfig> {
+  let interpolated: unknown;
+  try {
+    interpolated = interpolateEnvironment(raw, source.environment);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigFileError(source.file, [`${error.option}: ${error.message.replace(/^Invalid configuration at [^:]+: /, "")}`]);
+    throw error;
+  }
+  const parsed = configFileSchema.safeParse(interpolated);
+  if (!parsed.success) throw new ConfigFileError(source.file, formatIssues(parsed.error.issues));
+
+  const problems: string[] = [];
+  const adapters: LoadedConfig["adapters"] = [];
+  const seen = new Set<string>();
+  for (const [index, entry] of parsed.data.adapters.entries()) {
+    const where = `adapters[${index}]`;
+    if (seen.has(entry.name)) {
+      problems.push(`${where}.name: "${entry.name}" is already used by another adapter`);
+      continue;
+    }
+    seen.add(entry.name);
+    try {
+      const definition = await loadAdapterDefinition(entry, where, source.directory);
+      const options = definition.optionsSchema.safeParse(entry.options);
+      if (!options.success) {
+        problems.push(...formatIssues(options.error.issues, `${where}.options`));
+        continue;
+      }
+      adapters.push({ name: entry.name, adapter: definition.create(options.data, source.environment) });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      const option = error.option.startsWith("adapters[") ? error.option : `${where}.options.${error.option}`;
+      problems.push(`${option}: ${error.message.replace(/^Invalid configuration at [^:]+: /, "")}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigFileError(source.file, problems);
+  return { server: parsed.data.server, adapters };
+}

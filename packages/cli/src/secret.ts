@@ -1,0 +1,63 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import envPaths from "env-paths";
+import { ConfigError, minimumSecretLength } from "@jobtasks/core";
+
+export interface ResolvedSecret {
+  secret: string;
+  previousSecrets: string[];
+  /** Where it came from, for the start-up log line (never the secret itself). */
+  source: string;
+  /** True when this start generated it. */
+  generated: boolean;
+}
+
+/** Where a generated secret is kept: the user's config directory (XDG_CONFIG_HOME on Linux). */
+export function secretFilePath(environment: Readonly<Record<string, string | undefined>> = process.env): string {
+  const configured = environment["JOBTASKS_SECRET_FILE"];
+  if (configured) return configured;
+  return join(envPaths("jobtasks", { suffix: "" }).config, "secret");
+}
+
+/**
+ * The task-id secret: JOBTASKS_SECRET when set (with JOBTASKS_PREVIOUS_SECRETS, comma-separated, still
+ * accepted for opening), otherwise one generated once and kept in the config directory, so that a restart
+ * still opens the task ids handed out before.
+ */
+export async function resolveSecret(environment: Readonly<Record<string, string | undefined>> = process.env): Promise<ResolvedSecret> {
+  const previousSecrets = (environment["JOBTASKS_PREVIOUS_SECRETS"] ?? "")
+    .split(",")
+    .map((value) => value.trim())
+    .filter((value) => value !== "");
+  const fromEnvironment = environment["JOBTASKS_SECRET"];
+  if (fromEnvironment) return { secret: fromEnvironment, previousSecrets, source: "JOBTASKS_SECRET", generated: false };
+
+  const file = secretFilePath(environment);
+  const kept = await readKeptSecret(file);
+  if (kept !== undefined) {
+    if (kept.length < minimumSecretLength) {
+      throw new ConfigError(file, `holds no usable secret (fewer than ${minimumSecretLength} characters); delete the file or set JOBTASKS_SECRET`);
+    }
+    return { secret: kept, previousSecrets, source: file, generated: false };
+  }
+  const secret = randomBytes(32).toString("base64url");
+  await mkdir(join(file, ".."), { recursive: true, mode: 0o700 });
+  // "wx" refuses to overwrite: two processes starting at once must not replace each other's secret.
+  try {
+    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return resolveSecret(environment);
+    throw error;
+  }
+  return { secret, previousSecrets, source: file, generated: true };
+}
+
+async function readKeptSecret(file: string): Promise<string | undefined> {
+  try {
+    return (await readFile(file, "utf8")).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}

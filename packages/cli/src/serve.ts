@@ -1,0 +1,101 @@
+import { TaskIdSealer } from "@jobtasks/core";
+import {
+  BearerTokens,
+  TaskService,
+  createLogger,
+  startHttpServer,
+  startStdioServer,
+  type Logger,
+} from "@jobtasks/server";
+import { loadConfig } from "./load-config.js";
+import { resolveSecret } from "./secret.js";
+import { packageVersion } from "./package-version.js";
+
+export interface ServeOptions {
+  config: string;
+  port?: number;
+  host?: string;
+  stdio?: boolean;
+  environment?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface RunningServer {
+  /** The HTTP endpoint, or undefined under stdio. */
+  url: string | undefined;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/** `jobtasks serve`: load the config, open the secret, and serve over HTTP or stdio. */
+export async function serve(options: ServeOptions): Promise<RunningServer> {
+  const environment = options.environment ?? process.env;
+  const config = await loadConfig(options.config, environment);
+  const logger = createLogger({ level: environment["JOBTASKS_LOG_LEVEL"] ?? config.server.logLevel, name: config.server.name });
+  const secret = await resolveSecret(environment);
+  const sealer = new TaskIdSealer({ secret: secret.secret, previousSecrets: secret.previousSecrets, secretSource: secret.source });
+  logger.info(
+    { keyId: sealer.currentKeyId, previousKeys: secret.previousSecrets.length, source: secret.source },
+    secret.generated
+      ? `generated a task-id secret and kept it in ${secret.source}; set JOBTASKS_SECRET to share one between replicas`
+      : `task ids are sealed with the secret from ${secret.source}`,
+  );
+  const service = new TaskService({
+    adapters: config.adapters,
+    sealer,
+    logger,
+    defaultPollIntervalMs: config.server.pollIntervalMs,
+    snapshotCacheMs: config.server.snapshotCacheMs,
+    upstreamRetryBudgetMs: config.server.upstreamRetryBudgetMs,
+  });
+  const common = {
+    service,
+    logger,
+    name: config.server.name,
+    version: packageVersion,
+    ...(config.server.instructions ? { instructions: config.server.instructions } : {}),
+  };
+  const tools = service.registry.tools.map((tool) => tool.tool.name);
+
+  if (options.stdio) {
+    const stdio = startStdioServer(common);
+    logger.info({ tools }, "serving MCP on stdio");
+    return {
+      url: undefined,
+      logger,
+      close: async () => {
+        await stdio.close();
+        await service.close();
+      },
+    };
+  }
+
+  const tokensValue = environment["JOBTASKS_AUTH_TOKENS"];
+  const tokens = tokensValue ? BearerTokens.parse(tokensValue) : undefined;
+  const host = options.host ?? environment["HOST"] ?? "127.0.0.1";
+  const port = options.port ?? parsePort(environment["PORT"]) ?? 3000;
+  const http = await startHttpServer({ ...common, host, port, ...(tokens ? { tokens } : {}) });
+  logger.info(
+    { url: http.url, tools, auth: tokens ? `bearer tokens for ${tokens.principals.join(", ")}` : "none (single local principal)" },
+    "listening",
+  );
+  if (!tokens && host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
+    logger.warn({ host }, "serving beyond loopback without JOBTASKS_AUTH_TOKENS: anyone who reaches this port can start jobs");
+  }
+  return {
+    url: http.url,
+    logger,
+    close: async () => {
+      await http.close();
+      await service.close();
+    },
+  };
+}
+
+function parsePort(value: string | undefined): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`Invalid configuration at PORT: expected an integer from 0 to 65535, got "${value}"`);
+  }
+  return port;
+}

@@ -1,0 +1,103 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/server";
+import { isTerminalStatus, type DetailedTask } from "@jobtasks/core";
+import { tasksExtensionId, tasksExtensionRequired } from "./protocol-error.js";
+import type { TaskService } from "./task-service.js";
+import type { Logger } from "./logger.js";
+
+/** A JSON-RPC message as this module writes it. */
+export type OutgoingMessage = Record<string, unknown> & { jsonrpc: "2.0" };
+
+/** The most task ids one subscription follows; more are left out of the acknowledgement. */
+export const maxTaskIdsPerSubscription = 100;
+
+export interface TaskListenRequest {
+  id: string | number;
+  taskIds: unknown[];
+  declaresTasks: boolean;
+}
+
+/**
+ * Recognise a `subscriptions/listen` request that asks for task notifications. The SDK's own listen
+ * handling knows only list-changed and resource filters, so these are served here, in front of it.
+ */
+export function parseTaskListenRequest(message: unknown): TaskListenRequest | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const request = message as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
+  if (request.method !== "subscriptions/listen") return undefined;
+  if (typeof request.id !== "string" && typeof request.id !== "number") return undefined;
+  const notifications = request.params?.["notifications"] as { taskIds?: unknown } | undefined;
+  if (!notifications || !Array.isArray(notifications.taskIds)) return undefined;
+  const meta = request.params?.["_meta"] as Record<string, unknown> | undefined;
+  const capabilities = meta?.["io.modelcontextprotocol/clientCapabilities"] as { extensions?: Record<string, unknown> } | undefined;
+  const declared = capabilities?.extensions?.[tasksExtensionId];
+  return { id: request.id, taskIds: notifications.taskIds, declaresTasks: typeof declared === "object" && declared !== null };
+}
+
+export interface TaskSubscriptionOptions {
+  service: TaskService;
+  logger: Logger;
+  principal: string;
+  request: TaskListenRequest;
+  send(message: OutgoingMessage): void;
+  /** Aborted when the client goes away; the subscription then ends without a final result. */
+  signal: AbortSignal;
+  /** How often the followed tasks are read. Default 1000 ms; reads share the service's snapshot cache. */
+  intervalMs?: number;
+}
+
+/**
+ * Serve one task subscription: acknowledge the ids this caller may follow, then push `notifications/tasks`
+ * (the full task, as tasks/get answers it) each time a task changes, and end once every task is terminal.
+ * Its state is this function's local variables: a restart ends the stream and the client listens again.
+ */
+export async function runTaskSubscription(options: TaskSubscriptionOptions): Promise<void> {
+  const { service, request, principal, signal } = options;
+  const stamp = { [SUBSCRIPTION_ID_META_KEY]: request.id };
+  if (!request.declaresTasks) {
+    const error = tasksExtensionRequired("subscriptions/listen for task notifications");
+    options.send({ jsonrpc: "2.0", id: request.id, error: { code: error.code, message: error.message, data: error.data } });
+    return;
+  }
+  const agreed = [...new Set(request.taskIds.filter((taskId): taskId is string => typeof taskId === "string"))]
+    .filter((taskId) => service.canOpen(taskId, principal))
+    .slice(0, maxTaskIdsPerSubscription);
+  options.send({
+    jsonrpc: "2.0",
+    method: "notifications/subscriptions/acknowledged",
+    params: { notifications: { taskIds: agreed }, _meta: stamp },
+  });
+
+  const lastSent = new Map<string, string>();
+  const pending = new Set(agreed);
+  const intervalMs = options.intervalMs ?? 1000;
+  while (pending.size > 0 && !signal.aborted) {
+    for (const taskId of [...pending]) {
+      let task: DetailedTask;
+      try {
+        task = await service.getTask(taskId, { principal, signal });
+      } catch (error) {
+        if (signal.aborted) return;
+        // Expired or no longer openable: nothing more will be said about it.
+        options.logger.debug({ err: error }, "task subscription dropped a task");
+        pending.delete(taskId);
+        continue;
+      }
+      const { lastUpdatedAt: _changesEveryRead, ...comparable } = task;
+      const fingerprint = JSON.stringify(comparable);
+      if (lastSent.get(taskId) !== fingerprint) {
+        lastSent.set(taskId, fingerprint);
+        options.send({ jsonrpc: "2.0", method: "notifications/tasks", params: { ...task, _meta: stamp } });
+      }
+      if (isTerminalStatus(task.status)) pending.delete(taskId);
+    }
+    if (pending.size === 0) break;
+    try {
+      await sleep(intervalMs, undefined, { signal });
+    } catch {
+      return;
+    }
+  }
+  if (!signal.aborted) options.send({ jsonrpc: "2.0", id: request.id, result: { resultType: "complete", _meta: stamp } });
+}
+
