@@ -1,0 +1,106 @@
+import { type BatchClient, DescribeJobsCommand, type JobDetail } from "@aws-sdk/client-batch";
+import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
+import { type JobAdapterV1, JobNotFoundError, type JobSnapshot, type JobTool } from "@jobtasks/core";
+import type { AwsBatchOptions } from "./aws-batch-options.js";
+import type { BatchJobRef } from "./batch-job-ref.js";
+import { submittedAtOf } from "./batch-job-ref.js";
+import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
+import { cancelBatchJob } from "./cancel-batch-job.js";
+import { createBatchClient, createLogsClient } from "./create-aws-clients.js";
+import { createDescribeJobsBatcher } from "./describe-jobs-batcher.js";
+import { createGenericSubmitTool } from "./generic-submit-tool.js";
+import { mapBatchJobStatus, wasCancelled } from "./map-batch-job-status.js";
+import { readLogTail } from "./read-log-tail.js";
+import { resolveAwsBatchOptions } from "./resolve-aws-batch-options.js";
+import { createSubmitRateLimiter } from "./submit-rate-limiter.js";
+import type { SubmitDependencies } from "./submit-batch-job.js";
+import { createTemplateSubmitTool } from "./template-submit-tool.js";
+import { createWatchJobTool } from "./watch-job-tool.js";
+
+/** AWS Batch keeps finished jobs visible for at least 7 days; past that a task may be forgotten. */
+export const batchRetentionMs = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * How long after SubmitJob a job missing from DescribeJobs still counts as "being registered" rather than
+ * unknown. DescribeJobs normally lists a job at once; this only absorbs a lagging read.
+ */
+export const visibilityGraceMs = 60_000;
+
+/**
+ * Build the AWS Batch adapter: one submit tool per template, an optional allow-listed generic submit tool and
+ * `watch_job`. Options are validated here; an AdapterConfigError names the first bad option.
+ */
+export function awsBatch(
+  options: AwsBatchOptions,
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+): JobAdapterV1<BatchJobRef> {
+  const resolved = resolveAwsBatchOptions(options);
+  const ownsBatchClient = options.batchClient === undefined;
+  const batchClient: BatchClient = options.batchClient ?? createBatchClient(resolved, environment);
+  const ownsLogsClient = resolved.logs !== undefined && options.logsClient === undefined;
+  const logsClient: CloudWatchLogsClient | undefined = resolved.logs
+    ? (options.logsClient ?? createLogsClient(resolved, environment))
+    : undefined;
+  const secrets = [resolved.credentials?.accessKeyId, resolved.credentials?.secretAccessKey, resolved.credentials?.sessionToken];
+  const policy: BackoffPolicy = resolved.retry;
+
+  const describe = createDescribeJobsBatcher({
+    windowMs: resolved.describeBatchWindowMs,
+    describe: async (jobIds) => {
+      const response = await callWithBackoff("DescribeJobs", () => batchClient.send(new DescribeJobsCommand({ jobs: jobIds })), {
+        policy,
+        retryOn: "transient",
+        secrets,
+      });
+      return response.jobs ?? [];
+    },
+  });
+
+  async function snapshotOf(job: JobDetail, signal?: AbortSignal): Promise<JobSnapshot> {
+    const finished = job.status === "SUCCEEDED" || (job.status === "FAILED" && !wasCancelled(job));
+    const logTail =
+      finished && logsClient && resolved.logs
+        ? await readLogTail(logsClient, job, resolved.logs, { policy, secrets, ...(signal ? { signal } : {}) })
+        : undefined;
+    return mapBatchJobStatus(job, logTail);
+  }
+
+  const submitDependencies: SubmitDependencies = {
+    client: batchClient,
+    policy,
+    rateLimiter: createSubmitRateLimiter(resolved.submitsPerSecond),
+    secrets,
+    duplicateCheckDelayMs: resolved.duplicateCheckDelayMs,
+  };
+  const tools: JobTool<BatchJobRef>[] = resolved.templates.map((template) => createTemplateSubmitTool(template, submitDependencies));
+  if (resolved.genericSubmit) tools.push(createGenericSubmitTool(resolved.genericSubmit, submitDependencies));
+  if (resolved.watch) tools.push(createWatchJobTool(resolved.watch, { describe, snapshotOf }));
+
+  return {
+    specificationVersion: "v1",
+    kind: "aws-batch",
+    tools,
+    pollIntervalMs: resolved.pollIntervalMs,
+    retentionMs: batchRetentionMs,
+
+    async doGetStatus(ref, context) {
+      try {
+        return await snapshotOf(await describe.load(ref.jobId, context.signal), context.signal);
+      } catch (error) {
+        const submittedAt = submittedAtOf(ref);
+        if (error instanceof JobNotFoundError && submittedAt !== undefined && Date.now() - submittedAt < visibilityGraceMs) {
+          return { status: "working", rawStatus: "SUBMITTED", message: "SUBMITTED: waiting for AWS Batch to list the job" };
+        }
+        throw error;
+      }
+    },
+
+    doCancel: (ref, context) =>
+      cancelBatchJob(ref, { client: batchClient, describe, policy, secrets, strategy: resolved.cancelStrategy }, context),
+
+    async close() {
+      if (ownsBatchClient) batchClient.destroy();
+      if (ownsLogsClient) logsClient?.destroy();
+    },
+  };
+}

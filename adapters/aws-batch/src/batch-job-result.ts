@@ -1,0 +1,109 @@
+import type { JobDetail } from "@aws-sdk/client-batch";
+import type { CallToolResult } from "@jobtasks/core";
+import { z } from "zod";
+import { hideArns } from "./hide-arns.js";
+import type { LogTail } from "./read-log-tail.js";
+
+/** The structuredContent of a finished job's result. ARNs are left out on purpose: they name the account. */
+export const batchJobResultSchema = z.object({
+  jobId: z.string(),
+  jobName: z.string().optional(),
+  status: z.string().describe("AWS Batch status: SUCCEEDED or FAILED"),
+  statusReason: z.string().optional(),
+  exitCode: z.number().int().optional().describe("Exit code of the last attempt's container"),
+  containerReason: z.string().optional(),
+  attempts: z.number().int(),
+  startedAt: z.string().optional(),
+  stoppedAt: z.string().optional(),
+  durationMs: z.number().int().optional(),
+  logStreamName: z.string().optional(),
+  array: z.object({ size: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }).optional(),
+  logTail: z.string().optional().describe("Last lines of the job's CloudWatch log stream, oldest first"),
+  logTailTruncated: z.boolean().optional(),
+  logNote: z.string().optional(),
+});
+
+export type BatchJobResult = z.infer<typeof batchJobResultSchema>;
+
+/** The facts of the last attempt: a job retried three times is judged by its third container. */
+export function lastAttemptOf(job: JobDetail): { exitCode?: number; reason?: string; logStreamName?: string } {
+  const attempt = job.attempts?.at(-1)?.container;
+  const exitCode = attempt?.exitCode ?? job.container?.exitCode;
+  const reason = attempt?.reason ?? job.container?.reason;
+  const logStreamName = attempt?.logStreamName ?? job.container?.logStreamName;
+  return {
+    ...(exitCode !== undefined ? { exitCode } : {}),
+    ...(reason ? { reason: hideArns(reason) } : {}),
+    ...(logStreamName ? { logStreamName } : {}),
+  };
+}
+
+export function arrayCounts(job: JobDetail): { size: number; succeeded: number; failed: number } | undefined {
+  const properties = job.arrayProperties;
+  if (!properties?.size) return undefined;
+  const summary = properties.statusSummary ?? {};
+  return { size: properties.size, succeeded: summary.SUCCEEDED ?? 0, failed: summary.FAILED ?? 0 };
+}
+
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds < 1000) return `${milliseconds} ms`;
+  const totalSeconds = Math.round(milliseconds / 1000);
+  const hours = Math.floor(totalSeconds / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const seconds = totalSeconds % 60;
+  if (hours > 0) return `${hours}h ${minutes}m`;
+  if (minutes > 0) return `${minutes}m ${seconds}s`;
+  return `${seconds}s`;
+}
+
+const isoTime = (epochMs: number | undefined): string | undefined =>
+  epochMs === undefined ? undefined : new Date(epochMs).toISOString();
+
+/**
+ * The tool result of a job that reached SUCCEEDED or FAILED. A FAILED job ran and failed: that is a
+ * completed task with isError, never a protocol error.
+ */
+export function buildFinishedResult(job: JobDetail, logTail: LogTail | undefined): CallToolResult {
+  const succeeded = job.status === "SUCCEEDED";
+  const attempt = lastAttemptOf(job);
+  const array = arrayCounts(job);
+  const durationMs = job.startedAt !== undefined && job.stoppedAt !== undefined ? job.stoppedAt - job.startedAt : undefined;
+  const attempts = job.attempts?.length ?? 0;
+  const statusReason = job.statusReason ? hideArns(job.statusReason) : undefined;
+  const structured: BatchJobResult = {
+    jobId: job.jobId ?? "",
+    ...(job.jobName ? { jobName: job.jobName } : {}),
+    status: job.status ?? "",
+    ...(statusReason ? { statusReason } : {}),
+    ...(attempt.exitCode !== undefined ? { exitCode: attempt.exitCode } : {}),
+    ...(attempt.reason ? { containerReason: attempt.reason } : {}),
+    attempts,
+    ...(job.startedAt !== undefined ? { startedAt: isoTime(job.startedAt) } : {}),
+    ...(job.stoppedAt !== undefined ? { stoppedAt: isoTime(job.stoppedAt) } : {}),
+    ...(durationMs !== undefined ? { durationMs } : {}),
+    ...(attempt.logStreamName ? { logStreamName: attempt.logStreamName } : {}),
+    ...(array ? { array } : {}),
+    ...(logTail?.text !== undefined ? { logTail: logTail.text, logTailTruncated: logTail.truncated } : {}),
+    ...(logTail?.note ? { logNote: logTail.note } : {}),
+  };
+
+  const facts: string[] = [];
+  if (attempt.exitCode !== undefined) facts.push(`exit code ${attempt.exitCode}${attempt.reason ? ` (${attempt.reason})` : ""}`);
+  else if (attempt.reason) facts.push(attempt.reason);
+  if (durationMs !== undefined) facts.push(`ran ${formatDuration(durationMs)}`);
+  if (attempts > 0) facts.push(`${attempts} attempt${attempts === 1 ? "" : "s"}`);
+  const name = job.jobName ? `${job.jobName} (${job.jobId})` : job.jobId;
+  const lines = [
+    succeeded
+      ? `AWS Batch job ${name} succeeded${facts.length ? `: ${facts.join(", ")}` : ""}.`
+      : `AWS Batch job ${name} failed${statusReason ? `: ${statusReason}` : ""}.${facts.length ? ` Last attempt: ${facts.join(", ")}.` : ""}`,
+  ];
+  if (array) lines.push(`Array job of ${array.size}: ${array.succeeded} succeeded, ${array.failed} failed.`);
+  if (attempt.logStreamName) lines.push(`Log stream: ${attempt.logStreamName}`);
+  if (logTail?.note) lines.push(`Log tail: ${logTail.note}`);
+  if (logTail?.text) lines.push("", `Last log lines${logTail.truncated ? " (older lines cut)" : ""}:`, logTail.text);
+
+  const result: CallToolResult = { content: [{ type: "text", text: lines.join("\n") }], structuredContent: structured };
+  if (!succeeded) result.isError = true;
+  return result;
+}

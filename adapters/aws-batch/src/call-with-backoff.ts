@@ -1,0 +1,62 @@
+import { isAbort, isThrottling, isTransient, toUpstreamError } from "./upstream-errors.js";
+
+/** How the adapter retries AWS calls that were throttled or got no answer. */
+export interface BackoffPolicy {
+  /** Calls in total, the first included. */
+  maxAttempts: number;
+  /** Ceiling of the first wait; doubles with every attempt ("full jitter": the wait is random below it). */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Replaceable for tests; Math.random by default. */
+  random?: () => number;
+}
+
+/** Which failures a call may retry: only throttling (for SubmitJob) or any transient fault (idempotent calls). */
+export type RetryOn = "throttling" | "transient";
+
+/** Wait for `ms`, or reject early when the signal aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export function jitteredDelay(policy: BackoffPolicy, attempt: number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round((policy.random ?? Math.random)() * ceiling);
+}
+
+/**
+ * Run an AWS call, retrying with exponential backoff and full jitter: many tasks polled at once must not
+ * retry in lockstep after a TooManyRequestsException. When the budget runs out the error says how long to
+ * wait (retryAfterMs) so the core can slow the client down instead of failing the task.
+ */
+export async function callWithBackoff<T>(
+  operation: string,
+  call: () => Promise<T>,
+  options: { policy: BackoffPolicy; retryOn: RetryOn; secrets: ReadonlyArray<string | undefined>; signal?: AbortSignal },
+): Promise<T> {
+  const { policy, retryOn } = options;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (isAbort(error) || options.signal?.aborted) throw error;
+      const retryable = retryOn === "throttling" ? isThrottling(error) : isTransient(error);
+      if (!retryable) throw toUpstreamError(operation, error, options.secrets);
+      if (attempt >= policy.maxAttempts) {
+        throw toUpstreamError(operation, error, options.secrets, policy.maxDelayMs);
+      }
+      await sleep(jitteredDelay(policy, attempt), options.signal);
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import { BatchClient } from "@aws-sdk/client-batch";
+import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
+import type { ResolvedAwsBatchOptions } from "./aws-batch-options-schema.js";
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The settings both clients share. What is not configured is left to the SDK's default chains (region from
+ * AWS_REGION or the profile, credentials from the environment, profile, web identity or instance role).
+ * The adapter retries on its own (see call-with-backoff.ts), so the SDK sends each call once: two
+ * stacked retry loops would multiply the load exactly when AWS asks for less.
+ */
+function sharedClientConfig(options: ResolvedAwsBatchOptions, environment: Environment, endpoint: string | undefined) {
+  const region = options.region ?? environment.AWS_REGION ?? environment.AWS_DEFAULT_REGION;
+  return {
+    maxAttempts: 1,
+    ...(region ? { region } : {}),
+    ...(options.profile ? { profile: options.profile } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+    ...(endpoint ? { endpoint } : {}),
+  };
+}
+
+export function createBatchClient(options: ResolvedAwsBatchOptions, environment: Environment): BatchClient {
+  return new BatchClient(sharedClientConfig(options, environment, options.endpoint));
+}
+
+export function createLogsClient(options: ResolvedAwsBatchOptions, environment: Environment): CloudWatchLogsClient {
+  return new CloudWatchLogsClient(sharedClientConfig(options, environment, options.logs?.endpoint));
+}

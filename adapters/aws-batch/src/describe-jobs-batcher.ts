@@ -1,0 +1,86 @@
+import type { JobDetail } from "@aws-sdk/client-batch";
+import { JobNotFoundError } from "@jobtasks/core";
+
+/** DescribeJobs accepts at most this many job ids per call. */
+export const describeJobsMaxIds = 100;
+
+export interface DescribeJobsBatcherOptions {
+  /** One DescribeJobs call for up to 100 distinct ids; answers only the jobs it still knows. */
+  describe(jobIds: string[]): Promise<JobDetail[]>;
+  /** How long to collect ids before calling, in milliseconds. A full batch is sent at once. */
+  windowMs: number;
+}
+
+export interface DescribeJobsBatcher {
+  /** The job's current detail; JobNotFoundError when DescribeJobs does not return it. */
+  load(jobId: string, signal?: AbortSignal): Promise<JobDetail>;
+}
+
+interface Waiter {
+  resolve(job: JobDetail): void;
+  reject(error: unknown): void;
+}
+
+export function unknownJobError(jobId: string): JobNotFoundError {
+  return new JobNotFoundError(
+    `AWS Batch job ${jobId} is unknown or expired: DescribeJobs no longer returns it (AWS Batch keeps finished jobs for about 7 days)`,
+  );
+}
+
+/**
+ * Coalesces concurrent status reads: many tasks polled at once cost one DescribeJobs per 100 ids rather than
+ * one per task. It holds nothing between batches, so losing it changes no answer, only the call count.
+ */
+export function createDescribeJobsBatcher(options: DescribeJobsBatcherOptions): DescribeJobsBatcher {
+  let pending = new Map<string, Waiter[]>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  function flush(): void {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    const batch = pending;
+    pending = new Map();
+    if (batch.size === 0) return;
+    const jobIds = [...batch.keys()];
+    options.describe(jobIds).then(
+      (jobs) => {
+        const byId = new Map(jobs.filter((job) => job.jobId !== undefined).map((job) => [job.jobId as string, job]));
+        for (const [jobId, waiters] of batch) {
+          const job = byId.get(jobId);
+          for (const waiter of waiters) {
+            if (job) waiter.resolve(job);
+            else waiter.reject(unknownJobError(jobId));
+          }
+        }
+      },
+      (error: unknown) => {
+        for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
+      },
+    );
+  }
+
+  return {
+    load(jobId, signal) {
+      return new Promise<JobDetail>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        const onAbort = (): void => reject(signal?.reason);
+        signal?.addEventListener("abort", onAbort, { once: true });
+        const waiter: Waiter = {
+          resolve: (job) => {
+            signal?.removeEventListener("abort", onAbort);
+            resolve(job);
+          },
+          reject: (error) => {
+            signal?.removeEventListener("abort", onAbort);
+            reject(error);
+          },
+        };
+        const waiters = pending.get(jobId);
+        if (waiters) waiters.push(waiter);
+        else pending.set(jobId, [waiter]);
+        if (pending.size >= describeJobsMaxIds) flush();
+        else if (timer === undefined) timer = setTimeout(flush, options.windowMs);
+      });
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type { JobDetail } from "@aws-sdk/client-batch";
+import type { JobSnapshot } from "@jobtasks/core";
+import { buildFinishedResult } from "./batch-job-result.js";
+import { hideArns } from "./hide-arns.js";
+import type { LogTail } from "./read-log-tail.js";
+
+/** Every reason doCancel sends starts with this, so a FAILED job can be recognised as our cancel. */
+export const cancelReasonPrefix = "jobtasks: cancelled";
+
+/** Batch statuses in which a job has not finished; CancelJob only works on the first three. */
+export const notStartedStatuses: ReadonlySet<string> = new Set(["SUBMITTED", "PENDING", "RUNNABLE"]);
+export const activeStatuses: ReadonlySet<string> = new Set([...notStartedStatuses, "STARTING", "RUNNING"]);
+export const finishedStatuses: ReadonlySet<string> = new Set(["SUCCEEDED", "FAILED"]);
+
+/**
+ * Batch has no CANCELLED state: a cancelled or terminated job ends FAILED. It counts as cancelled when Batch
+ * flags it (isCancelled, isTerminated) or when the reason is the one doCancel sent.
+ */
+export function wasCancelled(job: JobDetail): boolean {
+  return job.isCancelled === true || job.isTerminated === true || (job.statusReason ?? "").startsWith(cancelReasonPrefix);
+}
+
+/** "734/1000 succeeded, 3 failed, 12 running" from an array parent's status summary. */
+export function arrayProgress(job: JobDetail): string | undefined {
+  const properties = job.arrayProperties;
+  if (!properties?.size) return undefined;
+  const summary = properties.statusSummary ?? {};
+  const parts = [`${summary.SUCCEEDED ?? 0}/${properties.size} succeeded`, `${summary.FAILED ?? 0} failed`];
+  const running = (summary.RUNNING ?? 0) + (summary.STARTING ?? 0);
+  if (running > 0) parts.push(`${running} running`);
+  return parts.join(", ");
+}
+
+function workingMessage(job: JobDetail, rawStatus: string, known: boolean): string {
+  const details: string[] = [];
+  // statusReason explains waits such as RUNNABLE with no capacity, which can last forever.
+  if (job.statusReason) details.push(hideArns(job.statusReason));
+  const progress = arrayProgress(job);
+  if (progress) details.push(progress);
+  const previousAttempts = job.attempts?.length ?? 0;
+  const allowedAttempts = job.retryStrategy?.attempts;
+  if (previousAttempts > 0 && allowedAttempts) details.push(`attempt ${previousAttempts + 1} of ${allowedAttempts}`);
+  if (!known) details.push("a status jobtasks does not know; still watching");
+  return details.length > 0 ? `${rawStatus}: ${details.join("; ")}` : rawStatus;
+}
+
+/**
+ * The one mapping from a DescribeJobs entry to a task snapshot. The set of statuses is open: anything not
+ * listed stays working with its raw value shown, never terminal.
+ */
+export function mapBatchJobStatus(job: JobDetail, logTail?: LogTail): JobSnapshot {
+  const rawStatus = job.status ?? "UNKNOWN";
+  if (activeStatuses.has(rawStatus)) {
+    const snapshot: JobSnapshot = { status: "working", rawStatus, message: workingMessage(job, rawStatus, true) };
+    const summaryUpdatedAt = job.arrayProperties?.statusSummaryLastUpdatedAt;
+    if (summaryUpdatedAt !== undefined) snapshot.updatedAt = new Date(summaryUpdatedAt).toISOString();
+    return snapshot;
+  }
+  const updatedAt = job.stoppedAt !== undefined ? { updatedAt: new Date(job.stoppedAt).toISOString() } : {};
+  if (rawStatus === "FAILED" && wasCancelled(job)) {
+    const reason = job.statusReason ? hideArns(job.statusReason) : "cancelled";
+    return { status: "cancelled", rawStatus, message: `Cancelled: ${reason}`, ...updatedAt };
+  }
+  if (finishedStatuses.has(rawStatus)) {
+    const succeeded = rawStatus === "SUCCEEDED";
+    const message = succeeded ? "SUCCEEDED" : `FAILED${job.statusReason ? `: ${hideArns(job.statusReason)}` : ""}`;
+    return { status: "completed", rawStatus, message, result: buildFinishedResult(job, logTail), ...updatedAt };
+  }
+  return { status: "working", rawStatus, message: workingMessage(job, rawStatus, false) };
+}

@@ -1,0 +1,81 @@
+import type { JobDetail } from "@aws-sdk/client-batch";
+import { type CloudWatchLogsClient, GetLogEventsCommand } from "@aws-sdk/client-cloudwatch-logs";
+import { redactSecrets } from "@jobtasks/core";
+import type { ResolvedLogTail } from "./aws-batch-options-schema.js";
+import { lastAttemptOf } from "./batch-job-result.js";
+import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
+
+/** The end of a job's log, or a note saying why there is none. */
+export interface LogTail {
+  text?: string;
+  /** Older lines (or the start of an over-long line) were dropped to fit the byte budget. */
+  truncated: boolean;
+  note?: string;
+}
+
+const byteLength = (text: string): number => Buffer.byteLength(text, "utf8");
+
+/** Keep the newest lines that fit in `maxBytes` of UTF-8, oldest first. */
+export function fitLogLines(messages: string[], maxBytes: number): { text: string; truncated: boolean } {
+  const lines = messages.map((message) => message.replace(/\r?\n$/, ""));
+  const kept: string[] = [];
+  let used = 0;
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const line = lines[index] as string;
+    const cost = byteLength(line) + (kept.length > 0 ? 1 : 0);
+    if (used + cost > maxBytes) break;
+    kept.unshift(line);
+    used += cost;
+  }
+  if (kept.length === 0 && lines.length > 0) {
+    // A single line longer than the budget: its end is usually the part that explains the failure.
+    const bytes = Buffer.from(lines.at(-1) as string, "utf8");
+    const tail = bytes.subarray(bytes.length - maxBytes).toString("utf8").replace(/^\uFFFD+/, "");
+    return { text: tail, truncated: true };
+  }
+  return { text: kept.join("\n"), truncated: kept.length < lines.length };
+}
+
+/** The log group a job writes to: its own awslogs setting if it has one, else the configured default. */
+function logGroupOf(job: JobDetail, options: ResolvedLogTail): string | { note: string } {
+  const logConfiguration = job.container?.logConfiguration;
+  if (!logConfiguration?.logDriver) return options.logGroupName;
+  if (logConfiguration.logDriver !== "awslogs") return { note: `the job logs with ${logConfiguration.logDriver}, not CloudWatch Logs` };
+  return logConfiguration.options?.["awslogs-group"] ?? options.logGroupName;
+}
+
+/**
+ * Read the last lines of a finished job's CloudWatch log stream. A missing stream or a missing permission
+ * gives a note instead (the logs are an extra, not the result); a transient failure throws a retryable
+ * error, so a finished task never shows a log tail on one read and none on the next.
+ */
+export async function readLogTail(
+  client: CloudWatchLogsClient,
+  job: JobDetail,
+  options: ResolvedLogTail,
+  call: { policy: BackoffPolicy; secrets: ReadonlyArray<string | undefined>; signal?: AbortSignal },
+): Promise<LogTail | undefined> {
+  const { logStreamName } = lastAttemptOf(job);
+  if (!logStreamName) return undefined;
+  const logGroupName = logGroupOf(job, options);
+  if (typeof logGroupName !== "string") return { truncated: false, note: logGroupName.note };
+  try {
+    const response = await callWithBackoff(
+      "GetLogEvents",
+      () =>
+        client.send(
+          new GetLogEventsCommand({ logGroupName, logStreamName, startFromHead: false, limit: options.maxLines }),
+          call.signal ? { abortSignal: call.signal } : {},
+        ),
+      { policy: call.policy, retryOn: "transient", secrets: call.secrets, ...(call.signal ? { signal: call.signal } : {}) },
+    );
+    const messages = (response.events ?? []).map((event) => event.message ?? "");
+    const fitted = fitLogLines(messages, options.maxBytes);
+    return { text: redactSecrets(fitted.text, call.secrets), truncated: fitted.truncated };
+  } catch (error) {
+    const name = (error as { cause?: { name?: string } }).cause?.name;
+    if (name === "ResourceNotFoundException") return { truncated: false, note: "the log stream does not exist (yet, or any more)" };
+    if (name === "AccessDeniedException") return { truncated: false, note: "no permission to read it (logs:GetLogEvents)" };
+    throw error;
+  }
+}

@@ -1,0 +1,73 @@
+import type { ContainerOverrides, SubmitJobRequest } from "@aws-sdk/client-batch";
+import type { AdapterContext, StartedJob } from "@jobtasks/core";
+import type { BatchJobRef } from "./batch-job-ref.js";
+import { correlationTagKey, jobNameFor, newCorrelationId, type SubmitDependencies, submitBatchJob } from "./submit-batch-job.js";
+import type { SubmitInput } from "./submit-input-schemas.js";
+
+/** What a tool's configuration fixes, before the agent's input is added. */
+export interface SubmissionBase {
+  jobQueue: string;
+  jobDefinition: string;
+  jobNamePrefix: string;
+  parameterDefaults?: Record<string, string>;
+  retryAttempts?: number;
+  timeoutSeconds?: number;
+  shareIdentifier?: string;
+  tags: Record<string, string>;
+}
+
+function containerOverridesOf(input: SubmitInput): ContainerOverrides | undefined {
+  const overrides: ContainerOverrides = {};
+  if (input.command) overrides.command = input.command;
+  const environment = Object.entries(input.environment ?? {}).filter(([, value]) => value !== undefined);
+  if (environment.length > 0) overrides.environment = environment.map(([name, value]) => ({ name, value }));
+  const resources: NonNullable<ContainerOverrides["resourceRequirements"]> = [];
+  if (input.vcpus !== undefined) resources.push({ type: "VCPU", value: String(input.vcpus) });
+  if (input.memoryMiB !== undefined) resources.push({ type: "MEMORY", value: String(input.memoryMiB) });
+  if (resources.length > 0) overrides.resourceRequirements = resources;
+  return Object.keys(overrides).length > 0 ? overrides : undefined;
+}
+
+/** The SubmitJob request for one tool call; input was validated by the tool's schema already. */
+export function buildSubmitRequest(
+  base: SubmissionBase,
+  input: SubmitInput,
+  correlationId: string,
+): SubmitJobRequest & { jobName: string; jobQueue: string } {
+  const parameters = { ...base.parameterDefaults, ...input.parameters };
+  const containerOverrides = containerOverridesOf(input);
+  return {
+    jobName: jobNameFor(input.jobName ?? base.jobNamePrefix, correlationId),
+    jobQueue: base.jobQueue,
+    jobDefinition: base.jobDefinition,
+    ...(Object.keys(parameters).length > 0 ? { parameters } : {}),
+    ...(containerOverrides ? { containerOverrides } : {}),
+    ...(input.arraySize !== undefined ? { arrayProperties: { size: input.arraySize } } : {}),
+    ...(base.retryAttempts !== undefined ? { retryStrategy: { attempts: base.retryAttempts } } : {}),
+    ...(base.timeoutSeconds !== undefined ? { timeout: { attemptDurationSeconds: base.timeoutSeconds } } : {}),
+    ...(base.shareIdentifier !== undefined ? { shareIdentifier: base.shareIdentifier } : {}),
+    tags: { ...base.tags, [correlationTagKey]: correlationId },
+  };
+}
+
+/**
+ * Submit one job for one tool call. The correlation id is made here, once per call, so retries inside this
+ * call reuse it and can find a job whose SubmitJob answer was lost.
+ */
+export async function startSubmission(
+  base: SubmissionBase,
+  input: SubmitInput,
+  dependencies: SubmitDependencies,
+  context: AdapterContext,
+): Promise<StartedJob<BatchJobRef>> {
+  const request = buildSubmitRequest(base, input, newCorrelationId());
+  const submitted = await submitBatchJob(request, dependencies, context.signal);
+  if (submitted.recovered) {
+    context.logger.info({ jobId: submitted.jobId, jobName: submitted.jobName }, "found the job of a SubmitJob whose answer was lost");
+  }
+  const arrayNote = input.arraySize !== undefined ? ` (array of ${input.arraySize})` : "";
+  return {
+    ref: { jobId: submitted.jobId, submittedAt: Date.now() },
+    snapshot: { status: "working", rawStatus: "SUBMITTED", message: `SUBMITTED: ${submitted.jobName}${arrayNote}` },
+  };
+}

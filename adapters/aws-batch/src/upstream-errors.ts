@@ -1,0 +1,73 @@
+import { JobNotFoundError, UpstreamError, redactSecrets } from "@jobtasks/core";
+import { hideArns } from "./hide-arns.js";
+
+/**
+ * How the adapter reads an error thrown by an AWS SDK v3 client. The SDK attaches `name` (the AWS error
+ * code), `$metadata.httpStatusCode` and, for network faults, a Node `code`; nothing else is relied upon.
+ */
+interface AwsErrorLike {
+  name?: string;
+  message?: string;
+  code?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+function asAwsError(error: unknown): AwsErrorLike {
+  return typeof error === "object" && error !== null ? (error as AwsErrorLike) : {};
+}
+
+const throttlingNames = new Set(["TooManyRequestsException", "ThrottlingException", "Throttling", "RequestLimitExceeded"]);
+
+export function httpStatusOf(error: unknown): number | undefined {
+  return asAwsError(error).$metadata?.httpStatusCode;
+}
+
+/** The Batch API answers TooManyRequestsException (HTTP 429) when a call rate is exceeded. */
+export function isThrottling(error: unknown): boolean {
+  const { name } = asAwsError(error);
+  return httpStatusOf(error) === 429 || (name !== undefined && throttlingNames.has(name));
+}
+
+export function isAbort(error: unknown): boolean {
+  return asAwsError(error).name === "AbortError";
+}
+
+/**
+ * True when the request may or may not have reached AWS: no HTTP answer at all (connection reset, timeout,
+ * DNS) or a 5xx. For a read this just means "try again"; for SubmitJob it means a job may exist.
+ */
+export function isOutcomeUnknown(error: unknown): boolean {
+  // Missing or refused credentials fail before anything is sent, and retrying does not fix them.
+  if (isAbort(error) || asAwsError(error).name === "CredentialsProviderError") return false;
+  const status = httpStatusOf(error);
+  if (status === undefined) return !(error instanceof UpstreamError) && !(error instanceof JobNotFoundError);
+  return status >= 500;
+}
+
+/** Worth retrying for an idempotent call: throttling, 5xx, or no answer. */
+export function isTransient(error: unknown): boolean {
+  return isThrottling(error) || isOutcomeUnknown(error);
+}
+
+/**
+ * Wrap an SDK error into the core's UpstreamError. The message names the operation, the AWS error code
+ * and the AWS message with ARNs shortened and configured secrets removed; the SDK error stays as `cause`
+ * (it holds no credentials: the SDK never puts signing material into errors).
+ */
+export function toUpstreamError(
+  operation: string,
+  error: unknown,
+  secrets: ReadonlyArray<string | undefined>,
+  retryAfterMs?: number,
+): UpstreamError | JobNotFoundError {
+  if (error instanceof UpstreamError || error instanceof JobNotFoundError) return error;
+  const aws = asAwsError(error);
+  const httpStatus = aws.$metadata?.httpStatusCode;
+  const code = aws.name && aws.name !== "Error" ? aws.name : (aws.code ?? "network error");
+  const detail = aws.message ? `: ${redactSecrets(hideArns(aws.message), secrets)}` : "";
+  const message = `AWS Batch ${operation} failed (${code}${httpStatus ? `, HTTP ${httpStatus}` : ""})${detail}`;
+  const options: ConstructorParameters<typeof UpstreamError>[1] = { cause: error, isRetryable: isTransient(error) };
+  if (httpStatus !== undefined) options.httpStatus = httpStatus;
+  if (retryAfterMs !== undefined) options.retryAfterMs = retryAfterMs;
+  return new UpstreamError(message, options);
+}
