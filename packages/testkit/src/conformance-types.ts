@@ -1,9 +1,53 @@
-import type { AnyJobAdapter, JsonValue, TaskStatus } from "@jobtasks/core";
+import type { AdapterContext, AnyJobAdapter, JsonValue, TaskStatus } from "@jobtasks/core";
+
+/**
+ * The groups of checks the suite runs. A harness may switch a group off with a stated reason (see
+ * `ConformanceHarness.skip`), for instance when its upstream mock cannot produce that situation.
+ */
+export type ConformanceGroup =
+  /** specificationVersion, kind, tools, schemas, descriptions. */
+  | "shape"
+  /** Every entry of `statuses` maps as expected and carries its payload. */
+  | "statuses"
+  /** An undocumented upstream status stays non-terminal and keeps its raw value. */
+  | "unknownStatus"
+  /** A job the upstream does not know raises JobNotFoundError. */
+  | "notFound"
+  /** An outage raises a retryable UpstreamError. */
+  | "retryable"
+  /** No secret in any error, snapshot, reference or log entry the suite sees. */
+  | "secrets"
+  /** An aborted context signal makes doGetStatus reject. */
+  | "abort"
+  /** doStart gives a JSON reference that reads back at once (runs only when `start` is given). */
+  | "start"
+  /** doRespond against the `inputRequired` scenario. */
+  | "respond"
+  /** doCancel against the `cancel` scenario. */
+  | "cancel";
+
+/** A response the suite gives to every outstanding input request of the `inputRequired` scenario. */
+export interface ConformanceInputResponse {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+/** What `additionalTests` receives to write adapter-specific tests with the suite's plumbing. */
+export interface ConformanceTestTools<Ref extends JsonValue = JsonValue> {
+  harness: ConformanceHarness<Ref>;
+  /** Builds an adapter through the harness; the suite closes it and runs `cleanup` after the test. */
+  createAdapter(): Promise<AnyJobAdapter>;
+  /** A fresh context as the suite uses it (principal "test", silent logger). */
+  createContext(overrides?: Partial<AdapterContext>): AdapterContext;
+}
 
 /**
  * What an adapter's test file gives the conformance suite. The harness owns the upstream (a mock or a
  * loopback server) and puts it into the states the suite asks for; the suite only talks to the adapter
  * through the adapter contract.
+ *
+ * Transports must honour AbortSignal (nock, undici MockAgent and real servers do; a hand-written fake
+ * fetch must check `init.signal`), because the suite checks that the adapter passes the signal on.
  */
 export interface ConformanceHarness<Ref extends JsonValue = JsonValue> {
   /** Display name used in the describe() block. */
@@ -37,7 +81,7 @@ export interface ConformanceHarness<Ref extends JsonValue = JsonValue> {
    */
   inputRequired?: {
     arrange(): Ref | Promise<Ref>;
-    response: { action: "accept" | "decline" | "cancel"; content?: Record<string, string | number | boolean> };
+    response: ConformanceInputResponse;
     verifyResponded(ref: Ref): boolean | Promise<boolean>;
   };
 
@@ -46,4 +90,14 @@ export interface ConformanceHarness<Ref extends JsonValue = JsonValue> {
     arrange(): Ref | Promise<Ref>;
     verifyCancelRequested(ref: Ref): boolean | Promise<boolean>;
   };
+
+  /**
+   * Groups to switch off, each with the reason shown in the test report, e.g.
+   * `{ abort: "the SDK client ignores AbortSignal before v3.9" }`. An empty reason is refused.
+   */
+  skip?: Partial<Record<ConformanceGroup, string>>;
+  /** Per-test timeout in milliseconds, for harnesses whose upstream is slow to arrange. Default: vitest's. */
+  timeoutMs?: number;
+  /** Adapter-specific tests, registered inside the suite's describe() block (unstorage's `additionalTests`). */
+  additionalTests?(tools: ConformanceTestTools<Ref>): void;
 }

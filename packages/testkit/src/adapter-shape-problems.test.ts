@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { findAdapterShapeProblems } from "./adapter-shape-problems.js";
+import { createFakeCi, fakeCiAdapter } from "./test-support/fake-ci-adapter.js";
+
+const tool = (overrides: Record<string, unknown> = {}) => ({
+  name: "run_job",
+  description: "Run a job.",
+  inputSchema: z.object({ name: z.string() }),
+  doStart: async () => ({ ref: {} }),
+  ...overrides,
+});
+const adapter = (overrides: Record<string, unknown> = {}) => ({
+  specificationVersion: "v1",
+  kind: "example",
+  tools: [tool()],
+  doGetStatus: async () => ({ status: "working", rawStatus: "x" }),
+  ...overrides,
+});
+
+describe("findAdapterShapeProblems", () => {
+  it("accepts a well-formed adapter", () => {
+    expect(findAdapterShapeProblems(adapter())).toEqual([]);
+    expect(findAdapterShapeProblems(fakeCiAdapter({ ci: createFakeCi("t"), token: "t" }))).toEqual([]);
+  });
+
+  it.each([
+    [{ specificationVersion: "v2" }, 'specificationVersion is not "v1"'],
+    [{ kind: "" }, "kind is not a non-empty string"],
+    [{ tools: [] }, "the adapter offers no tools"],
+    [{ doGetStatus: undefined }, "doGetStatus is not a function"],
+    [{ doCancel: "yes" }, "doCancel is neither absent nor a function"],
+    [{ pollIntervalMs: 0 }, "pollIntervalMs is not a positive number"],
+    [{ retentionMs: -5 }, "retentionMs is neither null nor a positive number"],
+    [{ tools: [tool(), tool()] }, "tools[1] (run_job).name is used by another tool"],
+    [{ tools: [tool({ name: "run job!" })] }, "tools[0] (run job!).name is not a valid MCP tool name (1-128 of A-Z a-z 0-9 _ - .)"],
+    [{ tools: [tool({ description: " " })] }, "tools[0] (run_job).description is empty"],
+    [{ tools: [tool({ inputSchema: { type: "object" } })] }, "tools[0] (run_job).inputSchema is not a zod schema"],
+    [{ tools: [tool({ inputSchema: z.string() })] }, 'tools[0] (run_job).inputSchema does not describe an object (JSON Schema type "string")'],
+    [{ tools: [tool({ outputSchema: z.array(z.string()) })] }, 'tools[0] (run_job).outputSchema does not describe an object (JSON Schema type "array")'],
+    [{ tools: [tool({ doStart: undefined })] }, "tools[0] (run_job).doStart is not a function"],
+  ])("reports %j", (overrides, problem) => {
+    expect(findAdapterShapeProblems(adapter(overrides))).toContain(problem);
+  });
+});

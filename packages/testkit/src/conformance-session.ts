@@ -1,0 +1,82 @@
+import { afterEach, expect } from "vitest";
+import type { AdapterContext, AnyJobAdapter, JsonValue } from "@jobtasks/core";
+import type { ConformanceGroup, ConformanceHarness } from "./conformance-types.js";
+import { createRecordingLogger, type LogEntry } from "./create-test-context.js";
+import { findSecretLeaks } from "./secret-leaks.js";
+import { findSnapshotProblems } from "./snapshot-problems.js";
+
+/**
+ * The plumbing every conformance test shares: adapters built per test and closed after it, contexts whose
+ * log entries are kept, and the secret checks that apply to everything a test sees.
+ */
+export function createConformanceSession<Ref extends JsonValue>(harness: ConformanceHarness<Ref>) {
+  let adapters: AnyJobAdapter[] = [];
+  let logEntries: LogEntry[] = [];
+  const checkSecrets = harness.skip?.secrets === undefined && harness.secrets.length > 0;
+
+  afterEach(async () => {
+    const entries = logEntries;
+    const built = adapters;
+    adapters = [];
+    logEntries = [];
+    try {
+      for (const adapter of built) await adapter.close?.();
+    } finally {
+      await harness.cleanup?.();
+    }
+    if (checkSecrets) expect(findSecretLeaks(entries, harness.secrets, "the adapter's log entries")).toEqual([]);
+  });
+
+  const session = {
+    harness,
+
+    isSwitchedOff(group: ConformanceGroup): boolean {
+      return harness.skip?.[group] !== undefined;
+    },
+
+    async createAdapter(): Promise<AnyJobAdapter> {
+      const adapter = await harness.createAdapter();
+      adapters.push(adapter);
+      return adapter;
+    },
+
+    /** A fresh context whose log entries the suite checks for secrets after the test. */
+    createContext(overrides: Partial<AdapterContext> = {}): AdapterContext {
+      const { logger } = createRecordingLogger(logEntries);
+      return { signal: new AbortController().signal, principal: "test", logger, ...overrides };
+    },
+
+    expectNoLeaks(value: unknown, label: string): void {
+      if (checkSecrets) expect(findSecretLeaks(value, harness.secrets, label)).toEqual([]);
+    },
+
+    /** A valid snapshot with no secret in it. */
+    expectValidSnapshot(snapshot: unknown, label: string): void {
+      expect(findSnapshotProblems(snapshot), `${label} is not a valid JobSnapshot`).toEqual([]);
+      session.expectNoLeaks(snapshot, label);
+    },
+
+    /** Await a call that must fail; returns what it threw, already checked for secrets. */
+    async expectRejection(call: Promise<unknown>, label: string): Promise<unknown> {
+      let outcome: unknown;
+      try {
+        outcome = await call;
+      } catch (error) {
+        session.expectNoLeaks(error, `the error thrown by ${label}`);
+        return error;
+      }
+      expect.fail(`${label} was expected to throw, but it resolved with ${safeJson(outcome)}`);
+    },
+  };
+  return session;
+}
+
+export type ConformanceSession<Ref extends JsonValue> = ReturnType<typeof createConformanceSession<Ref>>;
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value)?.slice(0, 300) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
