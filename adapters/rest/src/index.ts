@@ -1,1 +1,17 @@
-export {};
+export { restAdapter, type RestAdapterRuntime, type RestJobReference } from "./rest-adapter.js";
+export { adapterDefinition } from "./adapter-definition.js";
+export { restOptionsSchema, formatOptionsIssues, type RestOptions } from "./rest-options-schema.js";
+export { resolvedRestOptionsSchema, type ResolvedRestOptions, type AuthOptions } from "./rest-options.js";
+export type { ToolOptions, TypedField } from "./tool-options-schema.js";
+export type { RequestOptions } from "./request-options-schema.js";
+export type {
+  CancelOptions,
+  InputRequiredOptions,
+  ProgressOptions,
+  ReferenceOptions,
+  ResultOptions,
+  StatusOptions,
+} from "./job-options-schema.js";
+export { presets, type PresetName } from "./presets.js";
+export { mapStatus, type StatusReading } from "./map-status.js";
+export { pollIntervalFor, type PollingPolicy } from "./poll-interval.js";

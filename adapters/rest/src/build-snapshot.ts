@@ -1,0 +1,131 @@
+import { redactSecrets, type CallToolResult, type ElicitationFormRequest, type JobSnapshot } from "@jobtasks/core";
+import { queryAll, queryFirst } from "./json-path.js";
+import type { StatusReading } from "./map-status.js";
+import type { ResolvedRestOptions } from "./rest-options.js";
+import { renderText } from "./template.js";
+
+/**
+ * From a mapped status response to the snapshot the core turns into a task: message, result, input
+ * requests. Pure: the adapter does the HTTP (including a follow-up result GET) and passes what it got.
+ */
+
+export interface SnapshotInput {
+  reading: Exclude<StatusReading, { gone: true }>;
+  /** The status response body. */
+  body: unknown;
+  /** The follow-up result response body, when result.url is configured and the job completed. */
+  resultBody?: unknown;
+  /** The job's template context: { job: { id } }. */
+  job: { id: string };
+  pollIntervalMs: number;
+  secrets: readonly string[];
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function asText(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value, null, 2);
+}
+
+function progressMessage(options: ResolvedRestOptions, input: SnapshotInput, context: object): string {
+  const template = options.progress.message;
+  const rendered = template === undefined ? undefined : renderText(template, context);
+  if (rendered !== undefined && rendered.trim() !== "") return rendered;
+  const percent = options.progress.percentPath ? queryFirst(options.progress.percentPath, input.body) : undefined;
+  const raw = input.reading.rawStatus || "working";
+  return typeof percent === "number" ? `${raw} (${Math.round(percent)}%)` : raw;
+}
+
+function logTail(options: ResolvedRestOptions, body: unknown): string[] {
+  if (!options.result.logsPath) return [];
+  const logs = queryFirst(options.result.logsPath, body);
+  const lines = Array.isArray(logs) ? logs.map((line) => asText(line)) : typeof logs === "string" ? logs.split("\n") : [];
+  return lines.slice(-options.result.logTailLines);
+}
+
+function completedResult(options: ResolvedRestOptions, input: SnapshotInput): CallToolResult {
+  const redact = (text: string): string => redactSecrets(text, input.secrets);
+  const source = input.resultBody !== undefined ? input.resultBody : input.body;
+  if (!input.reading.isError) {
+    const value = queryFirst(options.result.path, source) ?? source ?? {};
+    const structuredContent = isPlainObject(value) ? value : { result: value };
+    return {
+      content: [{ type: "text", text: redact(asText(value)) }],
+      structuredContent: JSON.parse(redact(JSON.stringify(structuredContent))) as Record<string, unknown>,
+    };
+  }
+  const lines = [`The job ended with status "${input.reading.rawStatus}".`];
+  const detail = options.result.errorPath ? queryFirst(options.result.errorPath, source) : undefined;
+  if (detail !== undefined) lines.push(`Error: ${asText(detail)}`);
+  const tail = logTail(options, source);
+  if (tail.length > 0) lines.push(`Last ${tail.length} log lines:`, ...tail);
+  return { content: [{ type: "text", text: redact(lines.join("\n")) }], isError: true };
+}
+
+function inputRequests(options: ResolvedRestOptions, input: SnapshotInput, context: object): Record<string, ElicitationFormRequest> | undefined {
+  const config = options.inputRequired;
+  if (!config) return undefined;
+  const key = queryFirst(config.keyPath, input.body);
+  // Without the upstream's own id for the question there is no stable key; report working until it appears.
+  if (typeof key !== "string" && typeof key !== "number") return undefined;
+  const fromBody = config.schemaPath ? queryFirst(config.schemaPath, input.body) : undefined;
+  const schema = isPlainObject(fromBody) && isPlainObject(fromBody["properties"]) ? fromBody : config.schema;
+  if (!schema) return undefined;
+  const message = redactSecrets(renderText(config.message, context) ?? "The job is waiting for input", input.secrets);
+  return {
+    [String(key)]: {
+      method: "elicitation/create",
+      params: { mode: "form", message, requestedSchema: schema as ElicitationFormRequest["params"]["requestedSchema"] },
+    },
+  };
+}
+
+function cancelRecognized(options: ResolvedRestOptions, body: unknown): boolean {
+  const rule = options.cancel?.recognizedBy;
+  if (!rule) return false;
+  const values = queryAll(rule.path, body).map((value) => String(value).toLowerCase());
+  return rule.values.some((value) => values.includes(value.toLowerCase()));
+}
+
+export function buildSnapshot(options: ResolvedRestOptions, input: SnapshotInput): JobSnapshot {
+  const context = { job: input.job, body: input.body };
+  const { reading } = input;
+  const snapshot: JobSnapshot = { status: reading.status, rawStatus: reading.rawStatus };
+  const updatedAt = options.status.updatedAtPath ? queryFirst(options.status.updatedAtPath, input.body) : undefined;
+  if (typeof updatedAt === "string" && !Number.isNaN(Date.parse(updatedAt))) snapshot.updatedAt = new Date(updatedAt).toISOString();
+
+  if (reading.status === "completed" && cancelRecognized(options, input.body)) {
+    return { ...snapshot, status: "cancelled", message: `cancelled (${reading.rawStatus})` };
+  }
+  switch (reading.status) {
+    case "completed":
+      snapshot.result = completedResult(options, input);
+      snapshot.message = reading.isError ? `failed: ${reading.rawStatus}` : reading.rawStatus;
+      return snapshot;
+    case "cancelled":
+      snapshot.message = reading.rawStatus;
+      return snapshot;
+    case "failed":
+      snapshot.message = `The upstream reports the job as "${reading.rawStatus}"`;
+      snapshot.error = { code: -32603, message: snapshot.message };
+      return snapshot;
+    case "input_required": {
+      const requests = inputRequests(options, input, context);
+      if (requests) {
+        snapshot.inputRequests = requests;
+        snapshot.message = Object.values(requests)[0]?.params.message ?? reading.rawStatus;
+      } else {
+        snapshot.status = "working";
+        snapshot.message = progressMessage(options, input, context);
+      }
+      snapshot.pollIntervalMs = input.pollIntervalMs;
+      return snapshot;
+    }
+    default:
+      snapshot.message = redactSecrets(progressMessage(options, input, context), input.secrets);
+      snapshot.pollIntervalMs = input.pollIntervalMs;
+      return snapshot;
+  }
+}

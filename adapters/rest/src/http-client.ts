@@ -1,0 +1,163 @@
+import { request, type Dispatcher } from "undici";
+import { UpstreamError, parseRetryAfter } from "@jobtasks/core";
+
+/**
+ * The one place this adapter talks HTTP: undici with an injectable dispatcher (MockAgent in tests), a
+ * per-request timeout, a size bound on bodies, JSON parsing that never throws anything but UpstreamError,
+ * and redirects followed by hand so that credentials are dropped when a redirect leaves their origin.
+ */
+
+export interface HttpClientOptions {
+  /** undici dispatcher (Agent, MockAgent). Default: undici's global dispatcher. */
+  dispatcher?: Dispatcher;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  maxRedirects: number;
+  /** Headers sent on every request (config-fixed, no secrets). */
+  fixedHeaders: Record<string, string>;
+  /** Credential headers, sent only to `credentialOrigins`. */
+  credentialHeaders: Record<string, string>;
+  credentialOrigins: ReadonlySet<string>;
+}
+
+export interface HttpRequest {
+  method: string;
+  url: URL;
+  headers?: Record<string, string>;
+  /** Serialised as JSON when present. */
+  body?: unknown;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-case header names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** Parsed JSON, or undefined for an empty body. */
+  body: unknown;
+  /** Where the answer came from after redirects. */
+  url: URL;
+  /** Retry-After of this response, in milliseconds, when it had one. */
+  retryAfterMs?: number;
+}
+
+export interface HttpClient {
+  send(httpRequest: HttpRequest, signal: AbortSignal): Promise<HttpResponse>;
+}
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return flat;
+}
+
+async function readBounded(body: Dispatcher.ResponseData["body"], limit: number, where: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    size += buffer.length;
+    if (size > limit) {
+      body.destroy();
+      throw new UpstreamError(`The response from ${where} is larger than maxResponseBytes (${limit} bytes)`, { isRetryable: false });
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseJson(text: string, status: number, where: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    // Garbage from a proxy or an outage page: worth retrying, and the core fails the task once retries run out.
+    throw new UpstreamError(`The response from ${where} (HTTP ${status}) is not valid JSON`, { httpStatus: status, isRetryable: true, cause: error });
+  }
+}
+
+/** Origin plus path, without query: enough to say where, never a token in a query string. */
+function describe(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  async function sendOnce(method: string, url: URL, headers: Record<string, string>, payload: string | undefined, signal: AbortSignal) {
+    const withCredentials = options.credentialOrigins.has(url.origin) ? { ...headers, ...options.credentialHeaders } : headers;
+    try {
+      return await request(url, {
+        method: method as Dispatcher.HttpMethod,
+        headers: withCredentials,
+        body: payload,
+        signal,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+      });
+    } catch (error) {
+      if (signal.aborted && signal.reason instanceof DOMException && signal.reason.name === "TimeoutError") {
+        throw new UpstreamError(`${method} ${describe(url)} timed out after ${options.timeoutMs} ms`, { isRetryable: true, cause: error });
+      }
+      if (signal.aborted) throw signal.reason ?? error;
+      throw new UpstreamError(`${method} ${describe(url)} failed before an answer arrived`, { isRetryable: true, cause: error });
+    }
+  }
+
+  return {
+    async send(httpRequest, callerSignal) {
+      const signal = AbortSignal.any([callerSignal, AbortSignal.timeout(options.timeoutMs)]);
+      const baseHeaders: Record<string, string> = { accept: "application/json", ...options.fixedHeaders, ...httpRequest.headers };
+      let method = httpRequest.method;
+      let payload = httpRequest.body === undefined ? undefined : JSON.stringify(httpRequest.body);
+      if (payload !== undefined) baseHeaders["content-type"] = "application/json";
+      let url = httpRequest.url;
+      for (let redirects = 0; ; redirects++) {
+        const response = await sendOnce(method, url, baseHeaders, payload, signal);
+        const headers = flattenHeaders(response.headers);
+        const location = headers["location"];
+        const follow = redirectStatuses.has(response.statusCode) && location !== undefined && (method === "GET" || response.statusCode === 303);
+        if (follow && redirects < options.maxRedirects) {
+          await response.body.dump();
+          const next = new URL(location, url);
+          if (next.protocol !== "https:" && next.protocol !== "http:") {
+            throw new UpstreamError(`${describe(url)} redirected to a non-HTTP URL`, { isRetryable: false });
+          }
+          // Credentials are attached per hop from credentialOrigins, so a hop to another origin goes without them.
+          url = next;
+          method = "GET";
+          payload = undefined;
+          delete baseHeaders["content-type"];
+          continue;
+        }
+        const where = `${method} ${describe(url)}`;
+        const declaredLength = Number(headers["content-length"]);
+        if (Number.isFinite(declaredLength) && declaredLength > options.maxResponseBytes) {
+          response.body.destroy();
+          throw new UpstreamError(`The response from ${where} is larger than maxResponseBytes (${options.maxResponseBytes} bytes)`, { isRetryable: false });
+        }
+        let text: string;
+        try {
+          text = await readBounded(response.body, options.maxResponseBytes, where);
+        } catch (error) {
+          if (error instanceof UpstreamError) throw error;
+          throw new UpstreamError(`Reading the response from ${where} failed`, { isRetryable: true, cause: error });
+        }
+        const retryAfterMs = parseRetryAfter(headers["retry-after"]);
+        // Bodies of error statuses are often HTML pages; only successful answers must be JSON.
+        const body = response.statusCode < 400 ? parseJson(text, response.statusCode, where) : safeJson(text);
+        return { status: response.statusCode, headers, body, url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+      }
+    },
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return text.trim() === "" ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}

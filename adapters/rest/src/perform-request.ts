@@ -1,0 +1,86 @@
+import { InvalidToolInputError, UpstreamError, redactSecrets } from "@jobtasks/core";
+import type { HttpClient, HttpResponse } from "./http-client.js";
+import { queryFirstOf } from "./json-path.js";
+import type { RequestOptions } from "./request-options-schema.js";
+import { TemplateValueError, renderHeaderValue, renderJson } from "./template.js";
+import { ForeignOriginError, buildUrl, type UrlPolicy } from "./url-builder.js";
+
+/**
+ * Executes one configured request (submit, status, result, respond, cancel): renders its templates,
+ * sends it and checks the status. Who is at fault for a bad value decides the error: a value taken from
+ * the tool input is the caller's (InvalidToolInputError), one taken from the upstream is the upstream's.
+ */
+
+export interface RequestEnvironment {
+  client: HttpClient;
+  policy: UrlPolicy;
+  secrets: readonly string[];
+}
+
+export interface RequestPlan {
+  /** What this request is, for messages ("submit", "status", "cancel"). */
+  purpose: string;
+  options: RequestOptions;
+  defaultMethod: string;
+  defaultAccepted: readonly number[];
+  /** Statuses handed back to the caller instead of raising (404 for status reads, 409 for cancel). */
+  passThrough?: readonly number[];
+  /** Template context: input, job, body, key, answer. */
+  context: object;
+  /** Whose values fill the templates. */
+  valuesFrom: "input" | "upstream";
+  /** Replaces options.body (the decline body of a respond request). */
+  bodyOverride?: unknown;
+  extraHeaders?: Record<string, string>;
+}
+
+function blame(plan: RequestPlan, error: unknown): never {
+  if (error instanceof TemplateValueError) {
+    if (plan.valuesFrom === "input") {
+      throw new InvalidToolInputError(error.path.replace(/^\$?\.?input\.?/, "") || "arguments", error.message.replace(`${error.path}: `, ""), { cause: error });
+    }
+    throw new UpstreamError(`Cannot build the ${plan.purpose} request from the upstream's answer: ${error.message}`, { isRetryable: false, cause: error });
+  }
+  if (error instanceof ForeignOriginError) {
+    throw new UpstreamError(`Refusing the ${plan.purpose} request: ${error.message}`, { isRetryable: false, cause: error });
+  }
+  throw error;
+}
+
+/** A short, redacted reason from an error body, for messages (many APIs say `{error: {message}}`). */
+export function upstreamReason(body: unknown, secrets: readonly string[]): string | undefined {
+  const found = queryFirstOf(["error.message", "message", "error_description", "error", "detail", "title"], body);
+  if (!found || typeof found.value !== "string") return undefined;
+  const reason = redactSecrets(found.value, secrets);
+  return reason.length > 200 ? `${reason.slice(0, 200)}…` : reason;
+}
+
+export function errorForStatus(purpose: string, response: HttpResponse, secrets: readonly string[]): UpstreamError {
+  const reason = upstreamReason(response.body, secrets);
+  return new UpstreamError(`The ${purpose} request answered HTTP ${response.status}${reason ? `: ${reason}` : ""}`, {
+    httpStatus: response.status,
+    ...(response.retryAfterMs !== undefined ? { retryAfterMs: response.retryAfterMs } : {}),
+  });
+}
+
+export async function performRequest(environment: RequestEnvironment, plan: RequestPlan, signal: AbortSignal): Promise<HttpResponse> {
+  let url: URL;
+  const headers: Record<string, string> = { ...plan.extraHeaders };
+  let body: unknown;
+  try {
+    url = buildUrl(environment.policy, plan.options.url, plan.options.query, plan.context);
+    for (const [name, template] of Object.entries(plan.options.headers ?? {})) {
+      const value = renderHeaderValue(template, plan.context);
+      if (value !== undefined) headers[name.toLowerCase()] = value;
+    }
+    const bodyTemplate = plan.bodyOverride !== undefined ? plan.bodyOverride : plan.options.body;
+    body = bodyTemplate === undefined ? undefined : renderJson(bodyTemplate, plan.context);
+  } catch (error) {
+    blame(plan, error);
+  }
+  const method = plan.options.method ?? plan.defaultMethod;
+  const response = await environment.client.send({ method, url, headers, body }, signal);
+  const accepted = plan.options.acceptedStatus ?? plan.defaultAccepted;
+  if (accepted.includes(response.status) || plan.passThrough?.includes(response.status)) return response;
+  throw errorForStatus(plan.purpose, response, environment.secrets);
+}

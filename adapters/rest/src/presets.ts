@@ -1,0 +1,121 @@
+/**
+ * Presets: the parts of a config that a well-known job API fixes, so that a user only adds what the
+ * preset cannot know (baseUrl, credentials, tools). User values are merged over the preset: objects
+ * key by key, everything else (lists, tools) replaced whole.
+ */
+
+export type PresetName = "azure-lro" | "google-operation" | "demo-api";
+
+/**
+ * Azure long-running operations: 202 with Operation-Location / Azure-AsyncOperation / Location, a status
+ * monitor with NotStarted | Running | Succeeded | Failed | Canceled, `error` and `result`, Retry-After.
+ */
+const azureLongRunningOperation = {
+  reference: { header: ["Operation-Location", "Azure-AsyncOperation", "Location"], kind: "url" },
+  status: {
+    url: "{{job.id}}",
+    field: "status",
+    working: ["NotStarted", "Running", "InProgress", "Accepted", "Creating", "Updating", "Deleting"],
+    completed: ["Succeeded"],
+    errorValues: ["Failed"],
+    cancelled: ["Canceled", "Cancelled"],
+    updatedAtPath: "lastUpdatedDateTime",
+  },
+  progress: { percentPath: "percentComplete" },
+  result: { path: "result", errorPath: "error" },
+  polling: { initialIntervalMs: 2_000, multiplier: 1.5, maxIntervalMs: 30_000 },
+};
+
+/** gRPC codes 2-16: an operation done with any of them ended with an error (1 is CANCELLED). */
+const grpcErrorCodes = Array.from({ length: 15 }, (_, index) => String(index + 2));
+
+/**
+ * Google AIP-151 operations: `{name, done, error?, response?, metadata?}`. `done` is left out while false;
+ * cancelled is done with error.code 1. The raw status is the error code when there is one, else `done`.
+ */
+const googleOperation = {
+  reference: { path: "name", kind: "id" },
+  status: {
+    url: "{{*job.id}}",
+    field: ["error.code", "done"],
+    working: ["false"],
+    completed: ["true"],
+    errorValues: grpcErrorCodes,
+    cancelled: ["1"],
+  },
+  result: { path: "response", errorPath: "error" },
+  cancel: { method: "POST", url: "{{*job.id}}:cancel", body: {}, acceptedStatus: [200, 204] },
+  polling: { initialIntervalMs: 5_000, multiplier: 1.5, maxIntervalMs: 45_000 },
+};
+
+/**
+ * The foundation's demo job API (examples/demo): the same `demo_pipeline` tool as the hand-written demo
+ * adapter, with approval gates and cancel, through this adapter.
+ */
+const demoApi = {
+  tools: [
+    {
+      name: "demo_pipeline",
+      title: "Demo pipeline",
+      description:
+        "Run a demo CI-like pipeline of a few steps. Optionally waits for an approval after the first step, or fails on purpose.",
+      inputSchema: {
+        type: "object",
+        properties: {
+          steps: { type: "integer", minimum: 1, maximum: 50, default: 3, description: "How many steps to run." },
+          stepMs: { type: "integer", minimum: 0, default: 1000, description: "Duration of each step in milliseconds." },
+          approval: { type: "boolean", default: false, description: "Wait for an approval after the first step." },
+          fail: { type: "boolean", default: false, description: "Make the last step fail." },
+        },
+        additionalProperties: false,
+      },
+      submit: {
+        method: "POST",
+        url: "/jobs",
+        body: { steps: "{{input.steps}}", stepMs: "{{input.stepMs}}", approval: "{{input.approval}}", fail: "{{input.fail}}" },
+        acceptedStatus: [201],
+        firstSnapshot: true,
+      },
+    },
+  ],
+  reference: { path: "id", kind: "id" },
+  status: {
+    url: "/jobs/{{job.id}}",
+    field: "status",
+    working: ["queued", "running"],
+    inputRequired: ["waiting_for_approval"],
+    completed: ["succeeded"],
+    errorValues: ["failed", "rejected"],
+    cancelled: ["cancelled"],
+    updatedAtPath: "updatedAt",
+  },
+  progress: { message: "step {{body.currentStep}}/{{body.totalSteps}}: {{body.steps[?(@.status=='running')].name}}" },
+  result: { path: "$", logsPath: "logs", logTailLines: 10 },
+  inputRequired: {
+    keyPath: "approval.id",
+    message: "{{body.approval.message}}",
+    schema: {
+      type: "object",
+      properties: {
+        approve: { type: "boolean", title: "Approve", description: "Approve to continue the pipeline; reject to stop it." },
+        comment: { type: "string", title: "Comment", description: "Optional note recorded with the decision." },
+      },
+      required: ["approve"],
+    },
+    respond: {
+      method: "POST",
+      url: "/jobs/{{job.id}}/approval",
+      body: { approvalId: "{{key}}", approve: "{{answer.approve}}", comment: "{{answer.comment}}" },
+      declineBody: { approvalId: "{{key}}", approve: false },
+      acceptedStatus: [200],
+    },
+  },
+  cancel: { method: "POST", url: "/jobs/{{job.id}}/cancel", acceptedStatus: [200, 202] },
+  polling: { initialIntervalMs: 1_000, multiplier: 1.5, maxIntervalMs: 5_000 },
+};
+
+export const presets: Readonly<Record<PresetName, Record<string, unknown>>> = {
+  "azure-lro": azureLongRunningOperation,
+  "google-operation": googleOperation,
+  "demo-api": demoApi,
+};

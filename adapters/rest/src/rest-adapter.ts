@@ -1,0 +1,190 @@
+import type { Dispatcher } from "undici";
+import {
+  AdapterConfigError,
+  JobNotFoundError,
+  type AdapterContext,
+  type ElicitationResponse,
+  type JobAdapterV1,
+  type JobSnapshot,
+  type JobTool,
+} from "@jobtasks/core";
+import { resolveAuth } from "./auth-headers.js";
+import { buildSnapshot } from "./build-snapshot.js";
+import { createHttpClient, type HttpResponse } from "./http-client.js";
+import { buildInputSchema, buildOutputSchema } from "./input-schema.js";
+import { mapStatus } from "./map-status.js";
+import { performRequest, type RequestEnvironment } from "./perform-request.js";
+import { pollIntervalFor } from "./poll-interval.js";
+import { formatOptionsIssues, restOptionsSchema, type RestOptions } from "./rest-options-schema.js";
+import type { ResolvedRestOptions } from "./rest-options.js";
+import { submitJob } from "./submit-job.js";
+
+/**
+ * The job reference sealed into the task id: the job id (or the status URL, as a path when it is on
+ * baseUrl's origin) and when the job was started, from which the polling back-off is derived.
+ */
+export type RestJobReference = { id: string; createdAt: number };
+
+export interface RestAdapterRuntime {
+  /** undici dispatcher for every request (a MockAgent in tests). Default: undici's global dispatcher. */
+  dispatcher?: Dispatcher;
+  /** Where `*Env` secrets are read from. Default: process.env. */
+  environment?: Readonly<Record<string, string | undefined>>;
+  /** Clock, for tests. Default: Date.now. */
+  now?: () => number;
+}
+
+function parseOptions(options: RestOptions | ResolvedRestOptions): ResolvedRestOptions {
+  const parsed = restOptionsSchema.safeParse(options);
+  if (parsed.success) return parsed.data;
+  const first = parsed.error.issues[0];
+  throw new AdapterConfigError(first?.path.join(".") || "options", formatOptionsIssues(parsed.error), { cause: parsed.error });
+}
+
+/** Build a REST adapter from a declarative config (a preset plus what it cannot know, or a full config). */
+export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime: RestAdapterRuntime = {}): JobAdapterV1<RestJobReference> {
+  const config = parseOptions(options);
+  const now = runtime.now ?? Date.now;
+  const auth = resolveAuth(config.auth, runtime.environment ?? process.env);
+  const baseUrl = new URL(config.baseUrl);
+  const allowedOrigins = new Set(config.allowedOrigins);
+  const environment: RequestEnvironment = {
+    client: createHttpClient({
+      ...(runtime.dispatcher ? { dispatcher: runtime.dispatcher } : {}),
+      timeoutMs: config.timeoutMs,
+      maxResponseBytes: config.maxResponseBytes,
+      maxRedirects: config.maxRedirects,
+      fixedHeaders: Object.fromEntries(Object.entries(config.headers).map(([name, value]) => [name.toLowerCase(), value])),
+      credentialHeaders: auth.headers,
+      credentialOrigins: new Set([baseUrl.origin, ...allowedOrigins]),
+    }),
+    policy: { baseUrl, allowedOrigins },
+    secrets: auth.secrets,
+  };
+
+  async function readStatus(reference: RestJobReference, signal: AbortSignal): Promise<{ response: HttpResponse; snapshot: JobSnapshot }> {
+    const job = { id: reference.id };
+    const response = await performRequest(
+      environment,
+      {
+        purpose: "status",
+        options: { url: config.status.url ?? "{{job.id}}" },
+        defaultMethod: "GET",
+        defaultAccepted: [200],
+        passThrough: Object.keys(config.status.http).map(Number),
+        context: { job },
+        valuesFrom: "upstream",
+      },
+      signal,
+    );
+    const reading = mapStatus(config.status, response.status, response.body);
+    if (reading.gone) throw new JobNotFoundError(`The upstream no longer knows this job (${reading.rawStatus})`);
+    let resultBody: unknown;
+    if (reading.status === "completed" && !reading.isError && config.result.url) {
+      const resultResponse = await performRequest(
+        environment,
+        {
+          purpose: "result",
+          options: { url: config.result.url },
+          defaultMethod: "GET",
+          defaultAccepted: [200],
+          context: { job, body: response.body },
+          valuesFrom: "upstream",
+        },
+        signal,
+      );
+      resultBody = resultResponse.body;
+    }
+    const pollIntervalMs = pollIntervalFor(config.polling, now() - reference.createdAt, response.retryAfterMs);
+    const snapshot = buildSnapshot(config, { reading, body: response.body, resultBody, job, pollIntervalMs, secrets: auth.secrets });
+    return { response, snapshot };
+  }
+
+  const tools: JobTool<RestJobReference>[] = config.tools.map((tool, index) => ({
+    name: `${config.toolNamePrefix}${tool.name}`,
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    description: tool.description,
+    inputSchema: buildInputSchema(tool, `tools.${index}.${tool.inputSchema ? "inputSchema" : "input"}`),
+    ...(tool.outputSchema ? { outputSchema: buildOutputSchema(tool, `tools.${index}.outputSchema`) } : {}),
+    ...(tool.synchronousWaitMs !== undefined ? { synchronousWaitMs: tool.synchronousWaitMs } : {}),
+    doStart: async (input: unknown, context: AdapterContext) => {
+      const started = await submitJob(environment, config, tool, input, context);
+      const reference: RestJobReference = { id: started.jobId, createdAt: now() };
+      if (!tool.submit.firstSnapshot || started.body === undefined) return { ref: reference };
+      const reading = mapStatus(config.status, undefined, started.body);
+      // A completed job whose result lives behind a follow-up GET is left to the first status read.
+      if (reading.gone || (reading.status === "completed" && config.result.url)) return { ref: reference };
+      const snapshot = buildSnapshot(config, {
+        reading,
+        body: started.body,
+        job: { id: reference.id },
+        pollIntervalMs: pollIntervalFor(config.polling, 0, started.retryAfterMs),
+        secrets: auth.secrets,
+      });
+      return { ref: reference, snapshot };
+    },
+  }));
+
+  const adapter: JobAdapterV1<RestJobReference> = {
+    specificationVersion: "v1",
+    kind: "rest",
+    tools,
+    pollIntervalMs: config.polling.initialIntervalMs,
+    retentionMs: config.retentionMs,
+    async doGetStatus(reference, context) {
+      return (await readStatus(reference, context.signal)).snapshot;
+    },
+  };
+
+  const inputRequired = config.inputRequired;
+  if (inputRequired) {
+    adapter.doRespond = async (reference: RestJobReference, responses: Record<string, ElicitationResponse>, context: AdapterContext) => {
+      // Read the job first: the answer may have been overtaken (answered elsewhere, job moved on), and the
+      // respond templates may use the current status body.
+      const { response, snapshot } = await readStatus(reference, context.signal);
+      const outstanding = snapshot.inputRequests ?? {};
+      for (const [key, answer] of Object.entries(responses)) {
+        if (!(key in outstanding)) continue;
+        const accepted = answer.action === "accept";
+        if (!accepted && inputRequired.respond.declineBody === undefined) continue;
+        await performRequest(
+          environment,
+          {
+            purpose: "respond",
+            options: inputRequired.respond,
+            defaultMethod: "POST",
+            defaultAccepted: [200, 201, 202, 204],
+            passThrough: inputRequired.respond.alreadyAnsweredStatus,
+            context: { job: { id: reference.id }, body: response.body, key, answer: { ...answer.content, action: answer.action } },
+            valuesFrom: "upstream",
+            ...(accepted ? {} : { bodyOverride: inputRequired.respond.declineBody }),
+          },
+          context.signal,
+        );
+      }
+    };
+  }
+
+  const cancel = config.cancel;
+  if (cancel) {
+    adapter.doCancel = async (reference: RestJobReference, context: AdapterContext) => {
+      const response = await performRequest(
+        environment,
+        {
+          purpose: "cancel",
+          options: cancel,
+          defaultMethod: "POST",
+          defaultAccepted: [200, 202, 204],
+          passThrough: [...cancel.alreadyFinishedStatus, 404, 410],
+          context: { job: { id: reference.id } },
+          valuesFrom: "upstream",
+        },
+        context.signal,
+      );
+      if (response.status === 404 || response.status === 410) {
+        throw new JobNotFoundError(`The upstream no longer knows this job (HTTP ${response.status})`);
+      }
+    };
+  }
+  return adapter;
+}

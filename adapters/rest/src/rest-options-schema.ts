@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { presets, type PresetName } from "./presets.js";
+import { resolvedRestOptionsSchema, type ResolvedRestOptions } from "./rest-options.js";
+
+/**
+ * The `options` block of a `kind: rest` adapter instance, as the user writes it: any field of
+ * ResolvedRestOptions, each optional when a preset supplies it. Parsing merges the preset, applies
+ * defaults and reports every problem with the path of the field at fault.
+ */
+export type RestOptions = { preset?: PresetName } & Partial<z.input<typeof resolvedRestOptionsSchema>>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Objects merge key by key; lists and scalars from the user replace the preset's. */
+function mergeOverPreset(preset: unknown, user: unknown): unknown {
+  if (!isPlainObject(preset) || !isPlainObject(user)) return user === undefined ? preset : user;
+  const merged: Record<string, unknown> = { ...preset };
+  for (const [key, value] of Object.entries(user)) merged[key] = mergeOverPreset(preset[key], value);
+  return merged;
+}
+
+function lower(values: readonly string[]): string[] {
+  return values.map((value) => value.toLowerCase());
+}
+
+/** Rules that span fields, each reported at the field a user would fix. */
+function checkConsistency(options: ResolvedRestOptions, context: z.RefinementCtx): void {
+  const kind = options.reference.kind ?? (options.reference.header ? "url" : "id");
+  if (kind === "id" && options.status.url === undefined) {
+    context.addIssue({ code: "custom", path: ["status", "url"], message: 'required when the reference is a job id (e.g. "/jobs/{{job.id}}")' });
+  }
+  const seen = new Map<string, string>();
+  for (const list of ["working", "inputRequired", "completed", "cancelled", "failed"] as const) {
+    for (const value of lower(options.status[list])) {
+      const earlier = seen.get(value);
+      if (earlier && earlier !== list) {
+        context.addIssue({ code: "custom", path: ["status", list], message: `"${value}" is already listed in status.${earlier}` });
+      }
+      seen.set(value, list);
+    }
+  }
+  for (const value of lower(options.status.errorValues)) {
+    const listedIn = seen.get(value);
+    if (listedIn && listedIn !== "completed") {
+      context.addIssue({ code: "custom", path: ["status", "errorValues"], message: `"${value}" is listed in status.${listedIn}; error values are completed values` });
+    }
+  }
+  const names = new Set<string>();
+  options.tools.forEach((tool, index) => {
+    if (names.has(tool.name)) context.addIssue({ code: "custom", path: ["tools", index, "name"], message: `duplicate tool name "${tool.name}"` });
+    names.add(tool.name);
+  });
+  if (options.inputRequired && !options.inputRequired.schema && !options.inputRequired.schemaPath) {
+    context.addIssue({ code: "custom", path: ["inputRequired", "schema"], message: "give schema or schemaPath for the form" });
+  }
+  if (options.status.inputRequired.length > 0 && !options.inputRequired) {
+    context.addIssue({ code: "custom", path: ["inputRequired"], message: "required when status.inputRequired lists values" });
+  }
+}
+
+export const restOptionsSchema: z.ZodType<ResolvedRestOptions, RestOptions> = z
+  .looseObject({ preset: z.enum(["azure-lro", "google-operation", "demo-api"]).optional() })
+  .transform((raw, context) => {
+    const merged = raw.preset ? mergeOverPreset(presets[raw.preset], raw) : raw;
+    const parsed = resolvedRestOptionsSchema.safeParse(merged);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) context.addIssue({ code: "custom", path: issue.path, message: issue.message });
+      return z.NEVER;
+    }
+    checkConsistency(parsed.data, context);
+    return parsed.data;
+  }) as unknown as z.ZodType<ResolvedRestOptions, RestOptions>;
+
+/** Human-readable list of problems, one per line, each starting with the field path. */
+export function formatOptionsIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join(".") : "(options)"}: ${issue.message}`).join("; ");
+}

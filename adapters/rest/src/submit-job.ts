@@ -1,0 +1,99 @@
+import { randomUUID } from "node:crypto";
+import { InvalidToolInputError, UpstreamError, type AdapterContext } from "@jobtasks/core";
+import { queryFirst } from "./json-path.js";
+import { performRequest, type RequestEnvironment } from "./perform-request.js";
+import type { ResolvedRestOptions } from "./rest-options.js";
+import type { ToolOptions } from "./tool-options-schema.js";
+import { ForeignOriginError, compactJobUrl, resolveJobUrl } from "./url-builder.js";
+
+/** What a submit gave back: the job id for the reference, and the body for a first snapshot. */
+export interface SubmittedJob {
+  jobId: string;
+  body: unknown;
+  retryAfterMs?: number;
+}
+
+/** Longest pause between submit retries; a tool call should not hang on an upstream's long Retry-After. */
+const maxSubmitPauseMs = 5_000;
+
+function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, milliseconds);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
+
+function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptions, headers: Record<string, string>, body: unknown): string {
+  const reference = config.reference;
+  const kind = reference.kind ?? (reference.header ? "url" : "id");
+  let value: unknown;
+  if (reference.header) {
+    value = reference.header.map((name) => headers[name.toLowerCase()]).find((header) => header !== undefined && header !== "");
+  } else if (reference.path) {
+    value = queryFirst(reference.path, body);
+  }
+  if ((typeof value !== "string" || value === "") && typeof value !== "number") {
+    const where = reference.header ? `header ${reference.header.join(" / ")}` : `body path ${reference.path}`;
+    throw new UpstreamError(`The submit response carries no job reference (${where})`, { isRetryable: false });
+  }
+  if (kind === "id") return String(value);
+  try {
+    return compactJobUrl(environment.policy, resolveJobUrl(environment.policy, String(value)));
+  } catch (error) {
+    if (error instanceof ForeignOriginError) {
+      throw new UpstreamError(`Refusing the job's status URL: ${error.message}`, { isRetryable: false, cause: error });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Send the submit request. Retried only when an idempotency header makes a repeat safe (the same key on
+ * every attempt); an upstream 400/422 is reported as invalid arguments, since the upstream refused them.
+ */
+export async function submitJob(
+  environment: RequestEnvironment,
+  config: ResolvedRestOptions,
+  tool: ToolOptions,
+  input: unknown,
+  context: AdapterContext,
+): Promise<SubmittedJob> {
+  const submit = tool.submit;
+  const extraHeaders = submit.idempotencyHeader ? { [submit.idempotencyHeader.toLowerCase()]: randomUUID() } : undefined;
+  const attempts = submit.idempotencyHeader ? submit.retries + 1 : 1;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const response = await performRequest(
+        environment,
+        {
+          purpose: "submit",
+          options: submit,
+          defaultMethod: "POST",
+          defaultAccepted: [200, 201, 202],
+          context: { input },
+          valuesFrom: "input",
+          ...(extraHeaders ? { extraHeaders } : {}),
+        },
+        context.signal,
+      );
+      return {
+        jobId: extractJobId(environment, config, response.headers, response.body),
+        body: response.body,
+        ...(response.retryAfterMs !== undefined ? { retryAfterMs: response.retryAfterMs } : {}),
+      };
+    } catch (error) {
+      if (error instanceof UpstreamError && (error.httpStatus === 400 || error.httpStatus === 422)) {
+        throw new InvalidToolInputError("arguments", `the upstream refused them (HTTP ${error.httpStatus})${error.message.includes(": ") ? error.message.slice(error.message.indexOf(": ")) : ""}`, { cause: error });
+      }
+      const retryable = error instanceof UpstreamError && error.isRetryable;
+      if (!retryable || attempt >= attempts) throw error;
+      const waitMs = Math.min(maxSubmitPauseMs, error.retryAfterMs ?? 250 * 2 ** (attempt - 1));
+      context.logger.warn({ tool: tool.name, attempt, waitMs }, "submit failed with a retryable error; retrying under the same idempotency key");
+      await pause(waitMs, context.signal);
+    }
+  }
+}
+

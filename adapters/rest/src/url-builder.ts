@@ -1,0 +1,77 @@
+import { TemplateValueError, lookup, renderPath, renderScalar, singlePlaceholder } from "./template.js";
+
+/**
+ * Turning URL templates into URLs that provably stay on configured origins, and job URLs into the
+ * short form kept in the job reference (which travels inside the task id, so it must stay small).
+ */
+
+export interface UrlPolicy {
+  baseUrl: URL;
+  /** Origins besides baseUrl's that a job URL from the upstream may point to. */
+  allowedOrigins: ReadonlySet<string>;
+}
+
+/** A URL the upstream handed us points somewhere the config does not allow. */
+export class ForeignOriginError extends Error {
+  constructor(origin: string) {
+    super(`the upstream pointed to ${origin}, which is neither baseUrl's origin nor in allowedOrigins`);
+    this.name = "ForeignOriginError";
+  }
+}
+
+function basePath(baseUrl: URL): string {
+  return baseUrl.pathname.replace(/\/+$/, "");
+}
+
+/** Append an already-encoded path to the base URL's path. */
+export function joinBase(policy: UrlPolicy, encodedPath: string): URL {
+  const path = encodedPath.startsWith("/") ? encodedPath : `/${encodedPath}`;
+  const url = new URL(`${policy.baseUrl.origin}${basePath(policy.baseUrl)}${path}`);
+  // Encoding already rules this out; the check makes it a property rather than an argument.
+  if (url.origin !== policy.baseUrl.origin || !url.pathname.startsWith(basePath(policy.baseUrl))) {
+    throw new TemplateValueError(encodedPath, "the URL would leave baseUrl");
+  }
+  return url;
+}
+
+/** A job URL from the upstream (a header or a body field), absolute or relative to baseUrl. */
+export function resolveJobUrl(policy: UrlPolicy, value: string): URL {
+  let url: URL;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(value) || value.startsWith("//")) {
+    url = new URL(value, policy.baseUrl);
+  } else if (value.startsWith("/")) {
+    // Like an HTTP Location header: an absolute path on the base URL's origin.
+    url = new URL(value, policy.baseUrl.origin);
+  } else {
+    url = joinBase(policy, value);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new ForeignOriginError(url.protocol);
+  if (url.origin !== policy.baseUrl.origin && !policy.allowedOrigins.has(url.origin)) throw new ForeignOriginError(url.origin);
+  return url;
+}
+
+/** The short form of a job URL for the reference: a path when on baseUrl's origin, else the whole URL. */
+export function compactJobUrl(policy: UrlPolicy, url: URL): string {
+  return url.origin === policy.baseUrl.origin ? `${url.pathname}${url.search}` : url.href;
+}
+
+/**
+ * Build the URL of a request. A template that is a single placeholder takes a whole URL from its value
+ * (checked against the allowed origins); any other template is a path with encoded values.
+ */
+export function buildUrl(policy: UrlPolicy, template: string, query: Record<string, string> | undefined, context: object): URL {
+  const single = singlePlaceholder(template);
+  let url: URL;
+  if (single && !single.multiSegment) {
+    const value = lookup(single.path, context);
+    if (typeof value !== "string" || value === "") throw new TemplateValueError(single.path, "expected a URL");
+    url = resolveJobUrl(policy, value);
+  } else {
+    url = joinBase(policy, renderPath(template, context));
+  }
+  for (const [name, valueTemplate] of Object.entries(query ?? {})) {
+    const value = renderScalar(valueTemplate, context);
+    if (value !== undefined) url.searchParams.append(name, value);
+  }
+  return url;
+}
