@@ -52,6 +52,8 @@ export interface ScriptedAdapterOptions {
   onRespond?: (job: ScriptedJob, responses: Record<string, ElicitationResponse>) => void;
   /** What doCancel does after recording the request. Default: nothing (cancellation is cooperative). */
   onCancel?: (job: ScriptedJob) => void;
+  /** Let clients without the tasks extension call the tool, waiting this long for the result. */
+  synchronousWaitMs?: number;
 }
 
 export interface ScriptedJobInput {
@@ -134,6 +136,7 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions = {}): Scr
     name: options.toolName ?? "scripted_job",
     description: "A job whose life the test scripts.",
     inputSchema: scriptedJobInputSchema,
+    ...(options.synchronousWaitMs === undefined ? {} : { synchronousWaitMs: options.synchronousWaitMs }),
     async doStart(input) {
       calls.start += 1;
       started += 1;
