@@ -1,0 +1,158 @@
+import { describe, expect, it } from "vitest";
+import { JobNotFoundError, UpstreamError, type AdapterContext, type JobSnapshot } from "@jobtasks/core";
+import { createSilentLogger } from "./logger.js";
+import { SnapshotReader, type ReadTarget } from "./snapshot-reader.js";
+import {
+  completedSnapshot,
+  createScriptedAdapter,
+  workingSnapshot,
+  type ScriptedAdapter,
+} from "../../../test/support/scripted-adapter.js";
+
+function setup(options: { budgetMs?: number; cacheMs?: number } = {}) {
+  let now = 1_000_000;
+  const scripted: ScriptedAdapter = createScriptedAdapter();
+  const reader = new SnapshotReader({
+    logger: createSilentLogger(),
+    now: () => now,
+    snapshotCacheMs: options.cacheMs ?? 1000,
+    upstreamRetryBudgetMs: options.budgetMs ?? 60_000,
+    immediateRetries: 2,
+    immediateRetryDelayMs: 1,
+  });
+  return {
+    reader,
+    scripted,
+    advance: (milliseconds: number) => {
+      now += milliseconds;
+    },
+  };
+}
+
+const context = (): AdapterContext => ({
+  signal: new AbortController().signal,
+  principal: "test",
+  logger: { debug() {}, info() {}, warn() {}, error() {} },
+});
+
+async function startJob(scripted: ScriptedAdapter): Promise<ReadTarget> {
+  const { ref } = await scripted.adapter.tools[0]!.doStart({ label: "job", startAs: "working" }, context());
+  return { adapterName: "scripted", adapter: scripted.adapter, ref };
+}
+
+describe("SnapshotReader", () => {
+  it("answers many concurrent polls of one job with one upstream read", async () => {
+    const { reader, scripted } = setup();
+    const target = await startJob(scripted);
+    const snapshots = await Promise.all(Array.from({ length: 25 }, () => reader.read(target, context())));
+    expect(new Set(snapshots.map((snapshot) => snapshot.message))).toEqual(new Set(["started job"]));
+    expect(scripted.calls.getStatus).toBe(1);
+  });
+
+  it("reuses a read within the cache window and reads again after it", async () => {
+    const { reader, scripted, advance } = setup({ cacheMs: 1000 });
+    const target = await startJob(scripted);
+    await reader.read(target, context());
+    scripted.update(scripted.onlyJob(), workingSnapshot("step 2"));
+    advance(999);
+    expect((await reader.read(target, context())).message).toBe("started job");
+    advance(2);
+    expect((await reader.read(target, context())).message).toBe("step 2");
+    expect(scripted.calls.getStatus).toBe(2);
+  });
+
+  it("reads fresh when asked to, whatever the cache holds", async () => {
+    const { reader, scripted } = setup({ cacheMs: 60_000 });
+    const target = await startJob(scripted);
+    await reader.read(target, context());
+    scripted.update(scripted.onlyJob(), workingSnapshot("moved"));
+    expect((await reader.read(target, context(), { fresh: true })).message).toBe("moved");
+  });
+
+  it("keeps a terminal answer for good: later upstream changes are not seen and cost no call", async () => {
+    const { reader, scripted, advance } = setup({ cacheMs: 0 });
+    const target = await startJob(scripted);
+    scripted.update(scripted.onlyJob(), completedSnapshot("first result"));
+    const first = await reader.read(target, context());
+    scripted.update(scripted.onlyJob(), workingSnapshot("re-run"));
+    advance(10_000);
+    const second = await reader.read(target, context(), { fresh: true });
+    expect(second).toEqual(first);
+    expect(second.status).toBe("completed");
+    expect(scripted.calls.getStatus).toBe(1);
+  });
+
+  it("retries a retryable failure quickly before reporting anything", async () => {
+    const { reader, scripted } = setup({ cacheMs: 0 });
+    const target = await startJob(scripted);
+    let failures = 2;
+    const original = scripted.adapter.doGetStatus.bind(scripted.adapter);
+    scripted.adapter.doGetStatus = async (ref, ctx): Promise<JobSnapshot> => {
+      if (failures-- > 0) throw new UpstreamError("HTTP 503 from upstream", { httpStatus: 503 });
+      return original(ref, ctx);
+    };
+    expect((await reader.read(target, context())).message).toBe("started job");
+  });
+
+  it("keeps a task working through an outage, saying so, then fails it after the retry budget", async () => {
+    const { reader, scripted, advance } = setup({ cacheMs: 0, budgetMs: 60_000 });
+    const target = await startJob(scripted);
+    scripted.failReads(scripted.onlyJob(), new UpstreamError("upstream answered HTTP 503", { httpStatus: 503, retryAfterMs: 30_000 }));
+    const during = await reader.read(target, context());
+    expect(during.status).toBe("working");
+    expect(during.message).toMatch(/Upstream unavailable since .*upstream answered HTTP 503.*still retrying, will give up after 1 min/);
+    expect(during.pollIntervalMs).toBe(30_000);
+    advance(59_000);
+    expect((await reader.read(target, context())).status).toBe("working");
+    advance(1_000);
+    const after = await reader.read(target, context());
+    expect(after.status).toBe("failed");
+    expect(after.error?.code).toBe(-32603);
+    expect(after.message).toMatch(/unavailable for more than 1 min/);
+    // Once failed, a recovered upstream does not bring the task back.
+    scripted.failReads(scripted.onlyJob(), undefined);
+    expect((await reader.read(target, context(), { fresh: true })).status).toBe("failed");
+  });
+
+  it("starts the outage clock again after a successful read", async () => {
+    const { reader, scripted, advance } = setup({ cacheMs: 0, budgetMs: 10_000 });
+    const target = await startJob(scripted);
+    const job = scripted.onlyJob();
+    scripted.failReads(job, new UpstreamError("timeout"));
+    await reader.read(target, context());
+    advance(9_000);
+    scripted.failReads(job, undefined);
+    expect((await reader.read(target, context())).status).toBe("working");
+    scripted.failReads(job, new UpstreamError("timeout"));
+    advance(9_000);
+    expect((await reader.read(target, context())).status).toBe("working");
+  });
+
+  it("ends a task failed when the upstream no longer knows the job", async () => {
+    const { reader, scripted } = setup();
+    const target = await startJob(scripted);
+    scripted.failReads(scripted.onlyJob(), new JobNotFoundError("run 42 was deleted"));
+    const snapshot = await reader.read(target, context());
+    expect(snapshot).toMatchObject({ status: "failed", error: { code: -32603 } });
+    expect(snapshot.message).toContain("run 42 was deleted");
+  });
+
+  it("ends a task failed at once on a non-retryable upstream refusal (access lost)", async () => {
+    const { reader, scripted } = setup();
+    const target = await startJob(scripted);
+    scripted.failReads(scripted.onlyJob(), new UpstreamError("HTTP 403: resource not accessible by token", { httpStatus: 403 }));
+    const snapshot = await reader.read(target, context());
+    expect(snapshot.status).toBe("failed");
+    expect(snapshot.message).toContain("403");
+    expect(scripted.calls.getStatus).toBe(1);
+  });
+
+  it("treats an adapter bug like an outage and does not leak its details", async () => {
+    const { reader, scripted } = setup({ cacheMs: 0 });
+    const target = await startJob(scripted);
+    scripted.failReads(scripted.onlyJob(), new TypeError("Cannot read properties of undefined (reading 'secretField')"));
+    const snapshot = await reader.read(target, context());
+    expect(snapshot.status).toBe("working");
+    expect(snapshot.message).not.toContain("secretField");
+  });
+});

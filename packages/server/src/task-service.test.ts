@@ -1,0 +1,206 @@
+import { describe, expect, it } from "vitest";
+import { InvalidToolInputError, TaskIdSealer, UpstreamError, type CallToolResult, type CreateTaskResult } from "@jobtasks/core";
+import { createSilentLogger } from "./logger.js";
+import { TaskProtocolError } from "./protocol-error.js";
+import { TaskService, type CallerContext } from "./task-service.js";
+import {
+  approvalRequest,
+  cancelledSnapshot,
+  completedSnapshot,
+  createScriptedAdapter,
+  inputRequiredSnapshot,
+  type ScriptedAdapterOptions,
+} from "../../../test/support/scripted-adapter.js";
+
+const secret = "task-service-test-secret-0123456789abcdef";
+
+function setup(options: ScriptedAdapterOptions & { now?: () => number } = {}) {
+  const scripted = createScriptedAdapter(options);
+  const service = new TaskService({
+    adapters: [{ name: "scripted", adapter: scripted.adapter }],
+    sealer: new TaskIdSealer({ secret }),
+    logger: createSilentLogger(),
+    snapshotCacheMs: 0,
+    immediateRetryDelayMs: 1,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  return { scripted, service };
+}
+
+const alice: CallerContext & { tasksDeclared: boolean } = { principal: "alice", signal: new AbortController().signal, tasksDeclared: true };
+
+async function expectProtocolError(promise: Promise<unknown>, code: number, message?: RegExp): Promise<TaskProtocolError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(TaskProtocolError);
+  expect((error as TaskProtocolError).code).toBe(code);
+  if (message) expect((error as TaskProtocolError).message).toMatch(message);
+  return error as TaskProtocolError;
+}
+
+describe("TaskService.callTool", () => {
+  it("answers a declaring client with a task whose id opens for tasks/get", async () => {
+    const { service } = setup();
+    const created = (await service.callTool("scripted_job", { label: "build" }, alice)) as CreateTaskResult;
+    expect(created).toMatchObject({ resultType: "task", status: "working", statusMessage: "started build", ttlMs: null, pollIntervalMs: 50 });
+    const task = await service.getTask(created.taskId, alice);
+    expect(task).toMatchObject({ taskId: created.taskId, status: "working", createdAt: created.createdAt });
+  });
+
+  it("refuses unknown tools and invalid arguments with -32602 naming the field", async () => {
+    const { service, scripted } = setup();
+    await expectProtocolError(service.callTool("nope", {}, alice), -32602, /Unknown tool: nope/);
+    const error = await expectProtocolError(service.callTool("scripted_job", { label: 7 }, alice), -32602, /scripted_job: label: /);
+    expect(error.data).toMatchObject({ field: "label" });
+    await expectProtocolError(service.callTool("scripted_job", { extra: true }, alice), -32602, /arguments|extra/);
+    expect(scripted.calls.start).toBe(0);
+  });
+
+  it("passes an adapter's own input refusal on as -32602", async () => {
+    const { service, scripted } = setup();
+    scripted.adapter.tools[0]!.doStart = async () => {
+      throw new InvalidToolInputError("ref", "branch main is not in the allow-list");
+    };
+    await expectProtocolError(service.callTool("scripted_job", {}, alice), -32602, /ref: branch main is not in the allow-list/);
+  });
+
+  it("requires the extension from a client that did not declare it, before starting anything", async () => {
+    const { service, scripted } = setup();
+    const error = await expectProtocolError(service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false }), -32021);
+    expect(error.data).toEqual({ requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } });
+    expect(scripted.calls.start).toBe(0);
+  });
+
+  it("reports an upstream refusal to start as a tool error the agent can read", async () => {
+    const { service, scripted } = setup();
+    scripted.adapter.tools[0]!.doStart = async () => {
+      throw new UpstreamError("workflow deploy.yml not found (HTTP 404)", { httpStatus: 404 });
+    };
+    const result = (await service.callTool("scripted_job", {}, alice)) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("workflow deploy.yml not found") });
+  });
+
+  it("serves a non-declaring client synchronously when the tool opts in, up to its bound", async () => {
+    const { service, scripted } = setup({ pollIntervalMs: 5 });
+    scripted.adapter.tools[0]!.synchronousWaitMs = 2_000;
+    const pending = service.callTool("scripted_job", { label: "quick" }, { ...alice, tasksDeclared: false });
+    setTimeout(() => scripted.update(scripted.onlyJob(), completedSnapshot("quick result")), 30);
+    const result = (await pending) as CallToolResult;
+    expect(result).toEqual({ content: [{ type: "text", text: "quick result" }], structuredContent: { text: "quick result" } });
+  });
+
+  it("cancels a synchronous job that outlives its bound and says so", async () => {
+    const { service, scripted } = setup({ pollIntervalMs: 5 });
+    scripted.adapter.tools[0]!.synchronousWaitMs = 40;
+    const result = (await service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/did not finish within 40 ms.*cancelled/);
+    expect(scripted.onlyJob().cancelRequested).toBe(true);
+  });
+});
+
+describe("TaskService task ids", () => {
+  it("answers another principal's, tampered and random ids exactly like unknown ones", async () => {
+    const { service } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    const bob = { principal: "bob", signal: alice.signal };
+    const tampered = created.taskId.slice(0, -2) + (created.taskId.endsWith("A") ? "BB" : "AA");
+    const messages = new Set<string>();
+    for (const [taskId, caller] of [[created.taskId, bob], [tampered, alice], ["random", alice], ["", alice]] as const) {
+      for (const call of [service.getTask(taskId, caller), service.updateTask(taskId, {}, caller), service.cancelTask(taskId, caller)]) {
+        const error = await expectProtocolError(call, -32602);
+        messages.add(error.message);
+        expect(error.data).toBeUndefined();
+      }
+    }
+    expect([...messages]).toEqual(["Failed to retrieve task: Task not found"]);
+  });
+
+  it("expires a task after its ttl (the upstream's retention)", async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const { service } = setup({ retentionMs: 60_000, now: () => now });
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    expect(created.ttlMs).toBe(60_000);
+    now += 60_001;
+    await expectProtocolError(service.getTask(created.taskId, alice), -32602, /Task has expired/);
+  });
+
+  it("does not open ids of an adapter instance the server no longer has", async () => {
+    const { service } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    const renamed = new TaskService({
+      adapters: [{ name: "renamed", adapter: createScriptedAdapter().adapter }],
+      sealer: new TaskIdSealer({ secret }),
+      logger: createSilentLogger(),
+    });
+    await expectProtocolError(renamed.getTask(created.taskId, alice), -32602, /Task not found/);
+  });
+});
+
+describe("TaskService.updateTask", () => {
+  it("delivers only answers to outstanding keys, and ignores the rest", async () => {
+    const { service, scripted } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    const job = scripted.onlyJob();
+    scripted.update(job, inputRequiredSnapshot({ "deploy-1": approvalRequest(), "deploy-2": approvalRequest() }));
+    await service.updateTask(created.taskId, { "deploy-1": { action: "accept", content: { approve: true } }, unknown: { action: "accept" } }, alice);
+    expect(job.responses).toEqual([{ "deploy-1": { action: "accept", content: { approve: true } } }]);
+    await service.updateTask(created.taskId, { "never-issued": { action: "decline" } }, alice);
+    expect(scripted.calls.respond).toBe(1);
+  });
+
+  it("ignores every answer while the job is not waiting for input", async () => {
+    const { service, scripted } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    await service.updateTask(created.taskId, { anything: { action: "accept" } }, alice);
+    expect(scripted.calls.respond).toBe(0);
+  });
+
+  it("refuses a malformed answer to an outstanding key with -32602 naming it", async () => {
+    const { service, scripted } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ approval: approvalRequest() }));
+    await expectProtocolError(service.updateTask(created.taskId, { approval: { action: "maybe" } }, alice), -32602, /inputResponses\.approval\.action/);
+    await expectProtocolError(service.updateTask(created.taskId, { approval: { action: "accept", content: "yes" } }, alice), -32602, /inputResponses\.approval\.content/);
+  });
+
+  it("reports a failed delivery as -32603 so the client can try again", async () => {
+    const { service, scripted } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ approval: approvalRequest() }));
+    scripted.adapter.doRespond = async () => {
+      throw new UpstreamError("HTTP 422: deployment review is no longer pending", { httpStatus: 422 });
+    };
+    await expectProtocolError(service.updateTask(created.taskId, { approval: { action: "accept", content: { approve: true } } }, alice), -32603, /deliver the answer: HTTP 422/);
+  });
+});
+
+describe("TaskService.cancelTask", () => {
+  it("asks the upstream to cancel a running job", async () => {
+    const { service, scripted } = setup({ onCancel: (job) => scripted.update(job, cancelledSnapshot()) });
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    await service.cancelTask(created.taskId, alice);
+    expect(scripted.onlyJob().cancelRequested).toBe(true);
+    expect((await service.getTask(created.taskId, alice)).status).toBe("cancelled");
+  });
+
+  it("acknowledges without calling the upstream when the task already ended", async () => {
+    const { service, scripted } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    scripted.update(scripted.onlyJob(), completedSnapshot());
+    await service.cancelTask(created.taskId, alice);
+    expect(scripted.calls.cancel).toBe(0);
+    expect((await service.getTask(created.taskId, alice)).status).toBe("completed");
+  });
+
+  it("acknowledges a cancel for an adapter that cannot cancel, and the task goes on", async () => {
+    const { service, scripted } = setup({ canCancel: false });
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    await service.cancelTask(created.taskId, alice);
+    expect((await service.getTask(created.taskId, alice)).status).toBe("working");
+    expect(scripted.calls.cancel).toBe(0);
+  });
+});
