@@ -7,6 +7,7 @@ import { createMcpServer } from "./mcp-server.js";
 import type { TaskService } from "./task-service.js";
 import { parseTaskListenRequest, runTaskSubscription, type TaskListenRequest } from "./task-subscription.js";
 import { readJsonBody } from "./read-json-body.js";
+import { stripTaskResultContentFromResponse } from "./strip-task-result-content.js";
 import type { Logger } from "./logger.js";
 
 export interface HttpServerOptions {
@@ -52,7 +53,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       }),
     { onerror: (error) => logger.debug({ err: error }, "MCP request rejected") },
   );
-  const serveMcp = toNodeHandler(handler, { onerror: (error) => logger.error({ err: error }, "MCP handler failed") });
+  const serveMcp = toNodeHandler(
+    { fetch: async (request, requestOptions) => stripTaskResultContentFromResponse(request, await handler.fetch(request, requestOptions)) },
+    { onerror: (error) => logger.error({ err: error }, "MCP handler failed") },
+  );
   // Against DNS rebinding: a server on loopback answers only requests addressed to loopback names.
   const validateHost = loopbackHosts.has(host) ? localhostHostValidation() : undefined;
 

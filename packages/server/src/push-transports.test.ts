@@ -47,6 +47,7 @@ describe("task push over Streamable HTTP", () => {
         body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: envelope } }),
       });
     const created = (await (await post(1, "tools/call", { name: "scripted_job", arguments: {} }, "scripted_job")).json()) as { result: { taskId: string } };
+    expect(created.result).not.toHaveProperty("content");
     const taskId = created.result.taskId;
     setTimeout(() => scripted.update(scripted.onlyJob(), completedSnapshot("pushed result")), 50);
     const response = await post(2, "subscriptions/listen", { notifications: { taskIds: [taskId] } });
@@ -104,6 +105,7 @@ describe("task push over stdio", () => {
       await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "scripted_job", arguments: {}, _meta: envelope } });
       const created = (await waitFor((message) => message["id"] === 2)) as { result: { taskId: string; resultType: string } };
       expect(created.result.resultType).toBe("task");
+      expect(created.result).not.toHaveProperty("content");
       await send({ jsonrpc: "2.0", id: 3, method: "subscriptions/listen", params: { notifications: { taskIds: [created.result.taskId] }, _meta: envelope } });
       await waitFor((message) => message["method"] === "notifications/subscriptions/acknowledged");
       scripted.update(scripted.onlyJob(), completedSnapshot("over stdio"));

@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
 import { parseTaskListenRequest, runTaskSubscription } from "./task-subscription.js";
+import { stripTaskResultContent } from "./strip-task-result-content.js";
 import type { TaskService } from "./task-service.js";
 import type { Logger } from "./logger.js";
 
@@ -55,7 +56,7 @@ export class TaskListenTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.#inner.send(message, options);
+    return this.#inner.send(stripTaskResultContent(message), options);
   }
 
   close(): Promise<void> {
