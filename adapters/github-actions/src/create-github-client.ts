@@ -1,0 +1,69 @@
+import { createAppAuth } from "@octokit/auth-app";
+import { retry } from "@octokit/plugin-retry";
+import { throttling } from "@octokit/plugin-throttling";
+import { Octokit } from "@octokit/rest";
+import { createConditionalFetch } from "./conditional-fetch.js";
+import { createMeteredFetch, type UpstreamRequestEvent } from "./metered-fetch.js";
+import type { RateBudget } from "./rate-budget.js";
+
+const OctokitWithEtiquette = Octokit.plugin(throttling, retry);
+/** Only the plain Octokit surface is used (octokit.request), so the plugin types need not leak. */
+export type GithubClient = Octokit;
+
+export type GithubCredentials =
+  | { kind: "token"; token: string }
+  | { kind: "app"; appId: string | number; privateKey: string; installationId: string | number };
+
+export interface GithubClientSettings {
+  credentials: GithubCredentials;
+  baseUrl: string;
+  budget: RateBudget;
+  maxRateLimitWaitMs: number;
+  requestRetries: number;
+  fetch?: typeof fetch;
+  onUpstreamRequest?: (event: UpstreamRequestEvent) => void;
+}
+
+// Each client gets its own throttling buckets: the plugin shares them process-wide by id otherwise.
+let clientCount = 0;
+
+/**
+ * An Octokit with GitHub's rate-limit etiquette built in: throttling (waits out a primary or secondary
+ * limit when the wait is short, otherwise gives up so the task can report it and slow its polling), retry
+ * of server errors but never of 429 (throttling owns those), and conditional GETs.
+ */
+export function createGithubClient(settings: GithubClientSettings): GithubClient {
+  clientCount += 1;
+  const shouldWait = (retryAfterSeconds: number, _options: unknown, _octokit: unknown, retryCount: number): boolean =>
+    retryCount < 1 && retryAfterSeconds * 1000 <= settings.maxRateLimitWaitMs;
+  const fetchChain = createConditionalFetch(createMeteredFetch(settings.fetch, settings.budget, settings.onUpstreamRequest));
+  const authOptions =
+    settings.credentials.kind === "token"
+      ? { auth: settings.credentials.token }
+      : {
+          authStrategy: createAppAuth,
+          auth: {
+            appId: settings.credentials.appId,
+            privateKey: settings.credentials.privateKey,
+            installationId: settings.credentials.installationId,
+          },
+        };
+  return new OctokitWithEtiquette({
+    ...authOptions,
+    baseUrl: settings.baseUrl.replace(/\/+$/, ""),
+    userAgent: "jobtasks-github-actions",
+    request: { fetch: fetchChain },
+    // Octokit logs warnings with request details to the console by default; the adapter logs for itself.
+    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    throttle: {
+      id: `jobtasks-github-actions-${clientCount}`,
+      onRateLimit: shouldWait,
+      onSecondaryRateLimit: shouldWait,
+    },
+    retry: {
+      retries: settings.requestRetries,
+      // The plugin's default list lacks 429: with throttling in place it would retry throttled calls twice.
+      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
+    },
+  });
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from "node:crypto";
+import { UpstreamError, type JobSnapshot, type StartedJob } from "@jobtasks/core";
+import type { GithubApi } from "./github-api.js";
+import type { RunRef } from "./run-ref.js";
+import { waitWithBackoff } from "./wait-with-backoff.js";
+
+export interface DispatchRequest {
+  owner: string;
+  repo: string;
+  workflow: string;
+  ref: string;
+  inputs: Record<string, string>;
+  /** The workflow input that its run-name shows; needed only when GitHub answers without a run id. */
+  correlationInput: string | undefined;
+}
+
+export interface DispatchSettings {
+  returnRunDetails: boolean;
+  correlationTimeoutMs: number;
+  correlationPollMs: number;
+}
+
+const firstSnapshot: JobSnapshot = { status: "working", rawStatus: "queued", message: "dispatched; queued" };
+
+/**
+ * Dispatch a workflow and return its run, never before the run is visible. GitHub answers the run id
+ * directly when asked (`return_run_details`); older GitHub Enterprise Server answers 204 without one, and
+ * then the run is found by the unique value passed in the correlation input.
+ */
+export async function dispatchWorkflow(
+  api: GithubApi,
+  request: DispatchRequest,
+  settings: DispatchSettings,
+  signal: AbortSignal,
+  now: () => number = Date.now,
+): Promise<StartedJob<RunRef>> {
+  const repository = { owner: request.owner, repo: request.repo };
+  const distinctId = request.correlationInput ? randomUUID() : undefined;
+  const inputs = { ...request.inputs };
+  if (request.correlationInput && distinctId) inputs[request.correlationInput] = distinctId;
+  // GitHub filters by its own clock at whole seconds; a margin covers skew between the two clocks.
+  const createdSince = new Date(now() - 60_000).toISOString().replace(/\.\d+Z$/, "Z");
+
+  const dispatch = { workflow: request.workflow, ref: request.ref, inputs, returnRunDetails: settings.returnRunDetails };
+  let runId: number | string | undefined;
+  try {
+    runId = await api.dispatchWorkflow(repository, dispatch, { signal });
+  } catch (error) {
+    // Older GitHub Enterprise Server refuses the unknown key outright; nothing was dispatched, so ask again.
+    if (!(dispatch.returnRunDetails && isRefusedRunDetailsFlag(error))) throw error;
+    runId = await api.dispatchWorkflow(repository, { ...dispatch, returnRunDetails: false }, { signal });
+  }
+  if (runId !== undefined) return { ref: { ...repository, runId, attempt: 1 }, snapshot: firstSnapshot };
+
+  if (!request.correlationInput || !distinctId) {
+    throw new UpstreamError(
+      `GitHub started workflow ${request.workflow} but answered without a run id (GitHub Enterprise Server 3.20 or older?), ` +
+        "and no correlationInput is configured to find the run; see the adapter README",
+      { isRetryable: false },
+    );
+  }
+  const found = await waitWithBackoff(
+    async () => {
+      const runs = await api.listWorkflowRuns(repository, { workflow: request.workflow, event: "workflow_dispatch", createdSince }, { signal });
+      return runs.find((run) => (run.display_title ?? "").includes(distinctId) || (run.name ?? "").includes(distinctId));
+    },
+    { timeoutMs: settings.correlationTimeoutMs, initialMs: settings.correlationPollMs, signal, now },
+  );
+  if (!found) {
+    throw new UpstreamError(
+      `GitHub started workflow ${request.workflow} but no run showing ${request.correlationInput}=${distinctId} appeared within ` +
+        `${Math.round(settings.correlationTimeoutMs / 1000)} s; make sure the workflow's run-name includes inputs.${request.correlationInput}`,
+      { isRetryable: false },
+    );
+  }
+  return { ref: { ...repository, runId: found.id, attempt: found.run_attempt }, snapshot: firstSnapshot };
+}
+
+function isRefusedRunDetailsFlag(error: unknown): boolean {
+  return (
+    error instanceof UpstreamError &&
+    (error.httpStatus === 400 || error.httpStatus === 422) &&
+    /return_run_details/i.test(error.message)
+  );
+}

@@ -1,0 +1,127 @@
+import {
+  UpstreamError,
+  type AdapterContext,
+  type ElicitationResponse,
+  type JobAdapterV1,
+  type JobTool,
+} from "@jobtasks/core";
+import { createGithubApi } from "./github-api.js";
+import type { GithubActionsConfig } from "./github-actions-options.js";
+import { createGithubClient } from "./create-github-client.js";
+import type { UpstreamRequestEvent } from "./metered-fetch.js";
+import { RateBudget } from "./rate-budget.js";
+import { readRunSnapshot } from "./read-run-snapshot.js";
+import { createRerunRunTool } from "./rerun-run-tool.js";
+import { resolveGithubActionsOptions, type Environment } from "./resolve-github-actions-options.js";
+import { parseDeploymentRequestKey, runRefSchema, type RunRef } from "./run-ref.js";
+import type { ToolDependencies } from "./tool-dependencies.js";
+import { createWatchRunTool } from "./watch-run-tool.js";
+import { createRunWorkflowTool, createWorkflowTool } from "./workflow-dispatch-tools.js";
+import { JobNotFoundError } from "@jobtasks/core";
+
+/**
+ * Options of `githubActions(options)`: the config-file options (see github-actions-options.ts for each
+ * field and its default) plus programmatic hooks that a config file cannot carry.
+ */
+export type GithubActionsOptions = GithubActionsConfig & {
+  /** The transport (default: the global fetch). Tests and proxies inject their own. */
+  fetch?: typeof fetch;
+  /** Called for every HTTP request that reaches GitHub, 304s included: for metrics and tests. */
+  onUpstreamRequest?: (event: UpstreamRequestEvent) => void;
+  /** The clock (default Date.now); tests move it to exercise grace periods. */
+  now?: () => number;
+};
+
+/** Build a GitHub Actions adapter. Throws AdapterConfigError naming the option at fault. */
+export function githubActions(options: GithubActionsOptions, environment: Environment = process.env): JobAdapterV1<RunRef> {
+  const { fetch: injectedFetch, onUpstreamRequest, now: injectedNow, ...configOptions } = options;
+  const resolved = resolveGithubActionsOptions(configOptions, environment);
+  const { config, secrets } = resolved;
+  const now = injectedNow ?? Date.now;
+  const budget = new RateBudget();
+  const octokit = createGithubClient({
+    credentials: resolved.credentials,
+    baseUrl: resolved.baseUrl,
+    budget,
+    maxRateLimitWaitMs: config.maxRateLimitWaitMs,
+    requestRetries: config.requestRetries,
+    ...(injectedFetch ? { fetch: injectedFetch } : {}),
+    ...(onUpstreamRequest ? { onUpstreamRequest } : {}),
+  });
+  const api = createGithubApi(octokit, secrets);
+  const dependencies: ToolDependencies = { api, config, repositories: resolved.repositories, now };
+
+  const tools: JobTool<RunRef>[] = [
+    ...config.workflows.map((workflow) => createWorkflowTool(dependencies, workflow)),
+    ...(resolved.toolNames.runWorkflow ? [createRunWorkflowTool(dependencies, resolved.toolNames.runWorkflow)] : []),
+    createWatchRunTool(dependencies, resolved.toolNames.watchRun),
+    createRerunRunTool(dependencies, resolved.toolNames.rerunRun),
+  ];
+  const snapshotDependencies = { api, budget, secrets, now, settings: { logs: config.logs, pollIntervalMs: config.pollIntervalMs, forceCancelAfterMs: config.forceCancelAfterMs } };
+
+  return {
+    specificationVersion: "v1",
+    kind: "github-actions",
+    tools,
+    pollIntervalMs: config.pollIntervalMs,
+    retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
+
+    doGetStatus(ref, context) {
+      return readRunSnapshot(snapshotDependencies, checkRef(ref), context);
+    },
+
+    async doRespond(ref, responses, context) {
+      await respondToDeployments(api, checkRef(ref), responses, context);
+    },
+
+    async doCancel(ref, context) {
+      const checked = checkRef(ref);
+      // Cancel acts on the run's current attempt; a finished pinned attempt means a later re-run owns the run now.
+      const attempt = await api.getRunAttempt(checked, { signal: context.signal, notFoundMeansGone: true });
+      if (attempt.status === "completed") return;
+      try {
+        await api.cancelRun(checked, false, { signal: context.signal });
+      } catch (error) {
+        // 409: the run can no longer be cancelled (it is finishing); the answer is an acknowledgement anyway.
+        if (error instanceof UpstreamError && error.httpStatus === 409) {
+          context.logger.debug({ runId: checked.runId }, "cancel came too late (409)");
+          return;
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+function checkRef(ref: RunRef): RunRef {
+  const parsed = runRefSchema.safeParse(ref);
+  if (!parsed.success) throw new JobNotFoundError("the task does not name a GitHub Actions run");
+  return parsed.data;
+}
+
+async function respondToDeployments(
+  api: ReturnType<typeof createGithubApi>,
+  ref: RunRef,
+  responses: Record<string, ElicitationResponse>,
+  context: AdapterContext,
+): Promise<void> {
+  for (const [key, response] of Object.entries(responses)) {
+    const parsed = parseDeploymentRequestKey(ref, key);
+    // A dismissed form (cancel) leaves the deployment waiting; the request stays outstanding.
+    if (!parsed || response.action === "cancel") continue;
+    const approve = response.action === "accept" && (response.content?.approve === true || response.content?.approve === "true");
+    const comment = typeof response.content?.comment === "string" && response.content.comment.trim() !== ""
+      ? response.content.comment
+      : approve ? "Approved through jobtasks" : "Rejected through jobtasks";
+    try {
+      await api.reviewPendingDeployments(ref, { environmentIds: [parsed.environmentId], state: approve ? "approved" : "rejected", comment }, { signal: context.signal });
+    } catch (error) {
+      // 422: the deployment is no longer waiting (someone else answered first); the answer is moot.
+      if (error instanceof UpstreamError && error.httpStatus === 422) {
+        context.logger.info({ runId: ref.runId, environmentId: parsed.environmentId }, "deployment no longer pending");
+        continue;
+      }
+      throw error;
+    }
+  }
+}

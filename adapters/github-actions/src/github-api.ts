@@ -1,0 +1,173 @@
+import { UpstreamError } from "@jobtasks/core";
+import type { z } from "zod";
+import type { GithubClient } from "./create-github-client.js";
+import { translateGithubError } from "./github-errors.js";
+import {
+  artifactListSchema,
+  dispatchDetailsSchema,
+  jobListSchema,
+  pendingDeploymentListSchema,
+  workflowRunListSchema,
+  workflowRunSchema,
+} from "./github-response-schemas.js";
+import type { RunRef } from "./run-ref.js";
+
+/**
+ * The GitHub REST calls the adapter makes, each returning only the fields it uses. Failures come out as
+ * the core's typed errors; callers that give a status a special meaning (409 on cancel, 204 on dispatch)
+ * catch the translated error and look at its httpStatus.
+ */
+export type GithubApi = ReturnType<typeof createGithubApi>;
+
+export interface ApiCallOptions {
+  signal?: AbortSignal;
+  /** Treat 404/410 as "the job is gone" (JobNotFoundError). */
+  notFoundMeansGone?: boolean;
+}
+
+type Repository = { owner: string; repo: string };
+
+export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<string | undefined>) {
+  async function call(
+    action: string,
+    route: string,
+    parameters: Record<string, unknown>,
+    options: ApiCallOptions = {},
+  ): Promise<{ status: number; data: unknown; headers: Record<string, unknown> }> {
+    try {
+      const response = await octokit.request(route, {
+        ...parameters,
+        request: options.signal ? { signal: options.signal } : {},
+      });
+      return { status: response.status, data: response.data, headers: response.headers as Record<string, unknown> };
+    } catch (error) {
+      throw translateGithubError(error, { action, secrets, notFoundMeansGone: options.notFoundMeansGone ?? false });
+    }
+  }
+
+  function parse<Schema extends z.ZodType>(schema: Schema, data: unknown, action: string): z.output<Schema> {
+    const result = schema.safeParse(data);
+    if (!result.success) {
+      throw new UpstreamError(`GitHub answered an unexpected shape while trying to ${action}`, { cause: result.error });
+    }
+    return result.data;
+  }
+
+  const runPath = (ref: RunRef) => ({ owner: ref.owner, repo: ref.repo, run_id: ref.runId });
+
+  return {
+    async getRun(repository: Repository, runId: number | string, options?: ApiCallOptions) {
+      const action = `read run ${runId} of ${repository.owner}/${repository.repo}`;
+      const response = await call(action, "GET /repos/{owner}/{repo}/actions/runs/{run_id}", { ...repository, run_id: runId }, options);
+      return parse(workflowRunSchema, response.data, action);
+    },
+
+    async getRunAttempt(ref: RunRef, options?: ApiCallOptions) {
+      const action = `read run ${ref.runId} attempt ${ref.attempt} of ${ref.owner}/${ref.repo}`;
+      const response = await call(
+        action,
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}",
+        { ...runPath(ref), attempt_number: ref.attempt },
+        options,
+      );
+      return parse(workflowRunSchema, response.data, action);
+    },
+
+    async listAttemptJobs(ref: RunRef, options?: ApiCallOptions) {
+      const action = `list the jobs of run ${ref.runId} attempt ${ref.attempt}`;
+      const response = await call(
+        action,
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs",
+        { ...runPath(ref), attempt_number: ref.attempt, per_page: 100 },
+        options,
+      );
+      return parse(jobListSchema, response.data, action);
+    },
+
+    async listArtifacts(ref: RunRef, options?: ApiCallOptions) {
+      const action = `list the artifacts of run ${ref.runId}`;
+      const response = await call(action, "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", { ...runPath(ref), per_page: 100 }, options);
+      return parse(artifactListSchema, response.data, action);
+    },
+
+    async downloadJobLog(ref: RunRef, jobId: number | string, options?: ApiCallOptions): Promise<string> {
+      const action = `download the log of job ${jobId}`;
+      // GitHub answers with a redirect to a short-lived plain-text URL; fetch follows it and drops the
+      // Authorization header on the way, as the URL is on another origin.
+      const response = await call(action, "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", { owner: ref.owner, repo: ref.repo, job_id: jobId }, options);
+      if (typeof response.data === "string") return response.data;
+      if (response.data instanceof ArrayBuffer) return new TextDecoder().decode(response.data);
+      return "";
+    },
+
+    async listPendingDeployments(ref: RunRef, options?: ApiCallOptions) {
+      const action = `list the pending deployments of run ${ref.runId}`;
+      const response = await call(action, "GET /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments", runPath(ref), options);
+      return parse(pendingDeploymentListSchema, response.data, action);
+    },
+
+    async reviewPendingDeployments(
+      ref: RunRef,
+      review: { environmentIds: Array<number | string>; state: "approved" | "rejected"; comment: string },
+      options?: ApiCallOptions,
+    ): Promise<void> {
+      await call(
+        `${review.state === "approved" ? "approve" : "reject"} deployments of run ${ref.runId}`,
+        "POST /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments",
+        { ...runPath(ref), environment_ids: review.environmentIds.map(Number), state: review.state, comment: review.comment },
+        options,
+      );
+    },
+
+    async cancelRun(ref: RunRef, force: boolean, options?: ApiCallOptions): Promise<void> {
+      const route = force
+        ? "POST /repos/{owner}/{repo}/actions/runs/{run_id}/force-cancel"
+        : "POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel";
+      await call(`${force ? "force-cancel" : "cancel"} run ${ref.runId}`, route, runPath(ref), options);
+    },
+
+    async rerunRun(
+      repository: Repository,
+      runId: number | string,
+      settings: { failedJobsOnly: boolean; debugLogging: boolean },
+      options?: ApiCallOptions,
+    ): Promise<void> {
+      const route = settings.failedJobsOnly
+        ? "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs"
+        : "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun";
+      await call(`re-run run ${runId}`, route, { ...repository, run_id: runId, enable_debug_logging: settings.debugLogging }, options);
+    },
+
+    /** Answers the new run's id when GitHub gives it (200), or undefined for a bare 204. */
+    async dispatchWorkflow(
+      repository: Repository,
+      dispatch: { workflow: string; ref: string; inputs: Record<string, string>; returnRunDetails: boolean },
+      options?: ApiCallOptions,
+    ): Promise<number | string | undefined> {
+      const action = `dispatch workflow ${dispatch.workflow} of ${repository.owner}/${repository.repo}`;
+      const body: Record<string, unknown> = { ...repository, workflow_id: dispatch.workflow, ref: dispatch.ref, inputs: dispatch.inputs };
+      if (dispatch.returnRunDetails) body.return_run_details = true;
+      const response = await call(action, "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", body, options);
+      if (response.status === 204 || response.data === "" || response.data === undefined) return undefined;
+      return parse(dispatchDetailsSchema, response.data, action).workflow_run_id;
+    },
+
+    async listWorkflowRuns(
+      repository: Repository,
+      filter: { workflow?: string; event?: string; createdSince?: string; headSha?: string },
+      options?: ApiCallOptions,
+    ) {
+      const action = `list workflow runs of ${repository.owner}/${repository.repo}`;
+      const query: Record<string, unknown> = { ...repository, per_page: 50 };
+      if (filter.event) query.event = filter.event;
+      if (filter.createdSince) query.created = `>=${filter.createdSince}`;
+      if (filter.headSha) query.head_sha = filter.headSha;
+      const route = filter.workflow
+        ? "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"
+        : "GET /repos/{owner}/{repo}/actions/runs";
+      if (filter.workflow) query.workflow_id = filter.workflow;
+      const response = await call(action, route, query, options);
+      return parse(workflowRunListSchema, response.data, action).workflow_runs;
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type { AdapterContext, JobSnapshot } from "@jobtasks/core";
+import { buildRunResult } from "./build-run-result.js";
+import { collectFailedSteps, type LogBudget } from "./collect-failed-steps.js";
+import { cancellationEvidence, describeRunProgress } from "./describe-run-progress.js";
+import type { GithubApi } from "./github-api.js";
+import type { WorkflowRun } from "./github-response-schemas.js";
+import { mapGithubActionsStatus, rawRunStatus } from "./map-github-actions-status.js";
+import { describePendingDeployments } from "./pending-deployment-requests.js";
+import type { RateBudget } from "./rate-budget.js";
+import type { RunRef } from "./run-ref.js";
+
+export interface SnapshotSettings {
+  logs: LogBudget;
+  pollIntervalMs: number;
+  forceCancelAfterMs: number | null;
+}
+
+export interface SnapshotDependencies {
+  api: GithubApi;
+  budget: RateBudget;
+  settings: SnapshotSettings;
+  secrets: ReadonlyArray<string | undefined>;
+  now: () => number;
+}
+
+/**
+ * One observation of the pinned attempt. Costs one conditional request for a queued run, two for a
+ * running or waiting one, and for a finished one three plus one log download per failed job (then the
+ * server keeps the terminal answer).
+ */
+export async function readRunSnapshot(dependencies: SnapshotDependencies, ref: RunRef, context: AdapterContext): Promise<JobSnapshot> {
+  const { api } = dependencies;
+  const signal = context.signal;
+  const run = await api.getRunAttempt(ref, { signal, notFoundMeansGone: true });
+  const phase = mapGithubActionsStatus(run.status, run.conclusion);
+  const rawStatus = rawRunStatus(run.status, run.conclusion);
+  const base = { rawStatus, updatedAt: run.updated_at };
+
+  switch (phase.phase) {
+    case "completed": {
+      const [jobs, artifacts] = await Promise.all([
+        api.listAttemptJobs(ref, { signal, notFoundMeansGone: true }),
+        api.listArtifacts(ref, { signal }),
+      ]);
+      const failedSteps = phase.isError
+        ? await collectFailedSteps(api, ref, jobs.jobs, dependencies.settings.logs, dependencies.secrets, signal)
+        : [];
+      return {
+        ...base,
+        status: "completed",
+        message: `concluded ${run.conclusion}`,
+        result: buildRunResult(ref, run, jobs.jobs, artifacts.artifacts, failedSteps, phase.isError),
+      };
+    }
+    case "cancelled":
+      return { ...base, status: "cancelled", message: "cancelled" };
+    case "waiting": {
+      const deployments = await api.listPendingDeployments(ref, { signal, notFoundMeansGone: true });
+      const waiting = describePendingDeployments(ref, run.name ?? "workflow", deployments, dependencies.now());
+      const working = Object.keys(waiting.inputRequests).length === 0;
+      return withPollInterval(dependencies, 2, {
+        ...base,
+        status: working ? "working" : "input_required",
+        message: waiting.message,
+        ...(working ? {} : { inputRequests: waiting.inputRequests }),
+      });
+    }
+    case "working":
+      if (run.status !== "in_progress") return withPollInterval(dependencies, 1, { ...base, status: "working", message: phase.message });
+      return withPollInterval(dependencies, 2, { ...base, status: "working", message: await describeRunning(dependencies, ref, run, context) });
+  }
+}
+
+async function describeRunning(dependencies: SnapshotDependencies, ref: RunRef, run: WorkflowRun, context: AdapterContext): Promise<string> {
+  const jobs = (await dependencies.api.listAttemptJobs(ref, { signal: context.signal, notFoundMeansGone: true })).jobs;
+  const progress = describeRunProgress(jobs) ?? "in progress";
+  const cancelling = cancellationEvidence(jobs);
+  if (!cancelling) return progress;
+  let message = `cancel requested: waiting for GitHub to stop ${cancelling.stillRunning} running job${cancelling.stillRunning === 1 ? "" : "s"}`;
+  const grace = dependencies.settings.forceCancelAfterMs;
+  const since = cancelling.since === null ? Number.NaN : Date.parse(cancelling.since);
+  if (grace !== null && !Number.isNaN(since) && dependencies.now() - since >= grace) {
+    // Derived from GitHub's own data on every poll, so it works on any replica and after a restart.
+    try {
+      await dependencies.api.cancelRun(ref, true, { signal: context.signal });
+      message += `; force-cancel sent after a grace of ${Math.round(grace / 1000)} s`;
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      context.logger.warn({ run: run.id, error: (error as Error).message }, "force-cancel was refused");
+      message += "; force-cancel was refused";
+    }
+  }
+  return message;
+}
+
+function withPollInterval(dependencies: SnapshotDependencies, requestsPerPoll: number, snapshot: JobSnapshot): JobSnapshot {
+  const base = dependencies.settings.pollIntervalMs;
+  const suggested = dependencies.budget.suggestPollIntervalMs(base, requestsPerPoll, dependencies.now());
+  return suggested > base ? { ...snapshot, pollIntervalMs: suggested } : snapshot;
+}

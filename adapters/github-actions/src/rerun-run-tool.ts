@@ -1,0 +1,61 @@
+import { InvalidToolInputError, JobNotFoundError, UpstreamError, type JobTool } from "@jobtasks/core";
+import { z } from "zod";
+import { runResultSchema } from "./run-result-schema.js";
+import type { RunRef } from "./run-ref.js";
+import { repositoryInputFields, resolveRepository, runIdSchema, type ToolDependencies } from "./tool-dependencies.js";
+import { waitWithBackoff } from "./wait-with-backoff.js";
+
+/**
+ * Re-run a finished run (all jobs or the failed ones) as a new task bound to the new attempt, so the task
+ * of the earlier attempt keeps its answer.
+ */
+export function createRerunRunTool(dependencies: ToolDependencies, name: string): JobTool<RunRef> {
+  const inputSchema = z.strictObject({
+    ...repositoryInputFields(dependencies.repositories),
+    runId: runIdSchema,
+    failedJobsOnly: z.boolean().optional().describe("Re-run only the failed jobs and their dependents (default false)"),
+    debugLogging: z.boolean().optional().describe("Enable step debug logging (default false)"),
+  });
+
+  return {
+    name,
+    title: "Re-run a GitHub Actions run",
+    description:
+      "Re-run a finished GitHub Actions workflow run (all jobs, or only the failed ones) and follow the new attempt as a task.",
+    inputSchema,
+    outputSchema: runResultSchema,
+    async doStart(input, context) {
+      const repository = resolveRepository(dependencies, input);
+      const signal = context.signal;
+      let run;
+      try {
+        run = await dependencies.api.getRun(repository, input.runId, { signal, notFoundMeansGone: true });
+      } catch (error) {
+        if (error instanceof JobNotFoundError) throw new InvalidToolInputError("runId", `no run ${input.runId} in ${repository.owner}/${repository.repo}`, { cause: error });
+        throw error;
+      }
+      if (run.status !== "completed") {
+        throw new InvalidToolInputError("runId", `run ${run.id} is ${run.status ?? "unknown"}; only a finished run can be re-run`);
+      }
+      const settings = { failedJobsOnly: input.failedJobsOnly ?? false, debugLogging: input.debugLogging ?? false };
+      await dependencies.api.rerunRun(repository, run.id, settings, { signal });
+      // The re-run GitHub just accepted is the next attempt; wait until it can be read, so the task resolves.
+      const ref: RunRef = { ...repository, runId: run.id, attempt: run.run_attempt + 1 };
+      const visible = await waitWithBackoff(
+        async () => {
+          try {
+            return await dependencies.api.getRunAttempt(ref, { signal, notFoundMeansGone: true });
+          } catch (error) {
+            if (error instanceof JobNotFoundError) return undefined;
+            throw error;
+          }
+        },
+        { timeoutMs: dependencies.config.watchCommitTimeoutMs, initialMs: dependencies.config.lookupPollMs, signal, now: dependencies.now },
+      );
+      if (!visible) {
+        throw new UpstreamError(`GitHub accepted the re-run of run ${run.id} but attempt ${ref.attempt} did not appear in time`, { isRetryable: false });
+      }
+      return { ref };
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Ask `probe` until it finds something or the deadline passes, waiting `initialMs`, then ×1.5 each time up
+ * to `maxMs`. Used where GitHub is eventually consistent: a dispatched run, a commit's run, a new attempt.
+ */
+export async function waitWithBackoff<T>(
+  probe: () => Promise<T | undefined>,
+  options: { timeoutMs: number; initialMs: number; maxMs?: number; signal: AbortSignal; now?: () => number },
+): Promise<T | undefined> {
+  const now = options.now ?? Date.now;
+  const deadline = now() + options.timeoutMs;
+  let delay = options.initialMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    const left = deadline - now();
+    if (left <= 0) return undefined;
+    await sleep(Math.min(delay, left), options.signal);
+    delay = Math.min(delay * 1.5, options.maxMs ?? 10_000);
+  }
+}
+
+function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, milliseconds);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
