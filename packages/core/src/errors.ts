@@ -4,10 +4,30 @@
  * request objects.
  */
 
+/** Marks errors with the names of their classes, so checks work across copies of this package. */
+const errorKinds = Symbol.for("@jobtasks/core/error-kinds");
+
 export class JobtasksError extends Error {
+  readonly [errorKinds]: readonly string[];
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
+    const kinds: string[] = [];
+    for (let type: Function = new.target; type !== Error && type !== Function.prototype; type = Object.getPrototypeOf(type) as Function) {
+      kinds.push(type.name);
+    }
+    this[errorKinds] = kinds;
+  }
+
+  /**
+   * `error instanceof UpstreamError` also holds for an error made by another copy of @jobtasks/core (an
+   * adapter package that brings its own), which a prototype check would miss.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (typeof value !== "object" || value === null) return false;
+    const kinds = (value as { [errorKinds]?: unknown })[errorKinds];
+    return Array.isArray(kinds) ? kinds.includes(this.name) : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 }
 
@@ -75,6 +95,8 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
   if (value === null || value === undefined || value.trim() === "") return undefined;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  // An HTTP date names a weekday and a month; anything else (a negative number) is not one.
+  if (!/[A-Za-z]/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

@@ -1,0 +1,35 @@
+// A minimal adapter package, as a user writing their own adapter would ship it: it exports
+// adapterDefinition and validates its options. Jobs finish on their first status read.
+import { z } from "zod";
+import { AdapterConfigError } from "@jobtasks/core";
+
+export const adapterDefinition = {
+  kind: "tiny",
+  optionsSchema: z.strictObject({
+    baseUrl: z.url(),
+    toolName: z.string().default("tiny_job"),
+    tokenVariable: z.string().optional(),
+  }),
+  create(options, environment = process.env) {
+    if (options.tokenVariable && !environment[options.tokenVariable]) {
+      throw new AdapterConfigError("tokenVariable", `environment variable ${options.tokenVariable} is not set`);
+    }
+    return {
+      specificationVersion: "v1",
+      kind: "tiny",
+      tools: [
+        {
+          name: options.toolName,
+          description: "Runs a tiny job",
+          inputSchema: z.strictObject({ size: z.number().int().min(1).default(1) }),
+          async doStart(input) {
+            return { ref: { size: input.size } };
+          },
+        },
+      ],
+      async doGetStatus(ref) {
+        return { status: "completed", rawStatus: "done", result: { content: [{ type: "text", text: `size ${ref.size}` }] } };
+      },
+    };
+  },
+};

@@ -1,0 +1,144 @@
+import { mkdtemp, readdir, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { ConfigFileError, loadConfig } from "./load-config.js";
+
+const fixtures = fileURLToPath(new URL("./__fixtures__/", import.meta.url));
+const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
+
+async function writeConfig(text: string): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), "jobtasks-config-"));
+  const file = join(directory, "jobtasks.config.yaml");
+  await writeFile(file, text.replaceAll("FIXTURES", fixtures));
+  return file;
+}
+
+async function problemsOf(text: string, environment: Record<string, string> = {}): Promise<string[]> {
+  const file = await writeConfig(text);
+  const error = await loadConfig(file, environment).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ConfigFileError);
+  return (error as ConfigFileError).problems;
+}
+
+describe("loadConfig", () => {
+  it("builds the adapters a valid file describes, with server defaults", async () => {
+    const file = await writeConfig(`
+adapters:
+  - name: tiny
+    module: FIXTURES/tiny-adapter.mjs
+    options:
+      baseUrl: \${TINY_URL:-http://127.0.0.1:9}
+`);
+    const config = await loadConfig(file, {});
+    expect(config.server).toMatchObject({ name: "jobtasks", pollIntervalMs: 2000, upstreamRetryBudgetMs: 600_000, logLevel: "info" });
+    expect(config.adapters.map((entry) => [entry.name, entry.adapter.tools[0]!.name])).toEqual([["tiny", "tiny_job"]]);
+  });
+
+  it("reads JSON too, and takes values from the environment", async () => {
+    const file = await writeConfig(JSON.stringify({
+      server: { name: "ci" },
+      adapters: [{ name: "a", module: "FIXTURES/tiny-adapter.mjs", options: { baseUrl: "${TINY_URL}", toolName: "job_$${literal}" } }],
+    }));
+    const config = await loadConfig(file, { TINY_URL: "http://127.0.0.1:8080" });
+    expect(config.server.name).toBe("ci");
+    expect(config.adapters[0]!.adapter.tools[0]!.name).toBe("job_${literal}");
+  });
+
+  it("names every field at fault, with what was expected", async () => {
+    const problems = await problemsOf(`
+server:
+  pollIntervalMs: fast
+  colour: blue
+adapters:
+  - name: tiny
+    module: FIXTURES/tiny-adapter.mjs
+`);
+    expect(problems).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^server\.pollIntervalMs: .*expected number/), expect.stringMatching(/^\(root\)|^server: .*colour/)]),
+    );
+  });
+
+  it("names the adapter option at fault, prefixed with where the adapter sits", async () => {
+    const problems = await problemsOf(`
+adapters:
+  - name: ok
+    module: FIXTURES/tiny-adapter.mjs
+    options: { baseUrl: "http://127.0.0.1:1" }
+  - name: broken
+    module: FIXTURES/tiny-adapter.mjs
+    options: { baseUrl: "not a url", extra: 1 }
+`);
+    expect(problems).toEqual([expect.stringMatching(/^adapters\[1\]\.options\.baseUrl: /), expect.stringMatching(/^adapters\[1\]\.options: .*extra/)]);
+  });
+
+  it("reports an adapter's own start-up refusal under its options", async () => {
+    const problems = await problemsOf(`
+adapters:
+  - name: tiny
+    module: FIXTURES/tiny-adapter.mjs
+    options: { baseUrl: "http://127.0.0.1:1", tokenVariable: TINY_TOKEN }
+`);
+    expect(problems).toEqual(["adapters[0].options.tokenVariable: environment variable TINY_TOKEN is not set"]);
+  });
+
+  it("refuses a missing environment variable, naming the field and the variable", async () => {
+    const problems = await problemsOf(`
+adapters:
+  - name: tiny
+    module: FIXTURES/tiny-adapter.mjs
+    options: { baseUrl: "\${TINY_URL}" }
+`);
+    expect(problems).toEqual([expect.stringMatching(/^adapters\[0\]\.options\.baseUrl: environment variable TINY_URL is not set/)]);
+  });
+
+  it.each([
+    ["adapters: []", /adapters: .*at least one adapter/],
+    ["adapters:\n  - name: x\n    kind: nonsense", /adapters\[0\]\.kind: unknown adapter kind "nonsense"; expected one of demo, github-actions, aws-batch, rest/],
+    ["adapters:\n  - name: x", /adapters\[0\]: give exactly one of kind or module/],
+    ["adapters:\n  - name: bad name!\n    kind: demo", /adapters\[0\]\.name: /],
+    ["adapters:\n  - name: x\n    module: ./does-not-exist.mjs", /adapters\[0\]: cannot load adapter module/],
+    ["adapters: [unclosed", /not valid YAML or JSON/],
+    [
+      "adapters:\n  - {name: a, module: FIXTURES/tiny-adapter.mjs, options: {baseUrl: 'http://127.0.0.1:1'}}\n  - {name: a, module: FIXTURES/tiny-adapter.mjs, options: {baseUrl: 'http://127.0.0.1:1'}}",
+      /adapters\[1\]\.name: "a" is already used/,
+    ],
+  ])("refuses %j", async (text, expected) => {
+    const problems = await problemsOf(text);
+    expect(problems.join("\n")).toMatch(expected);
+  });
+
+  it("says when the file cannot be read", async () => {
+    const error = await loadConfig("/nonexistent/jobtasks.yaml", {}).catch((caught: unknown) => caught);
+    expect((error as ConfigFileError).problems).toEqual(["cannot read the file: ENOENT"]);
+  });
+
+  it("accepts every config shipped in examples/ and in adapter presets", async () => {
+    const candidates = [
+      ...(await readdir(join(repositoryRoot, "examples"))).map((name) => join(repositoryRoot, "examples", name, "jobtasks.config.yaml")),
+      ...(existsSync(join(repositoryRoot, "adapters/rest/presets"))
+        ? (await readdir(join(repositoryRoot, "adapters/rest/presets"))).filter((name) => name.endsWith(".yaml")).map((name) => join(repositoryRoot, "adapters/rest/presets", name))
+        : []),
+    ].filter((file) => existsSync(file));
+    expect(candidates.length).toBeGreaterThan(0);
+    // Placeholders a real deployment would set; none of these reach any network here.
+    const environment = {
+      GITHUB_TOKEN: "ghp_exampleexampleexampleexample0000",
+      AWS_REGION: "eu-west-1",
+      AWS_ACCESS_KEY_ID: "AKIAEXAMPLE",
+      AWS_SECRET_ACCESS_KEY: "example-secret",
+    };
+    for (const file of candidates) {
+      const config = await loadConfig(file, environment).catch((error: unknown) => {
+        throw new Error(`${file}: ${(error as Error).message}`);
+      });
+      expect(config.adapters.length, file).toBeGreaterThan(0);
+      await Promise.allSettled(config.adapters.map(({ adapter }) => adapter.close?.()));
+    }
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import {
+  AdapterConfigError,
+  ConfigError,
+  JobNotFoundError,
+  JobtasksError,
+  UpstreamError,
+  isRetryableHttpStatus,
+  parseRetryAfter,
+  redactSecrets,
+} from "./errors.js";
+
+describe("error classes", () => {
+  it("keep their class hierarchy for instanceof", () => {
+    const error = new AdapterConfigError("token", "is required");
+    expect(error).toBeInstanceOf(AdapterConfigError);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toBeInstanceOf(JobtasksError);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(UpstreamError);
+    expect(error.name).toBe("AdapterConfigError");
+    expect(error.message).toBe("Invalid configuration at token: is required");
+  });
+
+  it("are recognised when made by another copy of the package (same names, other classes)", () => {
+    const brand = Symbol.for("@jobtasks/core/error-kinds");
+    const foreign = Object.assign(new Error("HTTP 503"), { [brand]: ["UpstreamError", "JobtasksError"], isRetryable: true });
+    expect(foreign).toBeInstanceOf(UpstreamError);
+    expect(foreign).toBeInstanceOf(JobtasksError);
+    expect(foreign).not.toBeInstanceOf(JobNotFoundError);
+    expect(new Error("plain")).not.toBeInstanceOf(UpstreamError);
+  });
+
+  it("derive retryability from the HTTP status unless told", () => {
+    expect(new UpstreamError("x", { httpStatus: 503 }).isRetryable).toBe(true);
+    expect(new UpstreamError("x", { httpStatus: 429 }).isRetryable).toBe(true);
+    expect(new UpstreamError("x", { httpStatus: 404 }).isRetryable).toBe(false);
+    expect(new UpstreamError("x", { httpStatus: 404, isRetryable: true }).isRetryable).toBe(true);
+    expect(new UpstreamError("network down").isRetryable).toBe(true);
+    expect([408, 425, 429, 500, 502, 599].every(isRetryableHttpStatus)).toBe(true);
+    expect([400, 401, 403, 404, 409, 422].some(isRetryableHttpStatus)).toBe(false);
+  });
+});
+
+describe("parseRetryAfter", () => {
+  it("reads seconds and HTTP dates", () => {
+    const now = Date.UTC(2026, 10, 29, 12, 0, 0);
+    expect(parseRetryAfter("120", now)).toBe(120_000);
+    expect(parseRetryAfter("1.5", now)).toBe(1500);
+    expect(parseRetryAfter("Sun, 29 Nov 2026 12:00:30 GMT", now)).toBe(30_000);
+    expect(parseRetryAfter("Sun, 29 Nov 2026 11:00:00 GMT", now)).toBe(0);
+    for (const value of [undefined, null, "", "soon", "-5"]) expect(parseRetryAfter(value, now)).toBeUndefined();
+  });
+});
+
+describe("redactSecrets", () => {
+  it("replaces every occurrence of each secret and leaves short values alone", () => {
+    expect(redactSecrets("token ghp_abcdef123 in ghp_abcdef123", ["ghp_abcdef123", undefined, "abc"])).toBe("token [redacted] in [redacted]");
+  });
+});
