@@ -1,0 +1,117 @@
+import { InvalidToolInputError, JobNotFoundError, UpstreamError, parseRetryAfter, redactSecrets } from "@jobtasks/core";
+import type { ResolvedDemoAdapterOptions } from "./demo-adapter-options.js";
+import { demoJobResponseSchema, type DemoJobResponse } from "./demo-job-response.js";
+
+/**
+ * The demo API over HTTP, with its answers turned into the core's error types: 404 is JobNotFoundError,
+ * 5xx/429/network faults are retryable UpstreamErrors (with Retry-After), other 4xx are not retryable.
+ * 409 is returned, not thrown, because for approvals and cancels it means "already done".
+ */
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+const jobIdPattern = /^[A-Za-z0-9_-]{1,200}$/;
+
+export function createDemoApiTransport(options: ResolvedDemoAdapterOptions) {
+  async function send(method: "GET" | "POST", path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
+    const operation = `${method} ${path}`;
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (options.authorization) headers.authorization = options.authorization;
+    let response: Response;
+    try {
+      response = await options.fetch(`${options.baseUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+        redirect: "error",
+      });
+    } catch (error) {
+      // The caller went away: that is not an upstream fault, let the abort propagate as it is.
+      if (signal.aborted) throw error;
+      throw new UpstreamError(`Could not reach the demo API at ${options.baseUrl} (${operation})`, { isRetryable: true, cause: error });
+    }
+    const text = await response.text().catch(() => "");
+    let parsed: unknown;
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (response.ok || response.status === 409) return { status: response.status, body: parsed };
+
+    const apiMessage = readApiMessage(parsed);
+    if (response.status === 404) {
+      throw new JobNotFoundError(`The demo API does not know this job (${operation}); it forgets jobs 24 h after they finish`);
+    }
+    const detail = apiMessage ? `: ${redactSecrets(apiMessage, options.secrets)}` : "";
+    if (response.status === 400 && path === "/jobs" && apiMessage) {
+      // The tool schema mirrors the API's rules, so this only happens when the two drift apart.
+      const [field = "arguments", ...problem] = redactSecrets(apiMessage, options.secrets).split(": ");
+      throw new InvalidToolInputError(field, problem.join(": ") || "refused by the demo API");
+    }
+    throw new UpstreamError(`The demo API answered ${response.status} to ${operation}${detail}`, {
+      httpStatus: response.status,
+      retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
+    });
+  }
+
+  function readJob(answer: Answer, operation: string): DemoJobResponse {
+    const parsed = demoJobResponseSchema.safeParse(answer.body);
+    if (!parsed.success) {
+      // Garbage from the upstream may be a proxy's error page: worth another try before giving up.
+      throw new UpstreamError(`The demo API answered ${operation} with a body that is not a job record`, {
+        httpStatus: answer.status,
+        isRetryable: true,
+        cause: parsed.error,
+      });
+    }
+    return parsed.data;
+  }
+
+  function jobPath(jobId: string, suffix = ""): string {
+    // A reference is only ever built by this adapter, but a path segment is no place to trust that.
+    if (!jobIdPattern.test(jobId)) throw new JobNotFoundError("The job reference does not hold a demo job id");
+    return `/jobs/${jobId}${suffix}`;
+  }
+
+  return {
+    async createJob(body: Record<string, unknown>, signal: AbortSignal): Promise<DemoJobResponse> {
+      return readJob(await send("POST", "/jobs", body, signal), "POST /jobs");
+    },
+
+    async getJob(jobId: string, signal: AbortSignal): Promise<DemoJobResponse> {
+      const path = jobPath(jobId);
+      return readJob(await send("GET", path, undefined, signal), `GET ${path}`);
+    },
+
+    /** Returns false when the API answers 409: the approval was already answered or is no longer pending. */
+    async answerApproval(
+      jobId: string,
+      answer: { approvalId: string; approve: boolean; comment?: string },
+      signal: AbortSignal,
+    ): Promise<boolean> {
+      const response = await send("POST", jobPath(jobId, "/approval"), answer, signal);
+      return response.status !== 409;
+    },
+
+    /** Returns false when the API answers 409: the job already finished. */
+    async cancelJob(jobId: string, signal: AbortSignal): Promise<boolean> {
+      const response = await send("POST", jobPath(jobId, "/cancel"), undefined, signal);
+      return response.status !== 409;
+    },
+  };
+}
+
+export type DemoApiTransport = ReturnType<typeof createDemoApiTransport>;
+
+function readApiMessage(body: unknown): string | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const { message, error } = body as { message?: unknown; error?: unknown };
+  const text = typeof message === "string" ? message : typeof error === "string" ? error : undefined;
+  return text?.slice(0, 300);
+}
