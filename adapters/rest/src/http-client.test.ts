@@ -1,0 +1,117 @@
+import { UpstreamError } from "@jobtasks/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { createHttpClient, type HttpClientOptions } from "./http-client.js";
+import { mockAgent, seen, type SeenRequest } from "./test-support/test-context.js";
+
+const origin = "https://jobs.example.test";
+const agent = mockAgent();
+afterEach(() => agent.assertNoPendingInterceptors());
+
+function client(overrides: Partial<HttpClientOptions> = {}) {
+  return createHttpClient({
+    dispatcher: agent,
+    timeoutMs: 2_000,
+    maxResponseBytes: 1_000,
+    maxRedirects: 3,
+    fixedHeaders: { "user-agent": "jobtasks-test" },
+    credentialHeaders: { authorization: "Bearer s3cret-token-value" },
+    credentialOrigins: new Set([origin]),
+    ...overrides,
+  });
+}
+
+const signal = () => new AbortController().signal;
+
+describe("http client", () => {
+  it("sends JSON with credentials to a credential origin and parses the answer", async () => {
+    let request: SeenRequest | undefined;
+    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply((options) => {
+      request = seen(options);
+      return { statusCode: 201, data: { id: "job_1" }, responseOptions: { headers: { "retry-after": "3" } } };
+    });
+    const response = await client().send({ method: "POST", url: new URL(`${origin}/jobs`), body: { steps: 2 } }, signal());
+    expect(response).toMatchObject({ status: 201, body: { id: "job_1" }, retryAfterMs: 3_000 });
+    expect(request?.headers).toMatchObject({ authorization: "Bearer s3cret-token-value", "content-type": "application/json", "user-agent": "jobtasks-test" });
+    expect(request?.body).toEqual({ steps: 2 });
+  });
+
+  it("treats an empty body as no body", async () => {
+    agent.get(origin).intercept({ path: "/jobs/1", method: "GET" }).reply(202, "");
+    await expect(client().send({ method: "GET", url: new URL(`${origin}/jobs/1`) }, signal())).resolves.toMatchObject({ status: 202, body: undefined });
+  });
+
+  it("turns a non-JSON success body into a retryable UpstreamError", async () => {
+    agent.get(origin).intercept({ path: "/jobs/1", method: "GET" }).reply(200, "<html>gateway</html>");
+    const failure = await client().send({ method: "GET", url: new URL(`${origin}/jobs/1`) }, signal()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect(failure).toMatchObject({ isRetryable: true, httpStatus: 200 });
+    expect((failure as Error).message).toMatch(/not valid JSON/);
+  });
+
+  it("keeps an HTML error page from crashing: the status decides", async () => {
+    agent.get(origin).intercept({ path: "/jobs/1", method: "GET" }).reply(502, "<html>bad gateway</html>");
+    await expect(client().send({ method: "GET", url: new URL(`${origin}/jobs/1`) }, signal())).resolves.toMatchObject({ status: 502, body: undefined });
+  });
+
+  it("rejects a body over the size bound by its declared length", async () => {
+    agent.get(origin).intercept({ path: "/big", method: "GET" }).reply(200, "x".repeat(10), { headers: { "content-length": "5000" } });
+    await expect(client().send({ method: "GET", url: new URL(`${origin}/big`) }, signal())).rejects.toThrow(/larger than maxResponseBytes \(1000 bytes\)/);
+  });
+
+  it("rejects a body over the size bound while streaming it, when no length is declared", async () => {
+    agent.get(origin).intercept({ path: "/big", method: "GET" }).reply(200, JSON.stringify({ data: "y".repeat(5_000) }));
+    const failure = await client().send({ method: "GET", url: new URL(`${origin}/big`) }, signal()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect((failure as Error).message).toMatch(/larger than maxResponseBytes/);
+  });
+
+  it("follows a same-origin redirect with credentials and a cross-origin one without", async () => {
+    const requests: SeenRequest[] = [];
+    agent.get(origin).intercept({ path: "/jobs/1/result", method: "GET" }).reply(302, "", { headers: { location: "/results/1" } });
+    agent.get(origin).intercept({ path: "/results/1", method: "GET" }).reply((options) => {
+      requests.push(seen(options));
+      return { statusCode: 302, data: "", responseOptions: { headers: { location: "https://blobs.example.test/r/1?sig=abc" } } };
+    });
+    agent.get("https://blobs.example.test").intercept({ path: "/r/1?sig=abc", method: "GET" }).reply((options) => {
+      requests.push(seen(options));
+      return { statusCode: 200, data: { ok: true } };
+    });
+    const response = await client().send({ method: "GET", url: new URL(`${origin}/jobs/1/result`) }, signal());
+    expect(response.body).toEqual({ ok: true });
+    expect(response.url.origin).toBe("https://blobs.example.test");
+    expect(requests[0]?.headers["authorization"]).toBe("Bearer s3cret-token-value");
+    expect(requests[1]?.headers["authorization"]).toBeUndefined();
+  });
+
+  it("stops following redirects after maxRedirects", async () => {
+    agent.get(origin).intercept({ path: "/loop", method: "GET" }).reply(302, "", { headers: { location: "/loop" } }).times(2);
+    const response = await client({ maxRedirects: 1 }).send({ method: "GET", url: new URL(`${origin}/loop`) }, signal());
+    expect(response.status).toBe(302);
+  });
+
+  it("does not follow a 307 after a POST (the body would be replayed elsewhere)", async () => {
+    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(307, "", { headers: { location: "https://elsewhere.example.test/jobs" } });
+    await expect(client().send({ method: "POST", url: new URL(`${origin}/jobs`), body: {} }, signal())).resolves.toMatchObject({ status: 307 });
+  });
+
+  it("times out a slow answer with a retryable UpstreamError", async () => {
+    agent.get(origin).intercept({ path: "/slow", method: "GET" }).reply(200, { ok: true }).delay(1_000);
+    const failure = await client({ timeoutMs: 50 }).send({ method: "GET", url: new URL(`${origin}/slow`) }, signal()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect(failure).toMatchObject({ isRetryable: true });
+    expect((failure as Error).message).toMatch(/timed out after 50 ms/);
+  });
+
+  it("passes the caller's abort through unchanged", async () => {
+    agent.get(origin).intercept({ path: "/slow", method: "GET" }).reply(200, { ok: true }).delay(1_000);
+    const controller = new AbortController();
+    const pending = client().send({ method: "GET", url: new URL(`${origin}/slow`) }, controller.signal);
+    controller.abort(new Error("caller went away"));
+    await expect(pending).rejects.toThrow("caller went away");
+  });
+
+  it("turns a connection failure into a retryable UpstreamError", async () => {
+    agent.get(origin).intercept({ path: "/down", method: "GET" }).replyWithError(new Error("ECONNRESET"));
+    await expect(client().send({ method: "GET", url: new URL(`${origin}/down`) }, signal())).rejects.toMatchObject({ name: "UpstreamError", isRetryable: true });
+  });
+});

@@ -1,0 +1,146 @@
+import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { restAdapter } from "./rest-adapter.js";
+import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
+import { mockAgent, testContext } from "./test-support/test-context.js";
+
+const agent = mockAgent();
+const farm = agent.get(renderFarmOrigin);
+afterEach(() => agent.assertNoPendingInterceptors());
+
+const startedAt = 1_000_000;
+let clock = startedAt;
+const reference = { id: "r-42", createdAt: startedAt };
+function adapter(overrides = {}) {
+  return restAdapter(renderFarmConfig(overrides), { dispatcher: agent, environment: { RENDER_TOKEN: renderFarmToken }, now: () => clock });
+}
+function replyStatus(statusCode: number, body: unknown, headers: Record<string, string> = {}) {
+  farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(statusCode, body as object, { headers });
+}
+
+describe("rest adapter: reading status", () => {
+  it("reports progress from the message template and the upstream's update time", async () => {
+    clock = startedAt;
+    replyStatus(200, { state: "rendering", progress: { frame: 3, total: 24 }, updated: "2026-11-20T10:15:09Z" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toEqual({
+      status: "working",
+      rawStatus: "rendering",
+      message: "frame 3/24",
+      updatedAt: "2026-11-20T10:15:09.000Z",
+      pollIntervalMs: 1_000,
+    });
+  });
+
+  it("falls back to the raw status when the message template cannot be filled", async () => {
+    replyStatus(200, { state: "queued" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ message: "queued" });
+  });
+
+  it("keeps an unknown upstream status non-terminal with its raw value", async () => {
+    replyStatus(200, { state: "defragmenting" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "working", rawStatus: "defragmenting" });
+  });
+
+  it("paces polling from the job's age, and lets Retry-After take precedence", async () => {
+    clock = startedAt + 3_500;
+    replyStatus(200, { state: "rendering" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ pollIntervalMs: 4_000 });
+    replyStatus(200, { state: "rendering" }, { "retry-after": "7" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ pollIntervalMs: 7_000 });
+    clock = startedAt + 600_000;
+    replyStatus(200, { state: "rendering" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ pollIntervalMs: 8_000 });
+    clock = startedAt;
+  });
+
+  it("treats HTTP 202 as working whatever the body says", async () => {
+    replyStatus(202, "");
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "working", rawStatus: "HTTP 202" });
+  });
+
+  it("builds a completed result from the result path", async () => {
+    replyStatus(200, { state: "done", output: { frames: 24, url: "https://cdn.example.test/r-42.mp4" } });
+    const snapshot = await adapter().doGetStatus(reference, testContext());
+    expect(snapshot.status).toBe("completed");
+    expect(snapshot.result?.isError).toBeUndefined();
+    expect(snapshot.result?.structuredContent).toEqual({ frames: 24, url: "https://cdn.example.test/r-42.mp4" });
+    expect(snapshot.result?.content[0]).toMatchObject({ type: "text" });
+    expect(JSON.parse((snapshot.result?.content[0] as { text: string }).text)).toEqual({ frames: 24, url: "https://cdn.example.test/r-42.mp4" });
+    expect(snapshot.pollIntervalMs).toBeUndefined();
+  });
+
+  it("wraps a non-object result for structuredContent", async () => {
+    replyStatus(200, { state: "done", output: "https://cdn.example.test/r-42.mp4" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({
+      result: { structuredContent: { result: "https://cdn.example.test/r-42.mp4" } },
+    });
+  });
+
+  it("fetches the result with a follow-up GET when configured", async () => {
+    replyStatus(200, { state: "done", resultId: "out-7" });
+    farm.intercept({ path: "/api/outputs/out-7", method: "GET" }).reply(200, { output: { frames: 24 } });
+    const snapshot = await adapter({ result: { ...renderFarmConfig().result!, url: "/outputs/{{body.resultId}}" } }).doGetStatus(reference, testContext());
+    expect(snapshot.result?.structuredContent).toEqual({ frames: 24 });
+  });
+
+  it("ends a job that ran and failed as completed with isError, its reason and a log tail, secrets redacted", async () => {
+    replyStatus(200, {
+      state: "crashed",
+      failure: { reason: "out of GPU memory" },
+      log: ["frame 1 ok", `using token ${renderFarmToken}`, "frame 2: CUDA error"],
+    });
+    const snapshot = await adapter().doGetStatus(reference, testContext());
+    expect(snapshot).toMatchObject({ status: "completed", rawStatus: "crashed", result: { isError: true } });
+    const text = (snapshot.result?.content[0] as { text: string }).text;
+    expect(text).toContain("out of GPU memory");
+    expect(text).toContain("frame 2: CUDA error");
+    expect(text).not.toContain("frame 1 ok");
+    expect(text).not.toContain(renderFarmToken);
+    expect(text).toContain("[redacted]");
+  });
+
+  it("reports cancelled from the status value, and from cancel.recognizedBy on a terminal job", async () => {
+    replyStatus(200, { state: "aborted" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "cancelled" });
+    replyStatus(200, { state: "crashed", abortedByUser: true });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "cancelled", rawStatus: "crashed" });
+  });
+
+  it("maps a configured failed value to a protocol-level failure", async () => {
+    replyStatus(200, { state: "expired" });
+    const snapshot = await adapter({ status: { ...renderFarmConfig().status!, failed: ["expired"] } }).doGetStatus(reference, testContext());
+    expect(snapshot).toMatchObject({ status: "failed", error: { code: -32603 } });
+  });
+
+  it("raises JobNotFoundError for 404 and 410", async () => {
+    replyStatus(404, { error: "not_found" });
+    await expect(adapter().doGetStatus(reference, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
+    replyStatus(410, "");
+    await expect(adapter().doGetStatus(reference, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
+  });
+
+  it("raises a retryable UpstreamError with Retry-After for 503 and 429", async () => {
+    replyStatus(503, { message: "maintenance" }, { "retry-after": "12" });
+    await expect(adapter().doGetStatus(reference, testContext())).rejects.toMatchObject({ name: "UpstreamError", isRetryable: true, retryAfterMs: 12_000, httpStatus: 503 });
+    replyStatus(429, "");
+    await expect(adapter().doGetStatus(reference, testContext())).rejects.toMatchObject({ isRetryable: true, httpStatus: 429 });
+  });
+
+  it("raises a non-retryable UpstreamError when access is lost (401, 403), never echoing the token", async () => {
+    replyStatus(401, { message: `token ${renderFarmToken} revoked` });
+    const failure = await adapter().doGetStatus(reference, testContext()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect(failure).toMatchObject({ isRetryable: false, httpStatus: 401 });
+    expect((failure as Error).message).not.toContain(renderFarmToken);
+  });
+
+  it("turns a malformed status answer into a retryable UpstreamError", async () => {
+    replyStatus(200, "{\"state\": ");
+    await expect(adapter().doGetStatus(reference, testContext())).rejects.toMatchObject({ name: "UpstreamError", isRetryable: true });
+  });
+
+  it("rejects a status answer over maxResponseBytes with a clear message", async () => {
+    replyStatus(200, { state: "rendering", padding: "z".repeat(4_000) });
+    await expect(adapter({ maxResponseBytes: 1_024 }).doGetStatus(reference, testContext())).rejects.toThrow(/larger than maxResponseBytes \(1024 bytes\)/);
+  });
+});
