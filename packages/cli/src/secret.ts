@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import envPaths from "env-paths";
+import { homedir } from "node:os";
 import { ConfigError, minimumSecretLength } from "@jobtasks/core";
 
 export interface ResolvedSecret {
@@ -17,7 +17,15 @@ export interface ResolvedSecret {
 export function secretFilePath(environment: Readonly<Record<string, string | undefined>> = process.env): string {
   const configured = environment["JOBTASKS_SECRET_FILE"];
   if (configured) return configured;
-  return join(envPaths("jobtasks", { suffix: "" }).config, "secret");
+  return join(configDirectory(environment), "jobtasks", "secret");
+}
+
+/** The platform's per-user config directory, read from the given environment (not only process.env). */
+function configDirectory(environment: Readonly<Record<string, string | undefined>>): string {
+  const home = environment["HOME"] || homedir();
+  if (process.platform === "win32") return environment["APPDATA"] || join(home, "AppData", "Roaming");
+  if (process.platform === "darwin") return join(home, "Library", "Preferences");
+  return environment["XDG_CONFIG_HOME"] || join(home, ".config");
 }
 
 /**

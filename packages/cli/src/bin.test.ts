@@ -1,0 +1,68 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+// Runs the built command as a user would; `pnpm test` builds before testing.
+const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
+const fixtures = fileURLToPath(new URL("./__fixtures__/", import.meta.url));
+
+function run(args: string[], environment: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env["PATH"] ?? "", ...environment }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function configFile(text: string): Promise<string> {
+  const file = join(await mkdtemp(join(tmpdir(), "jobtasks-bin-")), "config.yaml");
+  await writeFile(file, text);
+  return file;
+}
+
+describe("jobtasks command", () => {
+  it("stops a start with a broken config, naming the field, with exit code 1 and no stack trace", async () => {
+    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: nope }\n`);
+    const result = await run(["serve", "--config", file, "--port", "0"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("adapters[0].options.baseUrl:");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stdout).toBe("");
+  });
+
+  it("checks a valid config and lists its tools", async () => {
+    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`);
+    const result = await run(["check", "--config", file]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("tiny_job  (adapter tiny, tiny)");
+  });
+
+  it("explains its usage on a missing --config or an unknown command", async () => {
+    for (const args of [["serve"], ["frobnicate"], ["serve", "--nope"]]) {
+      const result = await run(args);
+      expect(result.code, args.join(" ")).toBe(1);
+      expect(result.stderr).toContain("Usage:");
+    }
+  });
+
+  it("refuses an invalid PORT with the variable named", async () => {
+    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`);
+    const result = await run(["serve", "--config", file], { PORT: "eighty", JOBTASKS_SECRET: "x".repeat(40) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("PORT");
+  });
+
+  it("refuses a short JOBTASKS_SECRET without printing it", async () => {
+    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`);
+    const result = await run(["serve", "--config", file, "--port", "0"], { JOBTASKS_SECRET: "tooshort-secret" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("JOBTASKS_SECRET");
+    expect(result.stderr).not.toContain("tooshort-secret");
+  });
+});
