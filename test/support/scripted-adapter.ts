@@ -81,6 +81,8 @@ export interface ScriptedAdapter {
   update(job: ScriptedJob, snapshot: JobSnapshot): void;
   /** Make every status read of the job throw, until called again with undefined. */
   failReads(job: ScriptedJob, error: Error | undefined): void;
+  /** Make every doStart throw, until called again with undefined. */
+  failStarts(error: Error | undefined): void;
 }
 
 /** A form elicitation as the demo and the GitHub adapter issue them: approve or reject, with a comment. */
@@ -124,6 +126,7 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions = {}): Scr
   const jobs = new Map<string, ScriptedJob>();
   const calls: ScriptedCallCounts = { start: 0, getStatus: 0, respond: 0, cancel: 0 };
   let started = 0;
+  let startError: Error | undefined;
 
   const find = (ref: ScriptedJobRef): ScriptedJob => {
     const job = jobs.get(ref.jobId);
@@ -139,6 +142,7 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions = {}): Scr
     ...(options.synchronousWaitMs === undefined ? {} : { synchronousWaitMs: options.synchronousWaitMs }),
     async doStart(input) {
       calls.start += 1;
+      if (startError) throw startError;
       started += 1;
       const jobId = `job-${started}`;
       const snapshot =
@@ -202,6 +206,9 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions = {}): Scr
     },
     failReads(job, error) {
       job.readError = error;
+    },
+    failStarts(error) {
+      startError = error;
     },
   };
 }
