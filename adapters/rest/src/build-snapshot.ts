@@ -48,15 +48,17 @@ function logTail(options: ResolvedRestOptions, body: unknown): string[] {
 function completedResult(options: ResolvedRestOptions, input: SnapshotInput): CallToolResult {
   const redact = (text: string): string => redactSecrets(text, input.secrets);
   const source = input.resultBody !== undefined ? input.resultBody : input.body;
+  const summary = options.result.summary === undefined ? undefined : renderText(options.result.summary, { job: input.job, body: input.body });
   if (!input.reading.isError) {
     const value = queryFirst(options.result.path, source) ?? source ?? {};
     const structuredContent = isPlainObject(value) ? value : { result: value };
+    const valueBlock = { type: "text", text: redact(asText(value)) };
     return {
-      content: [{ type: "text", text: redact(asText(value)) }],
+      content: summary === undefined ? [valueBlock] : [{ type: "text", text: redact(summary) }, valueBlock],
       structuredContent: JSON.parse(redact(JSON.stringify(structuredContent))) as Record<string, unknown>,
     };
   }
-  const lines = [`The job ended with status "${input.reading.rawStatus}".`];
+  const lines = [summary ?? `The job ended with status "${input.reading.rawStatus}".`];
   const detail = options.result.errorPath ? queryFirst(options.result.errorPath, source) : undefined;
   if (detail !== undefined) lines.push(`Error: ${asText(detail)}`);
   const tail = logTail(options, source);

@@ -60,6 +60,11 @@ export const progressOptionsSchema = z.object({
 export const resultOptionsSchema = z.object({
   /** JSONPath of the result in the status (or follow-up) response; when it yields nothing, the whole body. */
   path: z.string().default("$"),
+  /**
+   * Text template for the first content block of a finished job (success or error), over the status
+   * response (`{{body.name}} {{body.status}}`). Default: the result as JSON, or "The job ended with status …".
+   */
+  summary: z.string().optional(),
   /** Follow-up GET for the result, when the status response does not carry it. */
   url: urlTemplateSchema.optional(),
   /** JSONPath of the error detail shown when the job ended with an error value. */

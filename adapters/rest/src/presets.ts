@@ -63,7 +63,7 @@ const demoApi = {
         type: "object",
         properties: {
           steps: { type: "integer", minimum: 1, maximum: 50, default: 3, description: "How many steps to run." },
-          stepMs: { type: "integer", minimum: 0, default: 1000, description: "Duration of each step in milliseconds." },
+          stepMs: { type: "integer", minimum: 0, maximum: 600000, default: 1000, description: "Duration of each step in milliseconds." },
           approval: { type: "boolean", default: false, description: "Wait for an approval after the first step." },
           fail: { type: "boolean", default: false, description: "Make the last step fail." },
         },
@@ -90,10 +90,15 @@ const demoApi = {
     updatedAtPath: "updatedAt",
   },
   progress: { message: "step {{body.currentStep}}/{{body.totalSteps}}: {{body.steps[?(@.status=='running')].name}}" },
-  result: { path: "$", logsPath: "logs", logTailLines: 10 },
+  result: {
+    path: "$",
+    summary: "Pipeline {{body.name}} {{body.status}} after {{body.durationMs}} ms (step {{body.currentStep}}/{{body.totalSteps}}).",
+    logsPath: "logs",
+    logTailLines: 20,
+  },
   inputRequired: {
     keyPath: "approval.id",
-    message: "{{body.approval.message}}",
+    message: "{{body.approval.message}} (step {{body.currentStep}}/{{body.totalSteps}} done)",
     schema: {
       type: "object",
       properties: {

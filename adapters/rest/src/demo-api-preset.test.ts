@@ -1,0 +1,115 @@
+import { JobNotFoundError, isTerminalStatus, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
+import { startDemoApi, type RunningDemoApi } from "@jobtasks/demo";
+import { z } from "zod";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { restAdapter, type RestJobReference } from "./rest-adapter.js";
+import { pollUntil } from "./test-support/poll-until.js";
+import { testContext } from "./test-support/test-context.js";
+
+// The REAL demo job API on 127.0.0.1, driven through the `demo-api` preset: the same behaviour as the
+// hand-written demo adapter, with nothing but configuration.
+let api: RunningDemoApi;
+let adapter: JobAdapterV1<RestJobReference>;
+
+beforeAll(async () => {
+  api = await startDemoApi({ port: 0, queueDelayMs: 10, cancelDelayMs: 30 });
+  adapter = restAdapter({ preset: "demo-api", baseUrl: api.url });
+});
+afterAll(async () => api?.close());
+
+const terminal = (snapshot: JobSnapshot) => isTerminalStatus(snapshot.status);
+
+async function start(input: Record<string, unknown>): Promise<RestJobReference> {
+  const tool = adapter.tools.find((candidate) => candidate.name === "demo_pipeline");
+  if (!tool) throw new Error("the preset has no demo_pipeline tool");
+  const started = await tool.doStart(tool.inputSchema.parse(input), testContext());
+  return started.ref;
+}
+
+describe("demo-api preset against the real demo API", () => {
+  it("offers demo_pipeline with the demo adapter's arguments and defaults", () => {
+    const tool = adapter.tools[0]!;
+    expect(tool.name).toBe("demo_pipeline");
+    expect(tool.inputSchema.parse({})).toEqual({ steps: 3, stepMs: 1000, approval: false, fail: false });
+    expect(tool.inputSchema.safeParse({ steps: 51 }).success).toBe(false);
+    expect(tool.inputSchema.safeParse({ steps: 2, colour: "red" }).success).toBe(false);
+    const published = z.toJSONSchema(tool.inputSchema) as { properties: Record<string, { type: string }> };
+    expect(Object.keys(published.properties)).toEqual(["steps", "stepMs", "approval", "fail"]);
+    expect(adapter.doRespond).toBeTypeOf("function");
+    expect(adapter.doCancel).toBeTypeOf("function");
+  });
+
+  it("starts with a first snapshot and reports step progress until it succeeds with content and structured content", async () => {
+    const tool = adapter.tools[0]!;
+    const started = await tool.doStart(tool.inputSchema.parse({ steps: 3, stepMs: 120 }), testContext());
+    expect(started.snapshot).toMatchObject({ status: "working", rawStatus: "queued", message: "queued" });
+    const { last, seen } = await pollUntil(adapter, started.ref, terminal);
+    expect(seen.map((snapshot) => snapshot.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^step [123]\/3: (checkout|install|test)$/)]));
+    expect(last.status).toBe("completed");
+    expect(last.result?.isError).toBeUndefined();
+    expect(last.result?.content[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^Pipeline demo-pipeline succeeded after \d+ ms \(step 3\/3\)\.$/) });
+    expect(last.result?.structuredContent).toMatchObject({ status: "succeeded", totalSteps: 3 });
+  });
+
+  it("asks for approval after the first step, and approving lets the pipeline finish", async () => {
+    const reference = await start({ steps: 2, stepMs: 30, approval: true });
+    const { last: waiting } = await pollUntil(adapter, reference, (snapshot) => snapshot.status === "input_required");
+    const keys = Object.keys(waiting.inputRequests ?? {});
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatch(/^appr_/);
+    const request = waiting.inputRequests![keys[0]!]!;
+    expect(request.method).toBe("elicitation/create");
+    expect(request.params.requestedSchema.properties["approve"]).toMatchObject({ type: "boolean" });
+    expect(request.params.requestedSchema.properties["comment"]).toMatchObject({ type: "string" });
+    expect(request.params.requestedSchema.required).toEqual(["approve"]);
+    expect(waiting.message).toMatch(/production\? \(step 1\/2 done\)$/);
+
+    await adapter.doRespond!(reference, { [keys[0]!]: { action: "accept", content: { approve: true, comment: "ship it" } } }, testContext());
+    const { last } = await pollUntil(adapter, reference, terminal);
+    expect(last).toMatchObject({ status: "completed", rawStatus: "succeeded" });
+    // Answering again: the key is no longer outstanding, so nothing is sent and nothing fails.
+    await adapter.doRespond!(reference, { [keys[0]!]: { action: "accept", content: { approve: true } } }, testContext());
+  });
+
+  it.each([
+    ["rejecting", { action: "accept" as const, content: { approve: false, comment: "not today" } }],
+    ["declining", { action: "decline" as const }],
+  ])("ends completed with isError after %s the approval", async (_label, answer) => {
+    const reference = await start({ steps: 2, stepMs: 30, approval: true });
+    const { last: waiting } = await pollUntil(adapter, reference, (snapshot) => snapshot.status === "input_required");
+    const key = Object.keys(waiting.inputRequests ?? {})[0]!;
+    await adapter.doRespond!(reference, { [key]: answer }, testContext());
+    const { last } = await pollUntil(adapter, reference, terminal);
+    expect(last).toMatchObject({ status: "completed", rawStatus: "rejected", result: { isError: true } });
+  });
+
+  it("ends a failing pipeline completed with isError and a log excerpt", async () => {
+    const reference = await start({ steps: 3, stepMs: 20, fail: true });
+    const { last } = await pollUntil(adapter, reference, terminal);
+    expect(last).toMatchObject({ status: "completed", rawStatus: "failed", result: { isError: true } });
+    const text = (last.result?.content[0] as { text: string }).text;
+    expect(text).toMatch(/^Pipeline demo-pipeline failed after \d+ ms \(step 3\/3\)\./);
+    expect(text).toMatch(/Last \d+ log lines:/);
+    expect(text).toMatch(/Job failed after/);
+  });
+
+  it("cancels the upstream job; the task ends cancelled", async () => {
+    const reference = await start({ steps: 5, stepMs: 2_000 });
+    await adapter.doCancel!(reference, testContext());
+    const { last } = await pollUntil(adapter, reference, terminal);
+    expect(last).toMatchObject({ status: "cancelled", rawStatus: "cancelled" });
+    // Cancelling a finished job is answered 409 by the API and is not an error.
+    await expect(adapter.doCancel!(reference, testContext())).resolves.toBeUndefined();
+  });
+
+  it("turns injected 503s into retryable errors carrying Retry-After", async () => {
+    const reference = await start({ steps: 1, stepMs: 10 });
+    await fetch(`${api.url}/_faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ status: 503, count: 1 }) });
+    await expect(adapter.doGetStatus(reference, testContext())).rejects.toMatchObject({ name: "UpstreamError", isRetryable: true, retryAfterMs: 1_000 });
+    await expect(pollUntil(adapter, reference, terminal)).resolves.toMatchObject({ last: { status: "completed" } });
+  });
+
+  it("reports a job the API does not know as not found", async () => {
+    await expect(adapter.doGetStatus({ id: "job_doesnotexist", createdAt: Date.now() }, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
+  });
+});
