@@ -44,7 +44,7 @@ function checkConsistency(options: ResolvedRestOptions, context: z.RefinementCtx
   for (const value of lower(options.status.errorValues)) {
     const listedIn = seen.get(value);
     if (listedIn && listedIn !== "completed") {
-      context.addIssue({ code: "custom", path: ["status", "errorValues"], message: `"${value}" is listed in status.${listedIn}; error values are completed values` });
+      context.addIssue({ code: "custom", path: ["status", "errorValues"], message: `"${value}" is listed in status.${listedIn}, but error values are completed values` });
     }
   }
   const names = new Set<string>();
