@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+
+/**
+ * The `jobtasks` command as users run it: `node packages/cli/dist/bin.js serve --config ...`, a separate
+ * process, configured through the environment.
+ */
+
+export const repositoryRoot = fileURLToPath(new URL("../../", import.meta.url));
+export const cliBin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+export const demoConfig = fileURLToPath(new URL("../../examples/demo/jobtasks.config.yaml", import.meta.url));
+
+/** A minimal environment for the child: PATH and friends, plus what the test sets. Never the test's own secrets. */
+export function cliEnvironment(extra: Record<string, string>): Record<string, string> {
+  return { ...getDefaultEnvironment(), JOBTASKS_LOG_LEVEL: "info", ...extra };
+}
+
+export interface CliHttpServer {
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote to stderr so far (JSON log lines). */
+  stderr(): string;
+  /** Ends the process with SIGKILL and waits for it to be gone. */
+  kill(): Promise<void>;
+  /** Ends the process gently (SIGTERM), falling back to SIGKILL. */
+  close(): Promise<void>;
+}
+
+/** Start `jobtasks serve` over HTTP and wait for its "listening" log line, which carries the URL. */
+export async function startCliHttpServer(options: { env: Record<string, string>; port?: number; timeoutMs?: number }): Promise<CliHttpServer> {
+  const args = [cliBin, "serve", "--config", demoConfig, "--host", "127.0.0.1", "--port", String(options.port ?? 0)];
+  const child = spawn(process.execPath, args, { cwd: repositoryRoot, env: options.env, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`jobtasks serve did not log "listening" within ${options.timeoutMs ?? 10_000} ms:\n${stderr}`)), options.timeoutMs ?? 10_000);
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (chunk: string) => {
+      stderr += chunk;
+      for (const line of stderr.split("\n")) {
+        const entry = parseJsonLine(line);
+        if (entry?.["msg"] === "listening" && typeof entry["url"] === "string") {
+          clearTimeout(timer);
+          resolve(entry["url"]);
+        }
+      }
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`jobtasks serve exited (${code ?? signal}) before listening:\n${stderr}`));
+    });
+  });
+  const stop = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 3_000));
+    if ((await Promise.race([exited.then(() => "exited" as const), timeout])) === "timeout") {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  };
+  return {
+    url,
+    child,
+    stderr: () => stderr,
+    kill: () => stop("SIGKILL"),
+    close: () => stop("SIGTERM"),
+  };
+}
+
+function parseJsonLine(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith("{")) return undefined;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
