@@ -8,5 +8,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     // End-to-end tests start servers on loopback ports; a little parallelism keeps a 2-core machine calm.
     maxWorkers: 2,
+    // CI also writes a machine-readable report, from which .ci/run prints its one-line summary.
+    reporters: process.env["CI"] ? ["default", ["json", { outputFile: ".ci/test-results.json" }]] : ["default"],
   },
 });
