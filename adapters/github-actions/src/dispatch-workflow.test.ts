@@ -1,0 +1,154 @@
+import { InvalidToolInputError, UpstreamError } from "@jobtasks/core";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { GithubActionsOptions } from "./github-actions-adapter.js";
+import { createTestAdapter, createTestContext, fixture, github, nock } from "./test-support/github-fixtures.js";
+
+const dispatchPath = "/repos/octo-org/octo-app/actions/workflows/deploy.yml/dispatches";
+const runsPath = "/repos/octo-org/octo-app/actions/workflows/deploy.yml/runs";
+
+const deployWorkflow: GithubActionsOptions = {
+  workflows: [
+    {
+      tool: "run_deploy",
+      repository: "octo-org/octo-app",
+      workflow: "deploy.yml",
+      ref: "main",
+      correlationInput: "distinct_id",
+      inputs: { environment: { options: ["staging", "production"], required: true }, dry_run: { default: "false" } },
+    },
+  ],
+};
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(() => {
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  expect(pending, "every arranged GitHub call was made").toEqual([]);
+});
+
+function deployTool(options: GithubActionsOptions = deployWorkflow) {
+  const tool = createTestAdapter(options).tools.find((candidate) => candidate.name === "run_deploy");
+  if (!tool) throw new Error("no run_deploy tool");
+  return tool;
+}
+
+function start(options: GithubActionsOptions, input: unknown) {
+  const tool = deployTool(options);
+  return tool.doStart(tool.inputSchema.parse(input), createTestContext());
+}
+
+describe("dispatch tools", () => {
+  it("returns the exact run GitHub reports with return_run_details, without looking it up", async () => {
+    let body: any;
+    github()
+      .post(dispatchPath, (sent) => ((body = sent), true))
+      .reply(200, {
+        workflow_run_id: 9182799001,
+        run_url: "https://api.github.com/repos/octo-org/octo-app/actions/runs/9182799001",
+        html_url: "https://github.com/octo-org/octo-app/actions/runs/9182799001",
+      });
+    const started = await start(deployWorkflow, { inputs: { environment: "staging" }, ref: "release/1.4" });
+    expect(started.ref).toEqual({ owner: "octo-org", repo: "octo-app", runId: 9182799001, attempt: 1 });
+    expect(started.snapshot?.status).toBe("working");
+    expect(body).toMatchObject({ ref: "release/1.4", return_run_details: true, inputs: { environment: "staging", dry_run: "false" } });
+    expect(body.inputs.distinct_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("finds the run by the correlation input when GitHub answers 204 without an id, waiting until it appears", async () => {
+    let distinctId = "";
+    github()
+      .post(dispatchPath, (sent) => ((distinctId = sent.inputs.distinct_id), true))
+      .reply(204);
+    // GitHub is eventually consistent: the first look-up does not show the run yet.
+    github().get(runsPath).query(true).reply(200, { total_count: 0, workflow_runs: [] });
+    github()
+      .get(runsPath)
+      .query((query) => query.event === "workflow_dispatch" && String(query.created).startsWith(">="))
+      .reply(() => {
+        const runs = fixture("workflow-runs-dispatched.json");
+        runs.workflow_runs[0].display_title = `Deploy main (${distinctId})`;
+        runs.workflow_runs.unshift({ ...runs.workflow_runs[0], id: 9182799000, display_title: "Deploy main (someone else's run)" });
+        return [200, runs];
+      });
+    const started = await start(deployWorkflow, { inputs: { environment: "production" } });
+    expect(started.ref).toEqual({ owner: "octo-org", repo: "octo-app", runId: 9182799001, attempt: 1 });
+  });
+
+  it("asks again without return_run_details when an older GitHub Enterprise Server refuses the key", async () => {
+    const bodies: any[] = [];
+    github()
+      .post(dispatchPath, (sent) => (bodies.push(sent), true))
+      .reply(422, { message: "Invalid request.\n\n\"return_run_details\" is not a permitted key." });
+    github()
+      .post(dispatchPath, (sent) => (bodies.push(sent), true))
+      .reply(204);
+    github()
+      .get(runsPath)
+      .query(true)
+      .reply(() => {
+        const runs = fixture("workflow-runs-dispatched.json");
+        runs.workflow_runs[0].display_title = `Deploy main (${bodies[1].inputs.distinct_id})`;
+        return [200, runs];
+      });
+    const started = await start(deployWorkflow, { inputs: { environment: "staging" } });
+    expect(started.ref.runId).toBe(9182799001);
+    expect(bodies[0].return_run_details).toBe(true);
+    expect(bodies[1].return_run_details).toBeUndefined();
+  });
+
+  it("gives up, bounded, when the correlated run never appears", async () => {
+    github().post(dispatchPath).reply(204);
+    github().get(runsPath).query(true).times(100).optionally().reply(200, { total_count: 0, workflow_runs: [] });
+    const error = await start(deployWorkflow, { inputs: { environment: "staging" } }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).isRetryable).toBe(false);
+    expect((error as Error).message).toMatch(/no run showing distinct_id=[0-9a-f-]{36} appeared within/);
+  });
+
+  it("refuses to guess when GitHub answers 204 and no correlation input is configured", async () => {
+    const withoutCorrelation: GithubActionsOptions = {
+      workflows: [{ tool: "run_deploy", repository: "octo-org/octo-app", workflow: "deploy.yml" }],
+    };
+    let body: any;
+    github()
+      .post(dispatchPath, (sent) => ((body = sent), true))
+      .reply(204);
+    const error = await start(withoutCorrelation, { inputs: { anything: "goes", count: 3 } }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as Error).message).toContain("no correlationInput is configured");
+    expect(body).toMatchObject({ ref: "main", inputs: { anything: "goes", count: "3" } });
+  });
+
+  it("lets the input schema refuse a value outside a declared choice", () => {
+    const tool = deployTool();
+    expect(tool.inputSchema.safeParse({ inputs: { environment: "moon" } }).success).toBe(false);
+    expect(tool.inputSchema.safeParse({ inputs: { dry_run: "true" } }).success).toBe(false);
+    expect(tool.inputSchema.safeParse({ inputs: { environment: "staging", unknown: "x" } }).success).toBe(false);
+  });
+
+  it("refuses more inputs than GitHub accepts, counting the correlation input", async () => {
+    const options: GithubActionsOptions = {
+      workflows: [{ tool: "run_deploy", repository: "octo-org/octo-app", workflow: "deploy.yml", correlationInput: "distinct_id" }],
+    };
+    const inputs = Object.fromEntries(Array.from({ length: 25 }, (_, index) => [`input_${index}`, "x"]));
+    await expect(start(options, { inputs })).rejects.toBeInstanceOf(InvalidToolInputError);
+  });
+});
+
+describe("run_workflow, the generic dispatch tool", () => {
+  const options: GithubActionsOptions = { allowedWorkflows: ["octo-org/octo-app/deploy.yml"], toolPrefix: "ci_" };
+
+  it("dispatches a workflow on the allow-list", async () => {
+    github().post(dispatchPath).reply(200, { workflow_run_id: 9182799001 });
+    const tool = createTestAdapter(options).tools.find((candidate) => candidate.name === "ci_run_workflow")!;
+    const input = tool.inputSchema.parse({ owner: "octo-org", repo: "octo-app", workflow: "deploy.yml", ref: "main" });
+    const started = await tool.doStart(input, createTestContext());
+    expect(started.ref).toMatchObject({ runId: 9182799001, attempt: 1 });
+  });
+
+  it("refuses a workflow that is not on the allow-list, before calling GitHub", async () => {
+    const tool = createTestAdapter(options).tools.find((candidate) => candidate.name === "ci_run_workflow")!;
+    const input = tool.inputSchema.parse({ owner: "octo-org", repo: "octo-app", workflow: "release.yml", ref: "main" });
+    await expect(tool.doStart(input, createTestContext())).rejects.toMatchObject({ field: "workflow" });
+  });
+});

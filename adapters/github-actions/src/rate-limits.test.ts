@@ -1,0 +1,120 @@
+import { UpstreamError } from "@jobtasks/core";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { UpstreamRequestEvent } from "./metered-fetch.js";
+import { createTestAdapter, createTestContext, fixture, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
+
+const attemptPath = `${runPath}/attempts/1`;
+const jobsPath = `${attemptPath}/jobs`;
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(() => {
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  expect(pending, "every arranged GitHub call was made").toEqual([]);
+});
+
+function budgetHeaders(remaining: number, resetInSeconds: number): Record<string, string> {
+  return {
+    "x-ratelimit-limit": "5000",
+    "x-ratelimit-remaining": String(remaining),
+    "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + resetInSeconds),
+  };
+}
+
+describe("what one poll costs", () => {
+  it("costs two requests for a running run, and the same two again as free 304s when nothing changed", async () => {
+    const requests: UpstreamRequestEvent[] = [];
+    const adapter = createTestAdapter({}, requests);
+    const run = workflowRun();
+    const jobs = fixture("attempt-jobs-in-progress.json");
+
+    github().get(attemptPath).reply(200, run, { etag: 'W/"run-v1"', ...budgetHeaders(4990, 3000) });
+    github().get(jobsPath).query({ per_page: 100 }).reply(200, jobs, { etag: 'W/"jobs-v1"', ...budgetHeaders(4989, 3000) });
+    const first = await adapter.doGetStatus(runRef, createTestContext());
+
+    // The second poll must be conditional; GitHub answers 304 with no body.
+    github().get(attemptPath).matchHeader("if-none-match", 'W/"run-v1"').reply(304, "", budgetHeaders(4989, 2990));
+    github().get(jobsPath).query({ per_page: 100 }).matchHeader("if-none-match", 'W/"jobs-v1"').reply(304, "", budgetHeaders(4989, 2990));
+    const second = await adapter.doGetStatus(runRef, createTestContext());
+
+    expect(second).toEqual(first);
+    expect(first.message).toBe("build: step 3/7 'Run tests' (2 of 4 jobs done)");
+    expect(requests.map((request) => [request.path.split("?")[0], request.status])).toEqual([
+      [attemptPath, 200],
+      [jobsPath, 200],
+      [attemptPath, 304],
+      [jobsPath, 304],
+    ]);
+    const billable = requests.filter((request) => !request.notModified);
+    expect(billable, "requests that count against the rate limit").toHaveLength(2);
+  });
+
+  it("sends If-None-Match only for a URL it has an ETag for", async () => {
+    github()
+      .get(attemptPath)
+      .reply(function () {
+        expect(this.req.headers["if-none-match"]).toBeUndefined();
+        return [200, workflowRun({ status: "queued" })];
+      });
+    await createTestAdapter().doGetStatus(runRef, createTestContext());
+  });
+});
+
+describe("rate limits", () => {
+  it("does not retry a 429 and reports its retry-after to the core", async () => {
+    const requests: UpstreamRequestEvent[] = [];
+    github().get(attemptPath).reply(429, { message: "Too many requests" }, { "retry-after": "30" });
+    const error = await createTestAdapter({}, requests).doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ httpStatus: 429, isRetryable: true, retryAfterMs: 30_000 });
+    expect(requests).toHaveLength(1);
+  });
+
+  it("reports an exhausted primary budget (403, remaining 0) as retryable until the reset instead of waiting an hour", async () => {
+    github()
+      .get(attemptPath)
+      .reply(403, { message: "API rate limit exceeded for user ID 583231." }, budgetHeaders(0, 3600));
+    const error = await createTestAdapter().doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ httpStatus: 403, isRetryable: true });
+    const retryAfterMs = (error as UpstreamError).retryAfterMs!;
+    expect(retryAfterMs).toBeGreaterThan(3_590_000);
+    expect(retryAfterMs).toBeLessThanOrEqual(3_600_000);
+  });
+
+  it("waits out a short secondary limit (retry-after) inside the request and succeeds", async () => {
+    const requests: UpstreamRequestEvent[] = [];
+    github()
+      .get(attemptPath)
+      .reply(403, { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." }, { "retry-after": "1" });
+    github().get(attemptPath).reply(200, workflowRun({ status: "queued" }));
+    const started = Date.now();
+    const snapshot = await createTestAdapter({ maxRateLimitWaitMs: 5_000 }, requests).doGetStatus(runRef, createTestContext());
+    expect(snapshot.status).toBe("working");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(requests.map((request) => request.status)).toEqual([403, 200]);
+  });
+
+  it("does not wait out a secondary limit longer than maxRateLimitWaitMs", async () => {
+    github()
+      .get(attemptPath)
+      .reply(403, { message: "You have exceeded a secondary rate limit." }, { "retry-after": "120" });
+    await expect(createTestAdapter({ maxRateLimitWaitMs: 5_000 }).doGetStatus(runRef, createTestContext())).rejects.toMatchObject({
+      isRetryable: true,
+      retryAfterMs: 120_000,
+    });
+  });
+
+  it("raises pollIntervalMs when the budget runs low instead of failing", async () => {
+    github().get(attemptPath).reply(200, workflowRun({ status: "queued" }), budgetHeaders(5000, 3600));
+    const adapter = createTestAdapter({ pollIntervalMs: 10_000 });
+    const healthy = await adapter.doGetStatus(runRef, createTestContext());
+    expect(healthy.pollIntervalMs).toBeUndefined();
+
+    // 50 requests left (1% of the limit) for 1000 s, one request per poll of a queued run: one poll every 20 s.
+    github().get(attemptPath).reply(200, workflowRun({ status: "queued" }), budgetHeaders(50, 1000));
+    const low = await adapter.doGetStatus(runRef, createTestContext());
+    expect(low.status).toBe("working");
+    expect(low.pollIntervalMs).toBeGreaterThanOrEqual(19_000);
+    expect(low.pollIntervalMs).toBeLessThanOrEqual(20_000);
+  });
+});
