@@ -1,0 +1,138 @@
+import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { awsBatch } from "./aws-batch-adapter.js";
+import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient, testCredentials, throttledReply } from "./test-support/aws-test-clients.js";
+import { readFixture } from "./test-support/fixtures.js";
+import { testContext } from "./test-support/test-context.js";
+
+const runningJobId = "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f";
+
+function adapterUnderTest() {
+  return awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 5 });
+}
+
+/** Answers DescribeJobs with one copy of the running fixture per asked id, and counts calls and ids. */
+function describeJobsEcho() {
+  const calls: string[][] = [];
+  const template = readFixture<{ jobs: Record<string, unknown>[] }>("describe-jobs-running.json").jobs[0];
+  nock(batchOrigin)
+    .post("/v1/describejobs")
+    .times(100)
+    .reply(200, (_uri, body) => {
+      const jobIds = (body as { jobs: string[] }).jobs;
+      calls.push(jobIds);
+      return { jobs: jobIds.map((jobId) => ({ ...template, jobId })) };
+    });
+  return calls;
+}
+
+describe("awsBatch adapter over the SDK's real HTTP stack", () => {
+  beforeEach(blockRealNetwork);
+  afterEach(() => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+
+  it("reads a job's status with POST /v1/describejobs", async () => {
+    nock(batchOrigin)
+      .post("/v1/describejobs", { jobs: [runningJobId] })
+      .reply(200, readFixture("describe-jobs-running.json"));
+    const snapshot = await adapterUnderTest().doGetStatus({ jobId: runningJobId }, testContext());
+    expect(snapshot).toMatchObject({ status: "working", rawStatus: "RUNNING", message: "RUNNING" });
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it("coalesces 250 concurrent status reads into 3 DescribeJobs calls", async () => {
+    const calls = describeJobsEcho();
+    const adapter = adapterUnderTest();
+    const ids = Array.from({ length: 250 }, (_, index) => `00000000-0000-4000-8000-${String(index).padStart(12, "0")}`);
+    const snapshots = await Promise.all(ids.map((jobId) => adapter.doGetStatus({ jobId }, testContext())));
+    expect(snapshots.every((snapshot) => snapshot.status === "working")).toBe(true);
+    expect(calls).toHaveLength(3);
+    expect(calls.map((call) => call.length).sort((a, b) => b - a)).toEqual([100, 100, 50]);
+    expect(new Set(calls.flat()).size).toBe(250);
+  });
+
+  it("ends a job DescribeJobs no longer returns with JobNotFoundError (the task fails: unknown or expired)", async () => {
+    nock(batchOrigin).post("/v1/describejobs").reply(200, { jobs: [] });
+    const failure = adapterUnderTest().doGetStatus({ jobId: runningJobId }, testContext());
+    await expect(failure).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(failure).rejects.toThrow(/unknown or expired/);
+  });
+
+  it("keeps a job that was just submitted working while DescribeJobs does not list it yet", async () => {
+    nock(batchOrigin).post("/v1/describejobs").reply(200, { jobs: [] });
+    const snapshot = await adapterUnderTest().doGetStatus({ jobId: runningJobId, submittedAt: Date.now() }, testContext());
+    expect(snapshot).toMatchObject({ status: "working", rawStatus: "SUBMITTED" });
+  });
+
+  it("backs off on TooManyRequestsException and succeeds once AWS lets it", async () => {
+    nock(batchOrigin)
+      .post("/v1/describejobs")
+      .times(2)
+      .reply(...throttledReply())
+      .post("/v1/describejobs")
+      .reply(200, readFixture("describe-jobs-running.json"));
+    const snapshot = await adapterUnderTest().doGetStatus({ jobId: runningJobId }, testContext());
+    expect(snapshot.status).toBe("working");
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it("gives up after the retry budget with a retryable error that says how long to wait", async () => {
+    const scope = nock(batchOrigin).post("/v1/describejobs").times(fastRetry.maxAttempts).reply(...throttledReply());
+    const error = await adapterUnderTest()
+      .doGetStatus({ jobId: runningJobId }, testContext())
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ isRetryable: true, httpStatus: 429, retryAfterMs: fastRetry.maxDelayMs });
+    expect((error as Error).message).toContain("TooManyRequestsException");
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it("does not retry a client error, and keeps credentials and account ids out of its message", async () => {
+    nock(batchOrigin)
+      .post("/v1/describejobs")
+      .reply(
+        403,
+        {
+          __type: "AccessDeniedException",
+          message: "User: arn:aws:iam::123456789012:user/ci is not authorized to perform: batch:DescribeJobs",
+        },
+        { "x-amzn-errortype": "AccessDeniedException" },
+      );
+    const error = (await adapterUnderTest()
+      .doGetStatus({ jobId: runningJobId }, testContext())
+      .catch((caught: unknown) => caught)) as UpstreamError;
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error.isRetryable).toBe(false);
+    expect(error.message).toContain("user/ci is not authorized");
+    expect(error.message).not.toContain("123456789012");
+    for (const secret of Object.values(testCredentials)) expect(error.message).not.toContain(secret);
+  });
+
+  it("reads a finished job's log tail from CloudWatch Logs when configured", async () => {
+    const { testLogsClient, logsOrigin } = await import("./test-support/aws-test-clients.js");
+    nock(batchOrigin).post("/v1/describejobs").reply(200, readFixture("describe-jobs-failed.json"));
+    const logs = nock(logsOrigin)
+      .post("/", (body: { logGroupName: string; logStreamName: string; startFromHead: boolean; limit: number }) => {
+        // The job definition names its own log group; it wins over the default.
+        return body.logGroupName === "/batch/etl" && body.logStreamName === "etl/default/eeee5555ffff6666aaaa7777bbbb8888" && !body.startFromHead && body.limit === 50;
+      })
+      .matchHeader("x-amz-target", "Logs_20140328.GetLogEvents")
+      .reply(200, readFixture("get-log-events.json"));
+    const adapter = awsBatch({
+      batchClient: testBatchClient(1),
+      logsClient: testLogsClient(),
+      logs: { maxBytes: 80 },
+      retry: fastRetry,
+    });
+    const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, testContext());
+    expect(logs.isDone()).toBe(true);
+    expect(snapshot.result?.isError).toBe(true);
+    expect(snapshot.result?.structuredContent).toMatchObject({
+      logTail: "  File \"/app/etl/load.py\", line 88, in load\nKeyError: 'customer_id'",
+      logTailTruncated: true,
+    });
+  });
+});

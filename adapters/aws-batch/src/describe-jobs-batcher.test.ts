@@ -1,0 +1,70 @@
+import type { JobDetail } from "@aws-sdk/client-batch";
+import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
+import { describe, expect, it } from "vitest";
+import { createDescribeJobsBatcher } from "./describe-jobs-batcher.js";
+
+function recordingDescribe(known: (jobId: string) => boolean = () => true) {
+  const calls: string[][] = [];
+  return {
+    calls,
+    describe: async (jobIds: string[]): Promise<JobDetail[]> => {
+      calls.push(jobIds);
+      return jobIds.filter(known).map((jobId) => ({ jobId, status: "RUNNING" }) as JobDetail);
+    },
+  };
+}
+
+describe("createDescribeJobsBatcher", () => {
+  it("answers 250 concurrent reads with three calls of at most 100 ids", async () => {
+    const upstream = recordingDescribe();
+    const batcher = createDescribeJobsBatcher({ describe: upstream.describe, windowMs: 5 });
+    const ids = Array.from({ length: 250 }, (_, index) => `job-${index}`);
+    const jobs = await Promise.all(ids.map((id) => batcher.load(id)));
+    expect(jobs.map((job) => job.jobId)).toEqual(ids);
+    expect(upstream.calls.map((call) => call.length)).toEqual([100, 100, 50]);
+  });
+
+  it("asks once for an id that many tasks read at the same time", async () => {
+    const upstream = recordingDescribe();
+    const batcher = createDescribeJobsBatcher({ describe: upstream.describe, windowMs: 5 });
+    await Promise.all([batcher.load("a"), batcher.load("a"), batcher.load("b"), batcher.load("a")]);
+    expect(upstream.calls).toEqual([["a", "b"]]);
+  });
+
+  it("rejects ids DescribeJobs leaves out with JobNotFoundError, saying unknown or expired", async () => {
+    const upstream = recordingDescribe((jobId) => jobId !== "gone");
+    const batcher = createDescribeJobsBatcher({ describe: upstream.describe, windowMs: 5 });
+    const [found, missing] = await Promise.allSettled([batcher.load("here"), batcher.load("gone")]);
+    expect(found.status).toBe("fulfilled");
+    expect(missing.status).toBe("rejected");
+    const reason = (missing as PromiseRejectedResult).reason as Error;
+    expect(reason).toBeInstanceOf(JobNotFoundError);
+    expect(reason.message).toMatch(/gone is unknown or expired/);
+  });
+
+  it("hands a failed call's error to every read in the batch", async () => {
+    const failure = new UpstreamError("throttled", { httpStatus: 429 });
+    const batcher = createDescribeJobsBatcher({ describe: () => Promise.reject(failure), windowMs: 5 });
+    const results = await Promise.allSettled([batcher.load("a"), batcher.load("b")]);
+    expect(results.map((result) => (result as PromiseRejectedResult).reason)).toEqual([failure, failure]);
+  });
+
+  it("starts a new batch after one was sent", async () => {
+    const upstream = recordingDescribe();
+    const batcher = createDescribeJobsBatcher({ describe: upstream.describe, windowMs: 1 });
+    await batcher.load("a");
+    await batcher.load("b");
+    expect(upstream.calls).toEqual([["a"], ["b"]]);
+  });
+
+  it("lets one caller give up without failing the others", async () => {
+    const upstream = recordingDescribe();
+    const batcher = createDescribeJobsBatcher({ describe: upstream.describe, windowMs: 20 });
+    const controller = new AbortController();
+    const abandoned = batcher.load("a", controller.signal);
+    const kept = batcher.load("b");
+    controller.abort(new Error("client went away"));
+    await expect(abandoned).rejects.toThrow("client went away");
+    await expect(kept).resolves.toMatchObject({ jobId: "b" });
+  });
+});
