@@ -40,13 +40,16 @@ describe("TaskIdSealer", () => {
     expect(sealer.open(taskId, "")).toBeUndefined();
   });
 
-  it("refuses every single-character edit of an id", () => {
-    const taskId = sealer.seal(reference, "alice");
-    const payloadStart = taskId.lastIndexOf(".") + 1;
-    for (let index = payloadStart; index < taskId.length; index++) {
-      const replacement = taskId[index] === "A" ? "B" : "A";
-      const tampered = taskId.slice(0, index) + replacement + taskId.slice(index + 1);
-      expect(sealer.open(tampered, "alice"), `edit at ${index}`).toBeUndefined();
+  it("refuses every single-character edit of an id, including spare bits of the last character", () => {
+    // Several ids, so that every length class of base64 (with and without spare trailing bits) is met.
+    for (let round = 0; round < 8; round++) {
+      const taskId = sealer.seal({ ...reference, tool: "t".repeat(round) }, "alice");
+      const payloadStart = taskId.lastIndexOf(".") + 1;
+      for (let index = payloadStart; index < taskId.length; index++) {
+        const replacement = taskId[index] === "A" ? "B" : "A";
+        const tampered = taskId.slice(0, index) + replacement + taskId.slice(index + 1);
+        expect(sealer.open(tampered, "alice"), `edit at ${index}`).toBeUndefined();
+      }
     }
   });
 

@@ -102,7 +102,9 @@ export class TaskIdSealer {
     const key = this.#byKeyId.get(parts[1]!);
     if (!key) return undefined;
     const sealed = Buffer.from(parts[2]!, "base64url");
-    if (sealed.length < nonceBytes + tagBytes + 2) return undefined;
+    // Only the canonical spelling opens: base64 can hide spare bits in the last character, and a task id
+    // should have exactly one written form.
+    if (sealed.length < nonceBytes + tagBytes + 2 || sealed.toString("base64url") !== parts[2]) return undefined;
     try {
       const decipher = createDecipheriv("aes-256-gcm", key.key, sealed.subarray(0, nonceBytes));
       decipher.setAAD(additionalData(key.keyId, principal));
