@@ -38,6 +38,11 @@ export interface RequesterOptions {
   onInputRequest?: InputHandler;
   /** How long one raw request may wait for its answer. Default 15 s. */
   requestTimeoutMs?: number;
+  /**
+   * The session's endpoint identity; serialized task references only resume on the same one. Default:
+   * derived from the URL or the command line.
+   */
+  endpointId?: string;
 }
 
 export interface HttpRequesterOptions extends RequesterOptions {
@@ -59,7 +64,7 @@ export async function connectHttpRequester(options: HttpRequesterOptions): Promi
   const transport = new StreamableHTTPClientTransport(new URL(options.url), {
     ...(options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {}),
   });
-  return connectRequester(transport, options, `http:${options.url}`);
+  return connectRequester(transport, options, options.endpointId ?? `http:${options.url}`);
 }
 
 export async function connectStdioRequester(options: StdioRequesterOptions): Promise<ConnectedRequester> {
@@ -72,7 +77,7 @@ export async function connectStdioRequester(options: StdioRequesterOptions): Pro
   });
   const stderr = transport.stderr;
   stderr?.on("data", (chunk: Buffer) => options.onStderr?.(chunk.toString("utf8")));
-  return connectRequester(transport, options, `stdio:${options.command} ${options.args.join(" ")}`);
+  return connectRequester(transport, options, options.endpointId ?? `stdio:${options.command} ${options.args.join(" ")}`);
 }
 
 async function connectRequester(transport: Transport, options: RequesterOptions, endpointId: string): Promise<ConnectedRequester> {
