@@ -2,7 +2,16 @@ import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
-import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient, testCredentials, throttledReply } from "./test-support/aws-test-clients.js";
+import {
+  batchOrigin,
+  blockRealNetwork,
+  fastRetry,
+  logsOrigin,
+  testBatchClient,
+  testCredentials,
+  testLogsClient,
+  throttledReply,
+} from "./test-support/aws-test-clients.js";
 import { readFixture } from "./test-support/fixtures.js";
 import { testContext } from "./test-support/test-context.js";
 
@@ -112,12 +121,14 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
   });
 
   it("reads a finished job's log tail from CloudWatch Logs when configured", async () => {
-    const { testLogsClient, logsOrigin } = await import("./test-support/aws-test-clients.js");
     nock(batchOrigin).post("/v1/describejobs").reply(200, readFixture("describe-jobs-failed.json"));
     const logs = nock(logsOrigin)
-      .post("/", (body: { logGroupName: string; logStreamName: string; startFromHead: boolean; limit: number }) => {
-        // The job definition names its own log group; it wins over the default.
-        return body.logGroupName === "/batch/etl" && body.logStreamName === "etl/default/eeee5555ffff6666aaaa7777bbbb8888" && !body.startFromHead && body.limit === 50;
+      // The job definition names its own log group; it wins over the default.
+      .post("/", {
+        logGroupName: "/batch/etl",
+        logStreamName: "etl/default/eeee5555ffff6666aaaa7777bbbb8888",
+        startFromHead: false,
+        limit: 50,
       })
       .matchHeader("x-amz-target", "Logs_20140328.GetLogEvents")
       .reply(200, readFixture("get-log-events.json"));

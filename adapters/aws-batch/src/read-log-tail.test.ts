@@ -1,0 +1,74 @@
+import { UpstreamError } from "@jobtasks/core";
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fitLogLines, readLogTail } from "./read-log-tail.js";
+import { blockRealNetwork, fastRetry, logsOrigin, testCredentials, testLogsClient } from "./test-support/aws-test-clients.js";
+import { fixtureJob } from "./test-support/fixtures.js";
+
+const logOptions = { logGroupName: "/aws/batch/job", maxLines: 50, maxBytes: 4096 };
+const call = { policy: fastRetry, secrets: Object.values(testCredentials) };
+
+describe("fitLogLines", () => {
+  it("keeps the newest lines that fit the byte budget, oldest first", () => {
+    expect(fitLogLines(["one\n", "two", "three"], 9)).toEqual({ text: "two\nthree", truncated: true });
+    expect(fitLogLines(["one", "two"], 100)).toEqual({ text: "one\ntwo", truncated: false });
+  });
+
+  it("counts UTF-8 bytes, not characters", () => {
+    // "été" is 5 bytes: two lines of it and a newline need 11.
+    expect(fitLogLines(["été", "été"], 10)).toEqual({ text: "été", truncated: true });
+  });
+
+  it("keeps the end of a single line longer than the budget, without a broken character", () => {
+    const result = fitLogLines([`start ${"é".repeat(50)}`], 9);
+    expect(result.truncated).toBe(true);
+    expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(9);
+    expect(result.text).toMatch(/^é+$/);
+  });
+});
+
+describe("readLogTail", () => {
+  beforeEach(blockRealNetwork);
+  afterEach(() => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+  const job = fixtureJob("describe-jobs-succeeded.json");
+
+  it("reads the end of the last attempt's stream from the default group, removing configured secrets", async () => {
+    nock(logsOrigin)
+      .post("/", { logGroupName: "/aws/batch/job", logStreamName: "blender-render/default/0f1e2d3c4b5a69788796a5b4c3d2e1f0", startFromHead: false, limit: 50 })
+      .reply(200, { events: [{ timestamp: 1, message: `key=${testCredentials.secretAccessKey}` }, { timestamp: 2, message: "done" }] });
+    const tail = await readLogTail(testLogsClient(), job, logOptions, call);
+    expect(tail).toEqual({ text: "key=[redacted]\ndone", truncated: false });
+  });
+
+  it.each([
+    ["ResourceNotFoundException", 400, /does not exist/],
+    ["AccessDeniedException", 400, /logs:GetLogEvents/],
+  ])("notes %s instead of failing the result", async (errorType, status, note) => {
+    nock(logsOrigin).post("/").reply(status, { __type: errorType, message: "no" }, { "x-amzn-errortype": errorType });
+    const tail = await readLogTail(testLogsClient(), job, logOptions, call);
+    expect(tail?.text).toBeUndefined();
+    expect(tail?.note).toMatch(note);
+  });
+
+  it("throws a retryable error when Logs stays unavailable, so a finished result never loses its tail", async () => {
+    nock(logsOrigin).post("/").times(fastRetry.maxAttempts).reply(503, { __type: "ServiceUnavailableException", message: "busy" });
+    const error = await readLogTail(testLogsClient(), job, logOptions, call).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).isRetryable).toBe(true);
+  });
+
+  it("reads nothing for a job without a log stream (an array parent, or a job that never started)", async () => {
+    const tail = await readLogTail(testLogsClient(), fixtureJob("describe-jobs-array-pending.json"), logOptions, call);
+    expect(tail).toBeUndefined();
+  });
+
+  it("says so when the job logs somewhere other than CloudWatch Logs", async () => {
+    const splunkJob = fixtureJob("describe-jobs-succeeded.json");
+    if (splunkJob.container) splunkJob.container.logConfiguration = { logDriver: "splunk" };
+    const tail = await readLogTail(testLogsClient(), splunkJob, logOptions, call);
+    expect(tail?.note).toMatch(/splunk/);
+  });
+});
