@@ -1,4 +1,5 @@
 import {
+  JobNotFoundError,
   UpstreamError,
   type AdapterContext,
   type ElicitationResponse,
@@ -17,7 +18,6 @@ import { parseDeploymentRequestKey, runRefSchema, type RunRef } from "./run-ref.
 import type { ToolDependencies } from "./tool-dependencies.js";
 import { createWatchRunTool } from "./watch-run-tool.js";
 import { createRunWorkflowTool, createWorkflowTool } from "./workflow-dispatch-tools.js";
-import { JobNotFoundError } from "@jobtasks/core";
 
 /**
  * Options of `githubActions(options)`: the config-file options (see github-actions-options.ts for each
@@ -56,7 +56,7 @@ export function githubActions(options: GithubActionsOptions, environment: Enviro
     ...(resolved.toolNames.runWorkflow ? [createRunWorkflowTool(dependencies, resolved.toolNames.runWorkflow)] : []),
     createWatchRunTool(dependencies, resolved.toolNames.watchRun),
     createRerunRunTool(dependencies, resolved.toolNames.rerunRun),
-  ];
+  ].map((tool) => (config.synchronousWaitMs === undefined ? tool : { ...tool, synchronousWaitMs: config.synchronousWaitMs }));
   const snapshotDependencies = { api, budget, secrets, now, settings: { logs: config.logs, pollIntervalMs: config.pollIntervalMs, forceCancelAfterMs: config.forceCancelAfterMs } };
 
   return {

@@ -106,6 +106,15 @@ describe("adapterDefinition", () => {
     expect(adapter.tools.map((tool) => tool.name)).toEqual(["ci_deploy", "ci_run_workflow", "ci_watch_run", "ci_rerun_run"]);
     expect(adapter.pollIntervalMs).toBe(10_000);
     expect(adapter.retentionMs).toBe(90 * 24 * 3_600_000);
+    expect(adapter.tools.every((tool) => tool.synchronousWaitMs === undefined)).toBe(true);
+  });
+
+  it("lets every tool answer clients without the tasks extension when synchronousWaitMs is set", () => {
+    const adapter = adapterDefinition.create(
+      adapterDefinition.optionsSchema.parse({ token: testToken, repositories: ["octo-org/octo-app"], synchronousWaitMs: 30_000 }),
+      {},
+    );
+    expect(adapter.tools.map((tool) => tool.synchronousWaitMs)).toEqual([30_000, 30_000]);
   });
 
   it("reports schema errors with the path of the field", () => {

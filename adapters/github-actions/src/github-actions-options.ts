@@ -117,6 +117,12 @@ export const githubActionsOptionsSchema = z.strictObject({
    * (stops `always()` jobs too). null: never (default).
    */
   forceCancelAfterMs: z.number().int().positive().nullable().default(null),
+  /**
+   * Lets clients without the tasks extension call the tools: the server then waits for the run up to this
+   * long and answers with the plain result (or a note that it is still running). Unset (default): such
+   * clients get error -32021, since CI runs outlast most client timeouts.
+   */
+  synchronousWaitMs: z.number().int().positive().optional(),
   /** Longest rate-limit wait done inside one request; longer ones are reported to the client (default 10 000 ms). */
   maxRateLimitWaitMs: z.number().int().nonnegative().default(10_000),
   /** Retries of a request that failed with a server error (default 2). */
