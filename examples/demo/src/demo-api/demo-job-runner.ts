@@ -79,7 +79,8 @@ export function createDemoJobRunner(options: DemoJobRunnerOptions) {
     job.record.finishedAt = now.toISOString();
     job.record.durationMs = now.getTime() - Date.parse(job.record.createdAt);
     touch(job, ...lines, `Job ${status} after ${job.record.durationMs} ms`);
-    schedule(job, options.retentionMs, () => jobs.delete(job.record.id));
+    // setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days): clamp rather than forget early.
+    schedule(job, Math.min(options.retentionMs, 2 ** 31 - 1), () => jobs.delete(job.record.id));
   }
 
   function startStep(job: RunningJob, stepNumber: number): void {
