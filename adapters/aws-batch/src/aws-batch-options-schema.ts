@@ -65,8 +65,10 @@ export const awsBatchOptionsSchema = z
   .strictObject({
     region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, "an AWS Region such as eu-west-1").optional(),
     profile: nonEmpty.optional(),
+    // Not strict: credential objects from the SDK carry bookkeeping keys ($source, expiration) that are
+    // dropped here rather than refused.
     credentials: z
-      .strictObject({ accessKeyId: nonEmpty, secretAccessKey: nonEmpty, sessionToken: z.string().optional() })
+      .object({ accessKeyId: nonEmpty, secretAccessKey: nonEmpty, sessionToken: z.string().optional() })
       .optional(),
     endpoint: z.url().optional(),
     templates: z.array(templateSchema).default([]),

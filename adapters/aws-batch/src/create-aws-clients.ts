@@ -16,7 +16,8 @@ function sharedClientConfig(options: ResolvedAwsBatchOptions, environment: Envir
     maxAttempts: 1,
     ...(region ? { region } : {}),
     ...(options.profile ? { profile: options.profile } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
+    // A copy each: the SDK writes bookkeeping into the credentials object it is given.
+    ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
     ...(endpoint ? { endpoint } : {}),
   };
 }

@@ -18,13 +18,13 @@ export const logsOrigin = `https://logs.${testRegion}.amazonaws.com`;
 export function testBatchClient(maxAttempts?: number): BatchClient {
   return new BatchClient({
     region: testRegion,
-    credentials: testCredentials,
+    credentials: { ...testCredentials },
     ...(maxAttempts !== undefined ? { maxAttempts } : {}),
   });
 }
 
 export function testLogsClient(): CloudWatchLogsClient {
-  return new CloudWatchLogsClient({ region: testRegion, credentials: testCredentials, maxAttempts: 1 });
+  return new CloudWatchLogsClient({ region: testRegion, credentials: { ...testCredentials }, maxAttempts: 1 });
 }
 
 /** Block every real connection; loopback stays open for tests that run local servers. */
