@@ -42,7 +42,10 @@ export const resolvedRestOptionsSchema = z.object({
   /** The preset this config started from, if any (kept for logs). */
   preset: z.enum(["azure-lro", "google-operation", "demo-api"]).optional(),
   /** Base URL of the job API; URL templates are appended to it. Required. */
-  baseUrl: z.url({ protocol: /^https?$/, message: "expected an http(s) URL" }),
+  baseUrl: z.url({
+    protocol: /^https?$/,
+    error: (issue) => (issue.input === undefined ? "required: the job API's base URL (http or https)" : "expected an http(s) URL"),
+  }),
   /** Other origins a status URL (from a header or a body) or a redirect may point to. Default: none. */
   allowedOrigins: z.array(originSchema).default([]),
   /** Prefix for every tool name, to keep names unique across adapter instances. Default: "". */
