@@ -21,6 +21,8 @@ export interface InProcessServerOptions {
   tokens?: string;
   /** Passed to the TaskService (retry budget, cache, clock). */
   service?: Partial<Omit<TaskServiceOptions, "adapters" | "sealer" | "logger">>;
+  /** How often task subscriptions re-read their tasks. Default: the server's. */
+  subscriptionIntervalMs?: number;
 }
 
 export interface InProcessServer {
@@ -55,6 +57,7 @@ export async function startInProcessServer(options: InProcessServerOptions): Pro
     host: "127.0.0.1",
     port: 0,
     ...(options.tokens ? { tokens: BearerTokens.parse(options.tokens) } : {}),
+    ...(options.subscriptionIntervalMs !== undefined ? { subscriptionIntervalMs: options.subscriptionIntervalMs } : {}),
   });
   return {
     url: server.url,
