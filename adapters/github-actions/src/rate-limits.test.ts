@@ -64,7 +64,9 @@ describe("rate limits", () => {
   it("does not retry a 429 and reports its retry-after to the core", async () => {
     const requests: UpstreamRequestEvent[] = [];
     github().get(attemptPath).reply(429, { message: "Too many requests" }, { "retry-after": "30" });
-    const error = await createTestAdapter({}, requests).doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
+    // Server errors would be retried twice here; a 429 must not be.
+    const adapter = createTestAdapter({ requestRetries: 2 }, requests);
+    const error = await adapter.doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ httpStatus: 429, isRetryable: true, retryAfterMs: 30_000 });
     expect(requests).toHaveLength(1);

@@ -64,7 +64,8 @@ describe("doGetStatus of a finished run", () => {
     github()
       .get("/repos/octo-org/octo-app/actions/jobs/25880011003/logs")
       .reply(302, "", { location: "https://productionresultssa1.blob.core.windows.net/actions-results/job-logs.txt?sig=abc" });
-    nock("https://productionresultssa1.blob.core.windows.net")
+    // The token must not follow the redirect to another origin.
+    nock("https://productionresultssa1.blob.core.windows.net", { badheaders: ["authorization"] })
       .get("/actions-results/job-logs.txt")
       .query(true)
       .reply(200, fixtureText("job-log-failure.txt"), { "content-type": "text/plain" });
