@@ -127,6 +127,29 @@ describe("demo pipeline over Streamable HTTP (in-process server)", () => {
   });
 });
 
+describe("demo pipeline with bearer tokens (official requester)", () => {
+  const aliceToken = "alice-demo-token-0123456789";
+  const bobToken = "bob-demo-token-9876543210ab";
+  let stack: DemoStack;
+  beforeAll(async () => {
+    stack = await startDemoStack({ tokens: `alice:${aliceToken},bob:${bobToken}` });
+  });
+  afterAll(() => stack?.close());
+
+  it("alice runs and approves her pipeline; bob cannot see her task; no token cannot connect", async () => {
+    const elicitations = answerElicitations({ action: "accept", content: { approve: true } });
+    const alice = cleanup.add(await connectHttpRequester({ url: stack.server.url, token: aliceToken, onInputRequest: elicitations.handler }));
+    const execution = await alice.session.callTool("demo_pipeline", { steps: 2, stepMs: 10, approval: true });
+    if (execution.kind !== "task") throw new Error("expected a task");
+    const taskId = execution.handle.taskId;
+    const bob = cleanup.add(await connectHttpRequester({ url: stack.server.url, token: bobToken }));
+    await expect(bob.session.task(taskId).snapshot()).rejects.toMatchObject({ code: -32602, message: "Failed to retrieve task: Task not found" });
+    const result = completedResult((await execution.settle()).outcome);
+    expect(result.structuredContent?.["status"]).toBe("succeeded");
+    await expect(connectHttpRequester({ url: stack.server.url })).rejects.toThrow(/401|nauthori/);
+  });
+});
+
 describe("demo pipeline over stdio (the jobtasks CLI as a subprocess)", () => {
   let api: RunningDemoApi;
   beforeAll(async () => {
