@@ -44,7 +44,6 @@ export function createConditionalFetch(next: typeof fetch, options: ConditionalF
       response.headers.forEach((value, name) => {
         if (name.startsWith("x-ratelimit-") || name === "date") merged.set(name, value);
       });
-      merged.set("x-jobtasks-not-modified", "true");
       return new Response(cached.body, { status: 200, statusText: "OK", headers: merged });
     }
 

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { collectFailedSteps } from "./collect-failed-steps.js";
+import type { GithubApi } from "./github-api.js";
+import type { WorkflowJob } from "./github-response-schemas.js";
+import { runRef } from "./test-support/github-fixtures.js";
+
+function failedJob(id: number, name: string, withFailingStep: boolean): WorkflowJob {
+  return {
+    id,
+    name,
+    status: "completed",
+    conclusion: "failure",
+    started_at: "2026-11-20T10:00:00Z",
+    completed_at: "2026-11-20T10:01:00Z",
+    html_url: null,
+    steps: withFailingStep
+      ? [{ name: "Run tests", number: 1, status: "completed", conclusion: "failure", started_at: "2026-11-20T10:00:00Z", completed_at: "2026-11-20T10:01:00Z" }]
+      : [],
+  };
+}
+
+function logOf(jobId: number | string): string {
+  return Array.from({ length: 20 }, (_, index) => `2026-11-20T10:00:${String(index + 10)}.0000000Z job ${jobId} line ${index + 1}`).join("\n");
+}
+
+describe("collectFailedSteps", () => {
+  it("downloads logs for at most maxFailedJobs jobs and shares the byte budget among their steps", async () => {
+    const downloads: Array<number | string> = [];
+    const api = {
+      downloadJobLog: async (_ref: unknown, jobId: number | string) => (downloads.push(jobId), logOf(jobId)),
+    } as unknown as GithubApi;
+    const jobs = [failedJob(1, "unit", true), failedJob(2, "e2e", false), failedJob(3, "lint", true)];
+    const steps = await collectFailedSteps(api, runRef, jobs, { maxLinesPerStep: 10, maxBytes: 100, maxFailedJobs: 2 }, [], new AbortController().signal);
+
+    expect(downloads).toEqual([1, 2]);
+    expect(steps.map((step) => [step.job, step.step])).toEqual([
+      ["unit", "Run tests"],
+      ["e2e", null],
+      ["lint", "Run tests"],
+    ]);
+    for (const step of steps.slice(0, 2)) {
+      expect(Buffer.byteLength(step.logTail)).toBeLessThanOrEqual(50);
+      expect(step.logTail.endsWith("line 20")).toBe(true);
+    }
+    expect(steps[2]).toMatchObject({ logTail: "(log not fetched: over the failed-job budget)", logTruncated: true });
+  });
+
+  it("redacts credentials that appear in a log", async () => {
+    const secret = "ghp_SecretThatAWorkflowEchoed000";
+    const api = { downloadJobLog: async () => `2026-11-20T10:00:30.0000000Z token is ${secret}` } as unknown as GithubApi;
+    const [step] = await collectFailedSteps(api, runRef, [failedJob(1, "unit", true)], { maxLinesPerStep: 10, maxBytes: 1000, maxFailedJobs: 1 }, [secret], new AbortController().signal);
+    expect(step?.logTail).toBe("token is [redacted]");
+  });
+});
