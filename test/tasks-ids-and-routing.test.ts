@@ -144,6 +144,17 @@ describe("the Mcp-Name header", () => {
     expect(served.body?.result?.["taskId"]).toBe(taskId);
   });
 
+  it("a tasks/* request without Mcp-Method, or with one that contradicts the body, is rejected", async () => {
+    const { url, create } = await serve();
+    const taskId = await create();
+    const without = await rawCall(url, "tasks/get", { taskId }, { omitMcpMethod: true });
+    expect(without.httpStatus).toBe(400);
+    expect(without.body?.result).toBeUndefined();
+    const contradicting = await rawCall(url, "tasks/get", { taskId }, { headers: { "mcp-method": "tasks/cancel" } });
+    expect(contradicting.httpStatus).toBe(400);
+    expect(contradicting.body?.result).toBeUndefined();
+  });
+
   it("an Mcp-Name that names another task is rejected", async () => {
     const { url, create } = await serve();
     const taskId = await create();

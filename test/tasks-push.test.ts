@@ -78,4 +78,16 @@ describe("push (subscriptions/listen)", () => {
     expect(error?.data).toEqual({ requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } });
     expect(stream.messages.some((message) => message.method === "notifications/tasks")).toBe(false);
   });
+
+  it("a listen whose Mcp-Method header is missing or contradicts the body is rejected like any other request", async () => {
+    const { url, create } = await serve();
+    const mine = await create(aliceToken);
+    for (const mcpMethod of [undefined, "tools/list"]) {
+      const stream = cleanup.add(await openListenStream(url, [mine], { token: aliceToken, mcpMethod }));
+      await stream.close();
+      // tools/call and tasks/* get HTTP 400 (-32020) for the same mistake; a router trusting the header
+      // would send this stream to the wrong place.
+      expect(stream.httpStatus, `Mcp-Method: ${String(mcpMethod)}`).toBe(400);
+    }
+  });
 });

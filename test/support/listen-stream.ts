@@ -23,14 +23,22 @@ export interface ListenStream {
 
 let nextId = 1;
 
-export async function openListenStream(url: string, taskIds: unknown[], options: { tasks?: boolean; token?: string } = {}): Promise<ListenStream> {
+export interface ListenOptions {
+  tasks?: boolean;
+  token?: string;
+  /** Replace the Mcp-Method header (undefined leaves it out). Default "subscriptions/listen". */
+  mcpMethod?: string | undefined;
+}
+
+export async function openListenStream(url: string, taskIds: unknown[], options: ListenOptions = {}): Promise<ListenStream> {
   const abort = new AbortController();
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     "mcp-protocol-version": protocolVersion,
-    "mcp-method": "subscriptions/listen",
   };
+  const mcpMethod = "mcpMethod" in options ? options.mcpMethod : "subscriptions/listen";
+  if (mcpMethod !== undefined) headers["mcp-method"] = mcpMethod;
   if (options.token) headers["authorization"] = `Bearer ${options.token}`;
   const body = {
     jsonrpc: "2.0",
