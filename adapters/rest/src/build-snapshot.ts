@@ -45,17 +45,28 @@ function logTail(options: ResolvedRestOptions, body: unknown): string[] {
   return lines.slice(-options.result.logTailLines);
 }
 
+function pickFields(fields: NonNullable<ResolvedRestOptions["result"]["fields"]>, source: unknown): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(fields)) {
+    const value = typeof spec === "string" ? queryFirst(spec, source) : spec.all ? queryAll(spec.path, source) : queryFirst(spec.path, source);
+    if (value !== undefined && value !== null) picked[name] = value;
+  }
+  return picked;
+}
+
 function completedResult(options: ResolvedRestOptions, input: SnapshotInput): CallToolResult {
   const redact = (text: string): string => redactSecrets(text, input.secrets);
+  const redactObject = (value: Record<string, unknown>) => JSON.parse(redact(JSON.stringify(value))) as Record<string, unknown>;
   const source = input.resultBody !== undefined ? input.resultBody : input.body;
+  const { fields } = options.result;
   const summary = options.result.summary === undefined ? undefined : renderText(options.result.summary, { job: input.job, body: input.body });
   if (!input.reading.isError) {
     const value = queryFirst(options.result.path, source) ?? source ?? {};
-    const structuredContent = isPlainObject(value) ? value : { result: value };
-    const valueBlock = { type: "text", text: redact(asText(value)) };
+    const structuredContent = redactObject(fields ? pickFields(fields, source) : isPlainObject(value) ? value : { result: value });
+    const valueBlock = { type: "text", text: JSON.stringify(structuredContent, null, 2) };
     return {
       content: summary === undefined ? [valueBlock] : [{ type: "text", text: redact(summary) }, valueBlock],
-      structuredContent: JSON.parse(redact(JSON.stringify(structuredContent))) as Record<string, unknown>,
+      structuredContent,
     };
   }
   const lines = [summary ?? `The job ended with status "${input.reading.rawStatus}".`];
@@ -63,7 +74,9 @@ function completedResult(options: ResolvedRestOptions, input: SnapshotInput): Ca
   if (detail !== undefined) lines.push(`Error: ${asText(detail)}`);
   const tail = logTail(options, source);
   if (tail.length > 0) lines.push(`Last ${tail.length} log lines:`, ...tail);
-  return { content: [{ type: "text", text: redact(lines.join("\n")) }], isError: true };
+  const result: CallToolResult = { content: [{ type: "text", text: redact(lines.join("\n")) }], isError: true };
+  if (fields) result.structuredContent = redactObject(pickFields(fields, source));
+  return result;
 }
 
 function inputRequests(options: ResolvedRestOptions, input: SnapshotInput, context: object): Record<string, ElicitationFormRequest> | undefined {

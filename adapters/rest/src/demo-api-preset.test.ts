@@ -48,7 +48,10 @@ describe("demo-api preset against the real demo API", () => {
     expect(last.status).toBe("completed");
     expect(last.result?.isError).toBeUndefined();
     expect(last.result?.content[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^Pipeline demo-pipeline succeeded after \d+ ms \(step 3\/3\)\.$/) });
-    expect(last.result?.structuredContent).toMatchObject({ status: "succeeded", totalSteps: 3 });
+    // The hand-written demo adapter's output shape, which the preset's outputSchema describes.
+    expect(last.result?.structuredContent).toMatchObject({ status: "succeeded", name: "demo-pipeline", durationMs: expect.any(Number) });
+    expect(last.result?.structuredContent?.["steps"]).toHaveLength(3);
+    expect(adapter.tools[0]!.outputSchema?.safeParse(last.result?.structuredContent).success).toBe(true);
   });
 
   it("asks for approval after the first step, and approving lets the pipeline finish", async () => {
@@ -81,6 +84,11 @@ describe("demo-api preset against the real demo API", () => {
     await adapter.doRespond!(reference, { [key]: answer }, testContext());
     const { last } = await pollUntil(adapter, reference, terminal);
     expect(last).toMatchObject({ status: "completed", rawStatus: "rejected", result: { isError: true } });
+    expect((last.result?.content[0] as { text: string }).text).toMatch(/rejected/);
+    if (answer.action === "accept") {
+      expect(last.result?.structuredContent).toMatchObject({ status: "rejected", approvalComment: "not today" });
+      expect((last.result?.content[0] as { text: string }).text).toContain("not today");
+    }
   });
 
   it("ends a failing pipeline completed with isError and a log excerpt", async () => {
@@ -91,6 +99,8 @@ describe("demo-api preset against the real demo API", () => {
     expect(text).toMatch(/^Pipeline demo-pipeline failed after \d+ ms \(step 3\/3\)\./);
     expect(text).toMatch(/Last \d+ log lines:/);
     expect(text).toMatch(/Job failed after/);
+    expect(last.result?.structuredContent).toMatchObject({ status: "failed", failedStep: "test", logExcerpt: expect.arrayContaining([expect.stringMatching(/Job failed after/)]) });
+    expect((last.result?.structuredContent?.["logExcerpt"] as string[]).length).toBeLessThanOrEqual(20);
   });
 
   it("cancels the upstream job; the task ends cancelled", async () => {

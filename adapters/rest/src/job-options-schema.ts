@@ -65,6 +65,14 @@ export const resultOptionsSchema = z.object({
    * response (`{{body.name}} {{body.status}}`). Default: the result as JSON, or "The job ended with status …".
    */
   summary: z.string().optional(),
+  /**
+   * Build structuredContent from named paths instead of `path` (for success and error results alike):
+   * name → JSONPath (first match), or {path, all: true} for the list of every match (`logs[-20:]`).
+   * Names whose path yields nothing are left out.
+   */
+  fields: z
+    .record(z.string().min(1), z.union([z.string().min(1), z.object({ path: z.string().min(1), all: z.boolean().default(false) })]))
+    .optional(),
   /** Follow-up GET for the result, when the status response does not carry it. */
   url: urlTemplateSchema.optional(),
   /** JSONPath of the error detail shown when the job ended with an error value. */

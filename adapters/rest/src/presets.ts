@@ -69,6 +69,23 @@ const demoApi = {
         },
         additionalProperties: false,
       },
+      outputSchema: {
+        type: "object",
+        properties: {
+          status: { type: "string", description: "The demo API's final job status: succeeded, failed or rejected." },
+          name: { type: "string", description: "The pipeline's name." },
+          steps: {
+            type: "array",
+            items: { type: "object", properties: { name: { type: "string" }, status: { type: "string" } } },
+            description: "Every step with its final status.",
+          },
+          durationMs: { type: "number", description: "Time from queueing to the end of the job, in milliseconds." },
+          failedStep: { type: "string", description: "The step that failed, when the pipeline failed." },
+          logExcerpt: { type: "array", items: { type: "string" }, description: "The last log lines." },
+          approvalComment: { type: "string", description: "The reviewer's comment on the deploy approval." },
+        },
+        required: ["status", "name", "steps"],
+      },
       submit: {
         method: "POST",
         url: "/jobs",
@@ -91,7 +108,16 @@ const demoApi = {
   },
   progress: { message: "step {{body.currentStep}}/{{body.totalSteps}}: {{body.steps[?(@.status=='running')].name}}" },
   result: {
-    path: "$",
+    // The same structured content as the hand-written demo adapter's demo_pipeline output.
+    fields: {
+      status: "status",
+      name: "name",
+      steps: "steps",
+      durationMs: "durationMs",
+      failedStep: "steps[?(@.status=='failed')].name",
+      logExcerpt: { path: "logs[-20:]", all: true },
+      approvalComment: "approval.comment",
+    },
     summary: "Pipeline {{body.name}} {{body.status}} after {{body.durationMs}} ms (step {{body.currentStep}}/{{body.totalSteps}}).",
     logsPath: "logs",
     logTailLines: 20,

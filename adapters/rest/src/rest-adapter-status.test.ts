@@ -83,6 +83,18 @@ describe("rest adapter: reading status", () => {
     expect(snapshot.result?.structuredContent).toEqual({ frames: 24 });
   });
 
+  it("builds structuredContent from named fields, for success and error results", async () => {
+    const fields = { ...renderFarmConfig().result!, fields: { frames: "output.frames", lastLines: { path: "log[-2:]", all: true }, missing: "nothing.here" } };
+    replyStatus(200, { state: "done", output: { frames: 24 }, log: ["a", "b", "c"] });
+    await expect(adapter({ result: fields }).doGetStatus(reference, testContext())).resolves.toMatchObject({
+      result: { structuredContent: { frames: 24, lastLines: ["b", "c"] } },
+    });
+    replyStatus(200, { state: "crashed", log: ["a", "b", "c"] });
+    const failed = await adapter({ result: fields }).doGetStatus(reference, testContext());
+    expect(failed.result).toMatchObject({ isError: true, structuredContent: { lastLines: ["b", "c"] } });
+    expect(failed.result?.structuredContent).not.toHaveProperty("missing");
+  });
+
   it("ends a job that ran and failed as completed with isError, its reason and a log tail, secrets redacted", async () => {
     replyStatus(200, {
       state: "crashed",
