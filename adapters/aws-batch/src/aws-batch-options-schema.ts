@@ -84,6 +84,7 @@ export const awsBatchOptionsSchema = z
       })
       .optional(),
     pollIntervalMs: z.number().int().min(1000).default(10_000),
+    requestTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
     describeBatchWindowMs: z.number().int().min(0).max(1000).default(10),
     submitsPerSecond: z.number().positive().max(50).default(20),
     retry: z

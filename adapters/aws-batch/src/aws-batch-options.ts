@@ -36,6 +36,8 @@ export interface AwsBatchOptions {
 
   /** Suggested client polling interval in milliseconds. Default: 10000. */
   pollIntervalMs?: number;
+  /** Give up on an AWS call that has not answered after this many milliseconds. Default: 30000. */
+  requestTimeoutMs?: number;
   /** How long status reads are collected into one DescribeJobs call, in milliseconds. Default: 10. */
   describeBatchWindowMs?: number;
   /** SubmitJob calls per second from this adapter (AWS allows 50 per account and Region). Default: 20. */

@@ -14,6 +14,13 @@ function sharedClientConfig(options: ResolvedAwsBatchOptions, environment: Envir
   const region = options.region ?? environment.AWS_REGION ?? environment.AWS_DEFAULT_REGION;
   return {
     maxAttempts: 1,
+    // Without a timeout one hung connection would stall every status read batched with it.
+    // (throwOnRequestTimeout: the handler only logs a warning otherwise.)
+    requestHandler: {
+      requestTimeout: options.requestTimeoutMs,
+      connectionTimeout: Math.min(options.requestTimeoutMs, 5000),
+      throwOnRequestTimeout: true,
+    },
     ...(region ? { region } : {}),
     ...(options.profile ? { profile: options.profile } : {}),
     // A copy each: the SDK writes bookkeeping into the credentials object it is given.
