@@ -120,6 +120,15 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     for (const secret of Object.values(testCredentials)) expect(error.message).not.toContain(secret);
   });
 
+  it("reports a job that stopped moments ago as working until its log has settled, so the result never changes", async () => {
+    const justStopped = readFixture<{ jobs: Record<string, unknown>[] }>("describe-jobs-succeeded.json");
+    (justStopped.jobs[0] as Record<string, unknown>).stoppedAt = Date.now() - 1000;
+    nock(batchOrigin).post("/v1/describejobs").reply(200, justStopped);
+    const adapter = awsBatch({ batchClient: testBatchClient(1), logsClient: testLogsClient(), logs: {}, retry: fastRetry });
+    const snapshot = await adapter.doGetStatus({ jobId: runningJobId }, testContext());
+    expect(snapshot).toEqual({ status: "working", rawStatus: "SUCCEEDED", message: "SUCCEEDED: collecting the end of the log" });
+  });
+
   it("reads a finished job's log tail from CloudWatch Logs when configured", async () => {
     nock(batchOrigin).post("/v1/describejobs").reply(200, readFixture("describe-jobs-failed.json"));
     const logs = nock(logsOrigin)

@@ -58,6 +58,11 @@ export function awsBatch(
 
   async function snapshotOf(job: JobDetail, signal?: AbortSignal): Promise<JobSnapshot> {
     const finished = job.status === "SUCCEEDED" || (job.status === "FAILED" && !wasCancelled(job));
+    const stoppedAgoMs = job.stoppedAt === undefined ? undefined : Date.now() - job.stoppedAt;
+    if (finished && resolved.logs && stoppedAgoMs !== undefined && stoppedAgoMs >= 0 && stoppedAgoMs < resolved.logs.settleMs) {
+      // A terminal answer never changes, so it waits until the last log lines have reached CloudWatch Logs.
+      return { status: "working", rawStatus: job.status ?? "", message: `${job.status}: collecting the end of the log` };
+    }
     const logTail =
       finished && logsClient && resolved.logs
         ? await readLogTail(logsClient, job, resolved.logs, { policy, secrets, ...(signal ? { signal } : {}) })

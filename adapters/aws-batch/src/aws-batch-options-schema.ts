@@ -80,6 +80,7 @@ export const awsBatchOptionsSchema = z
         logGroupName: nonEmpty.default("/aws/batch/job"),
         maxLines: z.number().int().min(1).max(10_000).default(50),
         maxBytes: z.number().int().min(64).max(1_000_000).default(4096),
+        settleMs: z.number().int().min(0).max(120_000).default(10_000),
         endpoint: z.url().optional(),
       })
       .optional(),

@@ -139,6 +139,12 @@ export interface LogTailOptions {
   maxLines?: number;
   /** Most UTF-8 bytes of log text in a result; older lines are dropped first. Default: 4096. */
   maxBytes?: number;
+  /**
+   * Log lines reach CloudWatch Logs a few seconds after they are written. A job that stopped less than this
+   * many milliseconds ago is reported as still working, so its result (and log tail) is read once the log
+   * has settled and does not change afterwards. Default: 10000.
+   */
+  settleMs?: number;
   /** Another endpoint for the CloudWatch Logs API. Default: AWS's own. */
   endpoint?: string;
 }

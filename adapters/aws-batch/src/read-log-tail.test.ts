@@ -5,7 +5,7 @@ import { fitLogLines, readLogTail } from "./read-log-tail.js";
 import { blockRealNetwork, fastRetry, logsOrigin, testCredentials, testLogsClient } from "./test-support/aws-test-clients.js";
 import { fixtureJob } from "./test-support/fixtures.js";
 
-const logOptions = { logGroupName: "/aws/batch/job", maxLines: 50, maxBytes: 4096 };
+const logOptions = { logGroupName: "/aws/batch/job", maxLines: 50, maxBytes: 4096, settleMs: 0 };
 const call = { policy: fastRetry, secrets: Object.values(testCredentials) };
 
 describe("fitLogLines", () => {
