@@ -141,7 +141,7 @@ function checkParameter(
 
 /** A template pattern must match the whole value, whatever anchors its author wrote. */
 export function anchoredPattern(source: string): RegExp {
-  return new RegExp(`^(?:${source})$`, "u");
+  return new RegExp(`^(?:${source})$`);
 }
 
 export type ResolvedAwsBatchOptions = z.output<typeof awsBatchOptionsSchema>;
