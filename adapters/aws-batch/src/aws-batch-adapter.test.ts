@@ -120,6 +120,21 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     for (const secret of Object.values(testCredentials)) expect(error.message).not.toContain(secret);
   });
 
+  it("keeps access key ids and signatures out of messages even when the key came from the SDK's own chain", async () => {
+    // Not configured in options, so not redacted by value: a response quoting the signed request must still not leak it.
+    nock(batchOrigin)
+      .post("/v1/describejobs")
+      .reply(
+        400,
+        (_uri, _body) => ({ __type: "ClientException", message: "bad request: Credential=ASIAEXAMPLEKEY000001/20261129, Signature=" + "ab".repeat(32) }),
+        { "x-amzn-errortype": "ClientException" },
+      );
+    const error = (await adapterUnderTest()
+      .doGetStatus({ jobId: runningJobId }, testContext())
+      .catch((caught: unknown) => caught)) as UpstreamError;
+    expect(error.message).toContain("Credential=[redacted]/20261129, Signature=[redacted]");
+  });
+
   it("reports a job that stopped moments ago as working until its log has settled, so the result never changes", async () => {
     const justStopped = readFixture<{ jobs: Record<string, unknown>[] }>("describe-jobs-succeeded.json");
     (justStopped.jobs[0] as Record<string, unknown>).stoppedAt = Date.now() - 1000;

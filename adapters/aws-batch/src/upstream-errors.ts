@@ -50,6 +50,17 @@ export function isTransient(error: unknown): boolean {
 }
 
 /**
+ * Access key ids and request signatures, wherever a message quotes them (a signed request echoed back by a
+ * proxy or a test double). Configured keys are redacted by value too; this also covers keys the SDK found
+ * on its own, which the adapter never sees.
+ */
+export function hideAwsCredentials(text: string): string {
+  return text
+    .replace(/\b(?:AKIA|ASIA|AROA|AIDA)[A-Z0-9]{16}\b/g, "[redacted]")
+    .replace(/Signature=[0-9a-f]{64}/g, "Signature=[redacted]");
+}
+
+/**
  * Wrap an SDK error into the core's UpstreamError. The message names the operation, the AWS error code
  * and the AWS message with ARNs shortened and configured secrets removed; the SDK error stays as `cause`
  * (it holds no credentials: the SDK never puts signing material into errors).
@@ -64,7 +75,7 @@ export function toUpstreamError(
   const aws = asAwsError(error);
   const httpStatus = aws.$metadata?.httpStatusCode;
   const code = aws.name && aws.name !== "Error" ? aws.name : (aws.code ?? "network error");
-  const detail = aws.message ? `: ${redactSecrets(hideArns(aws.message), secrets)}` : "";
+  const detail = aws.message ? `: ${redactSecrets(hideAwsCredentials(hideArns(aws.message)), secrets).slice(0, 500)}` : "";
   const message = `AWS Batch ${operation} failed (${code}${httpStatus ? `, HTTP ${httpStatus}` : ""})${detail}`;
   const options: ConstructorParameters<typeof UpstreamError>[1] = { cause: error, isRetryable: isTransient(error) };
   if (httpStatus !== undefined) options.httpStatus = httpStatus;
