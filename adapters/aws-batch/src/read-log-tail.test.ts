@@ -38,9 +38,15 @@ describe("readLogTail", () => {
   it("reads the end of the last attempt's stream from the default group, removing configured secrets", async () => {
     nock(logsOrigin)
       .post("/", { logGroupName: "/aws/batch/job", logStreamName: "blender-render/default/0f1e2d3c4b5a69788796a5b4c3d2e1f0", startFromHead: false, limit: 50 })
-      .reply(200, { events: [{ timestamp: 1, message: `key=${testCredentials.secretAccessKey}` }, { timestamp: 2, message: "done" }] });
+      .reply(200, {
+        events: [
+          { timestamp: 1, message: `key=${testCredentials.secretAccessKey}` },
+          { timestamp: 2, message: "assumed role as ASIAABCDEFGHIJKLMNOP" },
+          { timestamp: 3, message: "done" },
+        ],
+      });
     const tail = await readLogTail(testLogsClient(), job, logOptions, call);
-    expect(tail).toEqual({ text: "key=[redacted]\ndone", truncated: false });
+    expect(tail).toEqual({ text: "key=[redacted]\nassumed role as [redacted]\ndone", truncated: false });
   });
 
   it.each([

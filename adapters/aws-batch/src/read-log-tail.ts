@@ -4,6 +4,7 @@ import { redactSecrets } from "@jobtasks/core";
 import type { ResolvedLogTail } from "./aws-batch-options-schema.js";
 import { lastAttemptOf } from "./batch-job-result.js";
 import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
+import { hideAwsCredentials } from "./upstream-errors.js";
 
 /** The end of a job's log, or a note saying why there is none. */
 export interface LogTail {
@@ -71,7 +72,7 @@ export async function readLogTail(
     );
     const messages = (response.events ?? []).map((event) => event.message ?? "");
     const fitted = fitLogLines(messages, options.maxBytes);
-    return { text: redactSecrets(fitted.text, call.secrets), truncated: fitted.truncated };
+    return { text: redactSecrets(hideAwsCredentials(fitted.text), call.secrets), truncated: fitted.truncated };
   } catch (error) {
     const name = (error as { cause?: { name?: string } }).cause?.name;
     if (name === "ResourceNotFoundException") return { truncated: false, note: "the log stream does not exist (yet, or any more)" };
