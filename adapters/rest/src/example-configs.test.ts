@@ -65,8 +65,8 @@ describe("example configs", () => {
     expect(buildAll(readFileSync(new URL(file, examplesDirectory), "utf8")).length).toBeGreaterThan(0);
   });
 
-  it("presets/demo-api.config.yaml serves demo_pipeline through the demo-api preset", () => {
-    const source = readFileSync(new URL("presets/demo-api.config.yaml", packageDirectory), "utf8");
+  it("the demo's config (examples/demo/jobtasks.config.yaml) serves demo_pipeline through the demo-api preset", () => {
+    const source = readFileSync(new URL("../../examples/demo/jobtasks.config.yaml", packageDirectory), "utf8");
     expect(buildAll(source)).toEqual(["demo_pipeline"]);
     const [entry] = restEntries(interpolate(parse(source)));
     expect(adapterDefinition.optionsSchema.parse(entry?.options).baseUrl).toBe("http://127.0.0.1:4010");

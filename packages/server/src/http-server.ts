@@ -5,7 +5,9 @@ import { localhostHostValidation, toNodeHandler } from "@modelcontextprotocol/no
 import { localPrincipal, type BearerTokens } from "./auth.js";
 import { createMcpServer } from "./mcp-server.js";
 import type { TaskService } from "./task-service.js";
-import { parseTaskListenRequest, runTaskSubscription, type TaskListenRequest } from "./task-subscription.js";
+import { parseTaskListenRequest } from "./task-subscription.js";
+import { serveHttpTaskListen } from "./http-task-listen.js";
+import { rpcError, writeJson } from "./http-responses.js";
 import { readJsonBody } from "./read-json-body.js";
 import { stripTaskResultContentFromResponse } from "./strip-task-result-content.js";
 import type { Logger } from "./logger.js";
@@ -101,37 +103,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       return;
     }
     const listen = parseTaskListenRequest(body.value);
-    if (listen) {
-      serveTaskSubscription(listen, principal, response);
+    if (listen && serveHttpTaskListen({ listen, body: body.value, request, response, principal, service, logger, ...(options.subscriptionIntervalMs !== undefined ? { intervalMs: options.subscriptionIntervalMs } : {}) })) {
       return;
     }
     await serveMcp(request as never, response, body.value);
-  }
-
-  function serveTaskSubscription(listen: TaskListenRequest, principal: string, response: ServerResponse): void {
-    const abort = new AbortController();
-    response.on("close", () => abort.abort());
-    if (!listen.declaresTasks) {
-      void runTaskSubscription({ service, logger, principal, request: listen, signal: abort.signal, send: (message) => writeJson(response, 200, message) });
-      return;
-    }
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" });
-    const keepAlive = setInterval(() => response.write(": keepalive\n\n"), 15_000);
-    keepAlive.unref();
-    void runTaskSubscription({
-      service,
-      logger,
-      principal,
-      request: listen,
-      signal: abort.signal,
-      ...(options.subscriptionIntervalMs !== undefined ? { intervalMs: options.subscriptionIntervalMs } : {}),
-      send: (message) => {
-        if (!response.writableEnded) response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-      },
-    }).finally(() => {
-      clearInterval(keepAlive);
-      if (!response.writableEnded) response.end();
-    });
   }
 
   const port = options.port ?? 3000;
@@ -153,13 +128,4 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-function rpcError(code: number, message: string) {
-  return { jsonrpc: "2.0", id: null, error: { code, message } };
-}
-
-function writeJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify(body));
 }

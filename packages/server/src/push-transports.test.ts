@@ -70,7 +70,7 @@ describe("task push over Streamable HTTP", () => {
     http = await startHttpServer({ service, logger: createSilentLogger(), name: "push", version: "1.0.0", port: 0 });
     const response = await fetch(http.url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28" },
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 3,
