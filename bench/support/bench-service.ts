@@ -1,0 +1,81 @@
+import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
+import { TaskIdSealer, type AnyJobAdapter, type CreateTaskResult, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
+import { TaskService, createSilentLogger, type TaskServiceOptions } from "@jobtasks/server";
+
+/**
+ * The pieces every benchmark builds a TaskService from: a silent logger (logging is not what we measure),
+ * a fresh secret, and adapters that answer from memory so that the server's own cost is what shows.
+ */
+
+export const benchPrincipal = "bench-agent";
+
+export function createBenchService(
+  adapters: Array<{ name: string; adapter: AnyJobAdapter }>,
+  options: Partial<Omit<TaskServiceOptions, "adapters" | "sealer" | "logger">> = {},
+): TaskService {
+  return new TaskService({
+    immediateRetries: 0,
+    ...options,
+    adapters,
+    sealer: new TaskIdSealer({ secret: randomBytes(32).toString("base64url"), secretSource: "JOBTASKS_SECRET" }),
+    logger: createSilentLogger(),
+  });
+}
+
+/** A caller that never aborts; the benchmarks end their loops themselves. */
+export function benchCaller() {
+  return { principal: benchPrincipal, signal: new AbortController().signal };
+}
+
+/** Start a job through the service, as tools/call would, and return its task id. */
+export async function startTask(service: TaskService, toolName: string, args: Record<string, unknown>): Promise<string> {
+  const created = (await service.callTool(toolName, args, { ...benchCaller(), tasksDeclared: true })) as CreateTaskResult;
+  if (typeof created.taskId !== "string") throw new Error(`tools/call ${toolName} did not create a task`);
+  return created.taskId;
+}
+
+export type StatelessJobRef = { jobId: number; finished: boolean };
+
+/**
+ * An adapter that keeps nothing: the job's whole state is in its ref, so any memory the process holds after
+ * thousands of tasks belongs to the server, not to the adapter. It counts status reads, and can be given an
+ * upstream latency so that concurrent reads overlap as they would against a real API.
+ */
+export function createStatelessAdapter(options: { readLatencyMs?: number; pollIntervalMs?: number } = {}) {
+  const counts = { getStatus: 0 };
+  let nextJobId = 0;
+  const readLatencyMs = options.readLatencyMs ?? 0;
+  const adapter: JobAdapterV1<StatelessJobRef> = {
+    specificationVersion: "v1",
+    kind: "stateless-bench",
+    pollIntervalMs: options.pollIntervalMs ?? 2000,
+    retentionMs: null,
+    tools: [
+      {
+        name: "bench_job",
+        description: "A job whose state is its reference.",
+        inputSchema: z.object({ finished: z.boolean().default(false) }).strict(),
+        async doStart(input: { finished: boolean }) {
+          nextJobId += 1;
+          return { ref: { jobId: nextJobId, finished: input.finished } };
+        },
+      },
+    ],
+    async doGetStatus(ref): Promise<JobSnapshot> {
+      counts.getStatus += 1;
+      if (readLatencyMs > 0) await sleep(readLatencyMs);
+      if (ref.finished) {
+        return {
+          status: "completed",
+          rawStatus: "success",
+          message: `job ${ref.jobId} succeeded`,
+          result: { content: [{ type: "text", text: `job ${ref.jobId} output` }], structuredContent: { jobId: ref.jobId } },
+        };
+      }
+      return { status: "working", rawStatus: "running", message: `job ${ref.jobId} running` };
+    },
+  };
+  return { adapter, counts };
+}
