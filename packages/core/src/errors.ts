@@ -46,9 +46,12 @@ export class AdapterConfigError extends ConfigError {}
 /** Tool arguments that a schema or an adapter's own check refused. Becomes JSON-RPC -32602. */
 export class InvalidToolInputError extends JobtasksError {
   readonly field: string;
-  constructor(field: string, message: string, options?: { cause?: unknown }) {
-    super(`Invalid arguments: ${field}: ${message}`, options);
+  /** What is wrong with the field, without the field's name. */
+  readonly problem: string;
+  constructor(field: string, problem: string, options?: { cause?: unknown }) {
+    super(`Invalid arguments: ${field}: ${problem}`, options);
     this.field = field;
+    this.problem = problem;
   }
 }
 

@@ -196,7 +196,11 @@ export class TaskService {
   }
 
   #startFailure(registered: RegisteredTool, error: unknown): CallToolResult {
-    if (error instanceof InvalidToolInputError) invalidArguments(registered.tool.name, error.field, error.message);
+    if (error instanceof InvalidToolInputError) {
+      // `problem` is absent on errors from an older copy of the core: strip the prefix the message then has.
+      const problem = error.problem ?? error.message.replace(/^Invalid arguments: [^:]*: /, "");
+      invalidArguments(registered.tool.name, error.field, problem);
+    }
     if (error instanceof TaskProtocolError) throw error;
     // The upstream refused or failed the start: a tool-level error the agent can read and act on.
     const known = error instanceof UpstreamError || error instanceof JobNotFoundError;
