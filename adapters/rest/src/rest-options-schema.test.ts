@@ -82,7 +82,7 @@ describe("rest options", () => {
 
   it("understands the compact typed form", () => {
     const config = renderFarmConfig();
-    const tool = { ...config.tools![0]!, input: { scene: "string", count: "integer?", tags: "string[]?", urgent: { type: "boolean", default: false } } };
+    const tool = { ...config.tools![0]!, input: { scene: "string", count: "integer?", tags: "string[]?", urgent: { type: "boolean" as const, default: false } } };
     const schema = restAdapter({ ...config, tools: [tool] }, { environment: { RENDER_TOKEN: "x" } }).tools[0]!.inputSchema;
     expect(schema.parse({ scene: "a" })).toEqual({ scene: "a", urgent: false });
     expect(schema.safeParse({ scene: "a", count: "3" }).success).toBe(false);
