@@ -58,8 +58,16 @@ function scalarText(path: string, value: unknown): string {
   throw new TemplateValueError(path, "expected a string, number or boolean");
 }
 
-/** Human-readable text (status messages). Returns undefined when a placeholder has no value. */
-export function renderText(template: string, context: object): string | undefined {
+/**
+ * The one walk over a template: literal text is kept, each placeholder's value goes through `encode`.
+ * A missing value makes the whole result undefined, unless `onMissing` throws.
+ */
+function renderParts(
+  template: string,
+  context: object,
+  encode: (path: string, value: unknown, multiSegment: boolean) => string,
+  onMissing: (path: string) => void = () => undefined,
+): string | undefined {
   let text = "";
   for (const part of parseTemplate(template)) {
     if (part.kind === "literal") {
@@ -67,10 +75,20 @@ export function renderText(template: string, context: object): string | undefine
       continue;
     }
     const value = lookup(part.path, context);
-    if (value === undefined) return undefined;
-    text += Array.isArray(value) ? value.map(String).join(", ") : typeof value === "object" ? JSON.stringify(value) : String(value);
+    if (value === undefined) {
+      onMissing(part.path);
+      return undefined;
+    }
+    text += encode(part.path, value, part.multiSegment);
   }
   return text;
+}
+
+/** Human-readable text (status messages). Returns undefined when a placeholder has no value. */
+export function renderText(template: string, context: object): string | undefined {
+  return renderParts(template, context, (_path, value) =>
+    Array.isArray(value) ? value.map(String).join(", ") : typeof value === "object" ? JSON.stringify(value) : String(value),
+  );
 }
 
 function encodePathValue(path: string, value: unknown, multiSegment: boolean): string {
@@ -89,32 +107,14 @@ function encodePathValue(path: string, value: unknown, multiSegment: boolean): s
 
 /** A URL path (the part after the base URL), every value percent-encoded as a path segment. */
 export function renderPath(template: string, context: object): string {
-  let text = "";
-  for (const part of parseTemplate(template)) {
-    if (part.kind === "literal") {
-      text += part.text;
-      continue;
-    }
-    const value = lookup(part.path, context);
-    if (value === undefined) throw new TemplateValueError(part.path, "a value is required in the URL");
-    text += encodePathValue(part.path, value, part.multiSegment);
-  }
-  return text;
+  return renderParts(template, context, encodePathValue, (path) => {
+    throw new TemplateValueError(path, "a value is required in the URL");
+  })!;
 }
 
 /** A query or header value: undefined (left out) when a placeholder has no value. */
 export function renderScalar(template: string, context: object): string | undefined {
-  let text = "";
-  for (const part of parseTemplate(template)) {
-    if (part.kind === "literal") {
-      text += part.text;
-      continue;
-    }
-    const value = lookup(part.path, context);
-    if (value === undefined) return undefined;
-    text += scalarText(part.path, value);
-  }
-  return text;
+  return renderParts(template, context, scalarText);
 }
 
 /** A header value: like renderScalar, but control characters (header splitting) are refused. */
