@@ -49,14 +49,19 @@ async function heapAfterManyTasks(): Promise<void> {
   heading("Heap after creating and polling many tasks (caches bounded at 10,000 jobs each)");
   const checkpoints = [10_000, 20_000, 40_000];
   const rows: Array<Array<string | number>> = [];
-  for (const finished of [false, true]) {
-    const { adapter } = createStatelessAdapter();
+  const variants = [
+    { name: "working jobs (recent-snapshot cache)", finished: false, resultLogBytes: 0 },
+    { name: "completed jobs, short result (terminal cache)", finished: true, resultLogBytes: 0 },
+    { name: "completed jobs, 4 KB log tail in the result", finished: true, resultLogBytes: 4096 },
+  ];
+  for (const variant of variants) {
+    const { adapter } = createStatelessAdapter({ resultLogBytes: variant.resultLogBytes });
     const service = createBenchService([{ name: "bench", adapter }]);
     const baseline = await settledHeapMb();
-    const cells: Array<string | number> = [finished ? "completed jobs (terminal cache)" : "working jobs (recent-snapshot cache)", formatNumber(baseline, 1)];
+    const cells: Array<string | number> = [variant.name, formatNumber(baseline, 1)];
     let created = 0;
     for (const checkpoint of checkpoints) {
-      await createAndPoll(service, checkpoint - created, finished);
+      await createAndPoll(service, checkpoint - created, variant.finished);
       created = checkpoint;
       cells.push(`+${formatNumber((await settledHeapMb()) - baseline, 1)}`);
     }

@@ -43,7 +43,16 @@ export type StatelessJobRef = { jobId: number; finished: boolean };
  * thousands of tasks belongs to the server, not to the adapter. It counts status reads, and can be given an
  * upstream latency so that concurrent reads overlap as they would against a real API.
  */
-export function createStatelessAdapter(options: { readLatencyMs?: number; pollIntervalMs?: number } = {}) {
+export interface StatelessAdapterOptions {
+  /** Upstream latency of each status read. Default 0. */
+  readLatencyMs?: number;
+  /** The polling interval the adapter suggests. Default 2000. */
+  pollIntervalMs?: number;
+  /** Length of a log tail in a completed job's result text, like the GitHub and Batch adapters add. Default 0. */
+  resultLogBytes?: number;
+}
+
+export function createStatelessAdapter(options: StatelessAdapterOptions = {}) {
   const counts = { getStatus: 0 };
   let nextJobId = 0;
   const readLatencyMs = options.readLatencyMs ?? 0;
@@ -67,11 +76,13 @@ export function createStatelessAdapter(options: { readLatencyMs?: number; pollIn
       counts.getStatus += 1;
       if (readLatencyMs > 0) await sleep(readLatencyMs);
       if (ref.finished) {
+        // A fresh string per read, as JSON.parse of an upstream response would give.
+        const logTail = options.resultLogBytes ? `\n${Buffer.alloc(options.resultLogBytes, `step ${ref.jobId} ok\n`).toString("latin1")}` : "";
         return {
           status: "completed",
           rawStatus: "success",
           message: `job ${ref.jobId} succeeded`,
-          result: { content: [{ type: "text", text: `job ${ref.jobId} output` }], structuredContent: { jobId: ref.jobId } },
+          result: { content: [{ type: "text", text: `job ${ref.jobId} output${logTail}` }], structuredContent: { jobId: ref.jobId } },
         };
       }
       return { status: "working", rawStatus: "running", message: `job ${ref.jobId} running` };
