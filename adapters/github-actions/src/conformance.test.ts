@@ -25,7 +25,10 @@ function arrangeRun(rawStatus: string): RunRef {
   if (status === "in_progress") {
     github().get(`${attemptPath}/jobs`).query(true).reply(200, fixture("attempt-jobs-in-progress.json"));
   }
-  if (status === "waiting") github().get(`${path}/pending_deployments`).reply(200, fixture("pending-deployments.json"));
+  if (status === "waiting") {
+    github().get(`${path}/pending_deployments`).reply(200, fixture("pending-deployments.json"));
+    github().get(`${attemptPath}/jobs`).query(true).reply(200, fixture("attempt-jobs-waiting.json"));
+  }
   if (status === "completed" && conclusion !== "cancelled") {
     github().get(`${attemptPath}/jobs`).query(true).reply(200, fixture("attempt-jobs-failure.json"));
     github().get(`${path}/artifacts`).query(true).reply(200, fixture("artifacts.json"));

@@ -1,5 +1,5 @@
 import type { ElicitationFormRequest } from "@jobtasks/core";
-import type { DeploymentReviewer, PendingDeployment } from "./github-response-schemas.js";
+import type { DeploymentReviewer, PendingDeployment, WorkflowJob } from "./github-response-schemas.js";
 import { deploymentRequestKey, type RunRef } from "./run-ref.js";
 
 /**
@@ -11,10 +11,29 @@ export interface WaitingDescription {
   message: string;
 }
 
+/**
+ * The job id that makes approval keys unique across sequential waits on one environment: the smallest id
+ * of the attempt's jobs in status "waiting" (held by a deployment protection rule). GitHub does not say
+ * which environment a waiting job is for, so every environment's key of one snapshot gets the same id;
+ * a second wait on an environment comes from another job, hence another key, while jobs waiting at the
+ * same time on one environment are approved by one review anyway. Undefined when no job shows "waiting"
+ * yet (the jobs list can lag behind the run's status).
+ */
+export function firstWaitingJobId(jobs: ReadonlyArray<Pick<WorkflowJob, "id" | "status">>): number | string | undefined {
+  let first: number | string | undefined;
+  for (const job of jobs) {
+    if (job.status !== "waiting") continue;
+    // Ids are int64 (a decimal string past 2^53): compare them as bigints.
+    if (first === undefined || BigInt(job.id) < BigInt(first)) first = job.id;
+  }
+  return first;
+}
+
 export function describePendingDeployments(
   ref: RunRef,
   workflowName: string,
   deployments: ReadonlyArray<PendingDeployment>,
+  waitingJobId: number | string | undefined,
   now: number = Date.now(),
 ): WaitingDescription {
   const inputRequests: Record<string, ElicitationFormRequest> = {};
@@ -22,7 +41,7 @@ export function describePendingDeployments(
   for (const deployment of deployments) {
     const environment = deployment.environment.name;
     if (deployment.current_user_can_approve) {
-      inputRequests[deploymentRequestKey(ref, deployment.environment.id)] = approvalForm(ref, workflowName, environment);
+      inputRequests[deploymentRequestKey(ref, deployment.environment.id, waitingJobId)] = approvalForm(ref, workflowName, environment);
       parts.push(`'${environment}' waits for your approval`);
       continue;
     }

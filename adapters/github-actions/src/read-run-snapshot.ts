@@ -5,7 +5,7 @@ import { cancellationEvidence, describeRunProgress } from "./describe-run-progre
 import type { GithubApi } from "./github-api.js";
 import type { WorkflowRun } from "./github-response-schemas.js";
 import { mapGithubActionsStatus, rawRunStatus } from "./map-github-actions-status.js";
-import { describePendingDeployments } from "./pending-deployment-requests.js";
+import { describePendingDeployments, firstWaitingJobId } from "./pending-deployment-requests.js";
 import type { RateBudget } from "./rate-budget.js";
 import type { RunRef } from "./run-ref.js";
 
@@ -25,8 +25,8 @@ export interface SnapshotDependencies {
 
 /**
  * One observation of the pinned attempt. Costs one conditional request for a queued run, two for a
- * running or waiting one, and for a finished one three plus one log download per failed job (then the
- * server keeps the terminal answer).
+ * running one, three for a waiting one (its jobs tell the approval keys apart), and for a finished one
+ * three plus one log download per failed job (then the server keeps the terminal answer).
  */
 export async function readRunSnapshot(dependencies: SnapshotDependencies, ref: RunRef, context: AdapterContext): Promise<JobSnapshot> {
   const { api } = dependencies;
@@ -55,10 +55,14 @@ export async function readRunSnapshot(dependencies: SnapshotDependencies, ref: R
     case "cancelled":
       return { ...base, status: "cancelled", message: "cancelled" };
     case "waiting": {
-      const deployments = await api.listPendingDeployments(ref, { signal, notFoundMeansGone: true });
-      const waiting = describePendingDeployments(ref, run.name ?? "workflow", deployments, dependencies.now());
+      const [deployments, jobs] = await Promise.all([
+        api.listPendingDeployments(ref, { signal, notFoundMeansGone: true }),
+        api.listAttemptJobs(ref, { signal, notFoundMeansGone: true }),
+      ]);
+      const waitingJobId = firstWaitingJobId(jobs.jobs);
+      const waiting = describePendingDeployments(ref, run.name ?? "workflow", deployments, waitingJobId, dependencies.now());
       const working = Object.keys(waiting.inputRequests).length === 0;
-      return withPollInterval(dependencies, 2, {
+      return withPollInterval(dependencies, 3, {
         ...base,
         status: working ? "working" : "input_required",
         message: waiting.message,

@@ -35,18 +35,27 @@ export function describeRun(ref: RunRef): string {
   return `${ref.owner}/${ref.repo} run ${ref.runId} attempt ${ref.attempt}`;
 }
 
-/** Keys are unique per run attempt and environment, and derived only from GitHub's ids. */
-export function deploymentRequestKey(ref: RunRef, environmentId: number | string): string {
-  return `deploy-${ref.runId}-${ref.attempt}-${environmentId}`;
+/**
+ * The key of an approval request: `deploy-<runId>-<attempt>-<environmentId>-<waitingJobId>`, derived only
+ * from GitHub's ids so that any replica issues the same key. The waiting job id tells apart two waits on
+ * one environment within one attempt (job A deploys to production and is approved, later job B waits on
+ * production too): a key is never reused after it was answered. Without a waiting job id (GitHub does not
+ * show the waiting job yet) the key is `deploy-<runId>-<attempt>-<environmentId>`.
+ */
+export function deploymentRequestKey(ref: RunRef, environmentId: number | string, waitingJobId?: number | string): string {
+  const key = `deploy-${ref.runId}-${ref.attempt}-${environmentId}`;
+  return waitingJobId === undefined ? key : `${key}-${waitingJobId}`;
 }
 
+/** The environment a key of this attempt approves; undefined for any other key (another attempt's, say). */
 export function parseDeploymentRequestKey(
   ref: RunRef,
   key: string,
-): { environmentId: number | string } | undefined {
+): { environmentId: number | string; waitingJobId?: number | string } | undefined {
   const prefix = `deploy-${ref.runId}-${ref.attempt}-`;
   if (!key.startsWith(prefix)) return undefined;
-  const rest = key.slice(prefix.length);
-  if (!/^\d+$/.test(rest)) return undefined;
-  return { environmentId: normalizeGithubId(rest) };
+  const match = /^(\d+)(?:-(\d+))?$/.exec(key.slice(prefix.length));
+  if (!match) return undefined;
+  const environmentId = normalizeGithubId(match[1]!);
+  return match[2] === undefined ? { environmentId } : { environmentId, waitingJobId: normalizeGithubId(match[2]) };
 }
