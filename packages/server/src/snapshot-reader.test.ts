@@ -9,7 +9,7 @@ import {
   type ScriptedAdapter,
 } from "../../../test/support/scripted-adapter.js";
 
-function setup(options: { budgetMs?: number; cacheMs?: number } = {}) {
+function setup(options: { budgetMs?: number; cacheMs?: number; maxTerminalCacheCharacters?: number } = {}) {
   let now = 1_000_000;
   const scripted: ScriptedAdapter = createScriptedAdapter();
   const reader = new SnapshotReader({
@@ -19,6 +19,7 @@ function setup(options: { budgetMs?: number; cacheMs?: number } = {}) {
     upstreamRetryBudgetMs: options.budgetMs ?? 60_000,
     immediateRetries: 2,
     immediateRetryDelayMs: 1,
+    ...(options.maxTerminalCacheCharacters !== undefined ? { maxTerminalCacheCharacters: options.maxTerminalCacheCharacters } : {}),
   });
   return {
     reader,
@@ -80,6 +81,20 @@ describe("SnapshotReader", () => {
     expect(second).toEqual(first);
     expect(second.status).toBe("completed");
     expect(scripted.calls.getStatus).toBe(1);
+  });
+
+  it("bounds the finished-job cache by size: a result over the budget is read again instead of kept", async () => {
+    const { reader, scripted } = setup({ cacheMs: 0, maxTerminalCacheCharacters: 1_000 });
+    const small = await startJob(scripted);
+    const large = await startJob(scripted);
+    scripted.update(scripted.jobs.get("job-1")!, completedSnapshot("short"));
+    scripted.update(scripted.jobs.get("job-2")!, completedSnapshot("x".repeat(5_000)));
+    for (let round = 0; round < 3; round++) {
+      await reader.read(small, context());
+      await reader.read(large, context());
+    }
+    // The small result was read once and kept; the large one was read every time.
+    expect(scripted.calls.getStatus).toBe(1 + 3);
   });
 
   it("retries a retryable failure quickly before reporting anything", async () => {

@@ -26,6 +26,11 @@ export interface SnapshotReaderOptions {
   immediateRetryDelayMs?: number;
   /** Bound on remembered jobs (each cache). Default 10,000. */
   maxEntries?: number;
+  /**
+   * Bound on the size of remembered finished jobs, whose results can carry log excerpts, counted in JSON
+   * characters. Default 64 MiB.
+   */
+  maxTerminalCacheCharacters?: number;
   logger: Logger;
   now?: () => number;
 }
@@ -57,12 +62,18 @@ export class SnapshotReader {
       immediateRetries: options.immediateRetries ?? 2,
       immediateRetryDelayMs: options.immediateRetryDelayMs ?? 250,
       maxEntries: options.maxEntries ?? 10_000,
+      maxTerminalCacheCharacters: options.maxTerminalCacheCharacters ?? 64 * 1024 * 1024,
     };
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
     const max = this.#options.maxEntries;
     this.#recent = new LRUCache({ max });
-    this.#terminal = new LRUCache({ max });
+    this.#terminal = new LRUCache({
+      max,
+      maxSize: this.#options.maxTerminalCacheCharacters,
+      // A result larger than the whole budget is simply not cached; the upstream answers it again.
+      sizeCalculation: (snapshot) => Math.max(1, JSON.stringify(snapshot).length),
+    });
     this.#outageSince = new LRUCache({ max });
   }
 

@@ -7,8 +7,8 @@ import { completedSnapshot, createScriptedAdapter, workingSnapshot } from "../..
 
 const declared = { "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } };
 
-function setup() {
-  const scripted = createScriptedAdapter();
+function setup(pollIntervalMs = 50) {
+  const scripted = createScriptedAdapter({ pollIntervalMs });
   const service = new TaskService({
     adapters: [{ name: "scripted", adapter: scripted.adapter }],
     sealer: new TaskIdSealer({ secret: "subscription-test-secret-0123456789abcdef" }),
@@ -98,6 +98,29 @@ describe("runTaskSubscription", () => {
     expect({ ...pushed, lastUpdatedAt: undefined }).toEqual({ ...fromGet, lastUpdatedAt: undefined });
     expect(sent.at(-1)).toEqual({ jsonrpc: "2.0", id: "listen-1", result: { resultType: "complete", _meta: stamp } });
     expect(JSON.stringify(sent)).not.toContain(bobs.taskId);
+  });
+
+  it("reads each task no more often than its own pollIntervalMs asks", async () => {
+    const { service, scripted } = setup(200);
+    const alice = { principal: "alice", signal: new AbortController().signal, tasksDeclared: true };
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    const readsBefore = scripted.calls.getStatus;
+    const controller = new AbortController();
+    const done = runTaskSubscription({
+      service,
+      logger: createSilentLogger(),
+      principal: "alice",
+      request: { id: 1, taskIds: [created.taskId], declaresTasks: true },
+      signal: controller.signal,
+      intervalMs: 5,
+      send: () => {},
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    controller.abort();
+    await done;
+    // At t = 0, 200 and 400 ms: three reads, where the 5 ms interval alone would have made about a hundred.
+    expect(scripted.calls.getStatus - readsBefore).toBeGreaterThanOrEqual(2);
+    expect(scripted.calls.getStatus - readsBefore).toBeLessThanOrEqual(4);
   });
 
   it("stops quietly when the client goes away", async () => {

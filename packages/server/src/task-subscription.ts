@@ -42,7 +42,10 @@ export interface TaskSubscriptionOptions {
   send(message: OutgoingMessage): void;
   /** Aborted when the client goes away; the subscription then ends without a final result. */
   signal: AbortSignal;
-  /** How often the followed tasks are read. Default 1000 ms; reads share the service's snapshot cache. */
+  /**
+   * The shortest time between two reads of a followed task. Default 1000 ms; a task whose pollIntervalMs
+   * is longer is read at that pace. Reads share the service's snapshot cache.
+   */
   intervalMs?: number;
 }
 
@@ -69,10 +72,14 @@ export async function runTaskSubscription(options: TaskSubscriptionOptions): Pro
   });
 
   const lastSent = new Map<string, string>();
-  const pending = new Set(agreed);
+  // When each task is read next: no sooner than the subscription's interval, nor than the task's own
+  // pollIntervalMs (the adapter's view of how often its upstream may be asked).
+  const nextReadAt = new Map(agreed.map((taskId) => [taskId, 0]));
   const intervalMs = options.intervalMs ?? 1000;
-  while (pending.size > 0 && !signal.aborted) {
-    for (const taskId of [...pending]) {
+  while (nextReadAt.size > 0 && !signal.aborted) {
+    const now = Date.now();
+    for (const [taskId, readAt] of [...nextReadAt]) {
+      if (readAt > now) continue;
       let task: DetailedTask;
       try {
         task = await service.getTask(taskId, { principal, signal });
@@ -80,7 +87,7 @@ export async function runTaskSubscription(options: TaskSubscriptionOptions): Pro
         if (signal.aborted) return;
         // Expired or no longer openable: nothing more will be said about it.
         options.logger.debug({ err: error }, "task subscription dropped a task");
-        pending.delete(taskId);
+        nextReadAt.delete(taskId);
         continue;
       }
       const { lastUpdatedAt: _changesEveryRead, ...comparable } = task;
@@ -89,11 +96,12 @@ export async function runTaskSubscription(options: TaskSubscriptionOptions): Pro
         lastSent.set(taskId, fingerprint);
         options.send({ jsonrpc: "2.0", method: "notifications/tasks", params: { ...task, _meta: stamp } });
       }
-      if (isTerminalStatus(task.status)) pending.delete(taskId);
+      if (isTerminalStatus(task.status)) nextReadAt.delete(taskId);
+      else nextReadAt.set(taskId, Date.now() + Math.max(intervalMs, task.pollIntervalMs ?? 0));
     }
-    if (pending.size === 0) break;
+    if (nextReadAt.size === 0) break;
     try {
-      await sleep(intervalMs, undefined, { signal });
+      await sleep(Math.max(10, Math.min(...nextReadAt.values()) - Date.now()), undefined, { signal });
     } catch {
       return;
     }
