@@ -56,13 +56,13 @@ describe("task push over Streamable HTTP", () => {
       .split("\n")
       .filter((line) => line.startsWith("data: "))
       .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
-    expect(messages.map((message) => message["method"] ?? "result")).toEqual([
-      "notifications/subscriptions/acknowledged",
-      "notifications/tasks",
-      "notifications/tasks",
-      "result",
-    ]);
-    expect(messages[2]).toMatchObject({ params: { taskId, status: "completed", result: { content: [{ text: "pushed result" }] } } });
+    const kinds = messages.map((message) => message["method"] ?? "result");
+    // How many working updates arrive depends on timing; the frame order does not.
+    expect(kinds[0]).toBe("notifications/subscriptions/acknowledged");
+    expect(kinds.at(-1)).toBe("result");
+    expect(kinds.slice(1, -1).every((kind) => kind === "notifications/tasks")).toBe(true);
+    const last = messages.at(-2)!;
+    expect(last).toMatchObject({ params: { taskId, status: "completed", result: { content: [{ text: "pushed result" }] } } });
   });
 
   it("answers a listen for tasks without the extension with -32021", async () => {
