@@ -29,6 +29,11 @@ export const serverSettingsSchema = z.strictObject({
   snapshotCacheMs: z.number().int().min(0).default(1000),
   /** How long an upstream may stay unreachable before its tasks end failed. */
   upstreamRetryBudgetMs: z.number().int().min(0).default(600_000),
+  /**
+   * Tools that clients without the tasks extension may call: the server waits up to this many
+   * milliseconds for the job and answers with the plain result.
+   */
+  synchronousWaitMs: z.record(z.string(), z.number().int().min(1).max(600_000)).default({}),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

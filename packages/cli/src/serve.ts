@@ -46,6 +46,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     defaultPollIntervalMs: config.server.pollIntervalMs,
     snapshotCacheMs: config.server.snapshotCacheMs,
     upstreamRetryBudgetMs: config.server.upstreamRetryBudgetMs,
+    synchronousWaitMs: config.server.synchronousWaitMs,
   });
   const common = {
     service,

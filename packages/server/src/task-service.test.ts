@@ -93,6 +93,16 @@ describe("TaskService.callTool", () => {
     expect(result).toEqual({ content: [{ type: "text", text: "quick result" }], structuredContent: { text: "quick result" } });
   });
 
+  it("lets the server config open a tool to synchronous callers, and refuses an unknown tool name there", async () => {
+    const scripted = createScriptedAdapter({ pollIntervalMs: 5 });
+    const common = { adapters: [{ name: "scripted", adapter: scripted.adapter }], sealer: new TaskIdSealer({ secret }), logger: createSilentLogger() };
+    const service = new TaskService({ ...common, synchronousWaitMs: { scripted_job: 2_000 } });
+    const pending = service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false });
+    setTimeout(() => scripted.update(scripted.onlyJob(), completedSnapshot("configured")), 20);
+    expect(((await pending) as CallToolResult).content).toEqual([{ type: "text", text: "configured" }]);
+    expect(() => new TaskService({ ...common, synchronousWaitMs: { nope: 1 } })).toThrow(/server\.synchronousWaitMs\.nope: no adapter offers a tool named "nope"/);
+  });
+
   it("cancels a synchronous job that outlives its bound and says so", async () => {
     const { service, scripted } = setup({ pollIntervalMs: 5 });
     scripted.adapter.tools[0]!.synchronousWaitMs = 40;

@@ -1,4 +1,5 @@
 import {
+  ConfigError,
   InvalidToolInputError,
   JobNotFoundError,
   TaskIdSealer,
@@ -27,6 +28,11 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
   logger: Logger;
   /** Suggested polling interval when an adapter does not suggest one. Default 2000 ms. */
   defaultPollIntervalMs?: number;
+  /**
+   * Per tool name: let clients without the tasks extension call the tool, waiting up to this many
+   * milliseconds for the job. Overrides the tool's own synchronousWaitMs.
+   */
+  synchronousWaitMs?: Readonly<Record<string, number>>;
   now?: () => number;
 }
 
@@ -55,6 +61,7 @@ export class TaskService {
   readonly #now: () => number;
   readonly #defaultPollIntervalMs: number;
   readonly #retryOptions: { immediateRetries: number; immediateRetryDelayMs: number };
+  readonly #synchronousWaitMs: Readonly<Record<string, number>>;
 
   constructor(options: TaskServiceOptions) {
     this.registry = new ToolRegistry(options.adapters);
@@ -67,6 +74,13 @@ export class TaskService {
       immediateRetryDelayMs: options.immediateRetryDelayMs ?? 250,
     };
     this.#reader = new SnapshotReader({ ...options, logger: options.logger, now: this.#now });
+    this.#synchronousWaitMs = options.synchronousWaitMs ?? {};
+    for (const [index, name] of Object.keys(this.#synchronousWaitMs).entries()) {
+      if (!this.registry.tool(name)) {
+        const known = this.registry.tools.map((tool) => tool.tool.name).join(", ");
+        throw new ConfigError(`server.synchronousWaitMs.${name}`, `no adapter offers a tool named "${name}" (entry ${index + 1}); tools: ${known}`);
+      }
+    }
   }
 
   /**
@@ -80,7 +94,8 @@ export class TaskService {
   ): Promise<CreateTaskResult | CallToolResult> {
     const registered = this.registry.tool(name);
     if (!registered) throw new TaskProtocolError(errorCodes.invalidParams, `Unknown tool: ${name}`);
-    if (!caller.tasksDeclared && registered.tool.synchronousWaitMs === undefined) {
+    const synchronousWaitMs = this.#synchronousWaitMs[name] ?? registered.tool.synchronousWaitMs;
+    if (!caller.tasksDeclared && synchronousWaitMs === undefined) {
       throw tasksExtensionRequired(`tool ${name} runs as a task and`);
     }
     const input = validateToolInput(name, registered.tool.inputSchema, args);
@@ -103,7 +118,7 @@ export class TaskService {
         reader: this.#reader,
         target,
         context,
-        waitMs: registered.tool.synchronousWaitMs ?? 0,
+        waitMs: synchronousWaitMs ?? 0,
         pollIntervalMs: this.#pollInterval(registered.adapter),
         toolName: name,
       });
