@@ -37,6 +37,14 @@ describe("error classes", () => {
     expect(new UpstreamError("x", { httpStatus: 404 }).isRetryable).toBe(false);
     expect(new UpstreamError("x", { httpStatus: 404, isRetryable: true }).isRetryable).toBe(true);
     expect(new UpstreamError("network down").isRetryable).toBe(true);
+  });
+
+  it("call a rate limit throttling, not an outage", () => {
+    expect(new UpstreamError("x", { httpStatus: 429 }).isThrottled).toBe(true);
+    expect(new UpstreamError("x", { httpStatus: 403, retryAfterMs: 60_000 }).isThrottled).toBe(true);
+    expect(new UpstreamError("x", { httpStatus: 403 }).isThrottled).toBe(false);
+    expect(new UpstreamError("x", { httpStatus: 503, retryAfterMs: 1_000 }).isThrottled).toBe(false);
+    expect(new UpstreamError("TooManyRequestsException", { isThrottled: true }).isThrottled).toBe(true);
     expect([408, 425, 429, 500, 502, 599].every(isRetryableHttpStatus)).toBe(true);
     expect([400, 401, 403, 404, 409, 422].some(isRetryableHttpStatus)).toBe(false);
   });

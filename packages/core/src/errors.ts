@@ -65,6 +65,11 @@ export interface UpstreamErrorOptions {
   isRetryable?: boolean;
   /** How long the upstream asked us to wait before the next call (Retry-After, rate-limit reset). */
   retryAfterMs?: number;
+  /**
+   * The upstream is up but refuses to answer this often (a rate limit, throttling). Such waits do not
+   * count as an outage. Defaults to true for HTTP 429, and for 403 with a retryAfterMs (GitHub's limits).
+   */
+  isThrottled?: boolean;
   cause?: unknown;
 }
 
@@ -76,12 +81,15 @@ export class UpstreamError extends JobtasksError {
   readonly httpStatus: number | undefined;
   readonly isRetryable: boolean;
   readonly retryAfterMs: number | undefined;
+  readonly isThrottled: boolean;
   constructor(message: string, options: UpstreamErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.httpStatus = options.httpStatus;
     this.isRetryable =
       options.isRetryable ?? (options.httpStatus === undefined ? true : isRetryableHttpStatus(options.httpStatus));
     this.retryAfterMs = options.retryAfterMs;
+    this.isThrottled =
+      options.isThrottled ?? (options.httpStatus === 429 || (options.httpStatus === 403 && options.retryAfterMs !== undefined));
   }
 }
 

@@ -112,6 +112,7 @@ describe("SnapshotReader", () => {
   it("keeps a task working through an outage, saying so, then fails it after the retry budget", async () => {
     const { reader, scripted, advance } = setup({ cacheMs: 0, budgetMs: 60_000 });
     const target = await startJob(scripted);
+    // A 503 with Retry-After is an outage all the same: the hint only paces the polls.
     scripted.failReads(scripted.onlyJob(), new UpstreamError("upstream answered HTTP 503", { httpStatus: 503, retryAfterMs: 30_000 }));
     const during = await reader.read(target, context());
     expect(during.status).toBe("working");
@@ -127,6 +128,20 @@ describe("SnapshotReader", () => {
     // Once failed, a recovered upstream does not bring the task back.
     scripted.failReads(scripted.onlyJob(), undefined);
     expect((await reader.read(target, context(), { fresh: true })).status).toBe("failed");
+  });
+
+  it("does not count a rate limit with a reset time as an outage, however long it lasts", async () => {
+    const { reader, scripted, advance } = setup({ cacheMs: 0, budgetMs: 60_000 });
+    const target = await startJob(scripted);
+    scripted.failReads(scripted.onlyJob(), new UpstreamError("API rate limit exceeded (HTTP 403)", { httpStatus: 403, isRetryable: true, retryAfterMs: 3_600_000 }));
+    for (let minute = 0; minute < 90; minute += 15) {
+      const snapshot = await reader.read(target, context());
+      expect(snapshot).toMatchObject({ status: "working", rawStatus: "upstream_throttled", pollIntervalMs: 3_600_000 });
+      expect(snapshot.message).toMatch(/asked to wait until .*API rate limit exceeded/);
+      advance(15 * 60_000);
+    }
+    scripted.failReads(scripted.onlyJob(), undefined);
+    expect((await reader.read(target, context())).status).toBe("working");
   });
 
   it("starts the outage clock again after a successful read", async () => {

@@ -142,26 +142,37 @@ export class SnapshotReader {
       return failedSnapshot("upstream_error", `The upstream refused to report this job: ${error.message}`);
     }
     const now = this.#now();
+    if (error instanceof UpstreamError && error.isThrottled) {
+      // The upstream answered and asked us to slow down (a rate limit that may reset in an hour): it is
+      // not down, so this does not count toward the outage budget.
+      const waitMs = Math.max(error.retryAfterMs ?? 60_000, 1000);
+      this.#logger.info({ ...fields, httpStatus: error.httpStatus, retryAfterMs: error.retryAfterMs }, "upstream asked to wait");
+      return {
+        status: "working",
+        rawStatus: "upstream_throttled",
+        message: `The upstream asked to wait until ${new Date(now + waitMs).toISOString()} (${error.message}); the job itself is unaffected`,
+        pollIntervalMs: waitMs,
+      };
+    }
     const since = this.#outageSince.get(key) ?? now;
     this.#outageSince.set(key, since);
     const reason = error instanceof UpstreamError ? error.message : "an unexpected error while reading the job status";
     if (!(error instanceof UpstreamError)) this.#logger.error({ ...fields, err: error }, "adapter failed to read a job status");
     else this.#logger.warn({ ...fields, httpStatus: error.httpStatus, error: error.message }, "upstream unavailable");
     const budget = this.#options.upstreamRetryBudgetMs;
+    const retryAfterMs = error instanceof UpstreamError ? error.retryAfterMs : undefined;
     if (now - since >= budget) {
       return failedSnapshot(
         "upstream_unavailable",
         `The upstream has been unavailable for more than ${formatDuration(budget)} (${reason}); giving up on this task`,
       );
     }
-    const retryAfterMs = error instanceof UpstreamError ? error.retryAfterMs : undefined;
-    const snapshot: JobSnapshot = {
+    return {
       status: "working",
       rawStatus: "upstream_unavailable",
       message: `Upstream unavailable since ${new Date(since).toISOString()} (${reason}); still retrying, will give up after ${formatDuration(budget)}`,
+      ...(retryAfterMs !== undefined ? { pollIntervalMs: retryAfterMs } : {}),
     };
-    if (retryAfterMs !== undefined) snapshot.pollIntervalMs = retryAfterMs;
-    return snapshot;
   }
 }
 
