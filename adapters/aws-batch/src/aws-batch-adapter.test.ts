@@ -94,7 +94,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
       .doGetStatus({ jobId: runningJobId }, testContext())
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
-    expect(error).toMatchObject({ isRetryable: true, httpStatus: 429, retryAfterMs: fastRetry.maxDelayMs });
+    expect(error).toMatchObject({ isRetryable: true, isThrottled: true, httpStatus: 429, retryAfterMs: fastRetry.maxDelayMs });
     expect((error as Error).message).toContain("TooManyRequestsException");
     expect(scope.isDone()).toBe(true);
   });

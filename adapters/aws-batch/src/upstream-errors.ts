@@ -77,7 +77,9 @@ export function toUpstreamError(
   const code = aws.name && aws.name !== "Error" ? aws.name : (aws.code ?? "network error");
   const detail = aws.message ? `: ${redactSecrets(hideAwsCredentials(hideArns(aws.message)), secrets).slice(0, 500)}` : "";
   const message = `AWS Batch ${operation} failed (${code}${httpStatus ? `, HTTP ${httpStatus}` : ""})${detail}`;
-  const options: ConstructorParameters<typeof UpstreamError>[1] = { cause: error, isRetryable: isTransient(error) };
+  // Throttling means AWS is up and asks for a slower pace: the server keeps the task working without
+  // counting it as an outage.
+  const options: ConstructorParameters<typeof UpstreamError>[1] = { cause: error, isRetryable: isTransient(error), isThrottled: isThrottling(error) };
   if (httpStatus !== undefined) options.httpStatus = httpStatus;
   if (retryAfterMs !== undefined) options.retryAfterMs = retryAfterMs;
   return new UpstreamError(message, options);
