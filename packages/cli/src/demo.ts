@@ -60,14 +60,16 @@ Connect a client:
       npx @modelcontextprotocol/inspector --protocol-era modern --transport http --server-url ${mcpUrl}
   Claude Code:
       claude mcp add --transport http jobtasks-demo ${mcpUrl}
-  Any stdio client (starts its own server; the demo API above must keep running):
-      pnpm --silent run demo:serve --stdio
+  Any stdio client (starts its own server, from the repository root; the demo API above must keep running):
+      DEMO_API_URL=${apiUrl} pnpm --silent run demo:serve --stdio
 
 Then call the tool demo_pipeline, for example with
       {"steps": 4, "stepMs": 2000, "approval": true}
   - the call answers at once with a task; tasks/get shows "step 1/4: checkout", ...
   - after the first step the task is input_required: approve (or reject) the deploy in the form;
   - {"fail": true} ends completed with isError and a log excerpt; tasks/cancel cancels the pipeline.
-  Stop the server, start it again: the same task id still answers (nothing is stored locally).
+  Nothing about tasks is stored by the MCP server: restart it (pnpm demo:serve, with pnpm demo:api running
+  apart) and the same task id still answers. This command keeps the demo API in its own process, so
+  stopping it also forgets the demo's jobs, as an upstream that lost its records would.
 `;
 }
