@@ -1,12 +1,14 @@
-import { redactSecrets, type CallToolResult, type ElicitationFormRequest, type JobSnapshot } from "@jobtasks/core";
+import { type CallToolResult, type ElicitationFormRequest, type JobSnapshot } from "@jobtasks/core";
 import { queryAll, queryFirst } from "./json-path.js";
 import type { StatusReading } from "./map-status.js";
+import { redactValue } from "./redact-value.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import { renderText } from "./template.js";
 
 /**
  * From a mapped status response to the snapshot the core turns into a task: message, result, input
  * requests. Pure: the adapter does the HTTP (including a follow-up result GET) and passes what it got.
+ * Secrets are redacted once, from every string of the finished snapshot (see redact-value.ts).
  */
 
 export interface SnapshotInput {
@@ -55,17 +57,15 @@ function pickFields(fields: NonNullable<ResolvedRestOptions["result"]["fields"]>
 }
 
 function completedResult(options: ResolvedRestOptions, input: SnapshotInput): CallToolResult {
-  const redact = (text: string): string => redactSecrets(text, input.secrets);
-  const redactObject = (value: Record<string, unknown>) => JSON.parse(redact(JSON.stringify(value))) as Record<string, unknown>;
   const source = input.resultBody !== undefined ? input.resultBody : input.body;
   const { fields } = options.result;
   const summary = options.result.summary === undefined ? undefined : renderText(options.result.summary, { job: input.job, body: input.body });
   if (!input.reading.isError) {
     const value = queryFirst(options.result.path, source) ?? source ?? {};
-    const structuredContent = redactObject(fields ? pickFields(fields, source) : isPlainObject(value) ? value : { result: value });
+    const structuredContent = (fields ? pickFields(fields, source) : isPlainObject(value) ? value : { result: value });
     const valueBlock = { type: "text", text: JSON.stringify(structuredContent, null, 2) };
     return {
-      content: summary === undefined ? [valueBlock] : [{ type: "text", text: redact(summary) }, valueBlock],
+      content: summary === undefined ? [valueBlock] : [{ type: "text", text: summary }, valueBlock],
       structuredContent,
     };
   }
@@ -74,8 +74,8 @@ function completedResult(options: ResolvedRestOptions, input: SnapshotInput): Ca
   if (detail !== undefined) lines.push(`Error: ${asText(detail)}`);
   const tail = logTail(options, source);
   if (tail.length > 0) lines.push(`Last ${tail.length} log lines:`, ...tail);
-  const result: CallToolResult = { content: [{ type: "text", text: redact(lines.join("\n")) }], isError: true };
-  if (fields) result.structuredContent = redactObject(pickFields(fields, source));
+  const result: CallToolResult = { content: [{ type: "text", text: lines.join("\n") }], isError: true };
+  if (fields) result.structuredContent = pickFields(fields, source);
   return result;
 }
 
@@ -88,7 +88,7 @@ function inputRequests(options: ResolvedRestOptions, input: SnapshotInput, conte
   const fromBody = config.schemaPath ? queryFirst(config.schemaPath, input.body) : undefined;
   const schema = isPlainObject(fromBody) && isPlainObject(fromBody["properties"]) ? fromBody : config.schema;
   if (!schema) return undefined;
-  const message = redactSecrets(renderText(config.message, context) ?? "The job is waiting for input", input.secrets);
+  const message = renderText(config.message, context) ?? "The job is waiting for input";
   return {
     [String(key)]: {
       method: "elicitation/create",
@@ -105,6 +105,10 @@ function cancelRecognized(options: ResolvedRestOptions, body: unknown): boolean 
 }
 
 export function buildSnapshot(options: ResolvedRestOptions, input: SnapshotInput): JobSnapshot {
+  return redactValue(buildUnredactedSnapshot(options, input), input.secrets);
+}
+
+function buildUnredactedSnapshot(options: ResolvedRestOptions, input: SnapshotInput): JobSnapshot {
   const context = { job: input.job, body: input.body };
   const { reading } = input;
   const snapshot: JobSnapshot = { status: reading.status, rawStatus: reading.rawStatus };
@@ -139,7 +143,7 @@ export function buildSnapshot(options: ResolvedRestOptions, input: SnapshotInput
       return snapshot;
     }
     default:
-      snapshot.message = redactSecrets(progressMessage(options, input, context), input.secrets);
+      snapshot.message = progressMessage(options, input, context);
       snapshot.pollIntervalMs = input.pollIntervalMs;
       return snapshot;
   }
