@@ -41,10 +41,14 @@ async function finalStatus(requester: ConnectedRequester, taskId: string, timeou
   }
 }
 
-describe("demo pipeline over Streamable HTTP (in-process server)", () => {
+// The same flows through both adapters that serve the demo: the shipped config uses the REST preset.
+describe.each([
+  ["the hand-written demo adapter", "demo"],
+  ["the REST adapter's demo-api preset", "rest"],
+] as const)("demo pipeline over Streamable HTTP (in-process server), through %s", (_label, adapter) => {
   let stack: DemoStack;
   beforeAll(async () => {
-    stack = await startDemoStack();
+    stack = await startDemoStack({ adapter });
   });
   afterAll(() => stack?.close());
 

@@ -1,4 +1,6 @@
 import { demoAdapter, startDemoApi, type RunningDemoApi } from "@jobtasks/demo";
+import { restAdapter } from "@jobtasks/rest";
+import type { AnyJobAdapter } from "@jobtasks/core";
 import { startInProcessServer, type InProcessServer } from "./in-process-server.js";
 
 /**
@@ -17,11 +19,19 @@ export async function startDemoApiForTests(): Promise<RunningDemoApi> {
   return startDemoApi({ port: 0, host: "127.0.0.1", queueDelayMs: 0, cancelDelayMs: 20 });
 }
 
-export async function startDemoStack(options: { tokens?: string } = {}): Promise<DemoStack> {
+/** The two adapters that serve the demo: the hand-written one, and the REST adapter's demo-api preset. */
+export type DemoAdapterKind = "demo" | "rest";
+
+export function createDemoAdapter(kind: DemoAdapterKind, baseUrl: string): AnyJobAdapter {
+  if (kind === "demo") return demoAdapter({ baseUrl, pollIntervalMs: 20 });
+  return restAdapter({ preset: "demo-api", baseUrl, polling: { initialIntervalMs: 20, multiplier: 1.5, maxIntervalMs: 100 } } as Parameters<typeof restAdapter>[0]);
+}
+
+export async function startDemoStack(options: { tokens?: string; adapter?: DemoAdapterKind } = {}): Promise<DemoStack> {
   const api = await startDemoApiForTests();
   try {
     const server = await startInProcessServer({
-      adapters: [{ name: "demo", adapter: demoAdapter({ baseUrl: api.url, pollIntervalMs: 20 }) }],
+      adapters: [{ name: "demo", adapter: createDemoAdapter(options.adapter ?? "demo", api.url) }],
       // The demo's real settings: a short cache is part of what a client sees.
       service: { snapshotCacheMs: 10 },
       ...(options.tokens ? { tokens: options.tokens } : {}),
