@@ -24,4 +24,26 @@ describe("pollIntervalFor", () => {
   it("never starts above the maximum", () => {
     expect(pollIntervalFor({ initialIntervalMs: 5_000, multiplier: 1.5, maxIntervalMs: 2_000 }, 0)).toBe(2_000);
   });
+
+  it("computes the step in closed form: multiplier 1 keeps the initial interval at any job age without looping", () => {
+    const flat = { initialIntervalMs: 100, multiplier: 1, maxIntervalMs: 10_000 };
+    const started = performance.now();
+    expect(pollIntervalFor(flat, 10 * 365 * 24 * 3_600_000)).toBe(100);
+    expect(pollIntervalFor({ initialIntervalMs: 100, multiplier: 1.0001, maxIntervalMs: 1_000_000 }, 30 * 24 * 3_600_000)).toBeGreaterThan(100);
+    expect(performance.now() - started).toBeLessThan(50);
+  });
+
+  it("agrees with the back-off series at every boundary", () => {
+    const series = { initialIntervalMs: 2_000, multiplier: 1.5, maxIntervalMs: 30_000 };
+    // Polls at 2 s, 5 s, 9.5 s, 16.25 s: the interval grows exactly when the previous one is used up.
+    expect([0, 1_999, 2_000, 4_999, 5_000, 9_499, 9_500, 16_250].map((age) => pollIntervalFor(series, age))).toEqual([
+      2_000, 2_000, 3_000, 3_000, 4_500, 4_500, 6_750, 10_125,
+    ]);
+  });
+
+  it("never suggests less than 100 ms, even for Retry-After: 0 or a tiny initial interval", () => {
+    expect(pollIntervalFor(policy, 0, 0)).toBe(100);
+    expect(pollIntervalFor(policy, 0, 40)).toBe(100);
+    expect(pollIntervalFor({ initialIntervalMs: 1, multiplier: 2, maxIntervalMs: 5 }, 0)).toBe(100);
+  });
 });

@@ -14,7 +14,7 @@ import { createHttpClient, type HttpResponse } from "./http-client.js";
 import { buildInputSchema, buildOutputSchema } from "./input-schema.js";
 import { mapStatus } from "./map-status.js";
 import { performRequest, type RequestEnvironment } from "./perform-request.js";
-import { pollIntervalFor } from "./poll-interval.js";
+import { minimumPollIntervalMs, pollIntervalFor } from "./poll-interval.js";
 import { formatOptionsIssues, restOptionsSchema, type RestOptions } from "./rest-options-schema.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import { submitJob } from "./submit-job.js";
@@ -129,7 +129,7 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     specificationVersion: "v1",
     kind: "rest",
     tools,
-    pollIntervalMs: config.polling.initialIntervalMs,
+    pollIntervalMs: Math.max(minimumPollIntervalMs, config.polling.initialIntervalMs),
     retentionMs: config.retentionMs,
     async doGetStatus(reference, context) {
       return (await readStatus(reference, context.signal)).snapshot;
