@@ -27,7 +27,7 @@ function arrangeRun(rawStatus: string): RunRef {
   }
   if (status === "waiting") {
     github().get(`${path}/pending_deployments`).reply(200, fixture("pending-deployments.json"));
-    github().get(`${attemptPath}/jobs`).query(true).reply(200, fixture("attempt-jobs-waiting.json"));
+    github().get(`${path}/approvals`).reply(200, fixture("run-approvals.json"));
   }
   if (status === "completed" && conclusion !== "cancelled") {
     github().get(`${attemptPath}/jobs`).query(true).reply(200, fixture("attempt-jobs-failure.json"));

@@ -3,16 +3,29 @@ import type { UpstreamRequestEvent } from "./metered-fetch.js";
 import { createTestAdapter, createTestContext, fixture, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
 
 const attemptPath = `${runPath}/attempts/1`;
-const jobsPath = `${attemptPath}/jobs`;
 const pendingPath = `${runPath}/pending_deployments`;
-/** deploy-<runId>-<attempt>-<environmentId>-<waitingJobId>: 'production', job deploy-canary waiting. */
-const productionKey = "deploy-9182736455-1-161088068-25880022002";
+const approvalsPath = `${runPath}/approvals`;
+/** deploy-<runId>-<attempt>-<environmentId>-<reviewsSoFar>: 'production', never reviewed in this run yet. */
+const productionKey = "deploy-9182736455-1-161088068-0";
+const productionEuKey = "deploy-9182736455-1-161088069-0";
 
-/** GitHub shows the attempt waiting, these pending deployments, and these jobs of the attempt. */
-function arrangeWaiting(deployments: unknown[], jobs: Record<string, unknown> = fixture("attempt-jobs-waiting.json"), attempt = 1): void {
+/** A past review in GitHub's review history of the run, for these environments. */
+function review(state: string, ...environments: Array<{ id: number; name: string }>): Record<string, unknown> {
+  return { ...fixture("run-approvals.json")[0], state, environments };
+}
+const production = { id: 161088068, name: "production" };
+const productionEu = { id: 161088069, name: "production-eu" };
+
+/** GitHub shows the attempt waiting, these pending deployments, and this review history of the run (null: not read). */
+function arrangeWaiting(deployments: unknown[], reviews: unknown[] | null = fixture("run-approvals.json"), attempt = 1): void {
   github().get(`${runPath}/attempts/${attempt}`).reply(200, workflowRun({ status: "waiting", name: "Deploy", run_attempt: attempt }));
   github().get(pendingPath).reply(200, deployments);
-  github().get(`${runPath}/attempts/${attempt}/jobs`).query({ per_page: 100 }).reply(200, jobs);
+  if (reviews !== null) github().get(approvalsPath).reply(200, reviews);
+}
+
+/** Both environments of the fixture, approvable by this token. */
+function bothApprovable(): unknown[] {
+  return fixture("pending-deployments.json").map((deployment: Record<string, unknown>) => ({ ...deployment, current_user_can_approve: true }));
 }
 
 beforeAll(() => nock.disableNetConnect());
@@ -27,8 +40,8 @@ describe("a run waiting on deployment protection", () => {
     arrangeWaiting(fixture("pending-deployments.json"));
     const requests: UpstreamRequestEvent[] = [];
     const snapshot = await createTestAdapter({}, requests).doGetStatus(runRef, createTestContext());
-    // The attempt, its pending deployments and its jobs (which tell sequential waits apart).
-    expect(requests.map((request) => request.path.split("?")[0]).sort()).toEqual([attemptPath, jobsPath, pendingPath].sort());
+    // The attempt, its pending deployments and the run's review history (which numbers the keys).
+    expect(requests.map((request) => request.path.split("?")[0])).toEqual([attemptPath, pendingPath, approvalsPath]);
     expect(snapshot.status).toBe("input_required");
     expect(snapshot.rawStatus).toBe("waiting");
     expect(Object.keys(snapshot.inputRequests ?? {})).toEqual([productionKey]);
@@ -42,66 +55,81 @@ describe("a run waiting on deployment protection", () => {
     );
   });
 
-  it("stays working, saying who it waits for, when this token cannot approve", async () => {
+  it("stays working, saying who it waits for, when this token cannot approve (without reading the review history)", async () => {
     const deployments = fixture("pending-deployments.json").slice(1);
-    arrangeWaiting(deployments);
-    const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
+    arrangeWaiting(deployments, null);
+    const requests: UpstreamRequestEvent[] = [];
+    const snapshot = await createTestAdapter({}, requests).doGetStatus(runRef, createTestContext());
     expect(snapshot).toMatchObject({ status: "working", message: "waiting: 'production-eu' waits for a review by team eu-ops, @hubot" });
     expect(snapshot.inputRequests).toBeUndefined();
+    expect(requests).toHaveLength(2);
   });
 
   it("says when a wait timer is what the run waits for", async () => {
     const [deployment] = fixture("pending-deployments.json");
     const startedAt = new Date(Date.now() - 60_000).toISOString();
     const timer = { ...deployment, current_user_can_approve: false, wait_timer: 30, wait_timer_started_at: startedAt, reviewers: [] };
-    arrangeWaiting([timer]);
+    arrangeWaiting([timer], null);
     const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
     expect(snapshot.status).toBe("working");
     expect(snapshot.message).toMatch(/^waiting: 'production' waits for its wait timer \(30 min, ends \d{4}-/);
   });
 
   it("gives keys that differ per attempt, so a re-run's approval is a new request", async () => {
-    arrangeWaiting(fixture("pending-deployments.json"), fixture("attempt-jobs-waiting.json"), 2);
+    // The review history is the run's: attempt 1's approval of production is in it.
+    arrangeWaiting(fixture("pending-deployments.json"), [review("approved", production)], 2);
     const snapshot = await createTestAdapter().doGetStatus({ ...runRef, attempt: 2 }, createTestContext());
-    expect(Object.keys(snapshot.inputRequests ?? {})).toEqual(["deploy-9182736455-2-161088068-25880022002"]);
+    expect(Object.keys(snapshot.inputRequests ?? {})).toEqual(["deploy-9182736455-2-161088068-1"]);
   });
 
   it("gives a second wait on the same environment in one attempt a new key, and drops the answered one", async () => {
-    const production = fixture("pending-deployments.json").slice(0, 1);
+    const productionOnly = fixture("pending-deployments.json").slice(0, 1);
     const adapter = createTestAdapter();
-    // deploy-canary waits for production and is approved; later deploy-fleet waits for production too.
-    arrangeWaiting(production, fixture("attempt-jobs-waiting.json"));
+    arrangeWaiting(productionOnly);
     const firstWait = await adapter.doGetStatus(runRef, createTestContext());
-    arrangeWaiting(production, fixture("attempt-jobs-waiting-again.json"));
+    // Approved; later another job waits for production too.
+    arrangeWaiting(productionOnly, [...fixture("run-approvals.json"), review("approved", production)]);
     const secondWait = await adapter.doGetStatus(runRef, createTestContext());
 
     expect(Object.keys(firstWait.inputRequests ?? {})).toEqual([productionKey]);
-    expect(Object.keys(secondWait.inputRequests ?? {})).toEqual(["deploy-9182736455-1-161088068-25880022003"]);
-    expect(secondWait.inputRequests).not.toHaveProperty([productionKey]);
+    expect(Object.keys(secondWait.inputRequests ?? {})).toEqual(["deploy-9182736455-1-161088068-1"]);
   });
 
-  it("keys every environment of a snapshot by the smallest waiting job id, compared as int64", async () => {
-    const { jobs } = fixture("attempt-jobs-waiting.json");
-    const waiting = jobs.find((job: { status: string }) => job.status === "waiting");
-    // Past 2^53 GitHub ids only survive as strings; as numbers these two would compare the wrong way round.
-    const later = { ...waiting, id: "9007199254740993123", name: "deploy-eu" };
-    const earlier = { ...waiting, id: "9007199254740993099", name: "deploy-us" };
-    const bothEnvironments = fixture("pending-deployments.json").map((deployment: Record<string, unknown>) => ({ ...deployment, current_user_can_approve: true }));
-    arrangeWaiting(bothEnvironments, { total_count: 2, jobs: [later, earlier] });
-    const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
-    expect(Object.keys(snapshot.inputRequests ?? {}).sort()).toEqual([
-      "deploy-9182736455-1-161088068-9007199254740993099",
-      "deploy-9182736455-1-161088069-9007199254740993099",
-    ]);
+  it("never reissues an answered key, and keeps an open request's key while another environment is reviewed", async () => {
+    const adapter = createTestAdapter();
+    const keysOf = async (deployments: unknown[], reviews: unknown[]) => {
+      arrangeWaiting(deployments, reviews);
+      return Object.keys((await adapter.doGetStatus(runRef, createTestContext())).inputRequests ?? {}).sort();
+    };
+    // production and production-eu wait in parallel (two jobs).
+    const first = await keysOf(bothApprovable(), []);
+    // production-eu is approved; its job runs, then a third job waits on production-eu again.
+    const second = await keysOf(bothApprovable(), [review("approved", productionEu)]);
+    // production is approved; only the second production-eu wait is left.
+    const third = await keysOf(bothApprovable().slice(1), [review("approved", productionEu), review("approved", production)]);
+
+    expect(first).toEqual([productionKey, productionEuKey]);
+    expect(second).toEqual([productionKey, "deploy-9182736455-1-161088069-1"]);
+    expect(third).toEqual(["deploy-9182736455-1-161088069-1"]);
+    const issued = [first, second, third].flat();
+    // production-eu's answered key is not issued again; production's open key held until its answer.
+    expect(issued.filter((key) => key === productionEuKey)).toHaveLength(1);
+    expect(issued.filter((key) => key === productionKey)).toHaveLength(2);
   });
 
-  it("falls back to a key without job id while GitHub does not show the waiting job yet", async () => {
-    const { jobs } = fixture("attempt-jobs-waiting.json");
-    const notYetWaiting = jobs.map((job: Record<string, unknown>) => (job.status === "waiting" ? { ...job, status: "queued" } : job));
-    arrangeWaiting(fixture("pending-deployments.json"), { total_count: notYetWaiting.length, jobs: notYetWaiting });
+  it("counts a review of several environments once for each, and leaves pending entries out", async () => {
+    arrangeWaiting(bothApprovable(), [review("rejected", production, productionEu), review("approved", productionEu), review("pending", production)]);
     const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
-    expect(snapshot.status).toBe("input_required");
-    expect(Object.keys(snapshot.inputRequests ?? {})).toEqual(["deploy-9182736455-1-161088068"]);
+    expect(Object.keys(snapshot.inputRequests ?? {}).sort()).toEqual(["deploy-9182736455-1-161088068-1", "deploy-9182736455-1-161088069-2"]);
+  });
+
+  it("counts reviews by environment id compared as int64", async () => {
+    const huge = "9007199254740993123";
+    const deployment = { ...bothApprovable()[0] as Record<string, unknown>, environment: { id: huge, name: "huge" } };
+    // Past 2^53 only the string form keeps the id; 9007199254740993124 would be the same number.
+    arrangeWaiting([deployment], [review("approved", { id: huge, name: "huge" } as never), review("approved", { id: "9007199254740993124", name: "other" } as never)]);
+    const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
+    expect(Object.keys(snapshot.inputRequests ?? {})).toEqual([`deploy-9182736455-1-${huge}-1`]);
   });
 });
 
@@ -126,19 +154,28 @@ describe("answering an approval (doRespond)", () => {
       .reply(200, []);
     await createTestAdapter().doRespond!(
       runRef,
-      { "deploy-9182736455-1-161088068-25880022003": { action: "accept", content: { approve: true } } },
+      { "deploy-9182736455-1-161088068-1": { action: "accept", content: { approve: true } } },
       createTestContext(),
     );
     expect(body).toEqual({ environment_ids: [161088068], state: "approved", comment: "Approved through jobtasks" });
   });
 
-  it("approves through a fallback key without job id as well", async () => {
+  it("approves through the keys of earlier versions (no suffix, or a waiting job id) as well", async () => {
     let body: any;
     github()
       .post(pendingPath, (sent) => ((body = sent), true))
       .reply(200, []);
     await createTestAdapter().doRespond!(runRef, { "deploy-9182736455-1-161088068": { action: "accept", content: { approve: true } } }, createTestContext());
     expect(body).toEqual({ environment_ids: [161088068], state: "approved", comment: "Approved through jobtasks" });
+    github()
+      .post(pendingPath, (sent) => ((body = sent), true))
+      .reply(200, []);
+    await createTestAdapter().doRespond!(
+      runRef,
+      { "deploy-9182736455-1-161088069-25880022002": { action: "accept", content: { approve: true } } },
+      createTestContext(),
+    );
+    expect(body).toEqual({ environment_ids: [161088069], state: "approved", comment: "Approved through jobtasks" });
   });
 
   it.each([
@@ -158,7 +195,7 @@ describe("answering an approval (doRespond)", () => {
       runRef,
       {
         [productionKey]: { action: "cancel" },
-        "deploy-9182736455-2-161088068-25880022002": { action: "accept", content: { approve: true } },
+        "deploy-9182736455-2-161088068-0": { action: "accept", content: { approve: true } },
         "deploy-9182736455-1-161088068-": { action: "accept", content: { approve: true } },
         "something-else": { action: "accept", content: { approve: true } },
       },
@@ -176,7 +213,7 @@ describe("answering an approval (doRespond)", () => {
 
   it("reports a rejected deployment, once GitHub concludes the run, as completed with isError", async () => {
     github().get(attemptPath).reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
-    github().get(jobsPath).query(true).reply(200, { total_count: 0, jobs: [] });
+    github().get(`${attemptPath}/jobs`).query(true).reply(200, { total_count: 0, jobs: [] });
     github().get(`${runPath}/artifacts`).query(true).reply(200, { total_count: 0, artifacts: [] });
     const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
     expect(snapshot).toMatchObject({ status: "completed", result: { isError: true } });

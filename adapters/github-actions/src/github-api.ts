@@ -7,6 +7,7 @@ import {
   dispatchDetailsSchema,
   jobListSchema,
   pendingDeploymentListSchema,
+  runReviewListSchema,
   workflowRunListSchema,
   workflowRunSchema,
 } from "./github-response-schemas.js";
@@ -104,6 +105,13 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
       const action = `list the pending deployments of run ${ref.runId}`;
       const response = await call(action, "GET /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments", runPath(ref), options);
       return parse(pendingDeploymentListSchema, response.data, action);
+    },
+
+    /** The run's review history (all attempts): every approval or rejection of its deployments. */
+    async listRunReviews(ref: RunRef, options?: ApiCallOptions) {
+      const action = `read the review history of run ${ref.runId}`;
+      const response = await call(action, "GET /repos/{owner}/{repo}/actions/runs/{run_id}/approvals", runPath(ref), options);
+      return parse(runReviewListSchema, response.data, action);
     },
 
     async reviewPendingDeployments(

@@ -93,6 +93,18 @@ export const pendingDeploymentListSchema = z.array(
 );
 export type PendingDeployment = z.output<typeof pendingDeploymentListSchema>[number];
 
+/**
+ * The review history of a run (GET .../runs/{run_id}/approvals): one entry per review, naming the
+ * environments it covered. Only what numbers the approval keys is read.
+ */
+export const runReviewListSchema = z.array(
+  z.object({
+    state: z.string(),
+    environments: z.array(z.object({ id: githubIdSchema })).optional().default([]),
+  }),
+);
+export type RunReview = z.output<typeof runReviewListSchema>[number];
+
 export const dispatchDetailsSchema = z.object({
   workflow_run_id: githubIdSchema,
   html_url: z.string().optional(),

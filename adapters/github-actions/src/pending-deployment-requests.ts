@@ -1,5 +1,5 @@
 import type { ElicitationFormRequest } from "@jobtasks/core";
-import type { DeploymentReviewer, PendingDeployment, WorkflowJob } from "./github-response-schemas.js";
+import type { DeploymentReviewer, PendingDeployment, RunReview } from "./github-response-schemas.js";
 import { deploymentRequestKey, type RunRef } from "./run-ref.js";
 
 /**
@@ -12,28 +12,32 @@ export interface WaitingDescription {
 }
 
 /**
- * The job id that makes approval keys unique across sequential waits on one environment: the smallest id
- * of the attempt's jobs in status "waiting" (held by a deployment protection rule). GitHub does not say
- * which environment a waiting job is for, so every environment's key of one snapshot gets the same id;
- * a second wait on an environment comes from another job, hence another key, while jobs waiting at the
- * same time on one environment are approved by one review anyway. Undefined when no job shows "waiting"
- * yet (the jobs list can lag behind the run's status).
+ * How many reviews each environment has in the run's review history, keyed by the environment id's
+ * decimal string (ids are int64, so they are compared as text, never as rounded numbers). Entries in
+ * state "pending" are left out: they are no answer, and counting them could move an open request's key.
  */
-export function firstWaitingJobId(jobs: ReadonlyArray<Pick<WorkflowJob, "id" | "status">>): number | string | undefined {
-  let first: number | string | undefined;
-  for (const job of jobs) {
-    if (job.status !== "waiting") continue;
-    // Ids are int64 (a decimal string past 2^53): compare them as bigints.
-    if (first === undefined || BigInt(job.id) < BigInt(first)) first = job.id;
+export function countReviewsByEnvironment(reviews: ReadonlyArray<RunReview>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const review of reviews) {
+    if (review.state === "pending") continue;
+    for (const environment of review.environments) {
+      const id = String(environment.id);
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
   }
-  return first;
+  return counts;
+}
+
+/** Whether any environment waits for this token's answer (then the review history numbers its key). */
+export function needsReviewHistory(deployments: ReadonlyArray<PendingDeployment>): boolean {
+  return deployments.some((deployment) => deployment.current_user_can_approve);
 }
 
 export function describePendingDeployments(
   ref: RunRef,
   workflowName: string,
   deployments: ReadonlyArray<PendingDeployment>,
-  waitingJobId: number | string | undefined,
+  reviewsByEnvironment: ReadonlyMap<string, number>,
   now: number = Date.now(),
 ): WaitingDescription {
   const inputRequests: Record<string, ElicitationFormRequest> = {};
@@ -41,7 +45,7 @@ export function describePendingDeployments(
   for (const deployment of deployments) {
     const environment = deployment.environment.name;
     if (deployment.current_user_can_approve) {
-      inputRequests[deploymentRequestKey(ref, deployment.environment.id, waitingJobId)] = approvalForm(ref, workflowName, environment);
+      inputRequests[deploymentRequestKey(ref, deployment.environment.id, reviewsByEnvironment.get(String(deployment.environment.id)) ?? 0)] = approvalForm(ref, workflowName, environment);
       parts.push(`'${environment}' waits for your approval`);
       continue;
     }

@@ -5,7 +5,7 @@ import { cancellationEvidence, describeRunProgress } from "./describe-run-progre
 import type { GithubApi } from "./github-api.js";
 import type { WorkflowRun } from "./github-response-schemas.js";
 import { mapGithubActionsStatus, rawRunStatus } from "./map-github-actions-status.js";
-import { describePendingDeployments, firstWaitingJobId } from "./pending-deployment-requests.js";
+import { countReviewsByEnvironment, describePendingDeployments, needsReviewHistory } from "./pending-deployment-requests.js";
 import type { RateBudget } from "./rate-budget.js";
 import type { RunRef } from "./run-ref.js";
 
@@ -25,8 +25,9 @@ export interface SnapshotDependencies {
 
 /**
  * One observation of the pinned attempt. Costs one conditional request for a queued run, two for a
- * running one, three for a waiting one (its jobs tell the approval keys apart), and for a finished one
- * three plus one log download per failed job (then the server keeps the terminal answer).
+ * running one, two for a waiting one, three when this token may approve (the review history numbers the
+ * approval keys), and for a finished one three plus one log download per failed job (then the server keeps
+ * the terminal answer).
  */
 export async function readRunSnapshot(dependencies: SnapshotDependencies, ref: RunRef, context: AdapterContext): Promise<JobSnapshot> {
   const { api } = dependencies;
@@ -55,14 +56,12 @@ export async function readRunSnapshot(dependencies: SnapshotDependencies, ref: R
     case "cancelled":
       return { ...base, status: "cancelled", message: "cancelled" };
     case "waiting": {
-      const [deployments, jobs] = await Promise.all([
-        api.listPendingDeployments(ref, { signal, notFoundMeansGone: true }),
-        api.listAttemptJobs(ref, { signal, notFoundMeansGone: true }),
-      ]);
-      const waitingJobId = firstWaitingJobId(jobs.jobs);
-      const waiting = describePendingDeployments(ref, run.name ?? "workflow", deployments, waitingJobId, dependencies.now());
+      const deployments = await api.listPendingDeployments(ref, { signal, notFoundMeansGone: true });
+      const withKeys = needsReviewHistory(deployments);
+      const reviews = withKeys ? countReviewsByEnvironment(await api.listRunReviews(ref, { signal, notFoundMeansGone: true })) : new Map<string, number>();
+      const waiting = describePendingDeployments(ref, run.name ?? "workflow", deployments, reviews, dependencies.now());
       const working = Object.keys(waiting.inputRequests).length === 0;
-      return withPollInterval(dependencies, 3, {
+      return withPollInterval(dependencies, withKeys ? 3 : 2, {
         ...base,
         status: working ? "working" : "input_required",
         message: waiting.message,

@@ -36,26 +36,25 @@ export function describeRun(ref: RunRef): string {
 }
 
 /**
- * The key of an approval request: `deploy-<runId>-<attempt>-<environmentId>-<waitingJobId>`, derived only
- * from GitHub's ids so that any replica issues the same key. The waiting job id tells apart two waits on
- * one environment within one attempt (job A deploys to production and is approved, later job B waits on
- * production too): a key is never reused after it was answered. Without a waiting job id (GitHub does not
- * show the waiting job yet) the key is `deploy-<runId>-<attempt>-<environmentId>`.
+ * The key of an approval request: `deploy-<runId>-<attempt>-<environmentId>-<reviewsSoFar>`, derived only
+ * from what GitHub keeps, so that any replica issues the same key. `reviewsSoFar` is how many reviews of
+ * the environment the run's review history holds: it cannot change while a request is open (a review
+ * answers it), and it grows with every review, so a later wait on the same environment gets a new key and
+ * an answered key is never issued again.
  */
-export function deploymentRequestKey(ref: RunRef, environmentId: number | string, waitingJobId?: number | string): string {
-  const key = `deploy-${ref.runId}-${ref.attempt}-${environmentId}`;
-  return waitingJobId === undefined ? key : `${key}-${waitingJobId}`;
+export function deploymentRequestKey(ref: RunRef, environmentId: number | string, reviewsSoFar: number): string {
+  return `deploy-${ref.runId}-${ref.attempt}-${environmentId}-${reviewsSoFar}`;
 }
 
-/** The environment a key of this attempt approves; undefined for any other key (another attempt's, say). */
-export function parseDeploymentRequestKey(
-  ref: RunRef,
-  key: string,
-): { environmentId: number | string; waitingJobId?: number | string } | undefined {
+/**
+ * The environment a key of this attempt approves; undefined for any other key (another attempt's, say).
+ * Also reads the keys of earlier versions, `deploy-<runId>-<attempt>-<environmentId>` and
+ * `...-<waitingJobId>`, so that an answer to a request issued before an upgrade still reaches GitHub.
+ */
+export function parseDeploymentRequestKey(ref: RunRef, key: string): { environmentId: number | string } | undefined {
   const prefix = `deploy-${ref.runId}-${ref.attempt}-`;
   if (!key.startsWith(prefix)) return undefined;
-  const match = /^(\d+)(?:-(\d+))?$/.exec(key.slice(prefix.length));
+  const match = /^(\d+)(?:-\d+)?$/.exec(key.slice(prefix.length));
   if (!match) return undefined;
-  const environmentId = normalizeGithubId(match[1]!);
-  return match[2] === undefined ? { environmentId } : { environmentId, waitingJobId: normalizeGithubId(match[2]) };
+  return { environmentId: normalizeGithubId(match[1]!) };
 }
