@@ -1,4 +1,3 @@
-import { AdapterConfigError } from "@jobtasks/core";
 import { JSONPath } from "jsonpath-plus";
 
 /**
@@ -22,11 +21,41 @@ export function queryAll(path: string, document: unknown): unknown[] {
   let matches: unknown;
   try {
     matches = JSONPath({ path: normalizePath(path), json: document as object, wrap: true, eval: "safe" });
-  } catch (error) {
-    // The path is config, so a path that cannot be evaluated is the config's fault, not the upstream's.
-    throw new AdapterConfigError(`path ${path}`, "this JSONPath expression cannot be evaluated", { cause: error });
+  } catch {
+    // The path's syntax was checked when the adapter was built (pathSyntaxProblem), so what still throws
+    // here is upstream data of an unexpected shape (a filter reading a property of null): nothing matches.
+    return [];
   }
   return Array.isArray(matches) ? matches.filter((match) => match !== undefined) : [];
+}
+
+/**
+ * Stands in for any upstream value while a filter expression is checked: every property read and call
+ * gives it back, so a well-formed filter evaluates whatever it reads, and only syntax errors or unknown
+ * functions (the config's fault) throw.
+ */
+const anyValue: unknown = new Proxy(function anyValue() {}, {
+  get: (_target, property) => (property === Symbol.toPrimitive ? () => "" : anyValue),
+  apply: () => anyValue,
+});
+
+/** Why `path` cannot be evaluated on any document (a filter's syntax error), or undefined when it can. */
+export function pathSyntaxProblem(path: string): string | undefined {
+  let segments: unknown[];
+  try {
+    segments = JSONPath.toPathArray(normalizePath(path));
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  for (const segment of segments) {
+    if (typeof segment !== "string" || !segment.startsWith("?(")) continue;
+    try {
+      JSONPath({ path: `$[${segment}]`, json: [anyValue] as object, wrap: true, eval: "safe" });
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+  return undefined;
 }
 
 /** The first match of `path`, or undefined when nothing matches. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkConfigPaths } from "./check-config-paths.js";
 import { presets, type PresetName } from "./presets.js";
 import { resolvedRestOptionsSchema, type ResolvedRestOptions } from "./rest-options.js";
 
@@ -70,6 +71,7 @@ export const restOptionsSchema: z.ZodType<ResolvedRestOptions, RestOptions> = z
       return z.NEVER;
     }
     checkConsistency(parsed.data, context);
+    checkConfigPaths(parsed.data, context);
     return parsed.data;
   }) as unknown as z.ZodType<ResolvedRestOptions, RestOptions>;
 
