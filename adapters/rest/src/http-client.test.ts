@@ -16,6 +16,7 @@ function client(overrides: Partial<HttpClientOptions> = {}) {
     fixedHeaders: { "user-agent": "jobtasks-test" },
     credentialHeaders: { authorization: "Bearer s3cret-token-value" },
     credentialOrigins: new Set([origin]),
+    redirectOrigins: new Set([origin, "https://blobs.example.test"]),
     ...overrides,
   });
 }
@@ -81,6 +82,27 @@ describe("http client", () => {
     expect(response.url.origin).toBe("https://blobs.example.test");
     expect(requests[0]?.headers["authorization"]).toBe("Bearer s3cret-token-value");
     expect(requests[1]?.headers["authorization"]).toBeUndefined();
+  });
+
+  it("refuses a redirect to an origin that is neither a credential origin nor an allowed redirect origin", async () => {
+    agent.get(origin).intercept({ path: "/jobs/1", method: "GET" }).reply(302, "", { headers: { location: "http://169.254.169.254/latest/meta-data" } });
+    const failure = await client().send({ method: "GET", url: new URL(`${origin}/jobs/1`) }, signal()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect(failure).toMatchObject({ isRetryable: false });
+    expect((failure as Error).message).toMatch(/redirected to http:\/\/169\.254\.169\.254.*allowedRedirectOrigins/);
+  });
+
+  it("drops credentials when a redirect changes origin, even to another credential origin", async () => {
+    const other = "https://other.example.test";
+    let request: SeenRequest | undefined;
+    agent.get(origin).intercept({ path: "/jobs/1", method: "GET" }).reply(302, "", { headers: { location: `${other}/jobs/1` } });
+    agent.get(other).intercept({ path: "/jobs/1", method: "GET" }).reply((options) => {
+      request = seen(options);
+      return { statusCode: 200, data: { ok: true } };
+    });
+    const both = new Set([origin, other]);
+    await client({ credentialOrigins: both, redirectOrigins: both }).send({ method: "GET", url: new URL(`${origin}/jobs/1`) }, signal());
+    expect(request?.headers["authorization"]).toBeUndefined();
   });
 
   it("stops following redirects after maxRedirects", async () => {

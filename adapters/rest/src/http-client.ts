@@ -4,7 +4,8 @@ import { UpstreamError, parseRetryAfter } from "@jobtasks/core";
 /**
  * The one place this adapter talks HTTP: undici with an injectable dispatcher (MockAgent in tests), a
  * per-request timeout, a size bound on bodies, JSON parsing that never throws anything but UpstreamError,
- * and redirects followed by hand so that credentials are dropped when a redirect leaves their origin.
+ * and redirects followed by hand: only to configured origins, and without credentials once a redirect
+ * leaves the origin the request was sent to.
  */
 
 export interface HttpClientOptions {
@@ -18,6 +19,11 @@ export interface HttpClientOptions {
   /** Credential headers, sent only to `credentialOrigins`. */
   credentialHeaders: Record<string, string>;
   credentialOrigins: ReadonlySet<string>;
+  /**
+   * Origins a redirect may lead to (baseUrl's, allowedOrigins, allowedRedirectOrigins). A redirect
+   * anywhere else is refused: its answer would otherwise be read as the job's status or result.
+   */
+  redirectOrigins: ReadonlySet<string>;
 }
 
 export interface HttpRequest {
@@ -85,8 +91,10 @@ function describe(url: URL): string {
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  async function sendOnce(method: string, url: URL, headers: Record<string, string>, payload: string | undefined, signal: AbortSignal) {
-    const withCredentials = options.credentialOrigins.has(url.origin) ? { ...headers, ...options.credentialHeaders } : headers;
+  async function sendOnce(method: string, url: URL, headers: Record<string, string>, payload: string | undefined, signal: AbortSignal, firstOrigin: string) {
+    // Credentials go to their origins only, and never follow a redirect to another origin (as fetch does).
+    const credentialed = options.credentialOrigins.has(url.origin) && url.origin === firstOrigin;
+    const withCredentials = credentialed ? { ...headers, ...options.credentialHeaders } : headers;
     try {
       return await request(url, {
         method: method as Dispatcher.HttpMethod,
@@ -115,7 +123,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (payload !== undefined) baseHeaders["content-type"] = "application/json";
       let url = httpRequest.url;
       for (let redirects = 0; ; redirects++) {
-        const response = await sendOnce(method, url, baseHeaders, payload, signal);
+        const response = await sendOnce(method, url, baseHeaders, payload, signal, httpRequest.url.origin);
         const headers = flattenHeaders(response.headers);
         const location = headers["location"];
         const follow = redirectStatuses.has(response.statusCode) && location !== undefined && (method === "GET" || response.statusCode === 303);
@@ -125,7 +133,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           if (next.protocol !== "https:" && next.protocol !== "http:") {
             throw new UpstreamError(`${describe(url)} redirected to a non-HTTP URL`, { isRetryable: false });
           }
-          // Credentials are attached per hop from credentialOrigins, so a hop to another origin goes without them.
+          if (!options.redirectOrigins.has(next.origin)) {
+            throw new UpstreamError(
+              `${method} ${describe(url)} redirected to ${next.origin}, which is not baseUrl's origin, in allowedOrigins or in allowedRedirectOrigins; the redirect was not followed`,
+              { httpStatus: response.statusCode, isRetryable: false },
+            );
+          }
           url = next;
           method = "GET";
           payload = undefined;

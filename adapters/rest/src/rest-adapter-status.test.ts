@@ -151,6 +151,28 @@ describe("rest adapter: reading status", () => {
     await expect(adapter().doGetStatus(reference, testContext())).rejects.toMatchObject({ name: "UpstreamError", isRetryable: true });
   });
 
+  it("refuses a status read redirected to a foreign origin instead of reporting that origin's answer", async () => {
+    replyStatus(302, "", { location: "http://169.254.169.254/latest/meta-data" });
+    const failure = await adapter().doGetStatus(reference, testContext()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect(failure).toMatchObject({ isRetryable: false });
+    expect((failure as Error).message).toMatch(/169\.254\.169\.254/);
+  });
+
+  it("follows a result redirect to an allowedRedirectOrigins entry, without credentials", async () => {
+    replyStatus(200, { state: "done", resultId: "out-7" });
+    farm.intercept({ path: "/api/outputs/out-7", method: "GET" }).reply(302, "", { headers: { location: "https://blobs.example.test/o/7?sig=1" } });
+    let authorization: string | undefined = "unset";
+    agent.get("https://blobs.example.test").intercept({ path: "/o/7?sig=1", method: "GET" }).reply((options) => {
+      authorization = (options.headers as Record<string, string>)["authorization"];
+      return { statusCode: 200, data: { output: { frames: 24 } } };
+    });
+    const config = { result: { ...renderFarmConfig().result!, url: "/outputs/{{body.resultId}}" }, allowedRedirectOrigins: ["https://blobs.example.test"] };
+    const snapshot = await adapter(config).doGetStatus(reference, testContext());
+    expect(snapshot.result?.structuredContent).toEqual({ frames: 24 });
+    expect(authorization).toBeUndefined();
+  });
+
   it("rejects a status answer over maxResponseBytes with a clear message", async () => {
     replyStatus(200, { state: "rendering", padding: "z".repeat(4_000) });
     await expect(adapter({ maxResponseBytes: 1_024 }).doGetStatus(reference, testContext())).rejects.toThrow(/larger than maxResponseBytes \(1024 bytes\)/);

@@ -57,6 +57,7 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
       fixedHeaders: Object.fromEntries(Object.entries(config.headers).map(([name, value]) => [name.toLowerCase(), value])),
       credentialHeaders: auth.headers,
       credentialOrigins: new Set([baseUrl.origin, ...allowedOrigins]),
+      redirectOrigins: new Set([baseUrl.origin, ...allowedOrigins, ...config.allowedRedirectOrigins]),
     }),
     policy: { baseUrl, allowedOrigins },
     secrets: auth.secrets,

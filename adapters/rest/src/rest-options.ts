@@ -46,8 +46,16 @@ export const resolvedRestOptionsSchema = z.object({
     protocol: /^https?$/,
     error: (issue) => (issue.input === undefined ? "required: the job API's base URL (http or https)" : "expected an http(s) URL"),
   }),
-  /** Other origins a status URL (from a header or a body) or a redirect may point to. Default: none. */
+  /**
+   * Other origins a status URL (from a header or a body) may point to; credentials are sent there, and
+   * redirects may lead there. Default: none.
+   */
   allowedOrigins: z.array(originSchema).default([]),
+  /**
+   * Origins a redirect may lead to without credentials (presigned download URLs of a result). A redirect
+   * to an origin that is neither baseUrl's nor listed here or in allowedOrigins is refused. Default: none.
+   */
+  allowedRedirectOrigins: z.array(originSchema).default([]),
   /** Prefix for every tool name, to keep names unique across adapter instances. Default: "". */
   toolNamePrefix: z.string().regex(/^[A-Za-z0-9_.-]*$/).default(""),
   /** Credentials, sent only to baseUrl's origin and allowedOrigins, never across a redirect to another origin. */
