@@ -23,11 +23,16 @@ function logOf(jobId: number | string): string {
   return Array.from({ length: 20 }, (_, index) => `2026-11-20T10:00:${String(index + 10)}.0000000Z job ${jobId} line ${index + 1}`).join("\n");
 }
 
+/** A log as the API hands it over: text chunks. */
+async function* chunksOf(text: string): AsyncIterable<string> {
+  yield text;
+}
+
 describe("collectFailedSteps", () => {
   it("downloads logs for at most maxFailedJobs jobs and shares the byte budget among their steps", async () => {
     const downloads: Array<number | string> = [];
     const api = {
-      downloadJobLog: async (_ref: unknown, jobId: number | string) => (downloads.push(jobId), logOf(jobId)),
+      downloadJobLog: async (_ref: unknown, jobId: number | string) => (downloads.push(jobId), chunksOf(logOf(jobId))),
     } as unknown as GithubApi;
     const jobs = [failedJob(1, "unit", true), failedJob(2, "e2e", false), failedJob(3, "lint", true)];
     const steps = await collectFailedSteps(api, runRef, jobs, { maxLinesPerStep: 10, maxBytes: 100, maxFailedJobs: 2 }, [], new AbortController().signal);
@@ -47,7 +52,7 @@ describe("collectFailedSteps", () => {
 
   it("redacts credentials that appear in a log", async () => {
     const secret = "ghp_SecretThatAWorkflowEchoed000";
-    const api = { downloadJobLog: async () => `2026-11-20T10:00:30.0000000Z token is ${secret}` } as unknown as GithubApi;
+    const api = { downloadJobLog: async () => chunksOf(`2026-11-20T10:00:30.0000000Z token is ${secret}`) } as unknown as GithubApi;
     const [step] = await collectFailedSteps(api, runRef, [failedJob(1, "unit", true)], { maxLinesPerStep: 10, maxBytes: 1000, maxFailedJobs: 1 }, [secret], new AbortController().signal);
     expect(step?.logTail).toBe("token is [redacted]");
   });

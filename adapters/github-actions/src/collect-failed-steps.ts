@@ -1,9 +1,9 @@
-import { UpstreamError, redactSecrets } from "@jobtasks/core";
+import { UpstreamError } from "@jobtasks/core";
 import type { GithubApi } from "./github-api.js";
 import type { WorkflowJob, WorkflowStep } from "./github-response-schemas.js";
 import type { FailedStep } from "./run-result-schema.js";
 import type { RunRef } from "./run-ref.js";
-import { stepLogLines, tailLines } from "./tail-step-log.js";
+import { readStepLogTails, type LogTail } from "./tail-step-log.js";
 
 export interface LogBudget {
   maxLinesPerStep: number;
@@ -15,8 +15,10 @@ const failingConclusions = new Set(["failure", "timed_out", "startup_failure", "
 
 /**
  * The failed steps of an attempt with the end of their logs: one log download per failed job, at most
- * `maxFailedJobs` of them, the byte budget shared evenly by the steps. A log GitHub no longer has (or
- * will not give) is noted in place of the text rather than failing the result.
+ * `maxFailedJobs` of them, the byte budget shared evenly by the steps. A log GitHub no longer has (404,
+ * 410: expired or deleted) is noted in place of the text. Any other failure (a 5xx, a rate limit, a broken
+ * connection) is thrown: the result would be kept for good, so it must not lose the log to a passing
+ * fault; the snapshot stays working and the next read tries again.
  */
 export async function collectFailedSteps(
   api: GithubApi,
@@ -35,28 +37,30 @@ export async function collectFailedSteps(
   const stepsWithLogs = targets.filter((target) => withLogs.has(target.job.id)).length;
   const bytesPerStep = stepsWithLogs === 0 ? 0 : Math.floor(budget.maxBytes / stepsWithLogs);
 
-  const logs = new Map<number | string, string | { unavailable: string }>();
+  const tails = new Map<WorkflowStep | WorkflowJob, LogTail | { unavailable: string }>();
   for (const job of failedJobs) {
     if (!withLogs.has(job.id)) continue;
+    const jobTargets = targets.filter((target) => target.job === job);
+    const windows = jobTargets.map(({ step }) => ({
+      startedAt: step?.started_at ?? job.started_at,
+      completedAt: step?.completed_at ?? job.completed_at,
+    }));
     try {
-      logs.set(job.id, redactSecrets(await api.downloadJobLog(ref, job.id, { signal }), secrets));
+      const log = await api.downloadJobLog(ref, job.id, { signal });
+      const jobTails = await readStepLogTails(log, windows, { maxLinesPerStep: budget.maxLinesPerStep, maxBytes: bytesPerStep }, secrets);
+      jobTargets.forEach(({ step }, index) => tails.set(step ?? job, jobTails[index]!));
     } catch (error) {
-      if (signal.aborted) throw error;
       const status = error instanceof UpstreamError ? error.httpStatus : undefined;
-      logs.set(job.id, { unavailable: status === undefined ? "log unavailable" : `log unavailable (HTTP ${status})` });
+      if (signal.aborted || (status !== 404 && status !== 410)) throw error;
+      for (const { step } of jobTargets) tails.set(step ?? job, { unavailable: `log unavailable (HTTP ${status})` });
     }
   }
 
   return targets.map(({ job, step }) => {
-    const log = logs.get(job.id);
+    const tail = tails.get(step ?? job);
     const base = { job: job.name, step: step?.name ?? null, conclusion: step?.conclusion ?? job.conclusion };
-    if (log === undefined) return { ...base, logTail: "(log not fetched: over the failed-job budget)", logTruncated: true };
-    if (typeof log !== "string") return { ...base, logTail: `(${log.unavailable})`, logTruncated: true };
-    const lines = stepLogLines(log, {
-      startedAt: step?.started_at ?? job.started_at,
-      completedAt: step?.completed_at ?? job.completed_at,
-    });
-    const tail = tailLines(lines, budget.maxLinesPerStep, bytesPerStep);
+    if (tail === undefined) return { ...base, logTail: "(log not fetched: over the failed-job budget)", logTruncated: true };
+    if ("unavailable" in tail) return { ...base, logTail: `(${tail.unavailable})`, logTruncated: true };
     return { ...base, logTail: tail.text, logTruncated: tail.truncated };
   });
 }

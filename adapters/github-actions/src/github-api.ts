@@ -34,11 +34,12 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
     route: string,
     parameters: Record<string, unknown>,
     options: ApiCallOptions = {},
+    requestOptions: Record<string, unknown> = {},
   ): Promise<{ status: number; data: unknown; headers: Record<string, unknown> }> {
     try {
       const response = await octokit.request(route, {
         ...parameters,
-        request: options.signal ? { signal: options.signal } : {},
+        request: { ...requestOptions, ...(options.signal ? { signal: options.signal } : {}) },
       });
       return { status: response.status, data: response.data, headers: response.headers as Record<string, unknown> };
     } catch (error) {
@@ -91,14 +92,22 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
       return parse(artifactListSchema, response.data, action);
     },
 
-    async downloadJobLog(ref: RunRef, jobId: number | string, options?: ApiCallOptions): Promise<string> {
+    /**
+     * The job log as a stream of text chunks, so that a log of hundreds of MB is never held whole: the
+     * caller keeps what it needs and may stop reading early. GitHub answers with a redirect to a
+     * short-lived plain-text URL; fetch follows it and drops the Authorization header on the way, as the
+     * URL is on another origin.
+     */
+    async downloadJobLog(ref: RunRef, jobId: number | string, options?: ApiCallOptions): Promise<AsyncIterable<string>> {
       const action = `download the log of job ${jobId}`;
-      // GitHub answers with a redirect to a short-lived plain-text URL; fetch follows it and drops the
-      // Authorization header on the way, as the URL is on another origin.
-      const response = await call(action, "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", { owner: ref.owner, repo: ref.repo, job_id: jobId }, options);
-      if (typeof response.data === "string") return response.data;
-      if (response.data instanceof ArrayBuffer) return new TextDecoder().decode(response.data);
-      return "";
+      const response = await call(
+        action,
+        "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs",
+        { owner: ref.owner, repo: ref.repo, job_id: jobId },
+        options,
+        { parseSuccessResponseBody: false },
+      );
+      return decodeLogBody(response.data, action);
     },
 
     async listPendingDeployments(ref: RunRef, options?: ApiCallOptions) {
@@ -178,4 +187,30 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
       return parse(workflowRunListSchema, response.data, action).workflow_runs;
     },
   };
+}
+
+/** Text chunks of a log answer: a body stream (the usual case) or an already-read body. */
+async function* decodeLogBody(body: unknown, action: string): AsyncIterable<string> {
+  if (typeof body === "string") {
+    yield body;
+    return;
+  }
+  if (body instanceof ArrayBuffer) {
+    yield new TextDecoder().decode(body);
+    return;
+  }
+  if (!(body instanceof ReadableStream)) return;
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of body as ReadableStream<Uint8Array>) {
+      const text = decoder.decode(chunk, { stream: true });
+      if (text !== "") yield text;
+    }
+  } catch (error) {
+    if (error instanceof Error && error.name === "AbortError") throw error;
+    // The connection broke mid-log: worth another read, as for any network fault.
+    throw new UpstreamError(`GitHub's log stream broke off while trying to ${action}`, { isRetryable: true, cause: error });
+  }
+  const rest = decoder.decode();
+  if (rest !== "") yield rest;
 }

@@ -138,6 +138,29 @@ describe("doGetStatus of a finished run", () => {
     expect((snapshot.result?.structuredContent as Record<string, any>).failedSteps[0].logTail).toBe("(log unavailable (HTTP 410))");
   });
 
+  it("notes a log that expired (404) as unavailable too", async () => {
+    github().get(attemptPath).reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
+    github().get(`${attemptPath}/jobs`).query({ per_page: 100 }).reply(200, fixture("attempt-jobs-failure.json"));
+    github().get(`${runPath}/artifacts`).query({ per_page: 100 }).reply(200, { total_count: 0, artifacts: [] });
+    github().get("/repos/octo-org/octo-app/actions/jobs/25880011003/logs").reply(404, { message: "Not Found" });
+    const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
+    expect((snapshot.result?.structuredContent as Record<string, any>).failedSteps[0].logTail).toBe("(log unavailable (HTTP 404))");
+  });
+
+  it.each([
+    ["a server error (502)", 502, { message: "Bad gateway" }, {}],
+    ["a rate limit (403, remaining 0)", 403, { message: "API rate limit exceeded" }, { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 3600) }],
+  ])("does not freeze %s on the log download into the result: the read fails retryably", async (_label, status, body, headers) => {
+    github().get(attemptPath).reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
+    github().get(`${attemptPath}/jobs`).query({ per_page: 100 }).reply(200, fixture("attempt-jobs-failure.json"));
+    github().get(`${runPath}/artifacts`).query({ per_page: 100 }).reply(200, { total_count: 0, artifacts: [] });
+    github().get("/repos/octo-org/octo-app/actions/jobs/25880011003/logs").reply(status, body, headers);
+    const failure = await createTestAdapter().doGetStatus(runRef, createTestContext()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect((failure as UpstreamError).isRetryable).toBe(true);
+    if (status === 403) expect((failure as UpstreamError).retryAfterMs).toBeGreaterThan(3_000_000);
+  });
+
   it.each(["success", "neutral", "skipped"])("answers %s as completed without isError and fetches no log", async (conclusion) => {
     github().get(attemptPath).reply(200, workflowRun({ status: "completed", conclusion }));
     github().get(`${attemptPath}/jobs`).query({ per_page: 100 }).reply(200, { total_count: 0, jobs: [] });

@@ -1,12 +1,28 @@
 import { describe, expect, it } from "vitest";
-import { stepLogLines, tailLines } from "./tail-step-log.js";
+import { readStepLogTails, tailLines, type StepWindow } from "./tail-step-log.js";
 import { fixtureText } from "./test-support/github-fixtures.js";
 
 const log = fixtureText("job-log-failure.txt");
 
-describe("stepLogLines", () => {
-  it("keeps only the lines stamped inside the step's window, without timestamps or endgroup markers", () => {
-    const lines = stepLogLines(log, { startedAt: "2026-11-20T10:00:10Z", completedAt: "2026-11-20T10:04:05Z" });
+/** A log served in chunks of `size` characters, counting how many were read. */
+function chunked(text: string, size: number, read = { chunks: 0 }): AsyncIterable<string> {
+  return (async function* () {
+    for (let index = 0; index < text.length; index += size) {
+      read.chunks += 1;
+      yield text.slice(index, index + size);
+    }
+  })();
+}
+
+/** All lines of the step (a generous budget), as they come out of the stream. */
+async function stepLines(text: string, window: StepWindow, chunkSize = 7): Promise<string[]> {
+  const [tail] = await readStepLogTails(chunked(text, chunkSize), [window], { maxLinesPerStep: 1000, maxBytes: 1_000_000 }, []);
+  return tail!.text.split("\n");
+}
+
+describe("readStepLogTails", () => {
+  it("keeps only the lines stamped inside the step's window, without timestamps or endgroup markers", async () => {
+    const lines = await stepLines(log, { startedAt: "2026-11-20T10:00:10Z", completedAt: "2026-11-20T10:04:05Z" });
     expect(lines[0]).toBe("##[group]Run npm test");
     expect(lines).not.toContain("##[endgroup]");
     expect(lines).not.toContain("Checking out the ref");
@@ -14,15 +30,48 @@ describe("stepLogLines", () => {
     expect(lines.at(-1)).toBe("##[error]Process completed with exit code 1.");
   });
 
-  it("falls back to the whole log when no stamp falls inside the window", () => {
-    const lines = stepLogLines(log, { startedAt: "2030-01-01T00:00:00Z", completedAt: "2030-01-01T00:01:00Z" });
+  it("falls back to the end of the whole log when no stamp falls inside the window", async () => {
+    const lines = await stepLines(log, { startedAt: "2030-01-01T00:00:00Z", completedAt: "2030-01-01T00:01:00Z" });
     expect(lines[0]).toBe("Current runner version: '2.329.0'");
     expect(lines.at(-1)).toBe("Cleaning up orphan processes");
   });
 
-  it("strips colour codes", () => {
-    const lines = stepLogLines("2026-11-20T10:00:00.0000000Z \u001b[31mFAIL\u001b[0m src/a.test.ts\n", { startedAt: null, completedAt: null });
-    expect(lines).toEqual(["FAIL src/a.test.ts"]);
+  it("strips colour codes and carriage returns", async () => {
+    expect(await stepLines("2026-11-20T10:00:00.0000000Z \u001b[31mFAIL\u001b[0m src/a.test.ts\r\n", { startedAt: null, completedAt: null })).toEqual([
+      "FAIL src/a.test.ts",
+    ]);
+  });
+
+  it("stops reading the log once every step has its lines and the log is past the last step's end", async () => {
+    const stepLog = Array.from({ length: 50 }, (_, index) => `2026-11-20T10:00:${String(index + 10)}.0000000Z step line ${index + 1}`);
+    const later = Array.from({ length: 100_000 }, (_, index) => `2026-11-20T10:05:00.0000000Z later line ${index + 1}`);
+    const read = { chunks: 0 };
+    const [tail] = await readStepLogTails(
+      chunked([...stepLog, ...later].join("\n"), 4096, read),
+      [{ startedAt: "2026-11-20T10:00:10Z", completedAt: "2026-11-20T10:00:59Z" }],
+      { maxLinesPerStep: 3, maxBytes: 4096 },
+      [],
+    );
+    expect(tail).toEqual({ text: "step line 48\nstep line 49\nstep line 50", truncated: true });
+    // About 4.5 MB of log; everything after the step's first chunk past its end stays unread.
+    expect(read.chunks).toBeLessThan(3);
+  });
+
+  it("holds no more of a line without newlines than the budget can use, and still redacts a secret at its end", async () => {
+    const secret = "ghp_SecretThatAWorkflowEchoed000";
+    const read = { chunks: 0 };
+    const huge = `2026-11-20T10:00:30.0000000Z ${"x".repeat(8 * 1024 * 1024)} token ${secret} end`;
+    const [tail] = await readStepLogTails(chunked(huge, 64 * 1024, read), [{ startedAt: null, completedAt: null }], { maxLinesPerStep: 5, maxBytes: 40 }, [secret]);
+    expect(read.chunks).toBeGreaterThan(100);
+    expect(tail!.text).toBe(`${"x".repeat(19)} token [redacted] end`);
+    expect(tail!.truncated).toBe(true);
+  });
+
+  it("redacts each line of a multi-line secret (an App's PEM key) echoed into the log", async () => {
+    const key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAsecretbody0123456789\n-----END RSA PRIVATE KEY-----";
+    const text = key.split("\n").map((line) => `2026-11-20T10:00:30.0000000Z ${line}`).join("\n");
+    const [tail] = await readStepLogTails(chunked(text, 5), [{ startedAt: null, completedAt: null }], { maxLinesPerStep: 10, maxBytes: 1000 }, [key]);
+    expect(tail!.text).not.toContain("MIIEowIBAAKCAQEAsecretbody0123456789");
   });
 });
 

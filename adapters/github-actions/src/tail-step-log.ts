@@ -1,8 +1,11 @@
+import { redactSecrets } from "@jobtasks/core";
+
 /**
- * Cut a failed step's share out of a job log and keep only its end, within a line and byte budget.
+ * Cut the failed steps' shares out of a job log and keep only their ends, within a line and byte budget,
+ * while the log streams in: memory stays bounded by the budget whatever the log's size.
  *
  * A job log is one plain-text file for all steps, each line prefixed with an ISO timestamp. Steps carry
- * their start and end times (to the second), so the step's lines are the ones stamped inside that window.
+ * their start and end times (to the second), so a step's lines are the ones stamped inside that window.
  */
 
 export interface LogTail {
@@ -11,28 +14,80 @@ export interface LogTail {
   truncated: boolean;
 }
 
-const timestampedLine = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) ?(.*)$/;
+export interface StepWindow {
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+export interface StepLogBudget {
+  maxLinesPerStep: number;
+  /** Bytes per step. */
+  maxBytes: number;
+}
+
+const timestampedLine = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) ?(.*)$/s;
+const timestampPrefix = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
 // Colour codes cost bytes and mean nothing to a model.
 const ansiEscape = /\u001b\[[0-9;]*[A-Za-z]/g;
 
-export function stepLogLines(log: string, window: { startedAt: string | null; completedAt: string | null }): string[] {
-  const lines = log.replace(/\r\n/g, "\n").split("\n");
-  const start = window.startedAt ? Date.parse(window.startedAt) : Number.NaN;
-  // Step times are whole seconds; the log's are finer, so the step's last second is included whole.
-  const end = window.completedAt ? Date.parse(window.completedAt) + 1000 : Number.NaN;
-  const useWindow = !Number.isNaN(start) && !Number.isNaN(end);
-  const selected: string[] = [];
+/**
+ * The tail of each step's lines (in the order of `windows`), read from the log's text chunks. A step whose
+ * window is unknown, or whose stamps do not fit the log (clock skew, an unstamped log), gets the end of the
+ * whole log instead: better than nothing. Reading stops as soon as every step has its lines and the log is
+ * past the last step's end. Secrets are redacted line by line (a multi-line secret, a PEM key, by each of
+ * its lines) before anything is measured or kept.
+ */
+export async function readStepLogTails(
+  chunks: AsyncIterable<string>,
+  windows: ReadonlyArray<StepWindow>,
+  budget: StepLogBudget,
+  secrets: ReadonlyArray<string | undefined>,
+): Promise<LogTail[]> {
+  const secretLines = secrets.flatMap((secret) => (secret ? secret.split(/\r?\n/) : []));
+  const longestSecret = Math.max(0, ...secretLines.map((line) => line.length));
+  // Cut over-long lines early, leaving room so that no secret is cut in two inside what is finally kept.
+  const splitter = new LineSplitter(budget.maxBytes + 2 * longestSecret + 1024);
+  const steps = windows.map((window) => {
+    const start = window.startedAt ? Date.parse(window.startedAt) : Number.NaN;
+    // Step times are whole seconds; the log's are finer, so the step's last second is included whole.
+    const end = window.completedAt ? Date.parse(window.completedAt) + 1000 : Number.NaN;
+    const useWindow = !Number.isNaN(start) && !Number.isNaN(end);
+    return { start, end, useWindow, lines: new BoundedLines(budget.maxLinesPerStep, budget.maxBytes) };
+  });
+  const wholeLog = new BoundedLines(budget.maxLinesPerStep, budget.maxBytes);
+  const canStopEarly = steps.length > 0 && steps.every((step) => step.useWindow);
+  const lastEnd = Math.max(...steps.map((step) => step.end));
   let lastTime = Number.NaN;
-  for (const line of lines) {
+
+  const take = (line: string): void => {
     const match = timestampedLine.exec(line);
     if (match) lastTime = Date.parse(match[1]!);
-    const text = (match ? match[2]! : line).replace(ansiEscape, "");
-    if (text === "##[endgroup]" || (text === "" && !match)) continue;
-    if (!useWindow || (lastTime >= start && lastTime < end)) selected.push(text);
+    const text = redactSecrets((match ? match[2]! : line).replace(ansiEscape, ""), secretLines);
+    if (text === "##[endgroup]" || (text === "" && !match)) return;
+    wholeLog.push(text);
+    for (const step of steps) {
+      if (step.useWindow && lastTime >= step.start && lastTime < step.end) step.lines.push(text);
+    }
+  };
+  const done = (): boolean => canStopEarly && lastTime >= lastEnd && steps.every((step) => step.lines.count > 0);
+
+  reading: for await (const chunk of chunks) {
+    for (const line of splitter.push(chunk)) {
+      take(line);
+      // Leaving the loop cancels the download: the rest of the log is never transferred.
+      if (done()) break reading;
+    }
   }
-  // A log whose stamps do not fit the step (clock skew, unstamped log) is still better than nothing.
-  if (selected.length === 0 && useWindow) return stepLogLines(log, { startedAt: null, completedAt: null });
-  return selected;
+  if (!done()) {
+    const last = splitter.end();
+    if (last !== undefined) take(last);
+  }
+
+  return steps.map((step) => {
+    const lines = step.useWindow && step.lines.count > 0 ? step.lines : wholeLog;
+    const tail = tailLines(lines.lines, budget.maxLinesPerStep, budget.maxBytes);
+    return { text: tail.text, truncated: tail.truncated || lines.dropped };
+  });
 }
 
 export function tailLines(lines: ReadonlyArray<string>, maxLines: number, maxBytes: number): LogTail {
@@ -51,6 +106,75 @@ export function tailLines(lines: ReadonlyArray<string>, maxLines: number, maxByt
   }
   const text = kept.join("\n");
   return { text, truncated };
+}
+
+/** The last lines seen, no more than a tail of `maxLines` lines and `maxBytes` bytes can use. */
+class BoundedLines {
+  readonly lines: string[] = [];
+  #bytes = 0;
+  /** Lines were dropped from the start. */
+  dropped = false;
+
+  constructor(
+    private readonly maxLines: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  get count(): number {
+    return this.lines.length;
+  }
+
+  push(line: string): void {
+    this.lines.push(line);
+    this.#bytes += Buffer.byteLength(line) + 1;
+    // Drop the oldest line while the rest still fill the byte budget on their own.
+    while (
+      this.lines.length > this.maxLines ||
+      (this.lines.length > 1 && this.#bytes - (Buffer.byteLength(this.lines[0]!) + 1) >= this.maxBytes)
+    ) {
+      this.#bytes -= Buffer.byteLength(this.lines.shift()!) + 1;
+      this.dropped = true;
+    }
+  }
+}
+
+/**
+ * Splits text chunks into lines, holding at most `maxLineLength` characters of an unfinished line: of an
+ * over-long line only its timestamp and its end are kept, which is all a tail can use.
+ */
+class LineSplitter {
+  #pending = "";
+  #prefix: string | undefined;
+
+  constructor(private readonly maxLineLength: number) {}
+
+  *push(chunk: string): Iterable<string> {
+    const text = this.#pending + chunk;
+    let start = 0;
+    for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", start)) {
+      yield this.#finish(text.slice(start, index));
+      start = index + 1;
+    }
+    this.#pending = text.slice(start);
+    if (this.#pending.length > this.maxLineLength) {
+      this.#prefix ??= timestampPrefix.exec(this.#pending)?.[0] ?? "";
+      this.#pending = this.#pending.slice(-this.maxLineLength);
+    }
+  }
+
+  /** The last line, if the log does not end with a newline. */
+  end(): string | undefined {
+    if (this.#pending === "" && this.#prefix === undefined) return undefined;
+    const line = this.#finish(this.#pending);
+    this.#pending = "";
+    return line;
+  }
+
+  #finish(rest: string): string {
+    const line = (this.#prefix ?? "") + rest;
+    this.#prefix = undefined;
+    return line.endsWith("\r") ? line.slice(0, -1) : line;
+  }
 }
 
 /** The last `maxBytes` bytes of a line, cut on a character boundary. */
