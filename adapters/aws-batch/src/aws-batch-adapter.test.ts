@@ -17,6 +17,11 @@ import { testContext } from "./test-support/test-context.js";
 
 const runningJobId = "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f";
 
+/** The running fixture's job under another id. */
+function fixtureJobRecord(jobId: string): Record<string, unknown> {
+  return { ...readFixture<{ jobs: Record<string, unknown>[] }>("describe-jobs-running.json").jobs[0], jobId };
+}
+
 function adapterUnderTest() {
   return awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 5 });
 }
@@ -74,6 +79,45 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     nock(batchOrigin).post("/v1/describejobs").reply(200, { jobs: [] });
     const snapshot = await adapterUnderTest().doGetStatus({ jobId: runningJobId, submittedAt: Date.now() }, testContext());
     expect(snapshot).toMatchObject({ status: "working", rawStatus: "SUBMITTED" });
+  });
+
+  it("keeps a job id another caller got wrong from failing this caller's read in the same DescribeJobs", async () => {
+    // Like the real API: one id that fails its pattern check makes AWS refuse the whole call.
+    nock(batchOrigin)
+      .persist()
+      .post("/v1/describejobs")
+      .reply((_uri, body) => {
+        const jobIds = (body as { jobs: string[] }).jobs;
+        if (jobIds.some((id) => !/^[0-9a-f-]{36}$/.test(id))) {
+          return [400, { __type: "ClientException", message: "Provided name is not supported pattern" }, { "x-amzn-errortype": "ClientException" }];
+        }
+        return [200, { jobs: jobIds.map((jobId) => fixtureJobRecord(jobId)) }];
+      });
+    const adapter = adapterUnderTest();
+    const watch = adapter.tools.find((tool) => tool.name === "watch_job");
+    const [bobsRead, mallorysWatch] = await Promise.allSettled([
+      adapter.doGetStatus({ jobId: runningJobId }, testContext("bob")),
+      watch?.doStart(watch.inputSchema.parse({ jobId: "Z" }), testContext("mallory")),
+    ]);
+    expect(bobsRead).toMatchObject({ status: "fulfilled", value: { status: "working", rawStatus: "RUNNING" } });
+    expect(mallorysWatch.status).toBe("rejected");
+    const refusal = (mallorysWatch as PromiseRejectedResult).reason as UpstreamError;
+    expect(refusal.isRetryable).toBe(false);
+    expect(refusal.message).toContain("job Z");
+    expect(refusal.message).not.toContain(runningJobId);
+  });
+
+  it("treats a 2xx DescribeJobs answer whose body cannot be read (a proxy page, a cut body) as retryable", async () => {
+    nock(batchOrigin)
+      .post("/v1/describejobs")
+      .times(fastRetry.maxAttempts)
+      .reply(200, "<html>gateway</html>", { "content-type": "text/html" });
+    const error = await adapterUnderTest()
+      .doGetStatus({ jobId: runningJobId }, testContext())
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).isRetryable).toBe(true);
+    expect(nock.isDone()).toBe(true);
   });
 
   it("backs off on TooManyRequestsException and succeeds once AWS lets it", async () => {

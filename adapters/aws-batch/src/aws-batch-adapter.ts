@@ -47,7 +47,9 @@ export function awsBatch(
   const describe = createDescribeJobsBatcher({
     windowMs: resolved.describeBatchWindowMs,
     describe: async (jobIds) => {
-      const response = await callWithBackoff("DescribeJobs", () => batchClient.send(new DescribeJobsCommand({ jobs: jobIds })), {
+      // A read of one id names it, so the error that reaches that id's task is about its own job.
+      const operation = jobIds.length === 1 ? `DescribeJobs for job ${jobIds[0]}` : `DescribeJobs for ${jobIds.length} jobs`;
+      const response = await callWithBackoff(operation, () => batchClient.send(new DescribeJobsCommand({ jobs: jobIds })), {
         policy,
         retryOn: "transient",
         secrets,

@@ -49,6 +49,38 @@ describe("createDescribeJobsBatcher", () => {
     expect(results.map((result) => (result as PromiseRejectedResult).reason)).toEqual([failure, failure]);
   });
 
+  it("retries each id alone after a refused shared call, so one bad id fails only its own read", async () => {
+    const calls: string[][] = [];
+    const describe = async (jobIds: string[]): Promise<JobDetail[]> => {
+      calls.push(jobIds);
+      if (jobIds.includes("bad")) throw new UpstreamError(`refused ${jobIds.join(",")}`, { httpStatus: 400 });
+      return jobIds.map((jobId) => ({ jobId, status: "RUNNING" }) as JobDetail);
+    };
+    const batcher = createDescribeJobsBatcher({ describe, windowMs: 5 });
+    const [good, bad, other] = await Promise.allSettled([batcher.load("good"), batcher.load("bad"), batcher.load("other")]);
+    expect(good).toMatchObject({ status: "fulfilled", value: { jobId: "good" } });
+    expect(other).toMatchObject({ status: "fulfilled", value: { jobId: "other" } });
+    expect(bad.status).toBe("rejected");
+    // The refusal the bad read gets is the one about its own id, not the shared call's.
+    expect(((bad as PromiseRejectedResult).reason as Error).message).toBe("refused bad");
+    expect(calls[0]).toEqual(["good", "bad", "other"]);
+    expect(calls.slice(1).sort()).toEqual([["bad"], ["good"], ["other"]]);
+  });
+
+  it("does not split a batch for a retryable failure (throttling, outage): every read gets it once", async () => {
+    let calls = 0;
+    const failure = new UpstreamError("busy", { httpStatus: 503 });
+    const batcher = createDescribeJobsBatcher({
+      describe: () => {
+        calls += 1;
+        return Promise.reject(failure);
+      },
+      windowMs: 5,
+    });
+    await Promise.allSettled([batcher.load("a"), batcher.load("b")]);
+    expect(calls).toBe(1);
+  });
+
   it("starts a new batch after one was sent", async () => {
     const upstream = recordingDescribe();
     const batcher = createDescribeJobsBatcher({ describe: upstream.describe, windowMs: 1 });

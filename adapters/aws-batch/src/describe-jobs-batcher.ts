@@ -1,11 +1,17 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
-import { JobNotFoundError } from "@jobtasks/core";
+import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
 
 /** DescribeJobs accepts at most this many job ids per call. */
 export const describeJobsMaxIds = 100;
 
+/** How many single-id DescribeJobs calls run at once while a refused batch is retried id by id. */
+const singleReadConcurrency = 8;
+
 export interface DescribeJobsBatcherOptions {
-  /** One DescribeJobs call for up to 100 distinct ids; answers only the jobs it still knows. */
+  /**
+   * One DescribeJobs call for up to 100 distinct ids; answers only the jobs it still knows. Called with a
+   * single id, its errors should name that id: they are handed to that id's readers alone.
+   */
   describe(jobIds: string[]): Promise<JobDetail[]>;
   /** How long to collect ids before calling, in milliseconds. A full batch is sent at once. */
   windowMs: number;
@@ -25,6 +31,14 @@ export function unknownJobError(jobId: string): JobNotFoundError {
   return new JobNotFoundError(
     `AWS Batch job ${jobId} is unknown or expired: DescribeJobs no longer returns it (AWS Batch keeps finished jobs for about 7 days)`,
   );
+}
+
+/**
+ * A definite refusal of the call (HTTP 4xx, not retryable): possibly caused by one of its ids. Throttling
+ * and outages are retryable and concern every id alike, so they are handed to every reader unchanged.
+ */
+function isRefusalOfTheCall(error: unknown): boolean {
+  return error instanceof UpstreamError && !error.isRetryable && error.httpStatus !== undefined && error.httpStatus >= 400 && error.httpStatus < 500;
 }
 
 /**
@@ -54,9 +68,35 @@ export function createDescribeJobsBatcher(options: DescribeJobsBatcherOptions): 
         }
       },
       (error: unknown) => {
+        if (batch.size > 1 && isRefusalOfTheCall(error)) return void retryEachAlone(batch);
         for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
       },
     );
+  }
+
+  /**
+   * AWS refuses a whole DescribeJobs when one id in it is malformed, so one caller's bad id would fail every
+   * read it was batched with, and those tasks would end failed for good. Asking for each id alone lands the
+   * refusal on the id that caused it. A bad id never becomes a task (watch_job reads it first), so this costs
+   * extra calls once, not on every poll.
+   */
+  function retryEachAlone(batch: Map<string, Waiter[]>): void {
+    const queue = [...batch];
+    const next = async (): Promise<void> => {
+      for (let entry = queue.shift(); entry; entry = queue.shift()) {
+        const [jobId, waiters] = entry;
+        try {
+          const job = (await options.describe([jobId])).find((candidate) => candidate.jobId === jobId);
+          for (const waiter of waiters) {
+            if (job) waiter.resolve(job);
+            else waiter.reject(unknownJobError(jobId));
+          }
+        } catch (error) {
+          for (const waiter of waiters) waiter.reject(error);
+        }
+      }
+    };
+    for (let worker = 0; worker < Math.min(singleReadConcurrency, queue.length); worker++) void next();
   }
 
   return {

@@ -33,15 +33,25 @@ export function isAbort(error: unknown): boolean {
 }
 
 /**
- * True when the request may or may not have reached AWS: no HTTP answer at all (connection reset, timeout,
- * DNS) or a 5xx. For a read this just means "try again"; for SubmitJob it means a job may exist.
+ * A 2xx answer the SDK could not read (a proxy's HTML page, a body cut short). AWS did answer, so for
+ * SubmitJob the job was most likely created; the content is lost, as with no answer at all.
+ */
+export function isUnreadableSuccess(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return status !== undefined && status >= 200 && status < 300;
+}
+
+/**
+ * True when the request may or may not have reached AWS, or its answer was lost: no HTTP answer at all
+ * (connection reset, timeout, DNS), a 5xx, or an unreadable 2xx. For a read this just means "try again";
+ * for SubmitJob it means a job may exist.
  */
 export function isOutcomeUnknown(error: unknown): boolean {
   // Missing or refused credentials fail before anything is sent, and retrying does not fix them.
   if (isAbort(error) || asAwsError(error).name === "CredentialsProviderError") return false;
   const status = httpStatusOf(error);
   if (status === undefined) return !(error instanceof UpstreamError) && !(error instanceof JobNotFoundError);
-  return status >= 500;
+  return status >= 500 || isUnreadableSuccess(error);
 }
 
 /** Worth retrying for an idempotent call: throttling, 5xx, or no answer. */
