@@ -9,7 +9,7 @@ import {
   type ScriptedAdapter,
 } from "../../../test/support/scripted-adapter.js";
 
-function setup(options: { budgetMs?: number; cacheMs?: number; maxTerminalCacheCharacters?: number } = {}) {
+function setup(options: { budgetMs?: number; cacheMs?: number; maxTerminalCacheCharacters?: number; readTimeoutMs?: number } = {}) {
   let now = 1_000_000;
   const scripted: ScriptedAdapter = createScriptedAdapter();
   const reader = new SnapshotReader({
@@ -20,6 +20,7 @@ function setup(options: { budgetMs?: number; cacheMs?: number; maxTerminalCacheC
     immediateRetries: 2,
     immediateRetryDelayMs: 1,
     ...(options.maxTerminalCacheCharacters !== undefined ? { maxTerminalCacheCharacters: options.maxTerminalCacheCharacters } : {}),
+    ...(options.readTimeoutMs !== undefined ? { readTimeoutMs: options.readTimeoutMs } : {}),
   });
   return {
     reader,
@@ -48,6 +49,47 @@ describe("SnapshotReader", () => {
     const snapshots = await Promise.all(Array.from({ length: 25 }, () => reader.read(target, context())));
     expect(new Set(snapshots.map((snapshot) => snapshot.message))).toEqual(new Set(["started job"]));
     expect(scripted.calls.getStatus).toBe(1);
+  });
+
+  it("keeps serving the other callers of a shared read when the first caller goes away", async () => {
+    const { reader, scripted } = setup();
+    const target = await startJob(scripted);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const original = scripted.adapter.doGetStatus.bind(scripted.adapter);
+    scripted.adapter.doGetStatus = async (ref, ctx): Promise<JobSnapshot> => {
+      await gate;
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      return original(ref, ctx);
+    };
+    const first = new AbortController();
+    const firstRead = reader.read(target, { ...context(), signal: first.signal });
+    const secondRead = reader.read(target, context());
+    first.abort(new Error("client went away"));
+    release();
+    await expect(firstRead).rejects.toThrow("client went away");
+    expect((await secondRead).message).toBe("started job");
+  });
+
+  it("gives a read that hangs a deadline, and reports it as an outage", async () => {
+    const { reader, scripted } = setup({ readTimeoutMs: 50 });
+    const target = await startJob(scripted);
+    scripted.adapter.doGetStatus = (_ref, ctx) =>
+      new Promise<JobSnapshot>((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }));
+    const snapshot = await reader.read(target, context());
+    expect(snapshot.status).toBe("working");
+    expect(snapshot.message).toMatch(/did not answer within 50 ms/);
+  });
+
+  it("gives a finished task without an upstream time one lastUpdatedAt that does not move", async () => {
+    const { reader, scripted, advance } = setup({ cacheMs: 0 });
+    const target = await startJob(scripted);
+    scripted.update(scripted.onlyJob(), completedSnapshot("done"));
+    const first = await reader.read(target, context());
+    advance(60_000);
+    const second = await reader.read(target, context());
+    expect(first.updatedAt).toBe(new Date(1_000_000).toISOString());
+    expect(second.updatedAt).toBe(first.updatedAt);
   });
 
   it("reuses a read within the cache window and reads again after it", async () => {

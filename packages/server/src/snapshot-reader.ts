@@ -24,6 +24,8 @@ export interface SnapshotReaderOptions {
   immediateRetries?: number;
   /** Delay before the first quick retry, doubled each time. Default 250 ms. */
   immediateRetryDelayMs?: number;
+  /** How long one upstream status read (retries included) may take before it counts as an outage. Default 30 s. */
+  readTimeoutMs?: number;
   /** Bound on remembered jobs (each cache). Default 10,000. */
   maxEntries?: number;
   /**
@@ -61,6 +63,7 @@ export class SnapshotReader {
       upstreamRetryBudgetMs: options.upstreamRetryBudgetMs ?? 10 * 60_000,
       immediateRetries: options.immediateRetries ?? 2,
       immediateRetryDelayMs: options.immediateRetryDelayMs ?? 250,
+      readTimeoutMs: options.readTimeoutMs ?? 30_000,
       maxEntries: options.maxEntries ?? 10_000,
       maxTerminalCacheCharacters: options.maxTerminalCacheCharacters ?? 64 * 1024 * 1024,
     };
@@ -86,18 +89,21 @@ export class SnapshotReader {
       const recent = this.#recent.get(key);
       if (recent && this.#now() - recent.readAt < this.#options.snapshotCacheMs) return recent.snapshot;
       const pending = this.#inFlight.get(key);
-      if (pending) return pending;
+      if (pending) return untilAborted(pending, context.signal);
     }
-    const reading = this.#readFromUpstream(key, target, context).finally(() => {
+    // The upstream read is shared by every caller that asks meanwhile, so it must not die with the first
+    // caller's request: it gets its own deadline, and each caller stops waiting when its own request ends.
+    const shared = { ...context, signal: AbortSignal.timeout(this.#options.readTimeoutMs) };
+    const reading = this.#readFromUpstream(key, target, shared).finally(() => {
       if (this.#inFlight.get(key) === reading) this.#inFlight.delete(key);
     });
     this.#inFlight.set(key, reading);
-    return reading;
+    return untilAborted(reading, context.signal);
   }
 
   /** Record a snapshot obtained elsewhere (the one doStart returned). */
-  remember(target: ReadTarget, snapshot: JobSnapshot): void {
-    this.#store(cacheKey(target), snapshot);
+  remember(target: ReadTarget, snapshot: JobSnapshot): JobSnapshot {
+    return this.#store(cacheKey(target), snapshot);
   }
 
   /** Forget what is cached for a job that we just acted on, so the next read shows the effect. */
@@ -111,24 +117,31 @@ export class SnapshotReader {
     try {
       const snapshot = await retryUpstream(() => target.adapter.doGetStatus(target.ref, context), context.signal, this.#options);
       this.#outageSince.delete(key);
-      this.#store(key, snapshot);
-      return snapshot;
+      return this.#store(key, snapshot);
     } catch (error) {
-      if (context.signal.aborted) throw error;
-      const snapshot = this.#snapshotForError(key, target, error);
-      if (isTerminalStatus(snapshot.status)) this.#store(key, snapshot);
-      return snapshot;
+      const timedOut = context.signal.aborted;
+      const snapshot = this.#snapshotForError(
+        key,
+        target,
+        timedOut ? new UpstreamError(`the status read did not answer within ${formatDuration(this.#options.readTimeoutMs)}`, { cause: error }) : error,
+      );
+      return isTerminalStatus(snapshot.status) ? this.#store(key, snapshot) : snapshot;
     }
   }
 
-  #store(key: string, snapshot: JobSnapshot): void {
+  /** Remember a snapshot; returns it as it will be answered from now on. */
+  #store(key: string, snapshot: JobSnapshot): JobSnapshot {
     if (isTerminalStatus(snapshot.status)) {
-      this.#terminal.set(key, snapshot);
+      // A finished task's lastUpdatedAt must not move from poll to poll: without an upstream time, the
+      // moment it was first seen finished stands.
+      const stamped = snapshot.updatedAt ? snapshot : { ...snapshot, updatedAt: new Date(this.#now()).toISOString() };
+      this.#terminal.set(key, stamped);
       this.#recent.delete(key);
       this.#outageSince.delete(key);
-    } else {
-      this.#recent.set(key, { snapshot, readAt: this.#now() });
+      return stamped;
     }
+    this.#recent.set(key, { snapshot, readAt: this.#now() });
+    return snapshot;
   }
 
   #snapshotForError(key: string, target: ReadTarget, error: unknown): JobSnapshot {
@@ -174,6 +187,25 @@ export class SnapshotReader {
       ...(retryAfterMs !== undefined ? { pollIntervalMs: retryAfterMs } : {}),
     };
   }
+}
+
+/** Wait for a shared promise, but give up (with the abort reason) when this caller's request ends. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function cacheKey(target: ReadTarget): string {

@@ -111,7 +111,7 @@ export class TaskService {
     const taskId = this.#sealer.seal(reference, caller.principal);
     const target: ReadTarget = { adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref };
     this.#logger.info({ tool: name, adapter: registered.adapterName, principal: caller.principal }, "task created");
-    if (started.snapshot) this.#reader.remember(target, started.snapshot);
+    const firstSnapshot = started.snapshot ? this.#reader.remember(target, started.snapshot) : undefined;
 
     if (!caller.tasksDeclared) {
       return waitForResult({
@@ -125,7 +125,7 @@ export class TaskService {
     }
     // The task must be readable before we answer: a first read proves it (adapters make doStart return only
     // once the job is visible upstream) and gives the client a meaningful first status.
-    const snapshot = started.snapshot ?? (await this.#reader.read(target, context));
+    const snapshot = firstSnapshot ?? (await this.#reader.read(target, context));
     return toCreateTaskResult(snapshot, this.#metadata(taskId, reference, registered.adapter));
   }
 
