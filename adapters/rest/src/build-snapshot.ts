@@ -1,4 +1,5 @@
 import { type CallToolResult, type ElicitationFormRequest, type JobSnapshot } from "@jobtasks/core";
+import { inputRequiredOptionsSchema } from "./job-options-schema.js";
 import { queryAll, queryFirst } from "./json-path.js";
 import type { StatusReading } from "./map-status.js";
 import { redactValue } from "./redact-value.js";
@@ -22,6 +23,8 @@ export interface SnapshotInput {
   pollIntervalMs: number;
   secrets: readonly string[];
 }
+
+const formSchemaSchema = inputRequiredOptionsSchema.shape.schema.unwrap();
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -86,7 +89,9 @@ function inputRequests(options: ResolvedRestOptions, input: SnapshotInput, conte
   // Without the upstream's own id for the question there is no stable key; report working until it appears.
   if (typeof key !== "string" && typeof key !== "number") return undefined;
   const fromBody = config.schemaPath ? queryFirst(config.schemaPath, input.body) : undefined;
-  const schema = isPlainObject(fromBody) && isPlainObject(fromBody["properties"]) ? fromBody : config.schema;
+  // A schema from the upstream is used only when it is a flat form, as MCP forms are; else the config's.
+  const upstreamSchema = fromBody === undefined ? undefined : formSchemaSchema.safeParse(fromBody);
+  const schema = upstreamSchema?.success ? upstreamSchema.data : config.schema;
   if (!schema) return undefined;
   const message = renderText(config.message, context) ?? "The job is waiting for input";
   return {

@@ -34,10 +34,18 @@ export interface RequestPlan {
   extraHeaders?: Record<string, string>;
 }
 
+/** The tool input's or the answer's field a placeholder path reads (`input.scene` → `scene`), if any. */
+function callerField(path: string): string | undefined {
+  const match = /^\$?\.?(input|answer)(?:\.(.+))?$/.exec(path.trim());
+  return match ? (match[2] ?? "arguments") : undefined;
+}
+
 function blame(plan: RequestPlan, error: unknown): never {
   if (error instanceof TemplateValueError) {
-    if (plan.valuesFrom === "input") {
-      throw new InvalidToolInputError(error.path.replace(/^\$?\.?input\.?/, "") || "arguments", error.message.replace(`${error.path}: `, ""), { cause: error });
+    // Fault follows the value: the tool input's and the person's answer's fields are the caller's.
+    const field = callerField(error.path) ?? (plan.valuesFrom === "input" ? "arguments" : undefined);
+    if (field !== undefined) {
+      throw new InvalidToolInputError(field, error.message.replace(`${error.path}: `, ""), { cause: error });
     }
     throw new UpstreamError(`Cannot build the ${plan.purpose} request from the upstream's answer: ${error.message}`, { isRetryable: false, cause: error });
   }

@@ -17,7 +17,7 @@ function config(auth: RestOptions["auth"], overrides: Partial<RestOptions> = {})
     tools: [{ name: "t", description: "d", submit: { url: "/jobs" } }],
     reference: { path: "id" },
     status: { url: "/jobs/{{job.id}}", field: "state", working: ["running"], completed: ["done"], errorValues: ["bad"], inputRequired: ["ask"], cancelled: ["stopped"], failed: ["gone"] },
-    inputRequired: { keyPath: "question.id", schema: { type: "object", properties: { a: { type: "string" } } }, respond: { url: "/jobs/{{job.id}}/answer" } },
+    inputRequired: { keyPath: "question.id", schema: { type: "object", properties: { a: { type: "string" } } }, respond: { url: "/jobs/{{job.id}}/answer", declineBody: {} } },
     ...overrides,
   };
 }

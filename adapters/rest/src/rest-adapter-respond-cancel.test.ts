@@ -93,7 +93,8 @@ describe("rest adapter: input required", () => {
       request = seen(options);
       return { statusCode: 200, data: {} };
     });
-    await adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: 'ship", "force": true, "x": "' } } }, testContext());
+    const freeText = { ...renderFarmConfig().inputRequired!, schema: { type: "object" as const, properties: { verdict: { type: "string" } }, required: ["verdict"] } };
+    await adapter({ inputRequired: freeText }).doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: 'ship", "force": true, "x": "' } } }, testContext());
     expect(request?.body).toEqual({ verdict: 'ship", "force": true, "x": "' });
   });
 

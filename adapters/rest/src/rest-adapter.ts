@@ -10,6 +10,7 @@ import {
 } from "@jobtasks/core";
 import { resolveAuth } from "./auth-headers.js";
 import { buildSnapshot } from "./build-snapshot.js";
+import { deliverAnswers } from "./deliver-answers.js";
 import { createHttpClient, type HttpResponse } from "./http-client.js";
 import { buildInputSchema, buildOutputSchema } from "./input-schema.js";
 import { mapStatus } from "./map-status.js";
@@ -143,26 +144,7 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
       // Read the job first: the answer may have been overtaken (answered elsewhere, job moved on), and the
       // respond templates may use the current status body.
       const { response, snapshot } = await readStatus(reference, context.signal);
-      const outstanding = snapshot.inputRequests ?? {};
-      for (const [key, answer] of Object.entries(responses)) {
-        if (!(key in outstanding)) continue;
-        const accepted = answer.action === "accept";
-        if (!accepted && inputRequired.respond.declineBody === undefined) continue;
-        await performRequest(
-          environment,
-          {
-            purpose: "respond",
-            options: inputRequired.respond,
-            defaultMethod: "POST",
-            defaultAccepted: [200, 201, 202, 204],
-            passThrough: inputRequired.respond.alreadyAnsweredStatus,
-            context: { job: { id: reference.id }, body: response.body, key, answer: { ...answer.content, action: answer.action } },
-            valuesFrom: "upstream",
-            ...(accepted ? {} : { bodyOverride: inputRequired.respond.declineBody }),
-          },
-          context.signal,
-        );
-      }
+      await deliverAnswers(environment, inputRequired, { job: { id: reference.id }, response, snapshot }, responses, context);
     };
   }
 

@@ -56,6 +56,13 @@ function checkConsistency(options: ResolvedRestOptions, context: z.RefinementCtx
   if (options.inputRequired && !options.inputRequired.schema && !options.inputRequired.schemaPath) {
     context.addIssue({ code: "custom", path: ["inputRequired", "schema"], message: "give schema or schemaPath for the form" });
   }
+  if (options.inputRequired && options.inputRequired.respond.declineBody === undefined) {
+    context.addIssue({
+      code: "custom",
+      path: ["inputRequired", "respond", "declineBody"],
+      message: "required: the body that resolves a question declined, dismissed or answered unclearly (a question must not be presented again after an answer)",
+    });
+  }
   if (options.status.inputRequired.length > 0 && !options.inputRequired) {
     context.addIssue({ code: "custom", path: ["inputRequired"], message: "required when status.inputRequired lists values" });
   }

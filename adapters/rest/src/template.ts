@@ -117,14 +117,14 @@ export function renderScalar(template: string, context: object): string | undefi
   return renderParts(template, context, scalarText);
 }
 
-/** A header value: like renderScalar, but control characters (header splitting) are refused. */
+/** A header value: like renderScalar, but a value with control characters (header splitting) is refused. */
 export function renderHeaderValue(template: string, context: object): string | undefined {
-  const value = renderScalar(template, context);
-  // eslint-disable-next-line no-control-regex
-  if (value !== undefined && /[\u0000-\u001f\u007f]/.test(value)) {
-    throw new TemplateValueError(template, "a header value cannot contain control characters");
-  }
-  return value;
+  return renderParts(template, context, (path, value) => {
+    const text = scalarText(path, value);
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(text)) throw new TemplateValueError(path, "a header value cannot contain control characters");
+    return text;
+  });
 }
 
 /**
