@@ -196,6 +196,32 @@ describe("submitting through a template tool", () => {
     expect(new Set(bodies.map((body) => body.jobName)).size).toBe(1);
   });
 
+  it("looks the job up after a 2xx SubmitJob answer it cannot read, instead of reporting a failure", async () => {
+    nock(batchOrigin).post("/v1/submitjob", capture).reply(200, "<html>proxy</html>", { "content-type": "text/html" });
+    nock(batchOrigin)
+      .post("/v1/listjobs")
+      .reply(200, () => ({ jobSummaryList: [{ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f", jobName: (bodies[0] as SubmitBody).jobName }] }));
+    const tool = toolOf(adapterUnderTest());
+    const started = await tool.doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), testContext());
+    expect(started.ref.jobId).toBe("8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f");
+    expect(bodies).toHaveLength(1);
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it("never resubmits after a 2xx it cannot read (AWS accepted the job): it keeps looking, then says so without inviting a retry", async () => {
+    nock(batchOrigin).post("/v1/submitjob", capture).reply(200, '{"jobArn": "arn:aws:batch:us-east-1:1', { "content-type": "application/json" });
+    const lookups = nock(batchOrigin).post("/v1/listjobs").times(fastRetry.maxAttempts).reply(200, { jobSummaryList: [] });
+    const tool = toolOf(adapterUnderTest());
+    const error = await tool
+      .doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), testContext())
+      .catch((caught: unknown) => caught);
+    expect(bodies).toHaveLength(1);
+    expect(lookups.isDone()).toBe(true);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).isRetryable).toBe(false);
+    expect((error as Error).message).toMatch(/accepted .*render_frames-[0-9a-f]{24}/);
+  });
+
   it("does not retry or look up after a refused submit (ClientException)", async () => {
     nock(batchOrigin)
       .post("/v1/submitjob", capture)

@@ -3,7 +3,7 @@ import { type BatchClient, ListJobsCommand, SubmitJobCommand, type SubmitJobRequ
 import { UpstreamError } from "@jobtasks/core";
 import { type BackoffPolicy, callWithBackoff, jitteredDelay, sleep } from "./call-with-backoff.js";
 import type { SubmitRateLimiter } from "./submit-rate-limiter.js";
-import { isAbort, isOutcomeUnknown, isThrottling, toUpstreamError } from "./upstream-errors.js";
+import { isAbort, isOutcomeUnknown, isThrottling, isUnreadableSuccess, toUpstreamError } from "./upstream-errors.js";
 
 /** The tag carrying the correlation id; the same id ends the job name, which is what ListJobs can search. */
 export const correlationTagKey = "jobtasks:correlation-id";
@@ -86,7 +86,8 @@ async function findJobByName(
  * Submit a job at most once. SubmitJob has no idempotency token, so the request carries a correlation id (in
  * its name and a tag). Throttled submits were refused and are simply retried with jittered backoff. When a
  * submit gets no answer (connection lost, timeout, 5xx) the job may exist: look it up by name and only
- * resubmit, with the same name, when it is not there.
+ * resubmit, with the same name, when it is not there. When AWS answered 2xx but the answer could not be
+ * read, the job was accepted: it is looked up again and again, never resubmitted.
  */
 export async function submitBatchJob(
   request: SubmitJobRequest & { jobName: string; jobQueue: string },
@@ -95,7 +96,15 @@ export async function submitBatchJob(
 ): Promise<SubmittedJob> {
   const { policy } = dependencies;
   let lastError: unknown;
+  let accepted = false;
   for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
+    if (accepted) {
+      // ListJobs lags behind SubmitJob: give it longer each time.
+      await sleep(dependencies.duplicateCheckDelayMs + jitteredDelay(policy, attempt), signal);
+      const existingJobId = await findJobByName(request, dependencies, signal);
+      if (existingJobId) return { jobId: existingJobId, jobName: request.jobName, recovered: true };
+      continue;
+    }
     await dependencies.rateLimiter.acquire(signal);
     try {
       const response = await dependencies.client.send(guardedSubmitCommand(request), signal ? { abortSignal: signal } : {});
@@ -110,10 +119,19 @@ export async function submitBatchJob(
         continue;
       }
       if (!isOutcomeUnknown(error)) throw toUpstreamError("SubmitJob", error, dependencies.secrets);
+      accepted = isUnreadableSuccess(error);
       await sleep(dependencies.duplicateCheckDelayMs, signal);
       const existingJobId = await findJobByName(request, dependencies, signal);
       if (existingJobId) return { jobId: existingJobId, jobName: request.jobName, recovered: true };
     }
+  }
+  if (accepted) {
+    // Not retryable: a new tool call would submit a second job next to the one AWS accepted.
+    throw new UpstreamError(
+      `AWS Batch accepted SubmitJob (HTTP 2xx) but its answer could not be read, and ListJobs does not show job ${request.jobName} ` +
+        "in its queue yet; do not submit again: the job most likely exists (find it by that name, then follow it with its job id)",
+      { isRetryable: false, cause: lastError },
+    );
   }
   if (isThrottling(lastError)) throw toUpstreamError("SubmitJob", lastError, dependencies.secrets, policy.maxDelayMs);
   throw new UpstreamError(
