@@ -55,14 +55,20 @@ export function compactJobUrl(policy: UrlPolicy, url: URL): string {
   return url.origin === policy.baseUrl.origin ? `${url.pathname}${url.search}` : url.href;
 }
 
+/** Values the upstream handed us (the job reference, a status body) may be whole URLs; input and answers may not. */
+function readsUpstreamValue(path: string): boolean {
+  return /^\$?\.?(job|body)\b/.test(path.trim());
+}
+
 /**
- * Build the URL of a request. A template that is a single placeholder takes a whole URL from its value
- * (checked against the allowed origins); any other template is a path with encoded values.
+ * Build the URL of a request. A template that is a single placeholder over an upstream value (`{{job.id}}`,
+ * `{{body.next}}`) takes a whole URL from it, checked against the allowed origins; any other template,
+ * including a single placeholder over tool input or an answer, is a path under baseUrl with encoded values.
  */
 export function buildUrl(policy: UrlPolicy, template: string, query: Record<string, string> | undefined, context: object): URL {
   const single = singlePlaceholder(template);
   let url: URL;
-  if (single && !single.multiSegment) {
+  if (single && !single.multiSegment && readsUpstreamValue(single.path)) {
     const value = lookup(single.path, context);
     if (typeof value !== "string" || value === "") throw new TemplateValueError(single.path, "expected a URL");
     url = resolveJobUrl(policy, value);
