@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { ConfigFileError } from "./load-config.js";
 import { runCommand } from "./commands.js";
+import { describeStartupError } from "./describe-startup-error.js";
 
 const usage = `Usage:
   jobtasks serve --config <file> [--port N] [--host H] [--stdio]
@@ -36,14 +36,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // Start-up errors are for a person reading a terminal: the message alone, no stack.
-  const message = error instanceof ConfigFileError || (error instanceof Error && error.name.endsWith("ConfigError"))
-    ? error.message
-    : error instanceof Error && error.message.startsWith("Invalid configuration")
-      ? error.message
-      : error instanceof TypeError && (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
-        ? `${error.message}\n\n${usage}`
-        : `jobtasks failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
-  process.stderr.write(`${message}\n`);
+  process.stderr.write(`${describeStartupError(error, usage)}\n`);
   process.exitCode = 1;
 });

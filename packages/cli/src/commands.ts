@@ -1,3 +1,4 @@
+import { ConfigError } from "@jobtasks/core";
 import { loadConfig } from "./load-config.js";
 import { packageVersion } from "./package-version.js";
 import { serve } from "./serve.js";
@@ -65,13 +66,13 @@ function requireConfig(flags: CommandFlags, usage: string): string {
 function parseIntegerFlag(name: string, value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) {
-    throw new Error(`Invalid configuration at ${name}: expected an integer from 0 to 65535, got "${value}"`);
+    throw new ConfigError(name, `expected an integer from 0 to 65535, got "${value}"`);
   }
   return parsed;
 }
 
 function usageError(message: string, usage: string): Error {
-  return new Error(`Invalid configuration at command line: ${message}\n\n${usage}`);
+  return new ConfigError("command line", `${message}\n\n${usage}`);
 }
 
 /** Close servers cleanly on Ctrl-C or a stop signal; a second signal exits at once. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { defaultPollIntervalMs, readerDefaults } from "@jobtasks/server";
 
 const adapterInstanceName = z
   .string()
@@ -24,11 +25,11 @@ export const serverSettingsSchema = z.strictObject({
   name: z.string().min(1).default("jobtasks"),
   instructions: z.string().optional(),
   /** Polling interval suggested to clients when an adapter has none. */
-  pollIntervalMs: z.number().int().min(100).default(2000),
+  pollIntervalMs: z.number().int().min(100).default(defaultPollIntervalMs),
   /** How long one upstream status read may answer other polls of the same job. */
-  snapshotCacheMs: z.number().int().min(0).default(1000),
+  snapshotCacheMs: z.number().int().min(0).default(readerDefaults.snapshotCacheMs),
   /** How long an upstream may stay unreachable before its tasks end failed. */
-  upstreamRetryBudgetMs: z.number().int().min(0).default(600_000),
+  upstreamRetryBudgetMs: z.number().int().min(0).default(readerDefaults.upstreamRetryBudgetMs),
   /**
    * Tools that clients without the tasks extension may call: the server waits up to this many
    * milliseconds for the job and answers with the plain result.

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -25,6 +25,14 @@ describe("resolveSecret", () => {
     expect((await stat(first.source)).mode & 0o777).toBe(0o600);
     const second = await resolveSecret(environment);
     expect(second).toMatchObject({ secret: first.secret, generated: false, source: first.source });
+  });
+
+  it("agrees on one secret when several servers start at once", async () => {
+    const environment = await emptyConfigHome();
+    const resolved = await Promise.all(Array.from({ length: 8 }, () => resolveSecret(environment)));
+    expect(new Set(resolved.map((entry) => entry.secret)).size).toBe(1);
+    expect(resolved.filter((entry) => entry.generated)).toHaveLength(1);
+    expect(await readdir(join(environment.XDG_CONFIG_HOME, "jobtasks"))).toEqual(["secret"]);
   });
 
   it("honours JOBTASKS_SECRET_FILE", async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { homedir } from "node:os";
 import { ConfigError, minimumSecretLength } from "@jobtasks/core";
 
@@ -50,13 +50,18 @@ export async function resolveSecret(environment: Readonly<Record<string, string 
     return { secret: kept, previousSecrets, source: file, generated: false };
   }
   const secret = randomBytes(32).toString("base64url");
-  await mkdir(join(file, ".."), { recursive: true, mode: 0o700 });
-  // "wx" refuses to overwrite: two processes starting at once must not replace each other's secret.
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  // Written whole under a private name, then linked into place: link() refuses an existing file, so two
+  // processes starting at once agree on one secret, and nobody ever reads a half-written file.
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  await writeFile(draft, `${secret}\n`, { mode: 0o600, flag: "wx" });
   try {
-    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
+    await link(draft, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return resolveSecret(environment);
     throw error;
+  } finally {
+    await unlink(draft).catch(() => undefined);
   }
   return { secret, previousSecrets, source: file, generated: true };
 }

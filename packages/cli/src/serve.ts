@@ -1,4 +1,4 @@
-import { TaskIdSealer } from "@jobtasks/core";
+import { ConfigError, TaskIdSealer } from "@jobtasks/core";
 import {
   BearerTokens,
   TaskService,
@@ -96,7 +96,7 @@ function parsePort(value: string | undefined): number | undefined {
   if (value === undefined || value === "") return undefined;
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`Invalid configuration at PORT: expected an integer from 0 to 65535, got "${value}"`);
+    throw new ConfigError("PORT", `expected an integer from 0 to 65535, got "${value}"`);
   }
   return port;
 }

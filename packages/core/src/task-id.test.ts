@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "./errors.js";
-import { TaskIdSealer, type TaskReference } from "./task-id.js";
+import { TaskIdSealer, TaskIdTooLongError, maximumTaskIdLength, type TaskReference } from "./task-id.js";
 
 const secret = "a-test-secret-that-is-long-enough-0123456789";
 const reference: TaskReference = {
@@ -58,6 +58,13 @@ describe("TaskIdSealer", () => {
     for (const candidate of ["", "x", "jt1..", "jt1.abc.def", taskId.slice(0, -4), `${taskId}AA`, "jt1." + "A".repeat(5000), "00000000-0000-0000-0000-000000000000"]) {
       expect(sealer.open(candidate, "alice")).toBeUndefined();
     }
+  });
+
+  it("refuses to seal a reference whose id would be longer than it can open", () => {
+    const large = { ...reference, ref: { statusUrl: "/operations/" + "x".repeat(maximumTaskIdLength) } };
+    expect(() => sealer.seal(large, "alice")).toThrow(TaskIdTooLongError);
+    const fits = { ...reference, ref: { statusUrl: "/operations/" + "x".repeat(1000) } };
+    expect(sealer.open(sealer.seal(fits, "alice"), "alice")).toEqual(fits);
   });
 
   it("refuses ids sealed with another secret", () => {

@@ -1,5 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
-import { ConfigError } from "./errors.js";
+import { ConfigError, JobtasksError } from "./errors.js";
+
+/** A job reference too large to travel as a task id (the id also goes in an HTTP header). */
+export class TaskIdTooLongError extends JobtasksError {}
 import type { JsonValue } from "./json.js";
 
 /**
@@ -27,8 +30,11 @@ export interface TaskReference {
 const formatVersion = "jt1";
 const nonceBytes = 12;
 const tagBytes = 16;
-/** Ids longer than this are refused before any work: real ones are a few hundred characters. */
-const maximumTaskIdLength = 2048;
+/**
+ * The longest task id sealed or opened. Real ones are a few hundred characters; ids also travel in the
+ * Mcp-Name HTTP header, so a bound keeps them far from header limits.
+ */
+export const maximumTaskIdLength = 2048;
 export const minimumSecretLength = 32;
 
 interface SealingKey {
@@ -87,7 +93,13 @@ export class TaskIdSealer {
     const plaintext = JSON.stringify([reference.adapter, reference.tool, reference.createdAt, reference.ref]);
     const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
     const sealed = Buffer.concat([nonce, ciphertext, cipher.getAuthTag()]);
-    return `${formatVersion}.${keyId}.${sealed.toString("base64url")}`;
+    const taskId = `${formatVersion}.${keyId}.${sealed.toString("base64url")}`;
+    if (taskId.length > maximumTaskIdLength) {
+      throw new TaskIdTooLongError(
+        `the job reference is too large for a task id (${taskId.length} characters, at most ${maximumTaskIdLength}); the adapter should keep its references small`,
+      );
+    }
+    return taskId;
   }
 
   /**

@@ -28,6 +28,7 @@ describe("BearerTokens", () => {
     [`alice:${aliceToken},bob:${aliceToken}`, /entry 2.*also given to another name/],
     [`alice:${aliceToken},alice:${bobToken}`, /entry 2.*appears twice/],
     [`al ice:${aliceToken}`, /entry 1.*letters, digits/],
+    [`local:${aliceToken}`, /entry 1.*"local" is reserved/],
   ])("rejects %j at start-up without echoing a token", (value, message) => {
     let error: unknown;
     try {

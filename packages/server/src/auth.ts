@@ -28,6 +28,9 @@ export class BearerTokens {
       if (separator <= 0) throw new ConfigError(where, 'expected "name:token"');
       const principal = item.slice(0, separator);
       const token = item.slice(separator + 1);
+      if (principal === localPrincipal) {
+        throw new ConfigError(where, `"${localPrincipal}" is reserved for stdio and servers without tokens; choose another name`);
+      }
       if (!principalNamePattern.test(principal)) {
         throw new ConfigError(where, "the name may use letters, digits and _ . @ + - (at most 128 characters)");
       }

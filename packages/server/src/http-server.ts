@@ -30,6 +30,13 @@ export interface HttpServerOptions {
   subscriptionIntervalMs?: number;
 }
 
+/** Every request reaches the MCP handler through route(), which sets the principal; never guess one. */
+function principalOf(authInfo: { clientId: string } | undefined, tokens: BearerTokens | undefined): string {
+  if (authInfo) return authInfo.clientId;
+  if (tokens) throw new Error("an MCP request arrived without an authenticated principal");
+  return localPrincipal;
+}
+
 export interface RunningHttpServer {
   url: string;
   port: number;
@@ -51,7 +58,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         ...(options.instructions ? { instructions: options.instructions } : {}),
         service,
         logger,
-        principal: authInfo?.clientId ?? localPrincipal,
+        principal: principalOf(authInfo, tokens),
       }),
     { onerror: (error) => logger.debug({ err: error }, "MCP request rejected") },
   );

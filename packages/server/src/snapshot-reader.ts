@@ -12,6 +12,12 @@ import {
 } from "@jobtasks/core";
 import type { Logger } from "./logger.js";
 
+/** Defaults shared with the CLI's config schema, so they are written once. */
+export const readerDefaults = {
+  snapshotCacheMs: 1000,
+  upstreamRetryBudgetMs: 10 * 60_000,
+} as const;
+
 export interface SnapshotReaderOptions {
   /** How long a status read may be reused for other polls of the same job. 0 disables. Default 1000. */
   snapshotCacheMs?: number;
@@ -59,8 +65,8 @@ export class SnapshotReader {
 
   constructor(options: SnapshotReaderOptions) {
     this.#options = {
-      snapshotCacheMs: options.snapshotCacheMs ?? 1000,
-      upstreamRetryBudgetMs: options.upstreamRetryBudgetMs ?? 10 * 60_000,
+      snapshotCacheMs: options.snapshotCacheMs ?? readerDefaults.snapshotCacheMs,
+      upstreamRetryBudgetMs: options.upstreamRetryBudgetMs ?? readerDefaults.upstreamRetryBudgetMs,
       immediateRetries: options.immediateRetries ?? 2,
       immediateRetryDelayMs: options.immediateRetryDelayMs ?? 250,
       readTimeoutMs: options.readTimeoutMs ?? 30_000,

@@ -84,6 +84,23 @@ describe("TaskService.callTool", () => {
     expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("workflow deploy.yml not found") });
   });
 
+  it("cancels a job whose reference is too large for a task id, and says so", async () => {
+    const { service, scripted } = setup();
+    const tool = scripted.adapter.tools[0]!;
+    const start = tool.doStart.bind(tool);
+    tool.doStart = async (input, ctx) => {
+      const started = await start(input, ctx);
+      return { ref: { ...started.ref, padding: "x".repeat(4_000) } as never };
+    };
+    scripted.adapter.doCancel = async () => {
+      scripted.onlyJob().cancelRequested = true;
+    };
+    const result = (await service.callTool("scripted_job", {}, alice)) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/too large for a task id.*The job was cancelled/);
+    expect(scripted.onlyJob().cancelRequested).toBe(true);
+  });
+
   it("serves a non-declaring client synchronously when the tool opts in, up to its bound", async () => {
     const { service, scripted } = setup({ pollIntervalMs: 5 });
     scripted.adapter.tools[0]!.synchronousWaitMs = 2_000;

@@ -3,6 +3,7 @@ import {
   InvalidToolInputError,
   JobNotFoundError,
   TaskIdSealer,
+  TaskIdTooLongError,
   UpstreamError,
   isTerminalStatus,
   toCreateTaskResult,
@@ -21,6 +22,9 @@ import { SnapshotReader, retryUpstream, type ReadTarget, type SnapshotReaderOpti
 import { ToolRegistry, type AdapterInstance, type RegisteredTool } from "./tool-registry.js";
 import { invalidArguments, validateToolInput } from "./validate-tool-input.js";
 import { waitForResult } from "./wait-for-result.js";
+
+/** Suggested to clients when an adapter has no opinion. */
+export const defaultPollIntervalMs = 2000;
 
 export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger" | "now"> {
   adapters: readonly AdapterInstance[];
@@ -68,7 +72,7 @@ export class TaskService {
     this.#sealer = options.sealer;
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
-    this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? 2000;
+    this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? defaultPollIntervalMs;
     this.#retryOptions = {
       immediateRetries: options.immediateRetries ?? 2,
       immediateRetryDelayMs: options.immediateRetryDelayMs ?? 250,
@@ -108,8 +112,14 @@ export class TaskService {
       return this.#startFailure(registered, error);
     }
     const reference: TaskReference = { adapter: registered.adapterName, tool: name, ref: started.ref, createdAt };
-    const taskId = this.#sealer.seal(reference, caller.principal);
     const target: ReadTarget = { adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref };
+    let taskId: string;
+    try {
+      taskId = this.#sealer.seal(reference, caller.principal);
+    } catch (error) {
+      if (!(error instanceof TaskIdTooLongError)) throw error;
+      return this.#unsealable(registered, target, context, error);
+    }
     this.#logger.info({ tool: name, adapter: registered.adapterName, principal: caller.principal }, "task created");
     const firstSnapshot = started.snapshot ? this.#reader.remember(target, started.snapshot) : undefined;
 
@@ -208,6 +218,20 @@ export class TaskService {
     } finally {
       this.#reader.invalidate(opened.target);
     }
+  }
+
+  /** The job started but cannot be handed out as a task: stop it rather than leave it running unseen. */
+  async #unsealable(registered: RegisteredTool, target: ReadTarget, context: AdapterContext, error: Error): Promise<CallToolResult> {
+    this.#logger.error({ adapter: registered.adapterName, tool: registered.tool.name, err: error }, "job reference too large for a task id");
+    let cancelled = false;
+    try {
+      await registered.adapter.doCancel?.(target.ref, context);
+      cancelled = registered.adapter.doCancel !== undefined;
+    } catch {
+      // Reported below: the job may still be running upstream.
+    }
+    const outcome = cancelled ? "The job was cancelled." : "The job may still be running upstream.";
+    return { content: [{ type: "text", text: `Could not start ${registered.tool.name} as a task: ${error.message}. ${outcome}` }], isError: true };
   }
 
   #startFailure(registered: RegisteredTool, error: unknown): CallToolResult {
