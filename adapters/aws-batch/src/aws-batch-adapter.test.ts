@@ -214,4 +214,15 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
       logTailTruncated: true,
     });
   });
+
+  it("finishes a job whose log CloudWatch Logs refuses to read (InvalidParameterException), with a note instead of the tail", async () => {
+    nock(batchOrigin).post("/v1/describejobs").reply(200, readFixture("describe-jobs-failed.json"));
+    nock(logsOrigin)
+      .post("/")
+      .reply(400, { __type: "InvalidParameterException", message: "bad stream" }, { "x-amzn-errortype": "InvalidParameterException" });
+    const adapter = awsBatch({ batchClient: testBatchClient(1), logsClient: testLogsClient(), logs: {}, retry: fastRetry });
+    const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, testContext());
+    expect(snapshot.status).toBe("completed");
+    expect(snapshot.result?.structuredContent).toMatchObject({ logNote: expect.stringMatching(/^log unavailable: /) });
+  });
 });

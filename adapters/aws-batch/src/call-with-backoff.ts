@@ -1,4 +1,4 @@
-import { isAbort, isThrottling, isTransient, toUpstreamError } from "./upstream-errors.js";
+import { type AwsService, isAbort, isThrottling, isTransient, toUpstreamError } from "./upstream-errors.js";
 
 /** How the adapter retries AWS calls that were throttled or got no answer. */
 export interface BackoffPolicy {
@@ -43,18 +43,25 @@ export function jitteredDelay(policy: BackoffPolicy, attempt: number): number {
 export async function callWithBackoff<T>(
   operation: string,
   call: () => Promise<T>,
-  options: { policy: BackoffPolicy; retryOn: RetryOn; secrets: ReadonlyArray<string | undefined>; signal?: AbortSignal },
+  options: {
+    policy: BackoffPolicy;
+    retryOn: RetryOn;
+    secrets: ReadonlyArray<string | undefined>;
+    signal?: AbortSignal;
+    /** Named in error messages. Default: "AWS Batch". */
+    service?: AwsService;
+  },
 ): Promise<T> {
-  const { policy, retryOn } = options;
+  const { policy, retryOn, service } = options;
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (error) {
       if (isAbort(error) || options.signal?.aborted) throw error;
       const retryable = retryOn === "throttling" ? isThrottling(error) : isTransient(error);
-      if (!retryable) throw toUpstreamError(operation, error, options.secrets);
+      if (!retryable) throw toUpstreamError(operation, error, options.secrets, undefined, service);
       if (attempt >= policy.maxAttempts) {
-        throw toUpstreamError(operation, error, options.secrets, policy.maxDelayMs);
+        throw toUpstreamError(operation, error, options.secrets, policy.maxDelayMs, service);
       }
       await sleep(jitteredDelay(policy, attempt), options.signal);
     }

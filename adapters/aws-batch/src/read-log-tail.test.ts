@@ -50,9 +50,10 @@ describe("readLogTail", () => {
   });
 
   it.each([
-    ["ResourceNotFoundException", 400, /does not exist/],
-    ["AccessDeniedException", 400, /logs:GetLogEvents/],
-  ])("notes %s instead of failing the result", async (errorType, status, note) => {
+    ["ResourceNotFoundException", 400, /^log unavailable: the log stream does not exist/],
+    ["AccessDeniedException", 400, /^log unavailable: .*logs:GetLogEvents/],
+    ["InvalidParameterException", 400, /^log unavailable: CloudWatch Logs refused the request \(InvalidParameterException\)/],
+  ])("notes %s, a condition that lasts, instead of failing the result", async (errorType, status, note) => {
     nock(logsOrigin).post("/").reply(status, { __type: errorType, message: "no" }, { "x-amzn-errortype": errorType });
     const tail = await readLogTail(testLogsClient(), job, logOptions, call);
     expect(tail?.text).toBeUndefined();
@@ -64,6 +65,20 @@ describe("readLogTail", () => {
     const error = await readLogTail(testLogsClient(), job, logOptions, call).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).isRetryable).toBe(true);
+    expect((error as Error).message).toMatch(/^CloudWatch Logs GetLogEvents failed \(ServiceUnavailableException, HTTP 503\)/);
+  });
+
+  it.each([
+    ["UnrecognizedClientException", 400],
+    ["ExpiredTokenException", 400],
+    ["SomeFutureException", 400],
+  ])("keeps %s retryable: it may pass, so it must neither fail the task nor be frozen into the result", async (errorType, status) => {
+    nock(logsOrigin).post("/").reply(status, { __type: errorType, message: "no" }, { "x-amzn-errortype": errorType });
+    const error = await readLogTail(testLogsClient(), job, logOptions, call).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).isRetryable).toBe(true);
+    expect((error as Error).message).toContain(`CloudWatch Logs GetLogEvents failed (${errorType}`);
+    expect((error as Error).message).not.toContain("AWS Batch");
   });
 
   it("reads nothing for a job without a log stream (an array parent, or a job that never started)", async () => {

@@ -1,10 +1,10 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
 import { type CloudWatchLogsClient, GetLogEventsCommand } from "@aws-sdk/client-cloudwatch-logs";
-import { redactSecrets } from "@jobtasks/core";
+import { redactSecrets, UpstreamError } from "@jobtasks/core";
 import type { ResolvedLogTail } from "./aws-batch-options-schema.js";
 import { lastAttemptOf } from "./batch-job-result.js";
 import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
-import { hideAwsCredentials } from "./upstream-errors.js";
+import { awsErrorCodeOf, hideAwsCredentials } from "./upstream-errors.js";
 
 /** The end of a job's log, or a note saying why there is none. */
 export interface LogTail {
@@ -15,6 +15,16 @@ export interface LogTail {
 }
 
 const byteLength = (text: string): number => Buffer.byteLength(text, "utf8");
+
+/**
+ * CloudWatch Logs refusals that will not change for this job, so a note about them may be frozen into its
+ * finished result (the server keeps a terminal answer forever). Anything else may pass and stays retryable.
+ */
+const lastingRefusals: Readonly<Record<string, string>> = {
+  ResourceNotFoundException: "the log stream does not exist (yet, or any more)",
+  AccessDeniedException: "no permission to read it (logs:GetLogEvents)",
+  InvalidParameterException: "CloudWatch Logs refused the request (InvalidParameterException)",
+};
 
 /** Keep the newest lines that fit in `maxBytes` of UTF-8, oldest first. */
 export function fitLogLines(messages: string[], maxBytes: number): { text: string; truncated: boolean } {
@@ -46,9 +56,11 @@ function logGroupOf(job: JobDetail, options: ResolvedLogTail): string | { note: 
 }
 
 /**
- * Read the last lines of a finished job's CloudWatch log stream. A missing stream or a missing permission
- * gives a note instead (the logs are an extra, not the result); a transient failure throws a retryable
- * error, so a finished task never shows a log tail on one read and none on the next.
+ * Read the last lines of a finished job's CloudWatch log stream. The log is an extra, not the result, so a
+ * Logs error never fails the task: a lasting refusal (missing stream, no permission, invalid parameters)
+ * becomes a note, and anything else, even a definite refusal such as expired credentials, throws a
+ * retryable error, so the task stays working and a finished result never shows a tail on one read and a
+ * frozen note about a passing fault on the next.
  */
 export async function readLogTail(
   client: CloudWatchLogsClient,
@@ -68,15 +80,24 @@ export async function readLogTail(
           new GetLogEventsCommand({ logGroupName, logStreamName, startFromHead: false, limit: options.maxLines }),
           call.signal ? { abortSignal: call.signal } : {},
         ),
-      { policy: call.policy, retryOn: "transient", secrets: call.secrets, ...(call.signal ? { signal: call.signal } : {}) },
+      {
+        policy: call.policy,
+        retryOn: "transient",
+        secrets: call.secrets,
+        service: "CloudWatch Logs",
+        ...(call.signal ? { signal: call.signal } : {}),
+      },
     );
     const messages = (response.events ?? []).map((event) => event.message ?? "");
     const fitted = fitLogLines(messages, options.maxBytes);
     return { text: redactSecrets(hideAwsCredentials(fitted.text), call.secrets), truncated: fitted.truncated };
   } catch (error) {
-    const name = (error as { cause?: { name?: string } }).cause?.name;
-    if (name === "ResourceNotFoundException") return { truncated: false, note: "the log stream does not exist (yet, or any more)" };
-    if (name === "AccessDeniedException") return { truncated: false, note: "no permission to read it (logs:GetLogEvents)" };
-    throw error;
+    if (!(error instanceof UpstreamError)) throw error; // an abort
+    const lasting = lastingRefusals[awsErrorCodeOf(error.cause) ?? ""];
+    if (lasting && !error.isRetryable) return { truncated: false, note: `log unavailable: ${lasting}` };
+    if (error.isRetryable) throw error;
+    const passing: ConstructorParameters<typeof UpstreamError>[1] = { isRetryable: true, cause: error.cause };
+    if (error.httpStatus !== undefined) passing.httpStatus = error.httpStatus;
+    throw new UpstreamError(error.message, passing);
   }
 }

@@ -70,6 +70,15 @@ export function hideAwsCredentials(text: string): string {
     .replace(/Signature=[0-9a-f]{64}/g, "Signature=[redacted]");
 }
 
+/** The service a call went to, named first in its error message. */
+export type AwsService = "AWS Batch" | "CloudWatch Logs";
+
+/** The AWS error code of an SDK error (its `name`), if it has one. */
+export function awsErrorCodeOf(error: unknown): string | undefined {
+  const { name } = asAwsError(error);
+  return name && name !== "Error" ? name : undefined;
+}
+
 /**
  * Wrap an SDK error into the core's UpstreamError. The message names the operation, the AWS error code
  * and the AWS message with ARNs shortened and configured secrets removed; the SDK error stays as `cause`
@@ -80,13 +89,14 @@ export function toUpstreamError(
   error: unknown,
   secrets: ReadonlyArray<string | undefined>,
   retryAfterMs?: number,
+  service: AwsService = "AWS Batch",
 ): UpstreamError | JobNotFoundError {
   if (error instanceof UpstreamError || error instanceof JobNotFoundError) return error;
   const aws = asAwsError(error);
   const httpStatus = aws.$metadata?.httpStatusCode;
   const code = aws.name && aws.name !== "Error" ? aws.name : (aws.code ?? "network error");
   const detail = aws.message ? `: ${redactSecrets(hideAwsCredentials(hideArns(aws.message)), secrets).slice(0, 500)}` : "";
-  const message = `AWS Batch ${operation} failed (${code}${httpStatus ? `, HTTP ${httpStatus}` : ""})${detail}`;
+  const message = `${service} ${operation} failed (${code}${httpStatus ? `, HTTP ${httpStatus}` : ""})${detail}`;
   // Throttling means AWS is up and asks for a slower pace: the server keeps the task working without
   // counting it as an outage.
   const options: ConstructorParameters<typeof UpstreamError>[1] = { cause: error, isRetryable: isTransient(error), isThrottled: isThrottling(error) };
