@@ -189,6 +189,24 @@ describe("demo pipeline over stdio (the jobtasks CLI as a subprocess)", () => {
     expect(elicitations.asked).toHaveLength(1);
   });
 
+  it("reject: completed with isError and the reviewer's comment", async () => {
+    const elicitations = answerElicitations({ action: "accept", content: { approve: false, comment: "not today" } });
+    const requester = await connect(elicitations.handler);
+    const execution = await requester.session.callTool("demo_pipeline", { steps: 2, stepMs: 10, approval: true });
+    const result = completedResult((await execution.settle()).outcome);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/rejected/);
+    expect(text(result)).toContain("not today");
+  });
+
+  it("fail: completed with isError and a log excerpt", async () => {
+    const requester = await connect();
+    const execution = await requester.session.callTool("demo_pipeline", { steps: 3, stepMs: 10, fail: true });
+    const result = completedResult((await execution.settle()).outcome);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent?.["logExcerpt"]).toEqual(expect.arrayContaining([expect.any(String)]));
+  });
+
   it("cancel: the task ends cancelled", async () => {
     const requester = await connect();
     const execution = await requester.session.callTool("demo_pipeline", { steps: 50, stepMs: 50 });
