@@ -30,7 +30,8 @@ let clientCount = 0;
 /**
  * An Octokit with GitHub's rate-limit etiquette built in: throttling (waits out a primary or secondary
  * limit when the wait is short, otherwise gives up so the task can report it and slow its polling), retry
- * of server errors but never of 429 (throttling owns those), and conditional GETs.
+ * of server errors but never of 409 or 429 (throttling owns those) nor of a POST (github-api.ts turns
+ * retries off for them: none is idempotent), and conditional GETs.
  */
 export function createGithubClient(settings: GithubClientSettings): GithubClient {
   clientCount += 1;
@@ -63,7 +64,8 @@ export function createGithubClient(settings: GithubClientSettings): GithubClient
     retry: {
       retries: settings.requestRetries,
       // The plugin's default list lacks 429: with throttling in place it would retry throttled calls twice.
-      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
+      // 409 (a conflict: "cannot cancel a finished run") will not change on a second try.
+      doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451],
     },
   });
 }

@@ -43,12 +43,21 @@ export async function dispatchWorkflow(
 
   const dispatch = { workflow: request.workflow, ref: request.ref, inputs, returnRunDetails: settings.returnRunDetails };
   let runId: number | string | undefined;
+  let failure: UpstreamError | undefined;
   try {
-    runId = await api.dispatchWorkflow(repository, dispatch, { signal });
+    try {
+      runId = await api.dispatchWorkflow(repository, dispatch, { signal });
+    } catch (error) {
+      // Older GitHub Enterprise Server refuses the unknown key outright; nothing was dispatched, so ask again.
+      if (!(dispatch.returnRunDetails && isRefusedRunDetailsFlag(error))) throw error;
+      runId = await api.dispatchWorkflow(repository, { ...dispatch, returnRunDetails: false }, { signal });
+    }
   } catch (error) {
-    // Older GitHub Enterprise Server refuses the unknown key outright; nothing was dispatched, so ask again.
-    if (!(dispatch.returnRunDetails && isRefusedRunDetailsFlag(error))) throw error;
-    runId = await api.dispatchWorkflow(repository, { ...dispatch, returnRunDetails: false }, { signal });
+    // A 5xx or a broken connection says nothing about whether the run started: the dispatch is never sent
+    // twice (two runs), it is looked up by its correlation input when there is one.
+    if (!isUndecidedDispatch(error)) throw error;
+    if (!request.correlationInput) throw mayHaveStarted(request, error);
+    failure = error;
   }
   if (runId !== undefined) return { ref: { ...repository, runId, attempt: 1 }, snapshot: firstSnapshot };
 
@@ -66,6 +75,7 @@ export async function dispatchWorkflow(
     },
     { timeoutMs: settings.correlationTimeoutMs, initialMs: settings.correlationPollMs, signal, now },
   );
+  if (!found && failure) throw mayHaveStarted(request, failure);
   if (!found) {
     throw new UpstreamError(
       `GitHub started workflow ${request.workflow} but no run showing ${request.correlationInput}=${distinctId} appeared within ` +
@@ -74,6 +84,22 @@ export async function dispatchWorkflow(
     );
   }
   return { ref: { ...repository, runId: found.id, attempt: found.run_attempt }, snapshot: firstSnapshot };
+}
+
+function isUndecidedDispatch(error: unknown): error is UpstreamError {
+  return error instanceof UpstreamError && (error.httpStatus === undefined || error.httpStatus >= 500);
+}
+
+function mayHaveStarted(request: DispatchRequest, cause: UpstreamError): UpstreamError {
+  const answer = cause.httpStatus === undefined ? "no answer" : `HTTP ${cause.httpStatus}`;
+  const hint = request.correlationInput
+    ? ` and no run showing ${request.correlationInput} appeared`
+    : "; configure correlationInput to have such runs found";
+  return new UpstreamError(
+    `GitHub gave ${answer} to the dispatch of workflow ${request.workflow}: the run may have started anyway${hint}. ` +
+      "Look at the workflow's recent runs before dispatching it again.",
+    { isRetryable: false, cause },
+  );
 }
 
 function isRefusedRunDetailsFlag(error: unknown): boolean {

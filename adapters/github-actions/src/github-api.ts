@@ -36,10 +36,14 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
     options: ApiCallOptions = {},
     requestOptions: Record<string, unknown> = {},
   ): Promise<{ status: number; data: unknown; headers: Record<string, unknown> }> {
+    // Every POST here changes something (dispatch, re-run, review, cancel) and is not idempotent: a 5xx or a
+    // broken connection may have done it already, so plugin-retry must not send it again. GETs keep the
+    // configured retries.
+    const retries = route.startsWith("POST ") ? { retries: 0 } : {};
     try {
       const response = await octokit.request(route, {
         ...parameters,
-        request: { ...requestOptions, ...(options.signal ? { signal: options.signal } : {}) },
+        request: { ...retries, ...requestOptions, ...(options.signal ? { signal: options.signal } : {}) },
       });
       return { status: response.status, data: response.data, headers: response.headers as Record<string, unknown> };
     } catch (error) {

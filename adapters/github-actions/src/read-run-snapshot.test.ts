@@ -213,6 +213,7 @@ describe("doGetStatus when the run is out of reach", () => {
 
   it("raises a retryable UpstreamError for a server error", async () => {
     github().get(attemptPath).reply(503, { message: "Service Unavailable" });
-    await expect(createTestAdapter().doGetStatus(runRef, createTestContext())).rejects.toMatchObject({ httpStatus: 503, isRetryable: true });
+    // Without GET retries, which would wait out 1 + 4 s (request-retries.test.ts covers them).
+    await expect(createTestAdapter({ requestRetries: 0 }).doGetStatus(runRef, createTestContext())).rejects.toMatchObject({ httpStatus: 503, isRetryable: true });
   });
 });

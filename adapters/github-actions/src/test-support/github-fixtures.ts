@@ -26,12 +26,12 @@ export function workflowRun(overrides: Record<string, unknown> = {}): Record<str
   return { ...fixture("workflow-run.json"), ...overrides };
 }
 
+/** An adapter as configured in production (requestRetries included) with short look-up waits. */
 export function createTestAdapter(overrides: Partial<GithubActionsOptions> = {}, requests: UpstreamRequestEvent[] = []) {
   return githubActions(
     {
       token: testToken,
       repositories: ["octo-org/octo-app"],
-      requestRetries: 0,
       lookupPollMs: 5,
       watchCommitTimeoutMs: 200,
       dispatch: { returnRunDetails: true, correlationTimeoutMs: 200, correlationPollMs: 5 },
