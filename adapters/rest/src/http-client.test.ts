@@ -84,6 +84,13 @@ describe("http client", () => {
     expect(requests[1]?.headers["authorization"]).toBeUndefined();
   });
 
+  it("keeps an outage answer with an oversized error body a retryable status, whatever its length", async () => {
+    agent.get(origin).intercept({ path: "/jobs/1", method: "GET" }).reply(503, `<html>${"x".repeat(5_000)}</html>`);
+    await expect(client().send({ method: "GET", url: new URL(`${origin}/jobs/1`) }, signal())).resolves.toMatchObject({ status: 503, body: undefined });
+    agent.get(origin).intercept({ path: "/jobs/1", method: "GET" }).reply(429, "x".repeat(5_000), { headers: { "content-length": "5000", "retry-after": "4" } });
+    await expect(client().send({ method: "GET", url: new URL(`${origin}/jobs/1`) }, signal())).resolves.toMatchObject({ status: 429, retryAfterMs: 4_000 });
+  });
+
   it("refuses a redirect to an origin that is neither a credential origin nor an allowed redirect origin", async () => {
     agent.get(origin).intercept({ path: "/jobs/1", method: "GET" }).reply(302, "", { headers: { location: "http://169.254.169.254/latest/meta-data" } });
     const failure = await client().send({ method: "GET", url: new URL(`${origin}/jobs/1`) }, signal()).catch((error: unknown) => error);

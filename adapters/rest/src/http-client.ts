@@ -75,6 +75,30 @@ async function readBounded(body: Dispatcher.ResponseData["body"], limit: number,
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** How much of an error body is read: enough for a JSON `{error: {message}}`, never a whole outage page. */
+const errorBodyBytes = 64 * 1024;
+
+/** The first `limit` bytes of a body; the rest is discarded. A body cut short is not JSON, so it gives no reason. */
+async function readPrefix(body: Dispatcher.ResponseData["body"], limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      chunks.push(buffer);
+      size += buffer.length;
+      if (size > limit) {
+        body.destroy();
+        return "";
+      }
+    }
+  } catch {
+    // A reason is a nicety; the status already says what went wrong.
+    return "";
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 function parseJson(text: string, status: number, where: string): unknown {
   if (text.trim() === "") return undefined;
   try {
@@ -146,6 +170,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           continue;
         }
         const where = `${method} ${describe(url)}`;
+        const retryAfterMs = parseRetryAfter(headers["retry-after"]);
+        if (response.statusCode >= 400) {
+          // Error bodies are read only for a short reason: an outage page of any size keeps its status's
+          // retryability, and the status (not the body) decides what happens next.
+          const body = safeJson(await readPrefix(response.body, Math.min(options.maxResponseBytes, errorBodyBytes)));
+          return { status: response.statusCode, headers, body, url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+        }
         const declaredLength = Number(headers["content-length"]);
         if (Number.isFinite(declaredLength) && declaredLength > options.maxResponseBytes) {
           response.body.destroy();
@@ -158,9 +189,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           if (error instanceof UpstreamError) throw error;
           throw new UpstreamError(`Reading the response from ${where} failed`, { isRetryable: true, cause: error });
         }
-        const retryAfterMs = parseRetryAfter(headers["retry-after"]);
-        // Bodies of error statuses are often HTML pages; only successful answers must be JSON.
-        const body = response.statusCode < 400 ? parseJson(text, response.statusCode, where) : safeJson(text);
+        const body = parseJson(text, response.statusCode, where);
         return { status: response.statusCode, headers, body, url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
       }
     },
