@@ -84,7 +84,7 @@ describe("rest adapter: starting a job", () => {
   it("never retries a submit without an idempotency header (a lost answer could start the job twice)", async () => {
     const config = renderFarmConfig();
     const [first] = config.tools ?? [];
-    const withoutKey = { ...first!, submit: { ...first!.submit, idempotencyHeader: undefined } };
+    const withoutKey = { ...first!, submit: { ...first!.submit, idempotencyHeader: undefined, retries: 0 } };
     const built = restAdapter({ ...config, tools: [withoutKey] }, { dispatcher: agent, environment }).tools[0]!;
     farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(503, { message: "busy" });
     const failure = await built.doStart({ scene: "a", frames: 1 }, testContext()).catch((error: unknown) => error);

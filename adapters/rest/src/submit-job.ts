@@ -16,14 +16,35 @@ export interface SubmittedJob {
 /** Longest pause between submit retries; a tool call should not hang on an upstream's long Retry-After. */
 const maxSubmitPauseMs = 5_000;
 
+/**
+ * Longest job reference sealed into a task id. The reference travels in every task id (and every tasks/*
+ * request), so an upstream answering with an absurd id must not make every later request huge.
+ */
+export const maxJobReferenceLength = 512;
+
 function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, milliseconds);
-    signal.addEventListener("abort", () => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
       clearTimeout(timer);
       reject(signal.reason);
-    }, { once: true });
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, milliseconds);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+function bounded(reference: string): string {
+  if (reference.length > maxJobReferenceLength) {
+    throw new UpstreamError(
+      `The submit response's job reference is ${reference.length} characters long, more than the ${maxJobReferenceLength} a task id can carry`,
+      { isRetryable: false },
+    );
+  }
+  return reference;
 }
 
 function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptions, headers: Record<string, string>, body: unknown): string {
@@ -39,9 +60,9 @@ function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptio
     const where = reference.header ? `header ${reference.header.join(" / ")}` : `body path ${reference.path}`;
     throw new UpstreamError(`The submit response carries no job reference (${where})`, { isRetryable: false });
   }
-  if (kind === "id") return String(value);
+  if (kind === "id") return bounded(String(value));
   try {
-    return compactJobUrl(environment.policy, resolveJobUrl(environment.policy, String(value)));
+    return bounded(compactJobUrl(environment.policy, resolveJobUrl(environment.policy, String(value))));
   } catch (error) {
     if (error instanceof ForeignOriginError) {
       throw new UpstreamError(`Refusing the job's status URL: ${error.message}`, { isRetryable: false, cause: error });
@@ -51,8 +72,9 @@ function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptio
 }
 
 /**
- * Send the submit request. Retried only when an idempotency header makes a repeat safe (the same key on
- * every attempt); an upstream 400/422 is reported as invalid arguments, since the upstream refused them.
+ * Send the submit request. Retried only when the user opted in with `retries` under an idempotency header
+ * (the same key on every attempt); a correlation header is sent fresh per call and never retried. An
+ * upstream 400/422 is reported as invalid arguments, since the upstream refused them.
  */
 export async function submitJob(
   environment: RequestEnvironment,
@@ -62,7 +84,9 @@ export async function submitJob(
   context: AdapterContext,
 ): Promise<SubmittedJob> {
   const submit = tool.submit;
-  const extraHeaders = submit.idempotencyHeader ? { [submit.idempotencyHeader.toLowerCase()]: randomUUID() } : undefined;
+  const extraHeaders: Record<string, string> = {};
+  if (submit.correlationHeader) extraHeaders[submit.correlationHeader.toLowerCase()] = randomUUID();
+  if (submit.idempotencyHeader) extraHeaders[submit.idempotencyHeader.toLowerCase()] = randomUUID();
   const attempts = submit.idempotencyHeader ? submit.retries + 1 : 1;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -75,7 +99,7 @@ export async function submitJob(
           defaultAccepted: [200, 201, 202],
           context: { input },
           valuesFrom: "input",
-          ...(extraHeaders ? { extraHeaders } : {}),
+          extraHeaders,
         },
         context.signal,
       );

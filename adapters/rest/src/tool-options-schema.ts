@@ -46,13 +46,21 @@ export const toolOptionsSchema = z
     /** The request that starts a job. Default method POST, accepted statuses 200, 201, 202. */
     submit: requestOptionsSchema.extend({
       /**
-       * Header that carries a fresh UUID per tool call (Idempotency-Key, X-Correlation-Id). With it the
-       * submit is retried on network errors and retryable statuses under the same key; without it a
-       * submit is never retried, since a lost answer could otherwise start the job twice.
+       * Header carrying a fresh UUID per tool call that the upstream uses to recognise a repeated request
+       * (Idempotency-Key, Repeatability-Request-ID). Only with it may `retries` be set.
        */
       idempotencyHeader: headerNameSchema.optional(),
-      /** How many times to retry the submit when `idempotencyHeader` is set. Default: 2. */
-      retries: z.number().int().min(0).max(5).default(2),
+      /**
+       * Header carrying a fresh UUID per tool call for tracing only (x-ms-client-request-id,
+       * X-Correlation-Id). It never makes a retry safe, so it never turns retries on.
+       */
+      correlationHeader: headerNameSchema.optional(),
+      /**
+       * Retries of a submit that failed with a network error or a retryable status, under the same
+       * idempotency key. Opt-in, and only with `idempotencyHeader`: without an upstream that de-duplicates,
+       * a lost answer retried could start the job twice. Default: 0.
+       */
+      retries: z.number().int().min(0).max(5).default(0),
       /**
        * Map the submit response body as a first status observation (when it is the job record or the
        * operation itself). Default: false.
@@ -63,5 +71,9 @@ export const toolOptionsSchema = z
   .refine((tool) => !(tool.inputSchema && tool.input), {
     message: "give either inputSchema (JSON Schema) or input (typed form), not both",
     path: ["input"],
+  })
+  .refine((tool) => tool.submit.retries === 0 || tool.submit.idempotencyHeader !== undefined, {
+    message: "retries need submit.idempotencyHeader: without one, a retried submit could start the job twice",
+    path: ["submit", "retries"],
   });
 export type ToolOptions = z.infer<typeof toolOptionsSchema>;

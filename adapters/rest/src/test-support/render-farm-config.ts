@@ -22,6 +22,7 @@ export function renderFarmConfig(overrides: Partial<RestOptions> = {}): RestOpti
           headers: { "X-Priority": "{{input.priority}}" },
           body: { frames: "{{input.frames}}", priority: "{{input.priority}}", label: "scene {{input.scene}}" },
           idempotencyHeader: "Idempotency-Key",
+          retries: 2,
         },
       },
     ],
