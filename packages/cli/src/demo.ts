@@ -1,13 +1,9 @@
 import { fileURLToPath } from "node:url";
+import { startDemoApi } from "@jobtasks/demo";
 import { serve } from "./serve.js";
 
 /** The demo's config file, shared with `pnpm demo:serve`. */
 export const demoConfigFile = fileURLToPath(new URL("../../../examples/demo/jobtasks.config.yaml", import.meta.url));
-
-interface DemoApiHandle {
-  url: string;
-  close(): Promise<void>;
-}
 
 export interface DemoOptions {
   port?: number;
@@ -21,9 +17,6 @@ export interface DemoOptions {
  */
 export async function runDemo(options: DemoOptions = {}): Promise<{ close(): Promise<void> }> {
   const environment = options.environment ?? process.env;
-  const { startDemoApi } = (await import("@jobtasks/demo")) as unknown as {
-    startDemoApi(options: { port: number; host: string }): Promise<DemoApiHandle>;
-  };
   const api = await startDemoApi({
     port: options.apiPort ?? Number(environment["DEMO_API_PORT"] ?? 4010),
     host: environment["DEMO_API_HOST"] ?? "127.0.0.1",

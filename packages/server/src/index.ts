@@ -4,6 +4,7 @@ export * from "./logger.js";
 export * from "./mcp-server.js";
 export * from "./protocol-error.js";
 export * from "./snapshot-reader.js";
+export * from "./retry-upstream.js";
 export * from "./task-service.js";
 export * from "./tool-registry.js";
 export * from "./stdio-server.js";

@@ -1,4 +1,3 @@
-import pRetry from "p-retry";
 import { LRUCache } from "lru-cache";
 import {
   JobNotFoundError,
@@ -11,11 +10,13 @@ import {
   type JsonValue,
 } from "@jobtasks/core";
 import type { Logger } from "./logger.js";
+import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
   snapshotCacheMs: 1000,
   upstreamRetryBudgetMs: 10 * 60_000,
+  ...retryDefaults,
 } as const;
 
 export interface SnapshotReaderOptions {
@@ -67,8 +68,8 @@ export class SnapshotReader {
     this.#options = {
       snapshotCacheMs: options.snapshotCacheMs ?? readerDefaults.snapshotCacheMs,
       upstreamRetryBudgetMs: options.upstreamRetryBudgetMs ?? readerDefaults.upstreamRetryBudgetMs,
-      immediateRetries: options.immediateRetries ?? 2,
-      immediateRetryDelayMs: options.immediateRetryDelayMs ?? 250,
+      immediateRetries: options.immediateRetries ?? retryDefaults.immediateRetries,
+      immediateRetryDelayMs: options.immediateRetryDelayMs ?? retryDefaults.immediateRetryDelayMs,
       readTimeoutMs: options.readTimeoutMs ?? 30_000,
       maxEntries: options.maxEntries ?? 10_000,
       maxTerminalCacheCharacters: options.maxTerminalCacheCharacters ?? 64 * 1024 * 1024,
@@ -220,31 +221,4 @@ function cacheKey(target: ReadTarget): string {
 
 function failedSnapshot(rawStatus: string, message: string): JobSnapshot {
   return { status: "failed", rawStatus, message, error: { code: internalErrorCode, message } };
-}
-
-/**
- * Retry an upstream call a few times, quickly, when the failure is one that may pass. A long Retry-After is
- * not waited out here: the task reports the outage and the client's next poll tries again.
- */
-export function retryUpstream<T>(
-  operation: () => Promise<T>,
-  signal: AbortSignal,
-  options: { immediateRetries: number; immediateRetryDelayMs: number },
-): Promise<T> {
-  return pRetry(operation, {
-    retries: options.immediateRetries,
-    minTimeout: options.immediateRetryDelayMs,
-    factor: 2,
-    randomize: true,
-    signal,
-    shouldRetry: ({ error }) =>
-      error instanceof UpstreamError && error.isRetryable && (error.retryAfterMs ?? 0) <= 2_000,
-  });
-}
-
-export function formatDuration(milliseconds: number): string {
-  if (milliseconds % 3_600_000 === 0) return `${milliseconds / 3_600_000} h`;
-  if (milliseconds % 60_000 === 0) return `${milliseconds / 60_000} min`;
-  if (milliseconds % 1000 === 0) return `${milliseconds / 1000} s`;
-  return `${milliseconds} ms`;
 }

@@ -120,6 +120,25 @@ describe("TaskService.callTool", () => {
     expect(() => new TaskService({ ...common, synchronousWaitMs: { nope: 1 } })).toThrow(/server\.synchronousWaitMs\.nope: no adapter offers a tool named "nope"/);
   });
 
+  it("bounds how many synchronous calls wait at once, refusing the extra one before it starts anything", async () => {
+    const scripted = createScriptedAdapter({ pollIntervalMs: 5 });
+    const service = new TaskService({
+      adapters: [{ name: "scripted", adapter: scripted.adapter }],
+      sealer: new TaskIdSealer({ secret }),
+      logger: createSilentLogger(),
+      synchronousWaitMs: { scripted_job: 2_000 },
+      maxSynchronousCalls: 1,
+    });
+    const synchronous = { ...alice, tasksDeclared: false };
+    const first = service.callTool("scripted_job", {}, synchronous);
+    const second = (await service.callTool("scripted_job", {}, synchronous)) as CallToolResult;
+    expect(second.isError).toBe(true);
+    expect(JSON.stringify(second.content)).toMatch(/already waiting for 1 synchronous calls/);
+    expect(scripted.calls.start).toBe(1);
+    scripted.update(scripted.onlyJob(), completedSnapshot("first"));
+    expect(((await first) as CallToolResult).isError).not.toBe(true);
+  });
+
   it("cancels a synchronous job that outlives its bound and says so", async () => {
     const { service, scripted } = setup({ pollIntervalMs: 5 });
     scripted.adapter.tools[0]!.synchronousWaitMs = 40;

@@ -18,9 +18,11 @@ import {
 } from "@jobtasks/core";
 import { toAdapterLogger, type Logger } from "./logger.js";
 import { errorCodes, TaskProtocolError, taskExpired, taskNotFound, tasksExtensionRequired } from "./protocol-error.js";
-import { SnapshotReader, retryUpstream, type ReadTarget, type SnapshotReaderOptions } from "./snapshot-reader.js";
+import { SnapshotReader, type ReadTarget, type SnapshotReaderOptions } from "./snapshot-reader.js";
+import { retryDefaults, retryUpstream } from "./retry-upstream.js";
 import { ToolRegistry, type AdapterInstance, type RegisteredTool } from "./tool-registry.js";
 import { invalidArguments, validateToolInput } from "./validate-tool-input.js";
+import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { waitForResult } from "./wait-for-result.js";
 
 /** Suggested to clients when an adapter has no opinion. */
@@ -37,6 +39,8 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
    * milliseconds for the job. Overrides the tool's own synchronousWaitMs.
    */
   synchronousWaitMs?: Readonly<Record<string, number>>;
+  /** Synchronous calls (each holds a request open while it waits) served at once. Default 32. */
+  maxSynchronousCalls?: number;
   now?: () => number;
 }
 
@@ -66,6 +70,8 @@ export class TaskService {
   readonly #defaultPollIntervalMs: number;
   readonly #retryOptions: { immediateRetries: number; immediateRetryDelayMs: number };
   readonly #synchronousWaitMs: Readonly<Record<string, number>>;
+  readonly #maxSynchronousCalls: number;
+  #synchronousCalls = 0;
 
   constructor(options: TaskServiceOptions) {
     this.registry = new ToolRegistry(options.adapters);
@@ -74,11 +80,12 @@ export class TaskService {
     this.#now = options.now ?? Date.now;
     this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? defaultPollIntervalMs;
     this.#retryOptions = {
-      immediateRetries: options.immediateRetries ?? 2,
-      immediateRetryDelayMs: options.immediateRetryDelayMs ?? 250,
+      immediateRetries: options.immediateRetries ?? retryDefaults.immediateRetries,
+      immediateRetryDelayMs: options.immediateRetryDelayMs ?? retryDefaults.immediateRetryDelayMs,
     };
     this.#reader = new SnapshotReader({ ...options, logger: options.logger, now: this.#now });
     this.#synchronousWaitMs = options.synchronousWaitMs ?? {};
+    this.#maxSynchronousCalls = options.maxSynchronousCalls ?? 32;
     for (const [index, name] of Object.keys(this.#synchronousWaitMs).entries()) {
       if (!this.registry.tool(name)) {
         const known = this.registry.tools.map((tool) => tool.tool.name).join(", ");
@@ -103,6 +110,30 @@ export class TaskService {
       throw tasksExtensionRequired(`tool ${name} runs as a task and`);
     }
     const input = validateToolInput(name, registered.tool.inputSchema, args);
+    if (caller.tasksDeclared) return this.#start(registered, input, caller, undefined);
+    if (this.#synchronousCalls >= this.#maxSynchronousCalls) {
+      // Checked before starting anything: refusing costs nothing upstream.
+      return {
+        content: [{ type: "text", text: `The server is already waiting for ${this.#maxSynchronousCalls} synchronous calls; try again shortly, or use a client with the tasks extension.` }],
+        isError: true,
+      };
+    }
+    this.#synchronousCalls += 1;
+    try {
+      return await this.#start(registered, input, caller, synchronousWaitMs ?? 0);
+    } finally {
+      this.#synchronousCalls -= 1;
+    }
+  }
+
+  /** Start the job; answer with a task, or (synchronousWaitMs given) wait for the plain result. */
+  async #start(
+    registered: RegisteredTool,
+    input: unknown,
+    caller: CallerContext,
+    synchronousWaitMs: number | undefined,
+  ): Promise<CreateTaskResult | CallToolResult> {
+    const name = registered.tool.name;
     const context = this.#adapterContext(caller);
     const createdAt = this.#now();
     let started;
@@ -123,12 +154,12 @@ export class TaskService {
     this.#logger.info({ tool: name, adapter: registered.adapterName, principal: caller.principal }, "task created");
     const firstSnapshot = started.snapshot ? this.#reader.remember(target, started.snapshot) : undefined;
 
-    if (!caller.tasksDeclared) {
+    if (synchronousWaitMs !== undefined) {
       return waitForResult({
         reader: this.#reader,
         target,
         context,
-        waitMs: synchronousWaitMs ?? 0,
+        waitMs: synchronousWaitMs,
         pollIntervalMs: this.#pollInterval(registered.adapter),
         toolName: name,
       });
@@ -279,23 +310,4 @@ export class TaskService {
 
 function taskNotFoundUpstream(what: string): TaskProtocolError {
   return new TaskProtocolError(errorCodes.internalError, `Could not ${what}: the upstream job can no longer be found`);
-}
-
-function parseElicitationResponse(key: string, value: unknown): ElicitationResponse {
-  const candidate = value as { action?: unknown; content?: unknown } | null;
-  const action = candidate?.action;
-  if (action !== "accept" && action !== "decline" && action !== "cancel") {
-    throw new TaskProtocolError(
-      errorCodes.invalidParams,
-      `Invalid params: inputResponses.${key}.action must be "accept", "decline" or "cancel"`,
-      { field: `inputResponses.${key}.action` },
-    );
-  }
-  const content = candidate?.content;
-  if (content !== undefined && (typeof content !== "object" || content === null || Array.isArray(content))) {
-    throw new TaskProtocolError(errorCodes.invalidParams, `Invalid params: inputResponses.${key}.content must be an object`, {
-      field: `inputResponses.${key}.content`,
-    });
-  }
-  return content === undefined ? { action } : { action, content: content as ElicitationResponse["content"] & object };
 }

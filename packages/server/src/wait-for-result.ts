@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AdapterContext, CallToolResult } from "@jobtasks/core";
-import { formatDuration, type ReadTarget, type SnapshotReader } from "./snapshot-reader.js";
+import type { ReadTarget, SnapshotReader } from "./snapshot-reader.js";
+import { formatDuration } from "./retry-upstream.js";
 import { TaskProtocolError } from "./protocol-error.js";
 
 export interface WaitForResultOptions {

@@ -1,0 +1,35 @@
+import pRetry from "p-retry";
+import { UpstreamError } from "@jobtasks/core";
+
+/** Quick retries inside one request: a couple, soon, before anything is reported to the client. */
+export const retryDefaults = {
+  immediateRetries: 2,
+  immediateRetryDelayMs: 250,
+} as const;
+
+/**
+ * Retry an upstream call a few times, quickly, when the failure is one that may pass. A long Retry-After is
+ * not waited out here: the task reports the outage and the client's next poll tries again.
+ */
+export function retryUpstream<T>(
+  operation: () => Promise<T>,
+  signal: AbortSignal,
+  options: { immediateRetries: number; immediateRetryDelayMs: number },
+): Promise<T> {
+  return pRetry(operation, {
+    retries: options.immediateRetries,
+    minTimeout: options.immediateRetryDelayMs,
+    factor: 2,
+    randomize: true,
+    signal,
+    shouldRetry: ({ error }) =>
+      error instanceof UpstreamError && error.isRetryable && (error.retryAfterMs ?? 0) <= 2_000,
+  });
+}
+
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds % 3_600_000 === 0) return `${milliseconds / 3_600_000} h`;
+  if (milliseconds % 60_000 === 0) return `${milliseconds / 60_000} min`;
+  if (milliseconds % 1000 === 0) return `${milliseconds / 1000} s`;
+  return `${milliseconds} ms`;
+}
