@@ -11,7 +11,6 @@ import { headerNameSchema } from "./request-options-schema.js";
 import { toolOptionsSchema } from "./tool-options-schema.js";
 
 /**
- * The complete declarative config of one REST adapter instance, after any preset was merged in.
  * Secrets are given by environment-variable name (`tokenEnv`) or inline (`token`, typically written as
  * `${VAR}` in the jobtasks config file); either way they are never echoed in errors or results.
  */
@@ -38,6 +37,7 @@ export type AuthOptions = z.infer<typeof authOptionsSchema>;
 
 const originSchema = z.url({ protocol: /^https?$/ }).transform((url) => new URL(url).origin);
 
+/** The complete declarative config of one REST adapter instance, after any preset was merged in. */
 export const resolvedRestOptionsSchema = z.object({
   /** The preset this config started from, if any (kept for logs). */
   preset: z.enum(["azure-lro", "google-operation", "demo-api"]).optional(),
