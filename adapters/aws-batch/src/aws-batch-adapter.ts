@@ -5,6 +5,7 @@ import type { AwsBatchOptions } from "./aws-batch-options.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { submittedAtOf } from "./batch-job-ref.js";
 import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
+import { assertRegionResolvable } from "./aws-region-source.js";
 import { cancelBatchJob } from "./cancel-batch-job.js";
 import { createBatchClient, createLogsClient } from "./create-aws-clients.js";
 import { createDescribeJobsBatcher } from "./describe-jobs-batcher.js";
@@ -36,8 +37,10 @@ export function awsBatch(
 ): JobAdapterV1<BatchJobRef> {
   const resolved = resolveAwsBatchOptions(options);
   const ownsBatchClient = options.batchClient === undefined;
-  const batchClient: BatchClient = options.batchClient ?? createBatchClient(resolved, environment);
   const ownsLogsClient = resolved.logs !== undefined && options.logsClient === undefined;
+  // An injected client carries its own Region; one this adapter builds must be able to find one.
+  if (ownsBatchClient || ownsLogsClient) assertRegionResolvable(resolved, environment);
+  const batchClient: BatchClient = options.batchClient ?? createBatchClient(resolved, environment);
   const logsClient: CloudWatchLogsClient | undefined = resolved.logs
     ? (options.logsClient ?? createLogsClient(resolved, environment))
     : undefined;

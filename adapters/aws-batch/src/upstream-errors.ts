@@ -33,6 +33,26 @@ export function isAbort(error: unknown): boolean {
 }
 
 /**
+ * What is missing when the SDK failed before sending anything because of its own configuration: no Region
+ * (a plain Error "Region is missing"), or no usable credentials (the credential and token providers'
+ * errors). Retrying does not fix either, and no request reached AWS. Undefined for anything else.
+ */
+export function missingConfigurationOf(error: unknown): string | undefined {
+  const aws = asAwsError(error);
+  if (aws.$metadata?.httpStatusCode !== undefined) return undefined;
+  if (/^Region is missing/.test(aws.message ?? "")) {
+    return "no AWS Region is configured (the region option, AWS_REGION, AWS_DEFAULT_REGION, or a profile with a region)";
+  }
+  if (aws.name === "CredentialsProviderError" || aws.name === "TokenProviderError") {
+    return (
+      "no AWS credentials could be loaded (the credentials option, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, " +
+      "a profile from the profile option or AWS_PROFILE, or a web identity, container or instance role)"
+    );
+  }
+  return undefined;
+}
+
+/**
  * A 2xx answer the SDK could not read (a proxy's HTML page, a body cut short). AWS did answer, so for
  * SubmitJob the job was most likely created; the content is lost, as with no answer at all.
  */
@@ -47,8 +67,8 @@ export function isUnreadableSuccess(error: unknown): boolean {
  * for SubmitJob it means a job may exist.
  */
 export function isOutcomeUnknown(error: unknown): boolean {
-  // Missing or refused credentials fail before anything is sent, and retrying does not fix them.
-  if (isAbort(error) || asAwsError(error).name === "CredentialsProviderError") return false;
+  // A missing Region or missing credentials fail before anything is sent, and retrying does not fix them.
+  if (isAbort(error) || missingConfigurationOf(error) !== undefined) return false;
   const status = httpStatusOf(error);
   if (status === undefined) return !(error instanceof UpstreamError) && !(error instanceof JobNotFoundError);
   return status >= 500 || isUnreadableSuccess(error);
@@ -92,6 +112,11 @@ export function toUpstreamError(
   service: AwsService = "AWS Batch",
 ): UpstreamError | JobNotFoundError {
   if (error instanceof UpstreamError || error instanceof JobNotFoundError) return error;
+  const missing = missingConfigurationOf(error);
+  if (missing) {
+    // The SDK's own message adds nothing and may name local files; say what to configure instead.
+    return new UpstreamError(`${service} ${operation} could not be sent: ${missing}`, { cause: error, isRetryable: false });
+  }
   const aws = asAwsError(error);
   const httpStatus = aws.$metadata?.httpStatusCode;
   const code = aws.name && aws.name !== "Error" ? aws.name : (aws.code ?? "network error");
