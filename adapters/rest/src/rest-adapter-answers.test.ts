@@ -71,6 +71,12 @@ describe("rest adapter: answers checked against the form", () => {
     expect(build).toThrow(/inputRequired\.respond\.declineBody/);
   });
 
+  it("refuses answer fields in the respond URL, since a decline goes to the same URL without them", () => {
+    const build = () => adapter({ ...noteForm, respond: { ...noteForm.respond, url: "/renders/{{job.id}}/reviews/{{answer.verdict}}" } });
+    expect(build).toThrow(/inputRequired\.respond\.url/);
+    expect(() => adapter({ ...noteForm, respond: { ...noteForm.respond, url: "/renders/{{job.id}}/{{answer.action}}/{{key}}" } })).not.toThrow();
+  });
+
   it("rejects the deploy in the demo-api preset when approve is missing or not a boolean", async () => {
     const demoOrigin = "http://127.0.0.1:4010";
     const demo = restAdapter({ preset: "demo-api", baseUrl: demoOrigin }, { dispatcher: agent });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkConfigPaths } from "./check-config-paths.js";
 import { presets, type PresetName } from "./presets.js";
+import { parseTemplate } from "./template.js";
 import { resolvedRestOptionsSchema, type ResolvedRestOptions } from "./rest-options.js";
 
 /**
@@ -61,6 +62,15 @@ function checkConsistency(options: ResolvedRestOptions, context: z.RefinementCtx
       code: "custom",
       path: ["inputRequired", "respond", "declineBody"],
       message: "required: the body that resolves a question declined, dismissed or answered unclearly (a question must not be presented again after an answer)",
+    });
+  }
+  const respondUrl = options.inputRequired?.respond.url ?? "";
+  const answerField = parseTemplate(respondUrl).find((part) => part.kind === "value" && /^\$?\.?answer\b(?!\.action$)/.test(part.path.trim()));
+  if (answerField) {
+    context.addIssue({
+      code: "custom",
+      path: ["inputRequired", "respond", "url"],
+      message: "cannot use answer fields (only answer.action): a decline is sent to the same URL without them; put answers in the body or query",
     });
   }
   if (options.status.inputRequired.length > 0 && !options.inputRequired) {
