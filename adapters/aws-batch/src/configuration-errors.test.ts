@@ -69,7 +69,7 @@ describe("configuration and credentials errors at call time", () => {
 
   /** A client as the SDK builds it when the Region (or credentials) cannot be found: it fails before sending. */
   const regionless = () =>
-    new BatchClient({ region: () => Promise.reject(new Error("Region is missing")), credentials: { ...testCredentials }, maxAttempts: 1 });
+    new BatchClient({ region: (): Promise<string> => Promise.reject(new Error("Region is missing")), credentials: { ...testCredentials }, maxAttempts: 1 });
   const credentialless = () =>
     new BatchClient({
       region: testRegion,
