@@ -1,5 +1,6 @@
 import { UpstreamError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { UpstreamRequestEvent } from "./metered-fetch.js";
 import { createTestAdapter, createTestContext, fixture, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
 
 const attemptPath = `${runPath}/attempts/1`;
@@ -11,11 +12,20 @@ afterEach(() => {
   expect(pending, "every arranged GitHub call was made").toEqual([]);
 });
 
-/** The in-progress jobs after a cancel: queued jobs concluded cancelled, one job still stopping. */
-function cancellingJobs(cancelledAt: string) {
+const packageAnnotationsPath = "/repos/octo-org/octo-app/check-runs/25880011004/annotations";
+
+/**
+ * The in-progress jobs with the queued job 'package' concluded cancelled, one job still running; its
+ * check run's annotation says why ("run-cancelled": someone cancelled the run; "concurrency": the job's
+ * own concurrency group cancelled it, with the run left healthy).
+ */
+function arrangeCancelledJob(cancelledAt: string, why: "run-cancelled" | "concurrency" = "run-cancelled", change?: (jobs: any) => void) {
   const jobs = fixture("attempt-jobs-in-progress.json");
   jobs.jobs[3] = { ...jobs.jobs[3], status: "completed", conclusion: "cancelled", completed_at: cancelledAt };
-  return jobs;
+  change?.(jobs);
+  github().get(attemptPath).reply(200, workflowRun());
+  github().get(`${attemptPath}/jobs`).query(true).reply(200, jobs);
+  github().get(packageAnnotationsPath).query(true).reply(200, fixture(`check-run-annotations-${why}.json`));
 }
 
 describe("doCancel", () => {
@@ -47,8 +57,7 @@ describe("doCancel", () => {
 describe("a run being cancelled", () => {
   it("reports 'cancel requested' while GitHub stops it, then cancelled", async () => {
     const adapter = createTestAdapter();
-    github().get(attemptPath).reply(200, workflowRun());
-    github().get(`${attemptPath}/jobs`).query(true).reply(200, cancellingJobs(new Date().toISOString()));
+    arrangeCancelledJob(new Date().toISOString());
     const stopping = await adapter.doGetStatus(runRef, createTestContext());
     expect(stopping).toMatchObject({ status: "working", message: "cancel requested: waiting for GitHub to stop 1 running job" });
 
@@ -57,8 +66,9 @@ describe("a run being cancelled", () => {
   });
 
   it("does not mistake fail-fast cancellations next to a failed job for a cancel of the run", async () => {
-    const jobs = cancellingJobs("2026-11-20T10:02:00Z");
+    const jobs = fixture("attempt-jobs-in-progress.json");
     jobs.jobs[1] = { ...jobs.jobs[1], conclusion: "failure" };
+    jobs.jobs[3] = { ...jobs.jobs[3], status: "completed", conclusion: "cancelled", completed_at: "2026-11-20T10:02:00Z" };
     github().get(attemptPath).reply(200, workflowRun());
     github().get(`${attemptPath}/jobs`).query(true).reply(200, jobs);
     const snapshot = await createTestAdapter({ forceCancelAfterMs: 1000 }).doGetStatus(runRef, createTestContext());
@@ -68,8 +78,7 @@ describe("a run being cancelled", () => {
   it("force-cancels once the grace period since the first cancelled job has passed", async () => {
     const cancelledAt = "2026-11-20T10:02:00Z";
     const now = () => Date.parse(cancelledAt) + 5 * 60_000;
-    github().get(attemptPath).reply(200, workflowRun());
-    github().get(`${attemptPath}/jobs`).query(true).reply(200, cancellingJobs(cancelledAt));
+    arrangeCancelledJob(cancelledAt);
     const force = github().post(`${runPath}/force-cancel`).reply(202, {});
     const snapshot = await createTestAdapter({ forceCancelAfterMs: 4 * 60_000, now }).doGetStatus(runRef, createTestContext());
     expect(force.isDone()).toBe(true);
@@ -79,9 +88,28 @@ describe("a run being cancelled", () => {
   it("does not force-cancel within the grace period", async () => {
     const cancelledAt = "2026-11-20T10:02:00Z";
     const now = () => Date.parse(cancelledAt) + 60_000;
-    github().get(attemptPath).reply(200, workflowRun());
-    github().get(`${attemptPath}/jobs`).query(true).reply(200, cancellingJobs(cancelledAt));
+    arrangeCancelledJob(cancelledAt);
     const snapshot = await createTestAdapter({ forceCancelAfterMs: 4 * 60_000, now }).doGetStatus(runRef, createTestContext());
     expect(snapshot.message).toBe("cancel requested: waiting for GitHub to stop 1 running job");
+  });
+
+  it("never force-cancels a healthy run whose job its own concurrency group cancelled (cancel-in-progress)", async () => {
+    const cancelledAt = "2026-11-20T10:02:00Z";
+    const now = () => Date.parse(cancelledAt) + 60 * 60_000;
+    arrangeCancelledJob(cancelledAt, "concurrency");
+    // No force-cancel interceptor: a POST would fail the test with nock's "no match".
+    const snapshot = await createTestAdapter({ forceCancelAfterMs: 60_000, now }).doGetStatus(runRef, createTestContext());
+    expect(snapshot.message).toBe("build: step 3/7 'Run tests' (3 of 4 jobs done)");
+  });
+
+  it("reads the cancelled job's annotations once per poll, on top of the attempt and its jobs", async () => {
+    const requests: UpstreamRequestEvent[] = [];
+    const adapter = createTestAdapter({}, requests);
+    for (let poll = 0; poll < 2; poll += 1) {
+      arrangeCancelledJob("2026-11-20T10:02:00Z", "concurrency");
+      await adapter.doGetStatus(runRef, createTestContext());
+    }
+    expect(requests).toHaveLength(6);
+    expect(requests.filter((request) => request.path.split("?")[0] === packageAnnotationsPath)).toHaveLength(2);
   });
 });

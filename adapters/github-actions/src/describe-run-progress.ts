@@ -21,14 +21,29 @@ export function describeRunProgress(jobs: ReadonlyArray<WorkflowJob>): string | 
 }
 
 /**
- * Whether the jobs show that someone cancelled the run while it is still stopping. GitHub has no
- * "cancelling" status; a job concluded "cancelled" is the trace a cancel leaves. A failed job next to it
- * means fail-fast cancelled its matrix siblings instead, which is no cancel of the run.
+ * A job that may show a cancel of the run: the first one concluded "cancelled" while the run is still in
+ * progress. A job concluded "cancelled" is not enough on its own (its own concurrency group with
+ * cancel-in-progress cancels it too, the run carrying on), so the caller confirms it with
+ * `isRunCancelAnnotation` on that job's annotations. A failed job next to it means fail-fast cancelled its
+ * matrix siblings, which is no cancel of the run either.
  */
-export function cancellationEvidence(jobs: ReadonlyArray<WorkflowJob>): { since: string | null; stillRunning: number } | undefined {
+export function cancelledJobCandidate(
+  jobs: ReadonlyArray<WorkflowJob>,
+): { jobId: number | string; since: string | null; stillRunning: number } | undefined {
   const cancelled = jobs.filter((job) => job.conclusion === "cancelled");
   if (cancelled.length === 0) return undefined;
   if (jobs.some((job) => job.conclusion === "failure" || job.conclusion === "timed_out")) return undefined;
-  const times = cancelled.map((job) => job.completed_at).filter((time): time is string => time !== null).sort();
-  return { since: times[0] ?? null, stillRunning: jobs.filter((job) => job.status !== "completed").length };
+  const first = [...cancelled].sort((a, b) => (a.completed_at ?? "\uffff").localeCompare(b.completed_at ?? "\uffff"))[0]!;
+  return { jobId: first.id, since: first.completed_at, stillRunning: jobs.filter((job) => job.status !== "completed").length };
+}
+
+/**
+ * GitHub's annotation on the jobs of a run someone cancelled: "The run was canceled by @octocat." Other
+ * cancels read differently ("Canceling since a higher priority waiting request for '<group>' exists").
+ * Matching GitHub's wording is the only run-specific trace GitHub gives while the run stops; should the
+ * wording change, the adapter only stops recognising cancels (no "cancel requested", no force-cancel),
+ * it never force-cancels a healthy run.
+ */
+export function isRunCancelAnnotation(message: string | null): boolean {
+  return message !== null && /^The run was cancell?ed by\b/i.test(message.trim());
 }

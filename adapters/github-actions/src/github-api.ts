@@ -4,6 +4,7 @@ import type { GithubClient } from "./create-github-client.js";
 import { translateGithubError } from "./github-errors.js";
 import {
   artifactListSchema,
+  checkRunAnnotationListSchema,
   dispatchDetailsSchema,
   jobListSchema,
   pendingDeploymentListSchema,
@@ -112,6 +113,18 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
         { parseSuccessResponseBody: false },
       );
       return decodeLogBody(response.data, action);
+    },
+
+    /** The annotations of a job's check run (an Actions job id is its check run id). */
+    async listJobAnnotations(ref: RunRef, jobId: number | string, options?: ApiCallOptions) {
+      const action = `read the annotations of job ${jobId}`;
+      const response = await call(
+        action,
+        "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations",
+        { owner: ref.owner, repo: ref.repo, check_run_id: jobId, per_page: 50 },
+        options,
+      );
+      return parse(checkRunAnnotationListSchema, response.data, action);
     },
 
     async listPendingDeployments(ref: RunRef, options?: ApiCallOptions) {

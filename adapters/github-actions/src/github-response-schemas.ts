@@ -105,6 +105,9 @@ export const runReviewListSchema = z.array(
 );
 export type RunReview = z.output<typeof runReviewListSchema>[number];
 
+/** Annotations of a job's check run: GitHub writes why it cancelled a job there. */
+export const checkRunAnnotationListSchema = z.array(z.object({ message: nullableString }));
+
 export const dispatchDetailsSchema = z.object({
   workflow_run_id: githubIdSchema,
   html_url: z.string().optional(),

@@ -1,7 +1,7 @@
 import type { AdapterContext, JobSnapshot } from "@jobtasks/core";
 import { buildRunResult } from "./build-run-result.js";
 import { collectFailedSteps, type LogBudget } from "./collect-failed-steps.js";
-import { cancellationEvidence, describeRunProgress } from "./describe-run-progress.js";
+import { cancelledJobCandidate, describeRunProgress, isRunCancelAnnotation } from "./describe-run-progress.js";
 import type { GithubApi } from "./github-api.js";
 import type { WorkflowRun } from "./github-response-schemas.js";
 import { mapGithubActionsStatus, rawRunStatus } from "./map-github-actions-status.js";
@@ -25,7 +25,8 @@ export interface SnapshotDependencies {
 
 /**
  * One observation of the pinned attempt. Costs one conditional request for a queued run, two for a
- * running one, two for a waiting one, three when this token may approve (the review history numbers the
+ * running one (three while a job shows cancelled: its annotations say whether the run was cancelled), two
+ * for a waiting one, three when this token may approve (the review history numbers the
  * approval keys), and for a finished one three plus one log download per failed job (then the server keeps
  * the terminal answer).
  */
@@ -77,8 +78,11 @@ export async function readRunSnapshot(dependencies: SnapshotDependencies, ref: R
 async function describeRunning(dependencies: SnapshotDependencies, ref: RunRef, run: WorkflowRun, context: AdapterContext): Promise<string> {
   const jobs = (await dependencies.api.listAttemptJobs(ref, { signal: context.signal, notFoundMeansGone: true })).jobs;
   const progress = describeRunProgress(jobs) ?? "in progress";
-  const cancelling = cancellationEvidence(jobs);
+  const cancelling = cancelledJobCandidate(jobs);
   if (!cancelling) return progress;
+  // Only GitHub's own note on the cancelled job tells a cancel of the run from a job-level one.
+  const annotations = await dependencies.api.listJobAnnotations(ref, cancelling.jobId, { signal: context.signal });
+  if (!annotations.some((annotation) => isRunCancelAnnotation(annotation.message))) return progress;
   let message = `cancel requested: waiting for GitHub to stop ${cancelling.stillRunning} running job${cancelling.stillRunning === 1 ? "" : "s"}`;
   const grace = dependencies.settings.forceCancelAfterMs;
   const since = cancelling.since === null ? Number.NaN : Date.parse(cancelling.since);
