@@ -214,6 +214,17 @@ describe("TaskService.updateTask", () => {
     await expectProtocolError(service.updateTask(created.taskId, { approval: { action: "accept", content: "yes" } }, alice), -32602, /inputResponses\.approval\.content/);
   });
 
+  it("passes an adapter's refusal of an answer's content on as -32602 naming the field", async () => {
+    const { service, scripted } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ approval: approvalRequest() }));
+    scripted.adapter.doRespond = async () => {
+      throw new InvalidToolInputError("approval.approve", "expected a boolean");
+    };
+    const error = await expectProtocolError(service.updateTask(created.taskId, { approval: { action: "accept", content: { approve: "yes" } } }, alice), -32602);
+    expect(error.message).toBe("Invalid params: inputResponses: approval.approve: expected a boolean");
+  });
+
   it("reports a failed delivery as -32603 so the client can try again", async () => {
     const { service, scripted } = setup();
     const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;

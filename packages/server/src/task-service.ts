@@ -243,6 +243,10 @@ export class TaskService {
       await retryUpstream(action, signal, this.#retryOptions);
     } catch (error) {
       if (error instanceof JobNotFoundError) throw taskNotFoundUpstream(what);
+      // An adapter refusing an answer's content (a field of the wrong type) is the client's to fix.
+      if (error instanceof InvalidToolInputError) {
+        throw new TaskProtocolError(errorCodes.invalidParams, `Invalid params: inputResponses: ${error.field}: ${error.problem}`, { field: error.field });
+      }
       const reason = error instanceof UpstreamError ? error.message : "an unexpected error in the adapter";
       if (!(error instanceof UpstreamError)) this.#logger.error({ err: error, adapter: opened.reference.adapter }, `could not ${what}`);
       throw new TaskProtocolError(errorCodes.internalError, `Could not ${what}: ${reason}`);
