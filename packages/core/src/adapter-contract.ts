@@ -91,7 +91,8 @@ export interface JobAdapterV1<Ref extends JsonValue = JsonValue> {
   doGetStatus(ref: Ref, context: AdapterContext): Promise<JobSnapshot>;
   /**
    * Deliver answers to outstanding input requests. The core passes only keys that the latest snapshot
-   * lists as outstanding. Optional: an adapter without it never reports input_required.
+   * lists as outstanding. Throw InvalidToolInputError (field: "<key>.<field>") to refuse an answer's
+   * content; the client then gets -32602. Optional: an adapter without it never reports input_required.
    */
   doRespond?(ref: Ref, responses: Record<string, ElicitationResponse>, context: AdapterContext): Promise<void>;
   /** Ask the upstream to cancel. Cooperative: the job may still finish. Optional. */
