@@ -5,7 +5,9 @@ import type { RunRef } from "./run-ref.js";
 
 /**
  * The result of a finished attempt, as text for the model and as structured content. Artifacts are those
- * created before the attempt finished, so that a later re-run's uploads never change this result.
+ * created while the attempt ran: GitHub lists them per run, so without the upper bound a later re-run's
+ * uploads would change this result, and without the lower bound a re-run's result would list the earlier
+ * attempts' uploads (also those of jobs a failed-jobs re-run did not repeat).
  */
 export function buildRunResult(
   ref: RunRef,
@@ -32,7 +34,7 @@ export function buildRunResult(
     jobs: jobs.map((job) => ({ name: job.name, conclusion: job.conclusion, htmlUrl: job.html_url })),
     failedSteps: [...failedSteps],
     artifacts: artifacts
-      .filter((artifact) => !artifact.created_at || Number.isNaN(finishedAt) || Date.parse(artifact.created_at) <= finishedAt)
+      .filter((artifact) => createdDuring(artifact, startedAt, finishedAt))
       .map((artifact) => ({
         name: artifact.name,
         sizeInBytes: artifact.size_in_bytes,
@@ -45,6 +47,12 @@ export function buildRunResult(
     structuredContent: structured,
     isError,
   };
+}
+
+function createdDuring(artifact: Artifact, startedAt: number, finishedAt: number): boolean {
+  const createdAt = artifact.created_at ? Date.parse(artifact.created_at) : Number.NaN;
+  if (Number.isNaN(createdAt)) return true;
+  return (Number.isNaN(startedAt) || createdAt >= startedAt) && (Number.isNaN(finishedAt) || createdAt <= finishedAt);
 }
 
 function describeResult(result: RunResult): string {

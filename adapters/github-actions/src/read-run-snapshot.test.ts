@@ -138,6 +138,17 @@ describe("doGetStatus of a finished run", () => {
     expect((snapshot.result?.structuredContent as Record<string, any>).failedSteps[0].logTail).toBe("(log unavailable (HTTP 410))");
   });
 
+  it("lists only the artifacts created while this attempt ran, not an earlier attempt's", async () => {
+    // Attempt 2 ran on 2026-11-21; the run's artifact list also holds attempt 1's upload of the 20th.
+    const attempt2 = { run_attempt: 2, status: "completed", conclusion: "success", run_started_at: "2026-11-21T08:10:00Z", updated_at: "2026-11-21T08:20:00Z" };
+    github().get(`${runPath}/attempts/2`).reply(200, workflowRun(attempt2));
+    github().get(`${runPath}/attempts/2/jobs`).query(true).reply(200, { total_count: 0, jobs: [] });
+    github().get(`${runPath}/artifacts`).query(true).reply(200, fixture("artifacts.json"));
+    const snapshot = await createTestAdapter().doGetStatus({ ...runRef, attempt: 2 }, createTestContext());
+    const artifacts = (snapshot.result?.structuredContent as Record<string, any>).artifacts;
+    expect(artifacts.map((artifact: { name: string }) => artifact.name)).toEqual(["coverage-report-rerun"]);
+  });
+
   it("notes a log that expired (404) as unavailable too", async () => {
     github().get(attemptPath).reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
     github().get(`${attemptPath}/jobs`).query({ per_page: 100 }).reply(200, fixture("attempt-jobs-failure.json"));
