@@ -106,7 +106,7 @@ export function awsBatch(
     },
 
     doCancel: (ref, context) =>
-      cancelBatchJob(ref, { client: batchClient, describe, policy, secrets, strategy: resolved.cancelStrategy }, context),
+      cancelBatchJob(ref, { client: batchClient, policy, secrets }, context),
 
     async close() {
       if (ownsBatchClient) batchClient.destroy();

@@ -26,9 +26,9 @@ export interface AwsBatchOptions {
   watch?: WatchToolOptions | false;
 
   /**
-   * How tasks/cancel stops a job. "auto": CancelJob while it has not started (SUBMITTED, PENDING, RUNNABLE),
-   * TerminateJob once it is STARTING or RUNNING and for array jobs. "terminate": TerminateJob always (needs
-   * only batch:TerminateJob). Default: "auto".
+   * How tasks/cancel stops a job. Both values send one TerminateJob, which cancels a job that has not
+   * reached STARTING and stops one that has (array children included); choosing CancelJob from a prior read
+   * would race the scheduler. "terminate" is kept so existing configs stay valid. Default: "auto".
    */
   cancelStrategy?: "auto" | "terminate";
   /** Attach the last lines of the job's CloudWatch log stream to finished results. Default: off. */

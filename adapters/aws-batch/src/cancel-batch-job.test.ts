@@ -1,41 +1,46 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
-import { cancelReasonFor } from "./cancel-batch-job.js";
+import { cancelReason } from "./cancel-batch-job.js";
 import { mapBatchJobStatus } from "./map-batch-job-status.js";
 import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient, throttledReply } from "./test-support/aws-test-clients.js";
 import { fixtureJob } from "./test-support/fixtures.js";
 import { testContext } from "./test-support/test-context.js";
 
 const jobId = "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f";
-const expectedReason = "jobtasks: cancelled by alice@example.com via MCP tasks/cancel";
 
 function adapterUnderTest(cancelStrategy: "auto" | "terminate" = "auto") {
   return awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 1, cancelStrategy });
 }
 
-/** DescribeJobs answers with the running fixture in the given statuses, one per call, in order. */
-function describeAs(...statuses: string[]) {
-  const scope = nock(batchOrigin);
-  for (const status of statuses) {
-    scope.post("/v1/describejobs", { jobs: [jobId] }).reply(200, { jobs: [fixtureJob("describe-jobs-running.json", { status: status as never })] });
-  }
-}
-
-/** Records which cancel calls reach AWS, with their bodies. */
-function recordCancelCalls() {
+/**
+ * A fake Batch holding one job, with the documented semantics of both calls: CancelJob "succeeds" without
+ * effect once the scheduler has placed the job, TerminateJob stops a job in any state. `placed` is the
+ * scheduler's own view, which DescribeJobs shows only later: the race a read-then-choose cancel loses.
+ */
+function fakeBatch(initial: { status: string; placed: boolean }) {
+  const job = { status: initial.status, placed: initial.placed, statusReason: undefined as string | undefined };
   const calls: { path: string; body: unknown }[] = [];
-  for (const path of ["/v1/canceljob", "/v1/terminatejob"]) {
-    nock(batchOrigin)
-      .post(path, (body) => {
-        calls.push({ path, body });
-        return true;
-      })
-      .optionally()
-      .times(5)
-      .reply(200, {});
-  }
-  return calls;
+  const stop = (reason: string) => {
+    job.status = "FAILED";
+    job.statusReason = reason;
+  };
+  nock(batchOrigin)
+    .persist()
+    .post(/\/v1\/(describejobs|canceljob|terminatejob)/)
+    .reply((path, body) => {
+      calls.push({ path, body });
+      const { reason } = body as { reason?: string };
+      if (path === "/v1/describejobs") {
+        const described = fixtureJob("describe-jobs-running.json", { status: job.status as never, statusReason: job.statusReason });
+        return [200, { jobs: [described] }];
+      }
+      const active = job.status !== "SUCCEEDED" && job.status !== "FAILED";
+      if (path === "/v1/terminatejob" && active) stop(reason ?? "");
+      if (path === "/v1/canceljob" && active && !job.placed) stop(reason ?? "");
+      return [200, {}];
+    });
+  return { job, calls };
 }
 
 describe("doCancel", () => {
@@ -45,67 +50,70 @@ describe("doCancel", () => {
     nock.enableNetConnect();
   });
 
-  it.each(["SUBMITTED", "PENDING", "RUNNABLE"])("uses CancelJob for a %s job that has not started", async (status) => {
-    describeAs(status, status);
-    const calls = recordCancelCalls();
-    await adapterUnderTest().doCancel?.({ jobId }, testContext());
-    expect(calls).toEqual([{ path: "/v1/canceljob", body: { jobId, reason: expectedReason } }]);
+  it("stops a job the scheduler placed while DescribeJobs still shows it RUNNABLE (the race CancelJob loses)", async () => {
+    const batch = fakeBatch({ status: "RUNNABLE", placed: true });
+    const adapter = adapterUnderTest();
+    await adapter.doCancel?.({ jobId }, testContext());
+    const snapshot = await adapter.doGetStatus({ jobId }, testContext());
+    expect(snapshot.status).toBe("cancelled");
+    expect(batch.calls.filter((call) => call.path !== "/v1/describejobs")).toEqual([
+      { path: "/v1/terminatejob", body: { jobId, reason: cancelReason } },
+    ]);
   });
 
-  it.each(["STARTING", "RUNNING"])("uses TerminateJob for a %s job (CancelJob would do nothing)", async (status) => {
-    describeAs(status);
-    const calls = recordCancelCalls();
+  it.each(["SUBMITTED", "PENDING", "RUNNABLE", "STARTING", "RUNNING", "SOME_FUTURE_STATE"])(
+    "sends one TerminateJob, without reading first, for a %s job",
+    async (status) => {
+      const batch = fakeBatch({ status, placed: false });
+      await adapterUnderTest().doCancel?.({ jobId }, testContext());
+      expect(batch.calls).toEqual([{ path: "/v1/terminatejob", body: { jobId, reason: cancelReason } }]);
+      expect(batch.job.status).toBe("FAILED");
+    },
+  );
+
+  it("terminates an array parent (TerminateJob reaches its children too)", async () => {
+    const batch = fakeBatch({ status: "PENDING", placed: false });
     await adapterUnderTest().doCancel?.({ jobId }, testContext());
-    expect(calls).toEqual([{ path: "/v1/terminatejob", body: { jobId, reason: expectedReason } }]);
+    expect(batch.calls.map((call) => call.path)).toEqual(["/v1/terminatejob"]);
   });
 
-  it("terminates after a CancelJob that lost the race with the scheduler", async () => {
-    describeAs("RUNNABLE", "STARTING");
-    const calls = recordCancelCalls();
-    await adapterUnderTest().doCancel?.({ jobId }, testContext());
-    expect(calls.map((call) => call.path)).toEqual(["/v1/canceljob", "/v1/terminatejob"]);
-  });
-
-  it("terminates an array parent even while it is PENDING, since its children may be running", async () => {
-    nock(batchOrigin)
-      .post("/v1/describejobs")
-      .reply(200, { jobs: [fixtureJob("describe-jobs-array-pending.json", { jobId })] });
-    const calls = recordCancelCalls();
-    await adapterUnderTest().doCancel?.({ jobId }, testContext());
-    expect(calls.map((call) => call.path)).toEqual(["/v1/terminatejob"]);
-  });
-
-  it.each(["SUCCEEDED", "FAILED"])("sends nothing for a job that already %s", async (status) => {
-    describeAs(status);
-    const calls = recordCancelCalls();
-    await adapterUnderTest().doCancel?.({ jobId }, testContext());
-    expect(calls).toEqual([]);
-  });
-
-  it("with cancelStrategy terminate, sends TerminateJob alone without reading the job", async () => {
-    const calls = recordCancelCalls();
+  it("behaves the same with cancelStrategy terminate, kept for existing configs", async () => {
+    const batch = fakeBatch({ status: "RUNNABLE", placed: false });
     await adapterUnderTest("terminate").doCancel?.({ jobId }, testContext());
-    expect(calls).toEqual([{ path: "/v1/terminatejob", body: { jobId, reason: expectedReason } }]);
+    expect(batch.calls).toEqual([{ path: "/v1/terminatejob", body: { jobId, reason: cancelReason } }]);
   });
 
   it("retries a throttled TerminateJob", async () => {
     nock(batchOrigin).post("/v1/terminatejob").reply(...throttledReply()).post("/v1/terminatejob").reply(200, {});
-    await adapterUnderTest("terminate").doCancel?.({ jobId }, testContext());
+    await adapterUnderTest().doCancel?.({ jobId }, testContext());
     expect(nock.isDone()).toBe(true);
   });
 
-  it("sends a reason the status mapping recognises as a cancel, whoever the principal is", () => {
-    for (const principal of ["alice@example.com", "", "weird\u0007name\nwith control characters"]) {
-      const reason = cancelReasonFor(principal);
-      expect(reason).not.toMatch(/[\u0000-\u001f]/);
-      const job = fixtureJob("describe-jobs-running.json", { status: "FAILED", statusReason: reason, isCancelled: false });
-      expect(mapBatchJobStatus(job).status).toBe("cancelled");
-    }
+  it("sends the same reason whoever cancels, so one caller's name never reaches another watching the job", async () => {
+    const batch = fakeBatch({ status: "RUNNING", placed: true });
+    const alice = testContext("alice@example.com");
+    await adapterUnderTest().doCancel?.({ jobId }, alice);
+    await adapterUnderTest().doCancel?.({ jobId }, testContext("bob@example.com"));
+    const reasons = batch.calls.map((call) => (call.body as { reason: string }).reason);
+    expect(reasons).toEqual([cancelReason, cancelReason]);
+    expect(cancelReason).toBe("jobtasks: cancelled via MCP tasks/cancel");
+    const watchedByBob = await adapterUnderTest().doGetStatus({ jobId }, testContext("bob@example.com"));
+    expect(watchedByBob.message).not.toContain("alice");
+    // Who cancelled stays in the server's own log.
+    expect(alice.logged.join("\n")).toContain("alice@example.com");
+  });
+
+  it("sends a reason the status mapping recognises as a cancel", () => {
+    const job = fixtureJob("describe-jobs-running.json", { status: "FAILED", statusReason: cancelReason, isCancelled: false });
+    expect(mapBatchJobStatus(job).status).toBe("cancelled");
   });
 
   it("stays working after a cancel until Batch shows the job stopped (cooperative cancel)", async () => {
-    describeAs("RUNNING", "RUNNING");
-    recordCancelCalls();
+    nock(batchOrigin)
+      .post("/v1/terminatejob")
+      .reply(200, {})
+      .post("/v1/describejobs")
+      .reply(200, { jobs: [fixtureJob("describe-jobs-running.json")] });
     const adapter = adapterUnderTest();
     await adapter.doCancel?.({ jobId }, testContext());
     expect((await adapter.doGetStatus({ jobId }, testContext())).status).toBe("working");

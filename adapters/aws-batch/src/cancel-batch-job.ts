@@ -1,65 +1,33 @@
-import { type BatchClient, CancelJobCommand, TerminateJobCommand } from "@aws-sdk/client-batch";
+import { type BatchClient, TerminateJobCommand } from "@aws-sdk/client-batch";
 import type { AdapterContext } from "@jobtasks/core";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
-import type { DescribeJobsBatcher } from "./describe-jobs-batcher.js";
-import { activeStatuses, cancelReasonPrefix, notStartedStatuses } from "./map-batch-job-status.js";
+import { cancelReasonPrefix } from "./map-batch-job-status.js";
 
 export interface CancelDependencies {
   client: BatchClient;
-  describe: DescribeJobsBatcher;
   policy: BackoffPolicy;
   secrets: ReadonlyArray<string | undefined>;
-  strategy: "auto" | "terminate";
 }
 
 /**
- * The reason sent with CancelJob/TerminateJob. Batch shows it as the job's statusReason, which is how the
- * status mapping recognises the cancel. Control characters are dropped and the principal is shortened: it
- * ends up in the AWS console.
+ * The reason sent with TerminateJob. Batch shows it as the job's statusReason to anyone who reads the job
+ * (another caller following it with watch_job, the console, the activity log), so it names nobody: who
+ * cancelled is written to the server's log instead. The status mapping recognises it by its prefix.
  */
-export function cancelReasonFor(principal: string): string {
-  const who = principal.replace(/[\p{Cc}]/gu, "").slice(0, 128) || "an MCP client";
-  return `${cancelReasonPrefix} by ${who} via MCP tasks/cancel`;
-}
+export const cancelReason = `${cancelReasonPrefix} via MCP tasks/cancel`;
 
 /**
- * Cooperative cancel. CancelJob only stops jobs that have not started and "succeeds" without effect on a
- * STARTING or RUNNING job, so "auto" checks the status first, uses TerminateJob once the job started (and
- * for array parents, whose children may be running while the parent is PENDING), and terminates after a
- * CancelJob that lost the race with the scheduler. Both calls are idempotent, so they are retried freely.
+ * Cooperative cancel with one TerminateJob, whatever the job's state: Batch cancels a job that has not
+ * reached STARTING and stops one that has, array children included. CancelJob would need the state first,
+ * and that read races the scheduler: a job placed a moment before CancelJob arrives is not cancelled, while
+ * CancelJob still "succeeds". TerminateJob on a finished job changes nothing, so it is retried freely.
  */
 export async function cancelBatchJob(ref: BatchJobRef, dependencies: CancelDependencies, context: AdapterContext): Promise<void> {
-  const reason = cancelReasonFor(context.principal);
-  const send = (operation: "CancelJob" | "TerminateJob") =>
-    callWithBackoff(
-      operation,
-      () =>
-        dependencies.client.send(
-          operation === "CancelJob"
-            ? new CancelJobCommand({ jobId: ref.jobId, reason })
-            : new TerminateJobCommand({ jobId: ref.jobId, reason }),
-          { abortSignal: context.signal },
-        ),
-      { policy: dependencies.policy, retryOn: "transient", secrets: dependencies.secrets, signal: context.signal },
-    );
-
-  if (dependencies.strategy === "terminate") {
-    await send("TerminateJob");
-    return;
-  }
-  const job = await dependencies.describe.load(ref.jobId, context.signal);
-  const status = job.status ?? "";
-  if (!activeStatuses.has(status)) {
-    // Finished, or a status this adapter does not know: TerminateJob is the one call valid in any state.
-    if (status !== "SUCCEEDED" && status !== "FAILED") await send("TerminateJob");
-    return;
-  }
-  if (!notStartedStatuses.has(status) || job.arrayProperties?.size) {
-    await send("TerminateJob");
-    return;
-  }
-  await send("CancelJob");
-  const after = await dependencies.describe.load(ref.jobId, context.signal);
-  if (after.status === "STARTING" || after.status === "RUNNING") await send("TerminateJob");
+  context.logger.info({ jobId: ref.jobId, principal: context.principal }, "terminating an AWS Batch job for tasks/cancel");
+  await callWithBackoff(
+    "TerminateJob",
+    () => dependencies.client.send(new TerminateJobCommand({ jobId: ref.jobId, reason: cancelReason }), { abortSignal: context.signal }),
+    { policy: dependencies.policy, retryOn: "transient", secrets: dependencies.secrets, signal: context.signal },
+  );
 }
