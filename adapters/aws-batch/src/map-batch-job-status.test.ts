@@ -102,7 +102,8 @@ describe("mapBatchJobStatus", () => {
   it.each([
     ["isCancelled", { isCancelled: true, statusReason: "Cancelled by someone" }],
     ["isTerminated", { isCancelled: false, isTerminated: true, statusReason: "Terminated by ops" }],
-    ["the reason doCancel sent", { isCancelled: false, statusReason: "jobtasks: cancelled by bob via MCP tasks/cancel" }],
+    ["the reason doCancel sent", { isCancelled: false, statusReason: "jobtasks: cancelled via MCP tasks/cancel" }],
+    ["the reason older versions sent", { isCancelled: false, statusReason: "jobtasks: cancelled by bob via MCP tasks/cancel" }],
   ] as const)("maps FAILED after a cancel to cancelled (recognised by %s)", (_how, changes) => {
     const job = fixtureJob("describe-jobs-cancelled.json", changes);
     expect(wasCancelled(job)).toBe(true);
@@ -110,6 +111,22 @@ describe("mapBatchJobStatus", () => {
     expect(snapshot.status).toBe("cancelled");
     expect(snapshot.rawStatus).toBe("FAILED");
     expect(snapshot.result).toBeUndefined();
+  });
+
+  it.each([
+    ["a dependency failed", { isCancelled: true, statusReason: "Dependent Job failed" }],
+    ["its attempt timed out", { isTerminated: true, statusReason: "Job attempt duration exceeded timeout" }],
+  ] as const)("reports a job Batch stopped itself because %s as completed with isError, not as a user's cancel", (_why, changes) => {
+    const job = fixtureJob("describe-jobs-cancelled.json", changes);
+    const snapshot = mapBatchJobStatus(job);
+    expect(snapshot.status).toBe("completed");
+    expect(snapshot.result?.isError).toBe(true);
+    expect(snapshot.message).toBe(`FAILED: ${changes.statusReason}`);
+  });
+
+  it("keeps rawStatus a string even when AWS sends something else", () => {
+    const snapshot = mapBatchJobStatus(fixtureJob("describe-jobs-running.json", { status: 7 as never }));
+    expect(snapshot).toMatchObject({ status: "working", rawStatus: "7" });
   });
 
   it("keeps a SUCCEEDED job completed even if a terminate raced and lost", () => {

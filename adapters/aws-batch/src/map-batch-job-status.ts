@@ -13,11 +13,23 @@ export const activeStatuses: ReadonlySet<string> = new Set([...notStartedStatuse
 export const finishedStatuses: ReadonlySet<string> = new Set(["SUCCEEDED", "FAILED"]);
 
 /**
- * Batch has no CANCELLED state: a cancelled or terminated job ends FAILED. It counts as cancelled when Batch
- * flags it (isCancelled, isTerminated) or when the reason is the one doCancel sent.
+ * Reasons Batch writes itself when it stops a job nobody asked to stop: a job whose dependency failed is
+ * cancelled, an attempt past its timeout is terminated. The job failed for a reason of its own, so the agent
+ * gets completed + isError with that reason, not "cancelled". Other reasons Batch may write are unknown and
+ * keep the flag's meaning.
+ */
+const stoppedByBatchItself: readonly RegExp[] = [/^Dependent Job failed/i, /exceeded timeout/i];
+
+/**
+ * Batch has no CANCELLED state: a cancelled or terminated job ends FAILED. It counts as cancelled when the
+ * reason is the one doCancel sends, or when Batch flags it (isCancelled, isTerminated) for someone's
+ * CancelJob/TerminateJob (the console, the CLI) rather than for one of its own reasons.
  */
 export function wasCancelled(job: JobDetail): boolean {
-  return job.isCancelled === true || job.isTerminated === true || (job.statusReason ?? "").startsWith(cancelReasonPrefix);
+  const reason = job.statusReason ?? "";
+  if (reason.startsWith(cancelReasonPrefix)) return true;
+  if (job.isCancelled !== true && job.isTerminated !== true) return false;
+  return !stoppedByBatchItself.some((pattern) => pattern.test(reason));
 }
 
 /** "734/1000 succeeded, 3 failed, 12 running" from an array parent's status summary. */
@@ -49,7 +61,8 @@ function workingMessage(job: JobDetail, rawStatus: string, known: boolean): stri
  * listed stays working with its raw value shown, never terminal.
  */
 export function mapBatchJobStatus(job: JobDetail, logTail?: LogTail): JobSnapshot {
-  const rawStatus = job.status ?? "UNKNOWN";
+  // A string whatever AWS sent: JobSnapshot.rawStatus is typed so, and an unexpected value stays visible.
+  const rawStatus = String(job.status ?? "UNKNOWN");
   if (activeStatuses.has(rawStatus)) {
     const snapshot: JobSnapshot = { status: "working", rawStatus, message: workingMessage(job, rawStatus, true) };
     const summaryUpdatedAt = job.arrayProperties?.statusSummaryLastUpdatedAt;
