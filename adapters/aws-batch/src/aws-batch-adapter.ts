@@ -45,7 +45,7 @@ export function awsBatch(
     ? (options.logsClient ?? createLogsClient(resolved, environment))
     : undefined;
   const secrets = [resolved.credentials?.accessKeyId, resolved.credentials?.secretAccessKey, resolved.credentials?.sessionToken];
-  const policy: BackoffPolicy = resolved.retry;
+  const policy: BackoffPolicy = options.random ? { ...resolved.retry, random: options.random } : resolved.retry;
 
   const describe = createDescribeJobsBatcher({
     windowMs: resolved.describeBatchWindowMs,

@@ -57,6 +57,11 @@ export interface AwsBatchOptions {
   batchClient?: BatchClient;
   /** A CloudWatch Logs client to use for log tails instead of building one. */
   logsClient?: CloudWatchLogsClient;
+  /**
+   * Source of the backoff jitter, a number in [0, 1) per wait (tests, deterministic simulations); code only,
+   * like the clients. Default: Math.random.
+   */
+  random?: () => number;
 }
 
 /** One parameter the agent may (or must) fill. Batch substitutes it for `Ref::<name>` in the command. */

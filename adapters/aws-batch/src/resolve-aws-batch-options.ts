@@ -27,10 +27,10 @@ export function resolveAwsBatchOptions(options: AwsBatchOptions): ResolvedAwsBat
 }
 
 /**
- * The options the schema validates: all but the injected clients. Typed as the schema's input, so the
+ * The options the schema validates: all but the injected clients and random source. Typed as the schema's input, so the
  * compiler reports a documented option whose type the schema does not accept.
  */
 function configurableOptions(options: AwsBatchOptions): z.input<typeof awsBatchOptionsSchema> {
-  const { batchClient: _batchClient, logsClient: _logsClient, ...configurable } = options;
+  const { batchClient: _batchClient, logsClient: _logsClient, random: _random, ...configurable } = options;
   return configurable;
 }
