@@ -10,6 +10,8 @@ export interface ConditionalFetchOptions {
   maxEntries?: number;
   /** Larger bodies are not kept (default 512 KiB). */
   maxBodyBytes?: number;
+  /** Most bytes of bodies kept in all (default 32 MiB): a bound on the memory, whatever the answers' size. */
+  maxTotalBytes?: number;
   /** URLs never made conditional (job logs: big, read once, and served from a redirect). */
   exclude?: RegExp;
 }
@@ -17,14 +19,23 @@ export interface ConditionalFetchOptions {
 interface CachedAnswer {
   etag: string;
   body: string;
+  bytes: number;
   headers: [string, string][];
 }
 
 export function createConditionalFetch(next: typeof fetch, options: ConditionalFetchOptions = {}): typeof fetch {
   const maxEntries = options.maxEntries ?? 500;
   const maxBodyBytes = options.maxBodyBytes ?? 512 * 1024;
+  const maxTotalBytes = options.maxTotalBytes ?? 32 * 1024 * 1024;
   const exclude = options.exclude ?? /\/logs(\?|$)/;
   const cache = new Map<string, CachedAnswer>();
+  let totalBytes = 0;
+  const forget = (url: string): void => {
+    const entry = cache.get(url);
+    if (!entry) return;
+    totalBytes -= entry.bytes;
+    cache.delete(url);
+  };
 
   return async (input, init) => {
     const method = (init?.method ?? "GET").toUpperCase();
@@ -49,17 +60,20 @@ export function createConditionalFetch(next: typeof fetch, options: ConditionalF
 
     const etag = response.headers.get("etag");
     if (response.status !== 200 || !etag) {
-      if (response.status !== 304) cache.delete(url);
+      if (response.status !== 304) forget(url);
       return response;
     }
     const body = await response.text();
-    if (Buffer.byteLength(body) <= maxBodyBytes) {
-      cache.delete(url);
-      cache.set(url, { etag, body, headers: [...response.headers.entries()] });
-      while (cache.size > maxEntries) {
+    const bytes = Buffer.byteLength(body);
+    forget(url);
+    if (bytes <= maxBodyBytes && bytes <= maxTotalBytes) {
+      cache.set(url, { etag, body, bytes, headers: [...response.headers.entries()] });
+      totalBytes += bytes;
+      // Map order is insertion order, refreshed on every hit: the first key is the least recently used.
+      while (cache.size > maxEntries || totalBytes > maxTotalBytes) {
         const oldest = cache.keys().next().value;
         if (oldest === undefined) break;
-        cache.delete(oldest);
+        forget(oldest);
       }
     }
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });

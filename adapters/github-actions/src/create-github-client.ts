@@ -22,6 +22,11 @@ export interface GithubClientSettings {
   requestRetries: number;
   fetch?: typeof fetch;
   onUpstreamRequest?: (event: UpstreamRequestEvent) => void;
+  /**
+   * Called with each credential sent that the settings do not hold: with App auth, the App's JWTs and the
+   * installation tokens that auth-app fetches and renews, so they can be redacted like a configured token.
+   */
+  onCredential?: (credential: string) => void;
 }
 
 // Each client gets its own throttling buckets: the plugin shares them process-wide by id otherwise.
@@ -37,7 +42,8 @@ export function createGithubClient(settings: GithubClientSettings): GithubClient
   clientCount += 1;
   const shouldWait = (retryAfterSeconds: number, _options: unknown, _octokit: unknown, retryCount: number): boolean =>
     retryCount < 1 && retryAfterSeconds * 1000 <= settings.maxRateLimitWaitMs;
-  const fetchChain = createConditionalFetch(createMeteredFetch(settings.fetch, settings.budget, settings.onUpstreamRequest));
+  const metered = createMeteredFetch(settings.fetch, settings.budget, settings.onUpstreamRequest);
+  const fetchChain = createConditionalFetch(settings.onCredential ? reportCredentials(metered, settings.onCredential) : metered);
   const authOptions =
     settings.credentials.kind === "token"
       ? { auth: settings.credentials.token }
@@ -68,4 +74,14 @@ export function createGithubClient(settings: GithubClientSettings): GithubClient
       doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451],
     },
   });
+}
+
+/** A fetch that reports the credential of every request's Authorization header ("token X", "bearer X"). */
+function reportCredentials(next: typeof fetch, onCredential: (credential: string) => void): typeof fetch {
+  return (input, init) => {
+    const authorization = new Headers(init?.headers).get("authorization");
+    const credential = authorization?.split(" ").at(-1);
+    if (credential) onCredential(credential);
+    return next(input, init);
+  };
 }

@@ -47,6 +47,7 @@ export function githubActions(options: GithubActionsOptions, environment: Enviro
     requestRetries: config.requestRetries,
     ...(injectedFetch ? { fetch: injectedFetch } : {}),
     ...(onUpstreamRequest ? { onUpstreamRequest } : {}),
+    ...(resolved.credentials.kind === "app" ? { onCredential: rememberForRedaction(secrets) } : {}),
   });
   const api = createGithubApi(octokit, secrets);
   const dependencies: ToolDependencies = { api, config, repositories: resolved.repositories, now };
@@ -90,6 +91,20 @@ export function githubActions(options: GithubActionsOptions, environment: Enviro
         throw error;
       }
     },
+  };
+}
+
+/**
+ * Add the App's short-lived credentials to the redaction list (which everything reads by reference) as
+ * they are sent. Only the newest few are kept: a renewed installation token replaces an expired one.
+ */
+function rememberForRedaction(secrets: string[]): (credential: string) => void {
+  const configured = secrets.length;
+  const keptCredentials = 8;
+  return (credential) => {
+    if (secrets.includes(credential)) return;
+    secrets.push(credential);
+    if (secrets.length > configured + keptCredentials) secrets.splice(configured, 1);
   };
 }
 

@@ -90,6 +90,23 @@ describe("credentials and endpoints", () => {
     const adapter = githubActions({ app: { appId: 12345, privateKey: pem, installationId: 678 }, repositories: ["octo-org/octo-app"] }, {});
     expect((await adapter.doGetStatus(runRef, createTestContext())).status).toBe("working");
   });
+
+  it("redacts the installation tokens it was given from upstream text, as it does a configured token", async () => {
+    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const pem = privateKey.export({ type: "pkcs1", format: "pem" }).toString();
+    const installationToken = "ghs_InstallationTokenEchoedBack0000000000";
+    nock("https://api.github.com")
+      .post("/app/installations/678/access_tokens")
+      .reply(201, { token: installationToken, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    // An upstream answer that quotes the credential back (a proxy's error page, say).
+    nock("https://api.github.com")
+      .get("/repos/octo-org/octo-app/actions/runs/9182736455/attempts/1")
+      .reply(400, { message: `bad request for token ${installationToken}` });
+    const adapter = githubActions({ app: { appId: 12345, privateKey: pem, installationId: 678 }, repositories: ["octo-org/octo-app"] }, {});
+    const failure = await adapter.doGetStatus(runRef, createTestContext()).catch((error: unknown) => error);
+    expect((failure as Error).message).toContain("bad request for token");
+    expect((failure as Error).message).not.toContain(installationToken);
+  });
 });
 
 describe("adapterDefinition", () => {
