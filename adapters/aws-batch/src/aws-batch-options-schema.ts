@@ -1,10 +1,8 @@
 import { z } from "zod";
 
-/**
- * The zod shape of AwsBatchOptions (without the injected clients), used by the `jobtasks` command to
- * validate a config file and by `awsBatch()` itself, so both report the same option paths. Defaults are
- * filled here; the doc comments live on AwsBatchOptions.
- */
+// The zod shape of AwsBatchOptions (without the code-only options), used by the `jobtasks` command to
+// validate a config file and by `awsBatch()` itself, so both report the same option paths. Defaults are
+// filled here; the doc comments live on AwsBatchOptions.
 
 export const mcpToolNamePattern = /^[A-Za-z0-9_.-]{1,64}$/;
 const toolName = z.string().regex(mcpToolNamePattern, "a tool name: 1-64 letters, digits, '_', '-' or '.'");
