@@ -4,7 +4,7 @@ import { createConditionalFetch } from "./conditional-fetch.js";
 /** A transport that answers each URL with a body of `size` bytes and an ETag, or 304 when it matches. */
 function fakeGithub(size: number) {
   const conditional: string[] = [];
-  const next = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const next = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
     const url = String(input);
     const ifNoneMatch = new Headers(init?.headers).get("if-none-match");
     if (ifNoneMatch) {
