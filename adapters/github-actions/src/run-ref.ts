@@ -5,6 +5,8 @@ import { z } from "zod";
  * later re-run (which keeps the run id and bumps the attempt) never changes a finished task.
  */
 export interface RunRef {
+  // The core takes refs as JsonValue (it seals them into task ids); an interface is only assignable to
+  // a JSON object type with an index signature.
   [key: string]: string | number;
   owner: string;
   repo: string;
