@@ -77,14 +77,16 @@ describe("configuration and credentials errors at call time", () => {
       maxAttempts: 1,
     });
 
+  // A Region does not appear by itself; credentials may (a renewed SSO session, an instance role that
+  // answers again), so the server keeps such tasks waiting within its outage budget.
   it.each([
-    ["a missing Region", regionless, /no AWS Region/],
-    ["missing credentials", credentialless, /no AWS credentials/],
-  ])("makes %s a non-retryable error that says what is missing, not 'may have reached AWS'", async (_case, client, message) => {
+    ["a missing Region", regionless, /no AWS Region/, false],
+    ["missing credentials", credentialless, /no AWS credentials/, true],
+  ])("makes %s an error that says what is missing, not 'may have reached AWS'", async (_case, client, message, retryable) => {
     const adapter = awsBatch({ batchClient: client(), retry: fastRetry, describeBatchWindowMs: 1 });
     const error = await adapter.doGetStatus({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }, testContext()).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
-    expect((error as UpstreamError).isRetryable).toBe(false);
+    expect((error as UpstreamError).isRetryable).toBe(retryable);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain("network error");
   });

@@ -114,8 +114,11 @@ export function toUpstreamError(
   if (error instanceof UpstreamError || error instanceof JobNotFoundError) return error;
   const missing = missingConfigurationOf(error);
   if (missing) {
-    // The SDK's own message adds nothing and may name local files; say what to configure instead.
-    return new UpstreamError(`${service} ${operation} could not be sent: ${missing}`, { cause: error, isRetryable: false });
+    // The SDK's own message adds nothing and may name local files; say what to configure instead. A
+    // missing Region stays missing; credentials may come back (an expired SSO session renewed, an instance
+    // role briefly unreachable), so those keep the task waiting within the server's outage budget.
+    const credentials = asAwsError(error).name !== undefined && /Provider/.test(asAwsError(error).name ?? "");
+    return new UpstreamError(`${service} ${operation} could not be sent: ${missing}`, { cause: error, isRetryable: credentials });
   }
   const aws = asAwsError(error);
   const httpStatus = aws.$metadata?.httpStatusCode;
