@@ -49,7 +49,8 @@ runAdapterConformance<RunRef>({
       .post(`${repositoryPath}/workflows/ci.yml/dispatches`)
       .optionally()
       .reply(200, { workflow_run_id: 9182799001, html_url: "https://github.com/octo-org/octo-app/actions/runs/9182799001" });
-    github().get(`${repositoryPath}/runs/9182799001/attempts/1`).optionally().reply(200, workflowRun({ id: 9182799001, status: "queued" }));
+    // Read twice: once by the dispatch (the run must be readable before a task is handed out), once by the suite.
+    github().get(`${repositoryPath}/runs/9182799001/attempts/1`).times(2).optionally().reply(200, workflowRun({ id: 9182799001, status: "queued" }));
     // No GET retries: the retryable-failure scenario answers one 503 and would otherwise wait out 1 + 4 s.
     return createTestAdapter({ requestRetries: 0, workflows: [{ tool: "run_ci", repository: `${owner}/${repo}`, workflow: "ci.yml" }] });
   },

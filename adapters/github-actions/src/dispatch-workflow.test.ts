@@ -38,8 +38,13 @@ function start(options: GithubActionsOptions, input: unknown) {
 }
 
 describe("dispatch tools", () => {
-  it("returns the exact run GitHub reports with return_run_details, without looking it up", async () => {
+  it("returns the exact run GitHub reports with return_run_details, once the run can be read", async () => {
     let body: any;
+    // Eventually consistent: the run GitHub just named is not served for a moment.
+    github().get("/repos/octo-org/octo-app/actions/runs/9182799001/attempts/1").reply(404, { message: "Not Found" });
+    github()
+      .get("/repos/octo-org/octo-app/actions/runs/9182799001/attempts/1")
+      .reply(200, { ...fixture("workflow-run.json"), id: 9182799001, status: "queued", conclusion: null });
     github()
       .post(dispatchPath, (sent) => ((body = sent), true))
       .reply(200, {
@@ -72,6 +77,17 @@ describe("dispatch tools", () => {
       });
     const started = await start(deployWorkflow, { inputs: { environment: "production" } });
     expect(started.ref).toEqual({ owner: "octo-org", repo: "octo-app", runId: 9182799001, attempt: 1 });
+  });
+
+  it("refuses to hand out a task for a run that never becomes readable, and says how to follow it", async () => {
+    github().post(dispatchPath).reply(200, { workflow_run_id: 9182799001 });
+    github().get("/repos/octo-org/octo-app/actions/runs/9182799001/attempts/1").times(50).optionally().reply(404, { message: "Not Found" });
+    const error = await start({ ...deployWorkflow, dispatch: { correlationTimeoutMs: 50, correlationPollMs: 10 } } as GithubActionsOptions, { inputs: { environment: "staging" } }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ isRetryable: false });
+    expect((error as Error).message).toMatch(/run 9182799001, but the run could not be read.*watch_run/);
   });
 
   it("asks again without return_run_details when an older GitHub Enterprise Server refuses the key", async () => {
@@ -140,6 +156,7 @@ describe("run_workflow, the generic dispatch tool", () => {
 
   it("dispatches a workflow on the allow-list", async () => {
     github().post(dispatchPath).reply(200, { workflow_run_id: 9182799001 });
+    github().get("/repos/octo-org/octo-app/actions/runs/9182799001/attempts/1").reply(200, { ...fixture("workflow-run.json"), id: 9182799001 });
     const tool = createTestAdapter(options).tools.find((candidate) => candidate.name === "ci_run_workflow")!;
     const input = tool.inputSchema.parse({ owner: "octo-org", repo: "octo-app", workflow: "deploy.yml", ref: "main" });
     const started = await tool.doStart(input, createTestContext());

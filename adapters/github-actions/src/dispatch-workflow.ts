@@ -59,7 +59,11 @@ export async function dispatchWorkflow(
     if (!request.correlationInput) throw mayHaveStarted(request, error);
     failure = error;
   }
-  if (runId !== undefined) return { ref: { ...repository, runId, attempt: 1 }, snapshot: firstSnapshot };
+  if (runId !== undefined) {
+    const ref: RunRef = { ...repository, runId, attempt: 1 };
+    await waitUntilReadable(api, ref, request, settings, signal, now);
+    return { ref, snapshot: firstSnapshot };
+  }
 
   if (!request.correlationInput || !distinctId) {
     throw new UpstreamError(
@@ -84,6 +88,39 @@ export async function dispatchWorkflow(
     );
   }
   return { ref: { ...repository, runId: found.id, attempt: found.run_attempt }, snapshot: firstSnapshot };
+}
+
+/**
+ * GitHub names the new run at once, but its API may not serve it for a moment; a task must resolve on the
+ * first tasks/get, so the run is read back (404 meaning "not yet") before the task is handed out.
+ */
+async function waitUntilReadable(
+  api: GithubApi,
+  ref: RunRef,
+  request: DispatchRequest,
+  settings: DispatchSettings,
+  signal: AbortSignal,
+  now: () => number,
+): Promise<void> {
+  const readable = await waitWithBackoff(
+    async () => {
+      try {
+        await api.getRunAttempt(ref, { signal });
+        return true;
+      } catch (error) {
+        if (error instanceof UpstreamError && error.httpStatus === 404) return undefined;
+        throw error;
+      }
+    },
+    { timeoutMs: settings.correlationTimeoutMs, initialMs: settings.correlationPollMs, signal, now },
+  );
+  if (!readable) {
+    throw new UpstreamError(
+      `GitHub started workflow ${request.workflow} as run ${String(ref.runId)}, but the run could not be read within ` +
+        `${Math.round(settings.correlationTimeoutMs / 1000)} s; follow it with watch_run (runId ${String(ref.runId)}) instead of dispatching again`,
+      { isRetryable: false },
+    );
+  }
 }
 
 function isUndecidedDispatch(error: unknown): error is UpstreamError {
