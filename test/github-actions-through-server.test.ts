@@ -197,6 +197,7 @@ describe("GitHub Actions through the server", () => {
     expect(logTail).not.toContain("rolled out octo-app");
     expect(logTail).not.toContain("Post job cleanup");
     expect(logTail).not.toContain(token);
+    expect(logTail).toContain("using credentials [redacted]");
     const text = result["content"][0]["text"] as string;
     expect(text).toContain("Failed: deploy > Run smoke tests");
     expect(text).toContain("smoke: GET /api/orders -> 503 Service Unavailable");
