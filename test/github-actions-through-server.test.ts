@@ -260,6 +260,65 @@ describe("GitHub Actions through the server", () => {
     client.expectNoneContains([token]);
   });
 
+  it("a second wait on the same environment gets a new key, and the answered key stays dead", async () => {
+    const { github, client } = await serve();
+    const runId = github.nextRunId;
+    const taskId = (await client.callTool("deploy_app", { inputs: { environment: "production" } }))["taskId"] as string;
+    const waitForProduction = () =>
+      github.update(runId, { status: "waiting", pendingDeployments: [{ environmentId: productionId, environmentName: "production", canApprove: true }] });
+    const approve = { action: "accept", content: { approve: true } };
+
+    waitForProduction();
+    const firstKey = `deploy-${runId}-1-${productionId}-0`;
+    expect(Object.keys((await client.get(taskId))["inputRequests"])).toEqual([firstKey]);
+    await client.update(taskId, { [firstKey]: approve });
+    github.update(runId, { status: "in_progress", jobs: [buildJob("in_progress")] });
+    expect((await client.get(taskId))["status"]).toBe("working");
+
+    // A later job of the same attempt deploys to production as well: a new request, under a new key.
+    waitForProduction();
+    const second = await client.get(taskId);
+    const secondKey = `deploy-${runId}-1-${productionId}-1`;
+    expect(second["status"]).toBe("input_required");
+    expect(Object.keys(second["inputRequests"])).toEqual([secondKey]);
+
+    // A late answer to the first key (a client retrying) must not review the second deployment.
+    await client.update(taskId, { [firstKey]: { action: "accept", content: { approve: false } } });
+    expect(github.requestsTo("POST", /\/pending_deployments$/)).toHaveLength(1);
+    expect((await client.get(taskId))["status"]).toBe("input_required");
+
+    await client.update(taskId, { [secondKey]: approve });
+    expect(github.requestsTo("POST", /\/pending_deployments$/).map((review) => review.body.state)).toEqual(["approved", "approved"]);
+    client.expectNoneContains([token]);
+  });
+
+  it("a log download that fails for a moment keeps the task working; the next read has the log", async () => {
+    const { github, client } = await serve();
+    const runId = github.nextRunId;
+    const taskId = (await client.callTool("deploy_app", { inputs: { environment: "production" } }))["taskId"] as string;
+    github.logs.set(deployJobId, deployLog);
+    github.logFailures.set(deployJobId, 1);
+    github.update(runId, {
+      status: "completed",
+      conclusion: "failure",
+      runStartedAt: "2026-11-20T10:00:00Z",
+      updatedAt: "2026-11-20T10:07:20Z",
+      jobs: [buildJob("completed", "success"), failedDeployJob],
+    });
+
+    // A result kept for good must not lose the log to a passing fault.
+    const during = await client.get(taskId);
+    expect(during["status"]).toBe("working");
+    expect(during).not.toHaveProperty("result");
+
+    const after = await client.get(taskId);
+    expect(after["status"]).toBe("completed");
+    expect(after["result"]["isError"]).toBe(true);
+    expect(after["result"]["structuredContent"]["failedSteps"][0]["logTail"]).toContain("smoke: GET /api/orders -> 503 Service Unavailable");
+    expect(github.logRequests).toHaveLength(2);
+    client.expectNoneContains([token]);
+  });
+
   it("tasks/cancel sends GitHub's cancel; the task stays working until GitHub shows the run cancelled", async () => {
     const { github, client } = await serve();
     // Another run, running next to an unrelated one that must not be touched.

@@ -82,6 +82,8 @@ export interface FakeGithub {
   logRequests: Array<{ path: string; authorization: string | undefined }>;
   /** Job id -> its full log text (timestamped lines). */
   logs: Map<number, string>;
+  /** Job id -> how many more log downloads the blob host answers 503 (a passing storage fault). */
+  logFailures: Map<number, number>;
   /** The run a workflow dispatch creates next; set before calling a dispatch tool. */
   nextRunId: number;
   run(id: number): FakeRun;
@@ -104,12 +106,18 @@ export async function startFakeGithub(): Promise<FakeGithub> {
   const requests: RecordedGithubRequest[] = [];
   const logRequests: FakeGithub["logRequests"] = [];
   const logs = new Map<number, string>();
+  const logFailures = new Map<number, number>();
   let apiOrigin = "";
 
   const logServer = createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     logRequests.push({ path: url.pathname, authorization: request.headers.authorization });
     const jobId = Number(url.pathname.split("/").at(-1));
+    const failuresLeft = logFailures.get(jobId) ?? 0;
+    if (failuresLeft > 0) {
+      logFailures.set(jobId, failuresLeft - 1);
+      return send(response, 503, "ServerBusy: The server is currently unable to receive requests.", "text/plain");
+    }
     const text = logs.get(jobId);
     if (text === undefined) return send(response, 404, "BlobNotFound", "text/plain");
     send(response, 200, text, "text/plain; charset=utf-8");
@@ -123,6 +131,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     requests,
     logRequests,
     logs,
+    logFailures,
     nextRunId: 9_300_000_001,
     run(id) {
       const run = runs.get(id);
