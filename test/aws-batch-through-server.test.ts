@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { awsBatch } from "../adapters/aws-batch/dist/index.js";
+import { awsBatch } from "@jobtasks/aws-batch";
 import { fakeAccount, startFakeAwsBatch, type FakeAwsBatch } from "./support/fake-aws-batch-api.js";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
 import { recordingClient, type RecordingClient } from "./support/recording-client.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { githubActions } from "../adapters/github-actions/dist/index.js";
+import { githubActions } from "@jobtasks/github-actions";
 import { startFakeGithub, type FakeGithub, type FakeJob } from "./support/fake-github-api.js";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
 import { recordingClient } from "./support/recording-client.js";
