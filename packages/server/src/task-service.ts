@@ -21,9 +21,10 @@ import { errorCodes, TaskProtocolError, taskExpired, taskNotFound, tasksExtensio
 import { SnapshotReader, type ReadTarget, type SnapshotReaderOptions } from "./snapshot-reader.js";
 import { retryDefaults, retryUpstream } from "./retry-upstream.js";
 import { ToolRegistry, type AdapterInstance, type RegisteredTool } from "./tool-registry.js";
-import { invalidArguments, validateToolInput } from "./validate-tool-input.js";
+import { validateToolInput } from "./validate-tool-input.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { waitForResult } from "./wait-for-result.js";
+import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -140,7 +141,7 @@ export class TaskService {
     try {
       started = await registered.tool.doStart(input, context);
     } catch (error) {
-      return this.#startFailure(registered, error);
+      return startFailureResult(registered, error, this.#logger);
     }
     const reference: TaskReference = { adapter: registered.adapterName, tool: name, ref: started.ref, createdAt };
     const target: ReadTarget = { adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref };
@@ -149,7 +150,7 @@ export class TaskService {
       taskId = this.#sealer.seal(reference, caller.principal);
     } catch (error) {
       if (!(error instanceof TaskIdTooLongError)) throw error;
-      return this.#unsealable(registered, target, context, error);
+      return cancelUnsealableJob(registered, target, context, error, this.#logger);
     }
     this.#logger.info({ tool: name, adapter: registered.adapterName, principal: caller.principal }, "task created");
     const firstSnapshot = started.snapshot ? this.#reader.remember(target, started.snapshot) : undefined;
@@ -253,35 +254,6 @@ export class TaskService {
     } finally {
       this.#reader.invalidate(opened.target);
     }
-  }
-
-  /** The job started but cannot be handed out as a task: stop it rather than leave it running unseen. */
-  async #unsealable(registered: RegisteredTool, target: ReadTarget, context: AdapterContext, error: Error): Promise<CallToolResult> {
-    this.#logger.error({ adapter: registered.adapterName, tool: registered.tool.name, err: error }, "job reference too large for a task id");
-    let cancelled = false;
-    try {
-      await registered.adapter.doCancel?.(target.ref, context);
-      cancelled = registered.adapter.doCancel !== undefined;
-    } catch {
-      // Reported below: the job may still be running upstream.
-    }
-    const outcome = cancelled ? "The job was cancelled." : "The job may still be running upstream.";
-    return { content: [{ type: "text", text: `Could not start ${registered.tool.name} as a task: ${error.message}. ${outcome}` }], isError: true };
-  }
-
-  #startFailure(registered: RegisteredTool, error: unknown): CallToolResult {
-    if (error instanceof InvalidToolInputError) {
-      // `problem` is absent on errors from an older copy of the core: strip the prefix the message then has.
-      const problem = error.problem ?? error.message.replace(/^Invalid arguments: [^:]*: /, "");
-      invalidArguments(registered.tool.name, error.field, problem);
-    }
-    if (error instanceof TaskProtocolError) throw error;
-    // The upstream refused or failed the start: a tool-level error the agent can read and act on.
-    const known = error instanceof UpstreamError || error instanceof JobNotFoundError;
-    if (!known) this.#logger.error({ err: error, tool: registered.tool.name }, "adapter failed to start a job");
-    const reason = known ? (error as Error).message : "an unexpected error in the adapter (see the server log)";
-    const retry = error instanceof UpstreamError && error.isRetryable ? " This may pass; try again shortly." : "";
-    return { content: [{ type: "text", text: `Could not start ${registered.tool.name}: ${reason}.${retry}` }], isError: true };
   }
 
   #adapterContext(caller: CallerContext): AdapterContext {

@@ -1,0 +1,55 @@
+import {
+  InvalidToolInputError,
+  JobNotFoundError,
+  UpstreamError,
+  type AdapterContext,
+  type CallToolResult,
+} from "@jobtasks/core";
+import type { Logger } from "./logger.js";
+import { TaskProtocolError } from "./protocol-error.js";
+import type { ReadTarget } from "./snapshot-reader.js";
+import type { RegisteredTool } from "./tool-registry.js";
+import { invalidArguments } from "./validate-tool-input.js";
+
+/**
+ * What tools/call answers when doStart threw. Refused input is -32602 naming the field; an upstream that
+ * refused or failed the start is a tool-level error the agent can read and act on; anything else is
+ * logged and reported without its details.
+ */
+export function startFailureResult(registered: RegisteredTool, error: unknown, logger: Logger): CallToolResult {
+  if (error instanceof InvalidToolInputError) {
+    // `problem` is absent on errors from an older copy of the core: strip the prefix the message then has.
+    const problem = error.problem ?? error.message.replace(/^Invalid arguments: [^:]*: /, "");
+    invalidArguments(registered.tool.name, error.field, problem);
+  }
+  if (error instanceof TaskProtocolError) throw error;
+  const known = error instanceof UpstreamError || error instanceof JobNotFoundError;
+  if (!known) logger.error({ err: error, tool: registered.tool.name }, "adapter failed to start a job");
+  const reason = known ? (error as Error).message : "an unexpected error in the adapter (see the server log)";
+  const retry = error instanceof UpstreamError && error.isRetryable ? " This may pass; try again shortly." : "";
+  return toolError(`Could not start ${registered.tool.name}: ${reason}.${retry}`);
+}
+
+/** The job started but cannot be handed out as a task: stop it rather than leave it running unseen. */
+export async function cancelUnsealableJob(
+  registered: RegisteredTool,
+  target: ReadTarget,
+  context: AdapterContext,
+  error: Error,
+  logger: Logger,
+): Promise<CallToolResult> {
+  logger.error({ adapter: registered.adapterName, tool: registered.tool.name, err: error }, "job reference too large for a task id");
+  let cancelled = false;
+  try {
+    await registered.adapter.doCancel?.(target.ref, context);
+    cancelled = registered.adapter.doCancel !== undefined;
+  } catch {
+    // Reported below: the job may still be running upstream.
+  }
+  const outcome = cancelled ? "The job was cancelled." : "The job may still be running upstream.";
+  return toolError(`Could not start ${registered.tool.name} as a task: ${error.message}. ${outcome}`);
+}
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
