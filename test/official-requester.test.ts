@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { connectHttpRequester, answerElicitations } from "./support/requester.js";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
-import { completedSnapshot, createScriptedAdapter, inputRequiredSnapshot, approvalRequest } from "./support/scripted-adapter.js";
+import { completedSnapshot, createScriptedAdapter } from "./support/scripted-adapter.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());

@@ -1,7 +1,6 @@
 import { runAdapterConformance } from "@jobtasks/testkit";
 import type { MockAgent } from "undici";
 import { restAdapter, type RestJobReference } from "./rest-adapter.js";
-import { fixture } from "./test-support/fixtures.js";
 import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
 import { mockAgent } from "./test-support/test-context.js";
 
