@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,6 +58,32 @@ describe("jobtasks command", () => {
     const result = await run(["serve", "--config", file], { PORT: "eighty", JOBTASKS_SECRET: "x".repeat(40) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("PORT");
+  });
+
+  it("checks what serve would refuse: clashing tool names, a bad log level or token list", async () => {
+    const tiny = (name: string) => `  - name: ${name}\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`;
+    const clash = await configFile(`adapters:\n${tiny("one")}${tiny("two")}`);
+    const clashResult = await run(["check", "--config", clash]);
+    expect(clashResult.code).toBe(1);
+    expect(clashResult.stderr).toMatch(/adapters\[1\].*tool "tiny_job".*clashes/);
+    const single = await configFile(`adapters:\n${tiny("one")}`);
+    expect((await run(["check", "--config", single], { JOBTASKS_LOG_LEVEL: "verbose" })).stderr).toMatch(/JOBTASKS_LOG_LEVEL: expected one of fatal, error/);
+    expect((await run(["check", "--config", single], { JOBTASKS_AUTH_TOKENS: "alice" })).stderr).toMatch(/JOBTASKS_AUTH_TOKENS \(entry 1\)/);
+  });
+
+  it("says a busy port is busy, naming how to choose another", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`);
+      const result = await run(["serve", "--config", file, "--port", String(port)], { JOBTASKS_SECRET: "x".repeat(40) });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`127.0.0.1:${port} is already in use; choose another port (PORT or --port)`);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      blocker.close();
+    }
   });
 
   it("refuses a short JOBTASKS_SECRET without printing it", async () => {

@@ -4,16 +4,19 @@ import { runCommand } from "./commands.js";
 import { describeStartupError } from "./describe-startup-error.js";
 
 const usage = `Usage:
-  jobtasks serve --config <file> [--port N] [--host H] [--stdio]
+  jobtasks serve --config|-c <file> [--port|-p N] [--host H] [--stdio]
       Serve the adapters of a config file as MCP tasks, over Streamable HTTP at /mcp (default
       http://127.0.0.1:3000/mcp; env PORT, HOST) or over stdio.
   jobtasks check --config <file>
       Validate a config file and list the tools it would serve.
-  jobtasks demo [--port N] [--api-port N]
-      Start the demo job API and a server for it, and print how to connect a client.
+  jobtasks demo [--port N] [--host H] [--api-port N]
+      Start the demo job API (env DEMO_API_PORT, default 4010; DEMO_API_HOST) and a server for it, and
+      print how to connect a client.
+  jobtasks --version
 
 Environment:
   JOBTASKS_SECRET            secret that seals task ids (default: generated once, kept in your config directory)
+  JOBTASKS_SECRET_FILE       where that generated secret is kept instead
   JOBTASKS_PREVIOUS_SECRETS  older secrets, comma-separated, still accepted after a rotation
   JOBTASKS_AUTH_TOKENS       "alice:tokenA,bob:tokenB": require Authorization: Bearer <token> over HTTP
   JOBTASKS_LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent; logs go to stderr

@@ -1,5 +1,7 @@
 import { ConfigError } from "@jobtasks/core";
+import { createSilentLogger } from "@jobtasks/server";
 import { loadConfig } from "./load-config.js";
+import { buildTaskService, checkOnlySealer, readServerSettings } from "./server-settings.js";
 import { packageVersion } from "./package-version.js";
 import { serve } from "./serve.js";
 import { runDemo } from "./demo.js";
@@ -37,7 +39,13 @@ export async function runCommand(positionals: string[], flags: CommandFlags, usa
       return;
     }
     case "check": {
+      // Everything `serve` would refuse, without listening and without writing a secret file.
       const config = await loadConfig(requireConfig(flags, usage));
+      readServerSettings(config, process.env, {
+        ...(flags.port !== undefined ? { port: parseIntegerFlag("--port", flags.port) } : {}),
+        ...(flags.host !== undefined ? { host: flags.host } : {}),
+      });
+      buildTaskService(config, checkOnlySealer(process.env), createSilentLogger());
       const lines = config.adapters.flatMap(({ name, adapter }) =>
         adapter.tools.map((tool: { name: string; description: string }) => `  ${tool.name}  (adapter ${name}, ${adapter.kind}): ${tool.description.split("\n")[0]}`),
       );
@@ -46,7 +54,9 @@ export async function runCommand(positionals: string[], flags: CommandFlags, usa
       return;
     }
     case "demo": {
+      if (flags.stdio) throw usageError("the demo serves HTTP; for stdio run the demo API (pnpm demo:api) and serve --stdio", usage);
       const running = await runDemo({
+        ...(flags.host !== undefined ? { host: flags.host } : {}),
         ...(flags.port !== undefined ? { port: parseIntegerFlag("--port", flags.port) } : {}),
         ...(flags["api-port"] !== undefined ? { apiPort: parseIntegerFlag("--api-port", flags["api-port"]) } : {}),
       });

@@ -7,6 +7,7 @@ export const demoConfigFile = fileURLToPath(new URL("../../../examples/demo/jobt
 
 export interface DemoOptions {
   port?: number;
+  host?: string;
   apiPort?: number;
   environment?: Readonly<Record<string, string | undefined>>;
 }
@@ -26,6 +27,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<{ close(): Pro
     server = await serve({
       config: demoConfigFile,
       ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.host !== undefined ? { host: options.host } : {}),
       environment: { ...environment, DEMO_API_URL: api.url },
     });
   } catch (error) {

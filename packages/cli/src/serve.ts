@@ -1,12 +1,6 @@
-import { ConfigError, TaskIdSealer } from "@jobtasks/core";
-import {
-  BearerTokens,
-  TaskService,
-  createLogger,
-  startHttpServer,
-  startStdioServer,
-  type Logger,
-} from "@jobtasks/server";
+import { TaskIdSealer } from "@jobtasks/core";
+import { createLogger, startHttpServer, startStdioServer, type Logger } from "@jobtasks/server";
+import { buildTaskService, readServerSettings } from "./server-settings.js";
 import { loadConfig } from "./load-config.js";
 import { resolveSecret } from "./secret.js";
 import { packageVersion } from "./package-version.js";
@@ -30,7 +24,8 @@ export interface RunningServer {
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const environment = options.environment ?? process.env;
   const config = await loadConfig(options.config, environment);
-  const logger = createLogger({ level: environment["JOBTASKS_LOG_LEVEL"] ?? config.server.logLevel, name: config.server.name });
+  const settings = readServerSettings(config, environment, { port: options.port, host: options.host });
+  const logger = createLogger({ level: settings.logLevel, name: config.server.name });
   const secret = await resolveSecret(environment);
   const sealer = new TaskIdSealer({ secret: secret.secret, previousSecrets: secret.previousSecrets, secretSource: secret.source });
   logger.info(
@@ -39,15 +34,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       ? `generated a task-id secret and kept it in ${secret.source}; set JOBTASKS_SECRET to share one between replicas`
       : `task ids are sealed with the secret from ${secret.source}`,
   );
-  const service = new TaskService({
-    adapters: config.adapters,
-    sealer,
-    logger,
-    defaultPollIntervalMs: config.server.pollIntervalMs,
-    snapshotCacheMs: config.server.snapshotCacheMs,
-    upstreamRetryBudgetMs: config.server.upstreamRetryBudgetMs,
-    synchronousWaitMs: config.server.synchronousWaitMs,
-  });
+  const service = buildTaskService(config, sealer, logger);
   const common = {
     service,
     logger,
@@ -70,10 +57,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     };
   }
 
-  const tokensValue = environment["JOBTASKS_AUTH_TOKENS"];
-  const tokens = tokensValue ? BearerTokens.parse(tokensValue) : undefined;
-  const host = options.host ?? environment["HOST"] ?? "127.0.0.1";
-  const port = options.port ?? parsePort(environment["PORT"]) ?? 3000;
+  const { tokens, host, port } = settings;
   const http = await startHttpServer({ ...common, host, port, ...(tokens ? { tokens } : {}) });
   logger.info(
     { url: http.url, tools, auth: tokens ? `bearer tokens for ${tokens.principals.join(", ")}` : "none (single local principal)" },
@@ -90,13 +74,4 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       await service.close();
     },
   };
-}
-
-function parsePort(value: string | undefined): number | undefined {
-  if (value === undefined || value === "") return undefined;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError("PORT", `expected an integer from 0 to 65535, got "${value}"`);
-  }
-  return port;
 }

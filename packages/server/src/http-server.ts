@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { ConfigError } from "@jobtasks/core";
 import type { AddressInfo } from "node:net";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { localhostHostValidation, toNodeHandler } from "@modelcontextprotocol/node";
@@ -118,9 +119,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
 
   const port = options.port ?? 3000;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      // The one start-up failure people meet often; say what to do instead of a stack trace.
+      if (error.code === "EADDRINUSE") reject(new ConfigError("port", `${host}:${port} is already in use; choose another port (PORT or --port)`));
+      else if (error.code === "EACCES") reject(new ConfigError("port", `${host}:${port} may not be opened by this user; choose a port above 1023`));
+      else reject(error);
+    });
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.removeAllListeners("error");
       resolve();
     });
   });

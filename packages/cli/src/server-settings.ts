@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { ConfigError, TaskIdSealer } from "@jobtasks/core";
+import { BearerTokens, TaskService, type Logger } from "@jobtasks/server";
+import type { LoadedConfig } from "./load-config.js";
+
+const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** What the environment and the command line add to a config file, all checked before anything starts. */
+export interface ServerSettings {
+  logLevel: string;
+  tokens: BearerTokens | undefined;
+  host: string;
+  port: number;
+}
+
+export function readServerSettings(
+  config: LoadedConfig,
+  environment: Readonly<Record<string, string | undefined>>,
+  overrides: { port?: number | undefined; host?: string | undefined } = {},
+): ServerSettings {
+  const logLevel = environment["JOBTASKS_LOG_LEVEL"] || config.server.logLevel;
+  if (!logLevels.includes(logLevel)) {
+    throw new ConfigError("JOBTASKS_LOG_LEVEL", `expected one of ${logLevels.join(", ")}, got "${logLevel}"`);
+  }
+  const tokensValue = environment["JOBTASKS_AUTH_TOKENS"];
+  return {
+    logLevel,
+    tokens: tokensValue ? BearerTokens.parse(tokensValue) : undefined,
+    host: overrides.host ?? environment["HOST"] ?? "127.0.0.1",
+    port: overrides.port ?? parsePort(environment["PORT"]) ?? 3000,
+  };
+}
+
+/** The task service a config describes; refuses tool-name clashes and unknown synchronous tools. */
+export function buildTaskService(config: LoadedConfig, sealer: TaskIdSealer, logger: Logger): TaskService {
+  return new TaskService({
+    adapters: config.adapters,
+    sealer,
+    logger,
+    defaultPollIntervalMs: config.server.pollIntervalMs,
+    snapshotCacheMs: config.server.snapshotCacheMs,
+    upstreamRetryBudgetMs: config.server.upstreamRetryBudgetMs,
+    synchronousWaitMs: config.server.synchronousWaitMs,
+  });
+}
+
+/**
+ * For `jobtasks check`: the sealer the environment would give, without generating or reading a kept
+ * secret file (a check must not leave files behind). JOBTASKS_SECRET, when set, is validated.
+ */
+export function checkOnlySealer(environment: Readonly<Record<string, string | undefined>>): TaskIdSealer {
+  const previousSecrets = (environment["JOBTASKS_PREVIOUS_SECRETS"] ?? "").split(",").map((value) => value.trim()).filter(Boolean);
+  const secret = environment["JOBTASKS_SECRET"];
+  if (secret) return new TaskIdSealer({ secret, previousSecrets, secretSource: "JOBTASKS_SECRET" });
+  return new TaskIdSealer({ secret: randomBytes(32).toString("base64url"), previousSecrets, secretSource: "JOBTASKS_PREVIOUS_SECRETS" });
+}
+
+function parsePort(value: string | undefined): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError("PORT", `expected an integer from 0 to 65535, got "${value}"`);
+  }
+  return port;
+}
