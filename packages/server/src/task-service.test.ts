@@ -139,6 +139,16 @@ describe("TaskService.callTool", () => {
     expect(((await first) as CallToolResult).isError).not.toBe(true);
   });
 
+  it("cancels a synchronous job whose client stops waiting (its own timeout), since nobody can follow it", async () => {
+    const { service, scripted } = setup({ pollIntervalMs: 5 });
+    scripted.adapter.tools[0]!.synchronousWaitMs = 10_000;
+    const controller = new AbortController();
+    const pending = service.callTool("scripted_job", {}, { ...alice, signal: controller.signal, tasksDeclared: false });
+    setTimeout(() => controller.abort(new Error("client timeout")), 30);
+    await expect(pending).rejects.toThrow();
+    expect(scripted.onlyJob().cancelRequested).toBe(true);
+  });
+
   it("cancels a synchronous job that outlives its bound and says so", async () => {
     const { service, scripted } = setup({ pollIntervalMs: 5 });
     scripted.adapter.tools[0]!.synchronousWaitMs = 40;

@@ -19,6 +19,20 @@ export interface WaitForResultOptions {
  * cancelled (when the adapter can) rather than left running where nobody can follow it.
  */
 export async function waitForResult(options: WaitForResultOptions): Promise<CallToolResult> {
+  try {
+    return await pollUntilDone(options);
+  } catch (error) {
+    // The client gave up (its own timeout, a closed connection): nobody holds a task id for this job, so
+    // it is cancelled rather than left running where nobody can follow it.
+    if (options.context.signal.aborted) {
+      const quiet = { ...options, context: { ...options.context, signal: AbortSignal.timeout(10_000) } };
+      await abandon(quiet, "the client stopped waiting");
+    }
+    throw error;
+  }
+}
+
+async function pollUntilDone(options: WaitForResultOptions): Promise<CallToolResult> {
   const { reader, target, context, toolName } = options;
   const deadline = Date.now() + options.waitMs;
   for (;;) {
