@@ -119,8 +119,10 @@ export const githubActionsOptionsSchema = z.strictObject({
   forceCancelAfterMs: z.number().int().positive().nullable().default(null),
   /**
    * Lets clients without the tasks extension call the tools: the server then waits for the run up to this
-   * long and answers with the plain result (or a note that it is still running). Unset (default): such
-   * clients get error -32021, since CI runs outlast most client timeouts.
+   * long and answers with the plain result. A run that needs an approval, is still going when the bound
+   * ends, or whose client stops waiting first is cancelled and reported as a tool error (nobody could
+   * follow it without a task id). Unset (default): such clients get error -32021, since CI runs outlast
+   * most client timeouts.
    */
   synchronousWaitMs: z.number().int().positive().optional(),
   /** Longest rate-limit wait done inside one request; longer ones are reported to the client (default 10 000 ms). */

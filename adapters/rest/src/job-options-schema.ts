@@ -104,7 +104,11 @@ export const inputRequiredOptionsSchema = z.object({
    * the form content. Default method POST, accepted statuses 200, 201, 202, 204.
    */
   respond: requestOptionsSchema.extend({
-    /** Body sent instead of `body` when the person declines or dismisses the form. Unset: nothing is sent. */
+    /**
+     * Body sent instead of `body` when the person declines or dismisses the form, or answers unclearly.
+     * Required whenever `inputRequired` is set (checked with the whole options): every answer must resolve
+     * its question upstream, since the tasks extension forbids presenting an answered key again.
+     */
     declineBody: z.json().optional(),
     /** Statuses meaning the question was already answered or withdrawn; ignored. Default: [409]. */
     alreadyAnsweredStatus: z.array(httpStatusSchema).default([409]),

@@ -51,12 +51,13 @@ jobtasks demo is running (Ctrl-C stops it).
   Demo job API   ${apiUrl}   (simulated CI pipelines: the "external system")
 
 Connect a client:
-  MCP Inspector 2.x (Node >= 22.19):
-      npx @modelcontextprotocol/inspector --protocol-era modern --transport http --server-url ${mcpUrl}
+  MCP Inspector 2.x (Node >= 22.19; more in docs/try-with-inspector.md):
+      npx -y @modelcontextprotocol/inspector@2.12.0 --protocol-era modern --transport http --server-url ${mcpUrl}
   Claude Code:
       claude mcp add --transport http jobtasks-demo ${mcpUrl}
   Any stdio client (starts its own server, from the repository root; the demo API above must keep running):
       DEMO_API_URL=${apiUrl} pnpm --silent run demo:serve --stdio
+  (No pnpm command? Run corepack enable pnpm once, or write npx -y pnpm@12.4.2 instead of pnpm.)
 
 Then call the tool demo_pipeline, for example with
       {"steps": 4, "stepMs": 2000, "approval": true}
