@@ -14,10 +14,17 @@ function readPort(value: string | undefined): number {
   return port;
 }
 
-const api = await startDemoApi({
-  port: readPort(process.env.DEMO_API_PORT),
-  host: process.env.DEMO_API_HOST?.trim() || "127.0.0.1",
-});
+let api: Awaited<ReturnType<typeof startDemoApi>>;
+try {
+  api = await startDemoApi({
+    port: readPort(process.env.DEMO_API_PORT),
+    host: process.env.DEMO_API_HOST?.trim() || "127.0.0.1",
+  });
+} catch (error) {
+  // A person reads this in a terminal: the message, not a stack trace.
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(1);
+}
 process.stderr.write(`demo job API listening on ${api.url}\n`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

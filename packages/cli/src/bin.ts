@@ -7,12 +7,12 @@ const usage = `Usage:
   jobtasks serve --config|-c <file> [--port|-p N] [--host H] [--stdio]
       Serve the adapters of a config file as MCP tasks, over Streamable HTTP at /mcp (default
       http://127.0.0.1:3000/mcp; env PORT, HOST) or over stdio.
-  jobtasks check --config <file>
+  jobtasks check --config|-c <file>
       Validate a config file and list the tools it would serve.
   jobtasks demo [--port N] [--host H] [--api-port N]
       Start the demo job API (env DEMO_API_PORT, default 4010; DEMO_API_HOST) and a server for it, and
       print how to connect a client.
-  jobtasks --version
+  jobtasks --version|-v, jobtasks --help|-h
 
 Environment:
   JOBTASKS_SECRET            secret that seals task ids (default: generated once, kept in your config directory)

@@ -32,7 +32,8 @@ export const serverSettingsSchema = z.strictObject({
   upstreamRetryBudgetMs: z.number().int().min(0).default(readerDefaults.upstreamRetryBudgetMs),
   /**
    * Tools that clients without the tasks extension may call: the server waits up to this many
-   * milliseconds for the job and answers with the plain result.
+   * milliseconds for the job and answers with the plain result. A job that needs input, outlives the bound
+   * or whose client stops waiting is cancelled and reported as a tool error.
    */
   synchronousWaitMs: z.record(z.string(), z.number().int().min(1).max(600_000)).default({}),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -11,6 +11,12 @@ afterAll(async () => {
   await api.close();
 });
 
+describe("demo API: start-up", () => {
+  it("says a taken port is taken, naming how to choose another", async () => {
+    await expect(startDemoApi({ port: api.port })).rejects.toThrow(`127.0.0.1:${api.port} is already in use; choose another port (DEMO_API_PORT or --api-port)`);
+  });
+});
+
 describe("demo API: basics", () => {
   it("answers the health check", async () => {
     const answer = await call(api.url, "GET", "/healthz");

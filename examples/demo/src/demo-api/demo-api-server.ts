@@ -1,3 +1,4 @@
+import { ConfigError } from "@jobtasks/core";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createDemoJobRunner } from "./demo-job-runner.js";
@@ -133,10 +134,19 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<Runnin
   });
 
   const host = options.host ?? "127.0.0.1";
+  const requestedPort = options.port ?? 4010;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 4010, host, () => {
-      server.off("error", reject);
+    const onError = (error: NodeJS.ErrnoException) => {
+      // Said plainly: a taken port is the one start-up failure people meet often.
+      reject(
+        error.code === "EADDRINUSE"
+          ? new ConfigError("DEMO_API_PORT", `${host}:${requestedPort} is already in use; choose another port (DEMO_API_PORT or --api-port)`)
+          : error,
+      );
+    };
+    server.once("error", onError);
+    server.listen(requestedPort, host, () => {
+      server.off("error", onError);
       resolve();
     });
   });
