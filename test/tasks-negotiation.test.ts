@@ -106,6 +106,8 @@ describe("negotiation", () => {
   it("a synchronous-capable tool answers a non-declaring client with a plain CallToolResult, never a task", async () => {
     const { url } = await serve({ synchronousWaitMs: 200 });
     const response = await rawCall(url, "tools/call", { name: "scripted_job", arguments: { startAs: "completed" } }, { tasks: false });
+    expect(response.body?.error).toBeUndefined();
+    expect(response.body?.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "finished job" }] });
     expect(response.text).not.toContain('"resultType":"task"');
     expect(response.body?.result?.["taskId"]).toBeUndefined();
     expect(response.body?.result?.["isError"]).not.toBe(true);
