@@ -6,7 +6,8 @@ export async function pollSnapshot(
   adapter: AnyJobAdapter,
   ref: JsonValue,
   predicate: (snapshot: JobSnapshot) => boolean,
-  timeoutMs = 5000,
+  // Generous for a loaded CI machine; still well inside vitest's 20 s test timeout.
+  timeoutMs = 15_000,
 ): Promise<JobSnapshot> {
   const deadline = Date.now() + timeoutMs;
   let last: JobSnapshot | undefined;
