@@ -41,7 +41,8 @@ describe("demo-api preset against the real demo API", () => {
 
   it("starts with a first snapshot and reports step progress until it succeeds with content and structured content", async () => {
     const tool = adapter.tools[0]!;
-    const started = await tool.doStart(tool.inputSchema.parse({ steps: 3, stepMs: 120 }), testContext());
+    // Each step lasts 400 ms, so a poll slowed down by a loaded machine still lands inside one of them.
+    const started = await tool.doStart(tool.inputSchema.parse({ steps: 3, stepMs: 400 }), testContext());
     expect(started.snapshot).toMatchObject({ status: "working", rawStatus: "queued", message: "queued" });
     const { last, seen } = await pollUntil(adapter, started.ref, terminal);
     expect(seen.map((snapshot) => snapshot.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^step [123]\/3: (checkout|install|test)$/)]));

@@ -6,7 +6,8 @@ export async function pollUntil(
   adapter: AnyJobAdapter,
   reference: JsonValue,
   done: (snapshot: JobSnapshot) => boolean,
-  timeoutMs = 8_000,
+  // Generous for a loaded CI machine; still well inside vitest's 20 s test timeout.
+  timeoutMs = 15_000,
 ): Promise<{ last: JobSnapshot; seen: JobSnapshot[] }> {
   const seen: JobSnapshot[] = [];
   const deadline = Date.now() + timeoutMs;
