@@ -73,6 +73,8 @@ export interface ScriptedAdapter {
   adapter: JobAdapterV1<ScriptedJobRef>;
   jobs: Map<string, ScriptedJob>;
   calls: ScriptedCallCounts;
+  /** When each doGetStatus was called (Date.now()), in order: spacing is checked on these, not on a stopwatch. */
+  readTimes: number[];
   /** The one job started so far; throws when there is not exactly one (keeps tests honest). */
   onlyJob(): ScriptedJob;
   /** The most recently started job. */
@@ -125,6 +127,7 @@ export function cancelledSnapshot(): JobSnapshot {
 export function createScriptedAdapter(options: ScriptedAdapterOptions = {}): ScriptedAdapter {
   const jobs = new Map<string, ScriptedJob>();
   const calls: ScriptedCallCounts = { start: 0, getStatus: 0, respond: 0, cancel: 0 };
+  const readTimes: number[] = [];
   let started = 0;
   let startError: Error | undefined;
 
@@ -166,6 +169,7 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions = {}): Scr
     retentionMs: options.retentionMs ?? null,
     async doGetStatus(ref) {
       calls.getStatus += 1;
+      readTimes.push(Date.now());
       const job = find(ref);
       if (job.readError) throw job.readError;
       return structuredClone(job.snapshot);
@@ -192,6 +196,7 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions = {}): Scr
     adapter,
     jobs,
     calls,
+    readTimes,
     onlyJob() {
       if (jobs.size !== 1) throw new Error(`expected exactly one scripted job, found ${jobs.size}`);
       return [...jobs.values()][0]!;

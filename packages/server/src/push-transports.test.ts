@@ -91,13 +91,15 @@ describe("task push over stdio", () => {
     await clientSide.start();
     const handle = startStdioServer({ service, logger: createSilentLogger(), name: "push", version: "1.0.0", transport: serverSide, subscriptionIntervalMs: 10 });
     const send = (message: Record<string, unknown>) => clientSide.send(message as JSONRPCMessage);
+    // Bounded by time, not by a count of sleeps, and generous: a loaded CI machine may be slow to answer.
     const waitFor = async (predicate: (message: Record<string, unknown>) => boolean) => {
-      for (let attempt = 0; attempt < 200; attempt++) {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
         const found = received.find(predicate);
         if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no such message; received ${JSON.stringify(received)}`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      throw new Error(`no such message; received ${JSON.stringify(received)}`);
     };
     try {
       await send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: envelope } });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { InvalidToolInputError, TaskIdSealer, UpstreamError, type CallToolResult, type CreateTaskResult } from "@jobtasks/core";
 import { createSilentLogger } from "./logger.js";
 import { TaskProtocolError } from "./protocol-error.js";
@@ -103,9 +103,11 @@ describe("TaskService.callTool", () => {
 
   it("serves a non-declaring client synchronously when the tool opts in, up to its bound", async () => {
     const { service, scripted } = setup({ pollIntervalMs: 5 });
-    scripted.adapter.tools[0]!.synchronousWaitMs = 2_000;
+    // A bound far above the job's life, which ends once the service has seen it working (not after a fixed delay).
+    scripted.adapter.tools[0]!.synchronousWaitMs = 10_000;
     const pending = service.callTool("scripted_job", { label: "quick" }, { ...alice, tasksDeclared: false });
-    setTimeout(() => scripted.update(scripted.onlyJob(), completedSnapshot("quick result")), 30);
+    await vi.waitUntil(() => scripted.calls.getStatus >= 1, { timeout: 10_000, interval: 5 });
+    scripted.update(scripted.onlyJob(), completedSnapshot("quick result"));
     const result = (await pending) as CallToolResult;
     expect(result).toEqual({ content: [{ type: "text", text: "quick result" }], structuredContent: { text: "quick result" } });
   });
@@ -113,9 +115,10 @@ describe("TaskService.callTool", () => {
   it("lets the server config open a tool to synchronous callers, and refuses an unknown tool name there", async () => {
     const scripted = createScriptedAdapter({ pollIntervalMs: 5 });
     const common = { adapters: [{ name: "scripted", adapter: scripted.adapter }], sealer: new TaskIdSealer({ secret }), logger: createSilentLogger() };
-    const service = new TaskService({ ...common, synchronousWaitMs: { scripted_job: 2_000 } });
+    const service = new TaskService({ ...common, synchronousWaitMs: { scripted_job: 10_000 } });
     const pending = service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false });
-    setTimeout(() => scripted.update(scripted.onlyJob(), completedSnapshot("configured")), 20);
+    await vi.waitUntil(() => scripted.calls.getStatus >= 1, { timeout: 10_000, interval: 5 });
+    scripted.update(scripted.onlyJob(), completedSnapshot("configured"));
     expect(((await pending) as CallToolResult).content).toEqual([{ type: "text", text: "configured" }]);
     expect(() => new TaskService({ ...common, synchronousWaitMs: { nope: 1 } })).toThrow(/server\.synchronousWaitMs\.nope: no adapter offers a tool named "nope"/);
   });
@@ -126,7 +129,7 @@ describe("TaskService.callTool", () => {
       adapters: [{ name: "scripted", adapter: scripted.adapter }],
       sealer: new TaskIdSealer({ secret }),
       logger: createSilentLogger(),
-      synchronousWaitMs: { scripted_job: 2_000 },
+      synchronousWaitMs: { scripted_job: 10_000 },
       maxSynchronousCalls: 1,
     });
     const synchronous = { ...alice, tasksDeclared: false };
@@ -144,7 +147,9 @@ describe("TaskService.callTool", () => {
     scripted.adapter.tools[0]!.synchronousWaitMs = 10_000;
     const controller = new AbortController();
     const pending = service.callTool("scripted_job", {}, { ...alice, signal: controller.signal, tasksDeclared: false });
-    setTimeout(() => controller.abort(new Error("client timeout")), 30);
+    // The client gives up while the job runs: once the service has read it working.
+    await vi.waitUntil(() => scripted.calls.getStatus >= 1, { timeout: 10_000, interval: 5 });
+    controller.abort(new Error("client timeout"));
     await expect(pending).rejects.toThrow();
     expect(scripted.onlyJob().cancelRequested).toBe(true);
   });

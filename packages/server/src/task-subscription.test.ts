@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TaskIdSealer, type CreateTaskResult } from "@jobtasks/core";
 import { createSilentLogger } from "./logger.js";
 import { TaskService } from "./task-service.js";
@@ -104,7 +104,7 @@ describe("runTaskSubscription", () => {
     const { service, scripted } = setup(200);
     const alice = { principal: "alice", signal: new AbortController().signal, tasksDeclared: true };
     const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
-    const readsBefore = scripted.calls.getStatus;
+    const readsBefore = scripted.readTimes.length;
     const controller = new AbortController();
     const done = runTaskSubscription({
       service,
@@ -115,12 +115,15 @@ describe("runTaskSubscription", () => {
       intervalMs: 5,
       send: () => {},
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // However slow the machine, wait for three reads rather than for a fixed time.
+    await vi.waitUntil(() => scripted.readTimes.length - readsBefore >= 3, { timeout: 15_000, interval: 5 });
     controller.abort();
     await done;
-    // At t = 0, 200 and 400 ms: three reads, where the 5 ms interval alone would have made about a hundred.
-    expect(scripted.calls.getStatus - readsBefore).toBeGreaterThanOrEqual(2);
-    expect(scripted.calls.getStatus - readsBefore).toBeLessThanOrEqual(4);
+    // Every two reads at least the task's 200 ms apart, where the 5 ms interval alone would allow 5 ms.
+    const reads = scripted.readTimes.slice(readsBefore);
+    const gaps = reads.slice(1).map((readAt, index) => readAt - reads[index]!);
+    expect(gaps.length).toBeGreaterThanOrEqual(2);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(200);
   });
 
   it("stops quietly when the client goes away", async () => {
