@@ -57,7 +57,8 @@ describe.each([
 
   it("success: completed with text and structured content, progress shown on the way", async () => {
     const requester = await connect();
-    const execution = await requester.session.callTool("demo_pipeline", { steps: 3, stepMs: 80 });
+    // Each step lasts 400 ms, so a client slowed down by a loaded machine still sees at least one of them.
+    const execution = await requester.session.callTool("demo_pipeline", { steps: 3, stepMs: 400 });
     expect(execution.kind).toBe("task");
     const messages: string[] = [];
     const { outcome } = await execution.settle({

@@ -86,7 +86,8 @@ export async function openListenStream(url: string, taskIds: unknown[], options:
     contentType,
     messages,
     ended,
-    async waitFor(predicate, timeoutMs = 5_000) {
+    // Generous for a loaded CI machine; still well inside vitest's 20 s test timeout.
+    async waitFor(predicate, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const found = messages.find(predicate);

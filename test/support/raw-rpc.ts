@@ -112,8 +112,8 @@ export async function rawError(url: string, method: string, params: Record<strin
   return response.body.error;
 }
 
-/** Call `read` until `done` says yes, or fail after `timeoutMs`. */
-export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5_000, intervalMs = 20): Promise<T> {
+/** Call `read` until `done` says yes, or fail after `timeoutMs` (generous: CI machines may be loaded). */
+export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000, intervalMs = 20): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = await read();
   while (!done(last)) {
