@@ -63,6 +63,7 @@ describe("restart", () => {
     await first.kill();
     expect(first.child.signalCode).toBe("SIGKILL");
 
+    // The same port, as a restarted deployment would use; the helper retries while it is briefly taken.
     const port = Number(new URL(first.url).port);
     const second = cleanup.add(await startCliHttpServer({ env, port }));
     expect(second.url).toBe(first.url);
@@ -92,8 +93,11 @@ describe("restart", () => {
     const kept = (await readFile(join(home, "jobtasks", "secret"), "utf8")).trim();
     expect(kept.length).toBeGreaterThanOrEqual(32);
 
+    // A new process (the OS may hand back the port just freed, so the URL proves nothing): only the kept
+    // secret can let it open the old id.
     const second = cleanup.add(await startCliHttpServer({ env }));
-    expect(second.url).not.toBe(first.url);
+    expect(first.child.signalCode).toBe("SIGKILL");
+    expect(second.child.pid).not.toBe(first.child.pid);
     const reopened = await rawResult(second.url, "tasks/get", { taskId });
     expect(reopened["status"]).toBe("input_required");
     expect(Object.keys(reopened["inputRequests"])).toEqual([inputKey]);

@@ -27,8 +27,37 @@ export interface CliHttpServer {
   close(): Promise<void>;
 }
 
+export interface StartCliHttpServerOptions {
+  env: Record<string, string>;
+  /** Default 0: the OS picks a free port. */
+  port?: number;
+  /** How long to wait for the "listening" line. Default 10 s. */
+  timeoutMs?: number;
+  /**
+   * How long to keep retrying a fixed `port` that is in use. Default 6 s. Right after a server on it is
+   * killed, another process's outgoing connection may briefly hold it as its ephemeral port; an idle
+   * keep-alive connection is closed within about 5 s.
+   */
+  busyPortRetryMs?: number;
+}
+
+/** `jobtasks serve` refused to start because its fixed port was taken. */
+export class BusyPortError extends Error {}
+
 /** Start `jobtasks serve` over HTTP and wait for its "listening" log line, which carries the URL. */
-export async function startCliHttpServer(options: { env: Record<string, string>; port?: number; timeoutMs?: number }): Promise<CliHttpServer> {
+export async function startCliHttpServer(options: StartCliHttpServerOptions): Promise<CliHttpServer> {
+  const retryUntil = Date.now() + (options.port ? (options.busyPortRetryMs ?? 6_000) : 0);
+  for (;;) {
+    try {
+      return await startCliHttpServerOnce(options);
+    } catch (error) {
+      if (!(error instanceof BusyPortError) || Date.now() >= retryUntil) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+async function startCliHttpServerOnce(options: StartCliHttpServerOptions): Promise<CliHttpServer> {
   const args = [cliBin, "serve", "--config", demoConfig, "--host", "127.0.0.1", "--port", String(options.port ?? 0)];
   const child = spawn(process.execPath, args, { cwd: repositoryRoot, env: options.env, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
@@ -48,7 +77,8 @@ export async function startCliHttpServer(options: { env: Record<string, string>;
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`jobtasks serve exited (${code ?? signal}) before listening:\n${stderr}`));
+      const message = `jobtasks serve exited (${code ?? signal}) before listening:\n${stderr}`;
+      reject(/is already in use/.test(stderr) ? new BusyPortError(message) : new Error(message));
     });
   });
   const stop = async (signal: NodeJS.Signals) => {
