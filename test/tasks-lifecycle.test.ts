@@ -83,8 +83,17 @@ describe("creating a task", () => {
       await rawCall(url, "tasks/cancel", { taskId }),
       await rawCall(url, "tasks/get", { taskId: "unknown" }),
     ];
-    for (const answer of answers) expect(answer.text).not.toContain('"resultType":"task"');
-    expect(answers[2]!.body?.result?.["resultType"]).toBe("complete");
+    // Parsed, not matched as text: each answer is the result (or, for the unknown id, the error) it should
+    // be, so an error answer cannot pass for "not a task".
+    const [discover, toolsList, get, update, cancel, unknownGet] = answers;
+    for (const answer of [discover, toolsList, get, update, cancel]) {
+      expect(answer!.body?.error).toBeUndefined();
+      expect(answer!.body?.result).toBeTypeOf("object");
+      expect(answer!.body?.result?.["resultType"]).not.toBe("task");
+    }
+    expect(get!.body?.result?.["resultType"]).toBe("complete");
+    expect(unknownGet!.body?.result).toBeUndefined();
+    expect(unknownGet!.body?.error?.code).toBe(-32602);
   });
 });
 

@@ -28,9 +28,12 @@ async function startServer(handle: (request: IncomingMessage, respond: (status: 
 }
 
 afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  // Only a started server is closed: close(resolve) on no server would never call back and hang the hook.
+  const started = server;
   server = undefined;
+  if (!started) return;
+  started.closeAllConnections();
+  await new Promise((resolve) => started.close(resolve));
 });
 
 describe("clients built from options", () => {
