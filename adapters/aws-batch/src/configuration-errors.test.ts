@@ -1,19 +1,28 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BatchClient } from "@aws-sdk/client-batch";
 import { AdapterConfigError, UpstreamError } from "@jobtasks/core";
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { blockRealNetwork, fastRetry, testCredentials, testRegion } from "./test-support/aws-test-clients.js";
 import { testContext } from "./test-support/test-context.js";
 
 const template = { tool: "render", description: "Render", jobQueue: "q", jobDefinition: "d" };
 
+// Every home and config file of this test file lives under one temporary folder, removed when the file is done.
+let temporaryRoot: string;
+beforeAll(() => {
+  temporaryRoot = mkdtempSync(join(tmpdir(), "jobtasks-aws-"));
+});
+afterAll(() => {
+  if (temporaryRoot) rmSync(temporaryRoot, { recursive: true, force: true });
+});
+
 /** An empty home directory, so the machine's own ~/.aws is never read. */
 function emptyHome(): string {
-  return mkdtempSync(join(tmpdir(), "jobtasks-aws-home-"));
+  return mkdtempSync(join(temporaryRoot, "home-"));
 }
 
 /** An environment whose only AWS setting is what the test gives; HOME points at an empty directory. */
@@ -22,7 +31,7 @@ function environment(changes: Record<string, string> = {}): Record<string, strin
 }
 
 function configFile(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), "jobtasks-aws-config-")), "config");
+  const path = join(mkdtempSync(join(temporaryRoot, "config-")), "config");
   writeFileSync(path, text);
   return path;
 }

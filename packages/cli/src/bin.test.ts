@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Runs the built command as a user would; `pnpm test` builds before testing.
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
@@ -22,8 +22,17 @@ function run(args: string[], environment: Record<string, string> = {}): Promise<
   });
 }
 
+// Every config file of this test file lives under one temporary folder, removed when the file is done.
+let temporaryRoot: string;
+beforeAll(async () => {
+  temporaryRoot = await mkdtemp(join(tmpdir(), "jobtasks-bin-"));
+});
+afterAll(async () => {
+  if (temporaryRoot) await rm(temporaryRoot, { recursive: true, force: true });
+});
+
 async function configFile(text: string): Promise<string> {
-  const file = join(await mkdtemp(join(tmpdir(), "jobtasks-bin-")), "config.yaml");
+  const file = join(await mkdtemp(join(temporaryRoot, "case-")), "config.yaml");
   await writeFile(file, text);
   return file;
 }

@@ -1,16 +1,25 @@
-import { mkdtemp, readdir, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigFileError, loadConfig } from "./load-config.js";
 
 const fixtures = fileURLToPath(new URL("./__fixtures__/", import.meta.url));
 const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
+// Every config file of this test file lives under one temporary folder, removed when the file is done.
+let temporaryRoot: string;
+beforeAll(async () => {
+  temporaryRoot = await mkdtemp(join(tmpdir(), "jobtasks-config-"));
+});
+afterAll(async () => {
+  if (temporaryRoot) await rm(temporaryRoot, { recursive: true, force: true });
+});
+
 async function writeConfig(text: string): Promise<string> {
-  const directory = await mkdtemp(join(tmpdir(), "jobtasks-config-"));
+  const directory = await mkdtemp(join(temporaryRoot, "case-"));
   const file = join(directory, "jobtasks.config.yaml");
   await writeFile(file, text.replaceAll("FIXTURES", fixtures));
   return file;

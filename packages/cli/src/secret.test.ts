@@ -1,12 +1,22 @@
-import { mkdtemp, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "@jobtasks/core";
 import { resolveSecret, secretFilePath } from "./secret.js";
 
+// Every home and secret file of this test file lives under one temporary folder (generated secrets
+// included), removed when the file is done.
+let temporaryRoot: string;
+beforeAll(async () => {
+  temporaryRoot = await mkdtemp(join(tmpdir(), "jobtasks-secret-"));
+});
+afterAll(async () => {
+  if (temporaryRoot) await rm(temporaryRoot, { recursive: true, force: true });
+});
+
 async function emptyConfigHome() {
-  const home = await mkdtemp(join(tmpdir(), "jobtasks-secret-"));
+  const home = await mkdtemp(join(temporaryRoot, "home-"));
   return { XDG_CONFIG_HOME: home, HOME: home };
 }
 
@@ -36,14 +46,16 @@ describe("resolveSecret", () => {
   });
 
   it("honours JOBTASKS_SECRET_FILE", async () => {
-    const environment = { ...(await emptyConfigHome()), JOBTASKS_SECRET_FILE: join(tmpdir(), `jobtasks-secret-${process.pid}-${Date.now()}`) };
+    const home = await emptyConfigHome();
+    // Not the default place (<home>/jobtasks/secret), so only the variable can lead there.
+    const environment = { ...home, JOBTASKS_SECRET_FILE: join(home.XDG_CONFIG_HOME, "kept-secret") };
     expect(secretFilePath(environment)).toBe(environment.JOBTASKS_SECRET_FILE);
     const resolved = await resolveSecret(environment);
     expect((await readFile(environment.JOBTASKS_SECRET_FILE, "utf8")).trim()).toBe(resolved.secret);
   });
 
   it("refuses a kept file that holds no usable secret instead of replacing it", async () => {
-    const environment = { JOBTASKS_SECRET_FILE: join(await mkdtemp(join(tmpdir(), "jobtasks-secret-")), "secret") };
+    const environment = { JOBTASKS_SECRET_FILE: join(await mkdtemp(join(temporaryRoot, "file-")), "secret") };
     await writeFile(environment.JOBTASKS_SECRET_FILE, "short\n");
     await expect(resolveSecret(environment)).rejects.toBeInstanceOf(ConfigError);
     expect(await readFile(environment.JOBTASKS_SECRET_FILE, "utf8")).toBe("short\n");
