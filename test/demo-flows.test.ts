@@ -30,7 +30,7 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
 /** After cancel, follow the task as an agent would (tasks/get through the session) until it is terminal. */
-async function finalStatus(requester: ConnectedRequester, taskId: string, timeoutMs = 5_000): Promise<string> {
+async function finalStatus(requester: ConnectedRequester, taskId: string, timeoutMs = 10_000): Promise<string> {
   const controller = requester.session.task(taskId as never);
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -28,7 +28,8 @@ export async function waitForJob(
   baseUrl: string,
   jobId: string,
   predicate: (record: DemoJobRecord) => boolean,
-  timeoutMs = 5000,
+  // Generous for a loaded CI machine; still well inside vitest's 20 s test timeout.
+  timeoutMs = 10_000,
 ): Promise<DemoJobRecord> {
   const deadline = Date.now() + timeoutMs;
   let last: JsonAnswer<DemoJobRecord> | undefined;
