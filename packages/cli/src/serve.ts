@@ -35,6 +35,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       : `task ids are sealed with the secret from ${secret.source}`,
   );
   const service = buildTaskService(config, sealer, logger);
+  // A stray rejected promise in an adapter (a timer callback, a socket event) must not take every task of
+  // this server down with it; it is a bug to log, not a reason to stop serving.
+  process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection (a bug in an adapter or in jobtasks)"));
   const common = {
     service,
     logger,
