@@ -95,6 +95,30 @@ describe("jobtasks command", () => {
     }
   });
 
+  it("keeps serving after a stray rejected promise in an adapter, and logs it", async () => {
+    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9", strayRejection: true }\n`);
+    const child = spawn(process.execPath, [bin, "serve", "--config", file, "--port", "0"], {
+      env: { PATH: process.env["PATH"] ?? "", JOBTASKS_SECRET: "x".repeat(40) },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const deadline = Date.now() + 15_000;
+      while (!stderr.includes("unhandled promise rejection") && Date.now() < deadline && child.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(stderr).toContain("unhandled promise rejection");
+      const url = /"url":"(http:[^"]+)"/.exec(stderr)?.[1];
+      expect(url).toBeDefined();
+      const health = await fetch(new URL("/healthz", url!));
+      expect(health.status).toBe(200);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
   it("refuses a short JOBTASKS_SECRET without printing it", async () => {
     const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`);
     const result = await run(["serve", "--config", file, "--port", "0"], { JOBTASKS_SECRET: "tooshort-secret" });

@@ -9,11 +9,14 @@ export const adapterDefinition = {
     baseUrl: z.url(),
     toolName: z.string().default("tiny_job"),
     tokenVariable: z.string().optional(),
+    // For the test that a stray rejected promise does not stop the server.
+    strayRejection: z.boolean().default(false),
   }),
   create(options, environment = process.env) {
     if (options.tokenVariable && !environment[options.tokenVariable]) {
       throw new AdapterConfigError("tokenVariable", `environment variable ${options.tokenVariable} is not set`);
     }
+    if (options.strayRejection) setTimeout(() => Promise.reject(new Error("stray rejection from the tiny adapter")), 200);
     return {
       specificationVersion: "v1",
       kind: "tiny",
