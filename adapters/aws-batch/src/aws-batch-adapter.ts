@@ -9,6 +9,7 @@ import { assertRegionResolvable } from "./aws-region-source.js";
 import { cancelBatchJob } from "./cancel-batch-job.js";
 import { createBatchClient, createLogsClient } from "./create-aws-clients.js";
 import { createDescribeJobsBatcher } from "./describe-jobs-batcher.js";
+import { jobsOfDescribeJobsResponse } from "./describe-jobs-response.js";
 import { createGenericSubmitTool } from "./generic-submit-tool.js";
 import { mapBatchJobStatus, wasCancelled } from "./map-batch-job-status.js";
 import { readLogTail } from "./read-log-tail.js";
@@ -57,7 +58,7 @@ export function awsBatch(
         retryOn: "transient",
         secrets,
       });
-      return response.jobs ?? [];
+      return jobsOfDescribeJobsResponse(operation, response);
     },
   });
 

@@ -2,6 +2,7 @@ import type { JobDetail } from "@aws-sdk/client-batch";
 import type { CallToolResult } from "@jobtasks/core";
 import { z } from "zod";
 import { hideArns } from "./hide-arns.js";
+import { isoTimeOf } from "./iso-time.js";
 import type { LogTail } from "./read-log-tail.js";
 
 /** The structuredContent of a finished job's result. ARNs are left out on purpose: they name the account. */
@@ -56,9 +57,6 @@ export function formatDuration(milliseconds: number): string {
   return `${seconds}s`;
 }
 
-const isoTime = (epochMs: number | undefined): string | undefined =>
-  epochMs === undefined ? undefined : new Date(epochMs).toISOString();
-
 /**
  * The tool result of a job that reached SUCCEEDED or FAILED. A FAILED job ran and failed: that is a
  * completed task with isError, never a protocol error.
@@ -67,7 +65,9 @@ export function buildFinishedResult(job: JobDetail, logTail: LogTail | undefined
   const succeeded = job.status === "SUCCEEDED";
   const attempt = lastAttemptOf(job);
   const array = arrayCounts(job);
-  const durationMs = job.startedAt !== undefined && job.stoppedAt !== undefined ? job.stoppedAt - job.startedAt : undefined;
+  const startedAt = isoTimeOf(job.startedAt);
+  const stoppedAt = isoTimeOf(job.stoppedAt);
+  const durationMs = startedAt && stoppedAt ? (job.stoppedAt as number) - (job.startedAt as number) : undefined;
   const attempts = job.attempts?.length ?? 0;
   const statusReason = job.statusReason ? hideArns(job.statusReason) : undefined;
   const structured: BatchJobResult = {
@@ -78,8 +78,8 @@ export function buildFinishedResult(job: JobDetail, logTail: LogTail | undefined
     ...(attempt.exitCode !== undefined ? { exitCode: attempt.exitCode } : {}),
     ...(attempt.reason ? { containerReason: attempt.reason } : {}),
     attempts,
-    ...(job.startedAt !== undefined ? { startedAt: isoTime(job.startedAt) } : {}),
-    ...(job.stoppedAt !== undefined ? { stoppedAt: isoTime(job.stoppedAt) } : {}),
+    ...(startedAt ? { startedAt } : {}),
+    ...(stoppedAt ? { stoppedAt } : {}),
     ...(durationMs !== undefined ? { durationMs } : {}),
     ...(attempt.logStreamName ? { logStreamName: attempt.logStreamName } : {}),
     ...(array ? { array } : {}),

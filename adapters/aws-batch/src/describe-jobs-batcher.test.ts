@@ -49,6 +49,15 @@ describe("createDescribeJobsBatcher", () => {
     expect(results.map((result) => (result as PromiseRejectedResult).reason)).toEqual([failure, failure]);
   });
 
+  it("rejects every read with a retryable error when describe gives something that is not a list of jobs", async () => {
+    const batcher = createDescribeJobsBatcher({ describe: async () => [null] as unknown as JobDetail[], windowMs: 1 });
+    const results = await Promise.allSettled([batcher.load("a"), batcher.load("b")]);
+    for (const result of results) {
+      expect(result.status).toBe("rejected");
+      expect((result as PromiseRejectedResult).reason).toMatchObject({ isRetryable: true });
+    }
+  });
+
   it("retries each id alone after a refused shared call, so one bad id fails only its own read", async () => {
     const calls: string[][] = [];
     const describe = async (jobIds: string[]): Promise<JobDetail[]> => {

@@ -1,5 +1,6 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
 import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
+import { unreadableDescribeJobsError } from "./describe-jobs-response.js";
 
 /** DescribeJobs accepts at most this many job ids per call. */
 export const describeJobsMaxIds = 100;
@@ -55,23 +56,48 @@ export function createDescribeJobsBatcher(options: DescribeJobsBatcherOptions): 
     const batch = pending;
     pending = new Map();
     if (batch.size === 0) return;
+    void readBatch(batch);
+  }
+
+  /** Hand each waiter its job, or "unknown or expired" when a well-formed answer leaves its id out. */
+  function settle(batch: Map<string, Waiter[]>, jobs: JobDetail[]): void {
+    const byId = new Map<string, JobDetail>();
+    for (const job of jobs) {
+      // describe() should only give jobs with ids; anything else means the answer was not understood.
+      if (typeof job !== "object" || job === null || typeof job.jobId !== "string") throw new TypeError("an entry of jobs is not a job");
+      byId.set(job.jobId, job);
+    }
+    for (const [jobId, waiters] of batch) {
+      const job = byId.get(jobId);
+      for (const waiter of waiters) {
+        if (job) waiter.resolve(job);
+        else waiter.reject(unknownJobError(jobId));
+      }
+    }
+  }
+
+  /**
+   * Never rejects: it runs detached from any caller, and an exception escaping it would be an unhandled
+   * rejection, which ends the whole server process. Whatever goes wrong reaches the waiting reads instead.
+   */
+  async function readBatch(batch: Map<string, Waiter[]>): Promise<void> {
     const jobIds = [...batch.keys()];
-    options.describe(jobIds).then(
-      (jobs) => {
-        const byId = new Map(jobs.filter((job) => job.jobId !== undefined).map((job) => [job.jobId as string, job]));
-        for (const [jobId, waiters] of batch) {
-          const job = byId.get(jobId);
-          for (const waiter of waiters) {
-            if (job) waiter.resolve(job);
-            else waiter.reject(unknownJobError(jobId));
-          }
-        }
-      },
-      (error: unknown) => {
-        if (batch.size > 1 && isRefusalOfTheCall(error)) return void retryEachAlone(batch);
-        for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
-      },
-    );
+    let jobs: JobDetail[];
+    try {
+      jobs = await options.describe(jobIds);
+    } catch (error) {
+      if (batch.size > 1 && isRefusalOfTheCall(error)) return void retryEachAlone(batch);
+      return rejectAll(batch, error);
+    }
+    try {
+      settle(batch, jobs);
+    } catch (error) {
+      rejectAll(batch, unreadableDescribeJobsError(`DescribeJobs for ${jobIds.length} jobs`, "not a list of jobs", error));
+    }
+  }
+
+  function rejectAll(batch: Map<string, Waiter[]>, error: unknown): void {
+    for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
   }
 
   /**

@@ -2,6 +2,7 @@ import type { JobDetail } from "@aws-sdk/client-batch";
 import type { JobSnapshot } from "@jobtasks/core";
 import { buildFinishedResult } from "./batch-job-result.js";
 import { hideArns } from "./hide-arns.js";
+import { isoTimeOf } from "./iso-time.js";
 import type { LogTail } from "./read-log-tail.js";
 
 /** Every reason doCancel sends starts with this, so a FAILED job can be recognised as our cancel. */
@@ -65,11 +66,12 @@ export function mapBatchJobStatus(job: JobDetail, logTail?: LogTail): JobSnapsho
   const rawStatus = String(job.status ?? "UNKNOWN");
   if (activeStatuses.has(rawStatus)) {
     const snapshot: JobSnapshot = { status: "working", rawStatus, message: workingMessage(job, rawStatus, true) };
-    const summaryUpdatedAt = job.arrayProperties?.statusSummaryLastUpdatedAt;
-    if (summaryUpdatedAt !== undefined) snapshot.updatedAt = new Date(summaryUpdatedAt).toISOString();
+    const summaryUpdatedAt = isoTimeOf(job.arrayProperties?.statusSummaryLastUpdatedAt);
+    if (summaryUpdatedAt) snapshot.updatedAt = summaryUpdatedAt;
     return snapshot;
   }
-  const updatedAt = job.stoppedAt !== undefined ? { updatedAt: new Date(job.stoppedAt).toISOString() } : {};
+  const stoppedAt = isoTimeOf(job.stoppedAt);
+  const updatedAt = stoppedAt ? { updatedAt: stoppedAt } : {};
   if (rawStatus === "FAILED" && wasCancelled(job)) {
     const reason = job.statusReason ? hideArns(job.statusReason) : "cancelled";
     return { status: "cancelled", rawStatus, message: `Cancelled: ${reason}`, ...updatedAt };
