@@ -240,6 +240,19 @@ describe("TaskService.updateTask", () => {
     expect(error.message).toBe("Invalid params: inputResponses: approval.approve: expected a boolean");
   });
 
+  it("sends an answer once, even when the upstream answers 503: approving twice may not be harmless", async () => {
+    const { service, scripted } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ approval: approvalRequest() }));
+    let calls = 0;
+    scripted.adapter.doRespond = async () => {
+      calls += 1;
+      throw new UpstreamError("HTTP 503", { httpStatus: 503 });
+    };
+    await expectProtocolError(service.updateTask(created.taskId, { approval: { action: "accept", content: { approve: true } } }, alice), -32603);
+    expect(calls).toBe(1);
+  });
+
   it("reports a failed delivery as -32603 so the client can try again", async () => {
     const { service, scripted } = setup();
     const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;

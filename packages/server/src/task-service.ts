@@ -19,7 +19,6 @@ import {
 import { toAdapterLogger, type Logger } from "./logger.js";
 import { errorCodes, TaskProtocolError, taskExpired, taskNotFound, tasksExtensionRequired } from "./protocol-error.js";
 import { SnapshotReader, type ReadTarget, type SnapshotReaderOptions } from "./snapshot-reader.js";
-import { retryDefaults, retryUpstream } from "./retry-upstream.js";
 import { ToolRegistry, type AdapterInstance, type RegisteredTool } from "./tool-registry.js";
 import { validateToolInput } from "./validate-tool-input.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
@@ -69,7 +68,6 @@ export class TaskService {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #defaultPollIntervalMs: number;
-  readonly #retryOptions: { immediateRetries: number; immediateRetryDelayMs: number };
   readonly #synchronousWaitMs: Readonly<Record<string, number>>;
   readonly #maxSynchronousCalls: number;
   #synchronousCalls = 0;
@@ -80,10 +78,6 @@ export class TaskService {
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
     this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? defaultPollIntervalMs;
-    this.#retryOptions = {
-      immediateRetries: options.immediateRetries ?? retryDefaults.immediateRetries,
-      immediateRetryDelayMs: options.immediateRetryDelayMs ?? retryDefaults.immediateRetryDelayMs,
-    };
     this.#reader = new SnapshotReader({ ...options, logger: options.logger, now: this.#now });
     this.#synchronousWaitMs = options.synchronousWaitMs ?? {};
     this.#maxSynchronousCalls = options.maxSynchronousCalls ?? 32;
@@ -196,7 +190,7 @@ export class TaskService {
     }
     if (Object.keys(answers).length === 0) return;
     const respond = adapter.doRespond.bind(adapter);
-    await this.#act("deliver the answer", opened, () => respond(opened.target.ref, answers, context), context.signal);
+    await this.#act("deliver the answer", opened, () => respond(opened.target.ref, answers, context));
   }
 
   /** tasks/cancel. An acknowledgement, not a promise: the job may still finish first. */
@@ -211,7 +205,7 @@ export class TaskService {
       return;
     }
     const cancel = adapter.doCancel.bind(adapter);
-    await this.#act("request cancellation", opened, () => cancel(opened.target.ref, context), context.signal);
+    await this.#act("request cancellation", opened, () => cancel(opened.target.ref, context));
   }
 
   /** Whether a caller may use a task id (it opens, its adapter exists, it has not expired). No upstream call. */
@@ -239,9 +233,11 @@ export class TaskService {
     return { taskId, reference, target: { adapterName: reference.adapter, adapter, ref: reference.ref } };
   }
 
-  async #act(what: string, opened: OpenedTask, action: () => Promise<void>, signal: AbortSignal): Promise<void> {
+  async #act(what: string, opened: OpenedTask, action: () => Promise<void>): Promise<void> {
+    // Sent once: answering a question or cancelling may not be idempotent upstream (a second approval
+    // POST), and the client may send tasks/update or tasks/cancel again; outstanding keys keep that safe.
     try {
-      await retryUpstream(action, signal, this.#retryOptions);
+      await action();
     } catch (error) {
       if (error instanceof JobNotFoundError) throw taskNotFoundUpstream(what);
       // An adapter refusing an answer's content (a field of the wrong type) is the client's to fix.
