@@ -82,12 +82,26 @@ async function findJobByName(
   return response.jobSummaryList?.find((summary) => summary.jobName?.toLowerCase() === wanted)?.jobId;
 }
 
+/** Where a person finds a job by its name: no tool here looks a job up by name, watch_job needs its id. */
+function lookForJob(request: { jobName: string; jobQueue: string }): string {
+  return (
+    `do not submit again; look for job name ${request.jobName} in queue ${request.jobQueue} ` +
+    "(the AWS console, or aws batch list-jobs with a JOB_NAME filter), then follow it with watch_job and its job id"
+  );
+}
+
+/** The message of a failed lookup, for a sentence of ours. */
+function lookupFailure(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * Submit a job at most once. SubmitJob has no idempotency token, so the request carries a correlation id (in
  * its name and a tag). Throttled submits were refused and are simply retried with jittered backoff. When a
  * submit gets no answer (connection lost, timeout, 5xx) the job may exist: look it up by name and only
  * resubmit, with the same name, when it is not there. When AWS answered 2xx but the answer could not be
- * read, the job was accepted: it is looked up again and again, never resubmitted.
+ * read, or held no job id, the job was accepted: it is looked up again and again, never resubmitted. When a
+ * lookup itself fails, nobody knows whether the job exists, so the error says not to submit again.
  */
 export async function submitBatchJob(
   request: SubmitJobRequest & { jobName: string; jobQueue: string },
@@ -97,19 +111,40 @@ export async function submitBatchJob(
   const { policy } = dependencies;
   let lastError: unknown;
   let accepted = false;
+  /** One lookup by name; a failure ends the submit with an error that names the job and forbids a retry. */
+  const lookUp = async (): Promise<SubmittedJob | undefined> => {
+    let existingJobId: string | undefined;
+    try {
+      existingJobId = await findJobByName(request, dependencies, signal);
+    } catch (error) {
+      if (isAbort(error) || signal?.aborted) throw error;
+      const what = accepted
+        ? "AWS Batch accepted SubmitJob (HTTP 2xx) but its answer could not be read"
+        : "AWS Batch SubmitJob got no answer, so a job may exist";
+      throw new UpstreamError(`${what}, and looking it up by name failed (${lookupFailure(error)}); ${lookForJob(request)}`, {
+        isRetryable: false,
+        cause: error,
+      });
+    }
+    return existingJobId ? { jobId: existingJobId, jobName: request.jobName, recovered: true } : undefined;
+  };
   for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
     if (accepted) {
       // ListJobs lags behind SubmitJob: give it longer each time.
       await sleep(dependencies.duplicateCheckDelayMs + jitteredDelay(policy, attempt), signal);
-      const existingJobId = await findJobByName(request, dependencies, signal);
-      if (existingJobId) return { jobId: existingJobId, jobName: request.jobName, recovered: true };
+      const found = await lookUp();
+      if (found) return found;
       continue;
     }
     await dependencies.rateLimiter.acquire(signal);
     try {
       const response = await dependencies.client.send(guardedSubmitCommand(request), signal ? { abortSignal: signal } : {});
-      if (!response.jobId) throw new UpstreamError("AWS Batch SubmitJob answered without a job id", { isRetryable: false });
-      return { jobId: response.jobId, jobName: response.jobName ?? request.jobName, recovered: false };
+      if (typeof response.jobId === "string" && response.jobId !== "") {
+        return { jobId: response.jobId, jobName: response.jobName ?? request.jobName, recovered: false };
+      }
+      // A 2xx is AWS's word that the job exists; an answer without its id is as good as a lost one.
+      accepted = true;
+      lastError = new Error("SubmitJob answered 2xx without a job id");
     } catch (caught) {
       const error = caught instanceof SubmitOutcomeUnknownError ? caught.unansweredError : caught;
       if (isAbort(error) || signal?.aborted) throw error;
@@ -120,16 +155,16 @@ export async function submitBatchJob(
       }
       if (!isOutcomeUnknown(error)) throw toUpstreamError("SubmitJob", error, dependencies.secrets);
       accepted = isUnreadableSuccess(error);
-      await sleep(dependencies.duplicateCheckDelayMs, signal);
-      const existingJobId = await findJobByName(request, dependencies, signal);
-      if (existingJobId) return { jobId: existingJobId, jobName: request.jobName, recovered: true };
     }
+    await sleep(dependencies.duplicateCheckDelayMs, signal);
+    const found = await lookUp();
+    if (found) return found;
   }
   if (accepted) {
     // Not retryable: a new tool call would submit a second job next to the one AWS accepted.
     throw new UpstreamError(
-      `AWS Batch accepted SubmitJob (HTTP 2xx) but its answer could not be read, and ListJobs does not show job ${request.jobName} ` +
-        "in its queue yet; do not submit again: the job most likely exists (find it by that name, then follow it with its job id)",
+      `AWS Batch accepted SubmitJob (HTTP 2xx) but its answer could not be read, and ListJobs does not show the job yet; ` +
+        `it most likely exists: ${lookForJob(request)}`,
       { isRetryable: false, cause: lastError },
     );
   }

@@ -123,7 +123,10 @@ export function toUpstreamError(
   const aws = asAwsError(error);
   const httpStatus = aws.$metadata?.httpStatusCode;
   const code = aws.name && aws.name !== "Error" ? aws.name : (aws.code ?? "network error");
-  const detail = aws.message ? `: ${redactSecrets(hideAwsCredentials(hideArns(aws.message)), secrets).slice(0, 500)}` : "";
+  // The SDK appends a hint about a hidden `$response` field to errors it could not deserialize: meant for
+  // whoever holds the error object, meaningless to an agent.
+  const awsMessage = aws.message?.replace(/\s*Deserialization error: to see the raw response, inspect the hidden field \{error\}\.\$response on this object\.?/, "");
+  const detail = awsMessage ? `: ${redactSecrets(hideAwsCredentials(hideArns(awsMessage)), secrets).slice(0, 500)}` : "";
   const message = `${service} ${operation} failed (${code}${httpStatus ? `, HTTP ${httpStatus}` : ""})${detail}`;
   // Throttling means AWS is up and asks for a slower pace: the server keeps the task working without
   // counting it as an outage.
