@@ -1,4 +1,5 @@
 import { type CallToolResult, type ElicitationFormRequest, type JobSnapshot } from "@jobtasks/core";
+import { formSchemaProblem } from "./form-schema.js";
 import { inputRequiredOptionsSchema } from "./job-options-schema.js";
 import { queryAll, queryFirst } from "./json-path.js";
 import type { StatusReading } from "./map-status.js";
@@ -89,9 +90,13 @@ function inputRequests(options: ResolvedRestOptions, input: SnapshotInput, conte
   // Without the upstream's own id for the question there is no stable key; report working until it appears.
   if (typeof key !== "string" && typeof key !== "number") return undefined;
   const fromBody = config.schemaPath ? queryFirst(config.schemaPath, input.body) : undefined;
-  // A schema from the upstream is used only when it is a flat form, as MCP forms are; else the config's.
-  const upstreamSchema = fromBody === undefined ? undefined : formSchemaSchema.safeParse(fromBody);
-  const schema = upstreamSchema?.success ? upstreamSchema.data : config.schema;
+  // A schema from the upstream is used only when it is a flat form, as MCP forms are, and compiles (the
+  // answer is checked with it); else the config's. Without a config form the upstream's is presented
+  // anyway: a decline still resolves it, and an accept that cannot be checked is refused, never declined.
+  const parsed = fromBody === undefined ? undefined : formSchemaSchema.safeParse(fromBody);
+  const upstreamSchema = parsed?.success ? parsed.data : undefined;
+  const usable = upstreamSchema !== undefined && formSchemaProblem(upstreamSchema) === undefined;
+  const schema = usable ? upstreamSchema : (config.schema ?? upstreamSchema);
   if (!schema) return undefined;
   const message = renderText(config.message, context) ?? "The job is waiting for input";
   return {

@@ -2,14 +2,15 @@ import { InvalidToolInputError, type AdapterContext, type ElicitationResponse, t
 import type { HttpResponse } from "./http-client.js";
 import type { InputRequiredOptions } from "./job-options-schema.js";
 import { performRequest, type RequestEnvironment } from "./perform-request.js";
-import { readAnswer } from "./read-answer.js";
+import { readAnswer, type ReadAnswer } from "./read-answer.js";
 
 /**
- * Delivering answers to outstanding questions. Every answer resolves its question upstream, so the key is
- * never presented again: an accepted answer through `respond`, anything else through `declineBody`. An
- * answer that does not fit the form, or that its request cannot carry (a header-splitting value, a dot
- * segment in a URL path), is unclear and delivered as a decline, as the hand-written demo adapter does: a
- * job never goes ahead on an unclear answer.
+ * Delivering answers to outstanding questions. Every delivered answer resolves its question upstream, so
+ * the key is never presented again: an accept through `respond`, a decline or cancel through
+ * `declineBody`. An accept that does not fit the form, or that its request cannot carry (a header-splitting
+ * value, a dot segment in a URL path), is refused with InvalidToolInputError naming `<key>.<field>` (the
+ * server answers -32602) and the question stays open: a person's accept is never sent as a reject.
+ * Every answer is checked before any is sent, so a refusal sends nothing.
  */
 
 export interface AnswerTarget {
@@ -44,26 +45,25 @@ export async function deliverAnswers(
     );
   const decline = (key: string, action: string) => send(key, { action }, config.respond.declineBody);
 
+  const readable: [string, ReadAnswer][] = [];
   for (const [key, response] of Object.entries(responses)) {
     const form = outstanding[key];
     // Overtaken: answered elsewhere, or the job moved on since the core's read.
-    if (!form) continue;
-    const answer = readAnswer(form, response);
+    if (form) readable.push([key, readAnswer(key, form, response)]);
+  }
+  for (const [key, answer] of readable) {
     if (answer.kind === "declined") {
-      await decline(key, response.action);
-      continue;
-    }
-    if (answer.kind === "unclear") {
-      context.logger.warn({ key, problem: answer.problem }, "the answer does not fit the form; delivering it as a decline");
-      await decline(key, "decline");
+      await decline(key, responses[key]!.action);
       continue;
     }
     try {
       await send(key, { ...answer.content, action: "accept" });
     } catch (error) {
       if (!(error instanceof InvalidToolInputError)) throw error;
-      context.logger.warn({ key, field: error.field, problem: error.problem }, "the answer cannot be sent; delivering it as a decline");
-      await decline(key, "decline");
+      // The template names the answer's field ("note"), or "arguments" for the whole answer.
+      const field = error.field === "arguments" ? key : `${key}.${error.field}`;
+      context.logger.info({ key, field }, "refused an answer its request cannot carry");
+      throw new InvalidToolInputError(field, error.problem, { cause: error });
     }
   }
 }

@@ -105,7 +105,7 @@ export const inputRequiredOptionsSchema = z.object({
    */
   respond: requestOptionsSchema.extend({
     /**
-     * Body sent instead of `body` when the person declines or dismisses the form, or answers unclearly.
+     * Body sent instead of `body` when the person declines or dismisses the form (action `decline` or `cancel`).
      * Required whenever `inputRequired` is set (checked with the whole options): every answer must resolve
      * its question upstream, since the tasks extension forbids presenting an answered key again.
      */

@@ -1,14 +1,14 @@
-import { AdapterConfigError } from "@jobtasks/core";
+import { AdapterConfigError, InvalidToolInputError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import type { RestOptions } from "./rest-options-schema.js";
 import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
 import { mockAgent, seen, testContext, type SeenRequest } from "./test-support/test-context.js";
 
-// Answers are checked against the form that was presented before anything is sent. An answer that does
-// not fit (a wrong type, a missing required field, a value its request cannot carry) is unclear, and an
-// unclear answer is delivered as a decline, as the hand-written demo adapter does: a job never goes ahead
-// on an unclear answer, and the question is answered once, never presented again.
+// Answers are checked against the form that was presented before anything is sent. An accept that does
+// not fit (a wrong type, a missing required field, a value its request cannot carry) is refused with
+// InvalidToolInputError naming the field (the server answers -32602) and nothing is sent: the question
+// stays open. Only a decline or a cancel sends the decline body; an accept never becomes a reject.
 const agent = mockAgent();
 const farm = agent.get(renderFarmOrigin);
 afterEach(() => agent.assertNoPendingInterceptors());
@@ -43,25 +43,35 @@ describe("rest adapter: answers checked against the form", () => {
     expect(captured.request?.headers["x-note"]).toBe("ok");
   });
 
-  it("delivers an answer of the wrong type as a decline, logging the field", async () => {
-    const captured = expectOneAnswer();
-    const context = testContext();
-    await adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } }, context);
-    expect(captured.request?.body).toEqual({ verdict: "redo" });
-    expect(context.logs.join("\n")).toMatch(/note/);
+  function expectNoAnswer() {
+    farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, reviewing);
+  }
+
+  it("refuses an answer of the wrong type, naming the field, and sends nothing", async () => {
+    expectNoAnswer();
+    const answering = adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } }, testContext());
+    await expect(answering).rejects.toBeInstanceOf(InvalidToolInputError);
+    expectNoAnswer();
+    await expect(adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } }, testContext())).rejects.toMatchObject({ field: "rev-7.note" });
   });
 
-  it("delivers an accepted form without a required field as a decline", async () => {
-    const captured = expectOneAnswer();
-    await adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: {} } }, testContext());
-    expect(captured.request?.body).toEqual({ verdict: "redo" });
+  it("refuses an accepted form without a required field, naming it", async () => {
+    expectNoAnswer();
+    await expect(adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: {} } }, testContext())).rejects.toMatchObject({ field: "rev-7.verdict" });
   });
 
-  it("delivers an answer its request cannot carry (a header-splitting value) as a decline", async () => {
-    const captured = expectOneAnswer();
-    await adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: "a\r\nX-Admin: 1" } } }, testContext());
-    expect(captured.request?.body).toEqual({ verdict: "redo" });
-    expect(captured.request?.headers["x-admin"]).toBeUndefined();
+  it("refuses an answer its request cannot carry (a header-splitting value), naming the field", async () => {
+    expectNoAnswer();
+    const answering = adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: "a\r\nX-Admin: 1" } } }, testContext());
+    await expect(answering).rejects.toMatchObject({ field: "rev-7.note" });
+  });
+
+  it("sends the decline body for a decline and for a cancel", async () => {
+    for (const action of ["decline", "cancel"] as const) {
+      const captured = expectOneAnswer();
+      await adapter().doRespond?.(reference, { "rev-7": { action } }, testContext());
+      expect(captured.request?.body).toEqual({ verdict: "redo" });
+    }
   });
 
   it("requires respond.declineBody, since a declined question must still be answered upstream", () => {
@@ -77,23 +87,42 @@ describe("rest adapter: answers checked against the form", () => {
     expect(() => adapter({ ...noteForm, respond: { ...noteForm.respond, url: "/renders/{{job.id}}/{{answer.action}}/{{key}}" } })).not.toThrow();
   });
 
-  it("rejects the deploy in the demo-api preset when approve is missing or not a boolean", async () => {
+  it("refuses an approval in the demo-api preset when approve is missing or not a boolean, and sends nothing", async () => {
     const demoOrigin = "http://127.0.0.1:4010";
     const demo = restAdapter({ preset: "demo-api", baseUrl: demoOrigin }, { dispatcher: agent });
     const waiting = { status: "waiting_for_approval", currentStep: 1, totalSteps: 2, approval: { id: "ap-1", message: "Deploy?" } };
-    const bodies: unknown[] = [];
     for (const content of [{}, { approve: "yes" }]) {
       agent.get(demoOrigin).intercept({ path: "/jobs/j1", method: "GET" }).reply(200, waiting);
-      agent.get(demoOrigin).intercept({ path: "/jobs/j1/approval", method: "POST" }).reply((options) => {
-        bodies.push(seen(options).body);
-        return { statusCode: 200, data: {} };
-      });
-      await demo.doRespond?.({ id: "j1", createdAt: 0 }, { "ap-1": { action: "accept", content: content as Record<string, string> } }, testContext());
+      const answering = demo.doRespond?.({ id: "j1", createdAt: 0 }, { "ap-1": { action: "accept", content: content as Record<string, string> } }, testContext());
+      await expect(answering).rejects.toMatchObject({ field: "ap-1.approve" });
     }
-    expect(bodies).toEqual([
-      { approvalId: "ap-1", approve: false },
-      { approvalId: "ap-1", approve: false },
-    ]);
+  });
+
+  it("refuses a config form that does not compile when the adapter is built, naming the field", () => {
+    const broken = { ...noteForm, schema: { type: "object" as const, properties: { ticket: { type: "string", pattern: "[A-Z]+-\\d+(" } } } };
+    expect(() => adapter(broken)).toThrow(AdapterConfigError);
+    expect(() => adapter(broken)).toThrow(/inputRequired\.schema\.properties\.ticket/);
+  });
+
+  it("refuses a config form with a nested object field when the adapter is built", () => {
+    const nested = { ...noteForm, schema: { type: "object" as const, properties: { who: { type: "object", properties: { name: { type: "string" } } } } } };
+    expect(() => adapter(nested)).toThrow(/inputRequired\.schema\.properties\.who/);
+  });
+
+  it("presents the configured form when the upstream's form does not compile, so an accept can be checked", async () => {
+    const broken = { type: "object", properties: { verdict: { type: "string", pattern: "(" } }, required: ["verdict"] };
+    const upstreamBody = { ...reviewing, review: { ...reviewing.review, form: broken } };
+    farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, upstreamBody);
+    const snapshot = await adapter({ ...noteForm, schemaPath: "review.form" }).doGetStatus(reference, testContext());
+    expect(snapshot.inputRequests?.["rev-7"]?.params.requestedSchema).toEqual(noteForm.schema);
+  });
+
+  it("refuses an accept it cannot check rather than declining it, when the upstream's form is the only one", async () => {
+    const broken = { type: "object", properties: { verdict: { type: "string", pattern: "(" } }, required: ["verdict"] };
+    const { schema: _none, ...withoutSchema } = noteForm;
+    farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { ...reviewing, review: { ...reviewing.review, form: broken } });
+    const answering = adapter({ ...withoutSchema, schemaPath: "review.form" }).doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship" } } }, testContext());
+    await expect(answering).rejects.toMatchObject({ field: "rev-7" });
   });
 
   it("falls back to the configured form when the upstream's schema is not a flat form", async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { checkConfigPaths } from "./check-config-paths.js";
+import { formSchemaProblem } from "./form-schema.js";
 import { presets, type PresetName } from "./presets.js";
 import { parseTemplate } from "./template.js";
 import { resolvedRestOptionsSchema, type ResolvedRestOptions } from "./rest-options.js";
@@ -57,11 +58,17 @@ function checkConsistency(options: ResolvedRestOptions, context: z.RefinementCtx
   if (options.inputRequired && !options.inputRequired.schema && !options.inputRequired.schemaPath) {
     context.addIssue({ code: "custom", path: ["inputRequired", "schema"], message: "give schema or schemaPath for the form" });
   }
+  const formSchema = options.inputRequired?.schema;
+  const formProblem = formSchema ? formSchemaProblem(formSchema) : undefined;
+  if (formProblem) {
+    // Answers are checked with this schema; one that cannot check them must not reach a person.
+    context.addIssue({ code: "custom", path: ["inputRequired", "schema", ...formProblem.path], message: formProblem.message });
+  }
   if (options.inputRequired && options.inputRequired.respond.declineBody === undefined) {
     context.addIssue({
       code: "custom",
       path: ["inputRequired", "respond", "declineBody"],
-      message: "required: the body that resolves a question declined, dismissed or answered unclearly (a question must not be presented again after an answer)",
+      message: "required: the body that resolves a question declined or dismissed (a question must not be presented again after an answer)",
     });
   }
   const respondUrl = options.inputRequired?.respond.url ?? "";
