@@ -102,6 +102,50 @@ describe("a run being cancelled", () => {
     expect(snapshot.message).toBe("build: step 3/7 'Run tests' (3 of 4 jobs done)");
   });
 
+  it.each([
+    ["403 (a fine-grained token without Checks access)", 403, { message: "Resource not accessible by personal access token" }],
+    ["404", 404, { message: "Not Found" }],
+  ])("takes annotations answered %s as no evidence of a run cancel: plain progress, no force-cancel, no failure", async (_label, status, body) => {
+    const cancelledAt = "2026-11-20T10:02:00Z";
+    const now = () => Date.parse(cancelledAt) + 60 * 60_000;
+    const jobs = fixture("attempt-jobs-in-progress.json");
+    jobs.jobs[3] = { ...jobs.jobs[3], status: "completed", conclusion: "cancelled", completed_at: cancelledAt };
+    github().get(attemptPath).reply(200, workflowRun());
+    github().get(`${attemptPath}/jobs`).query(true).reply(200, jobs);
+    github().get(packageAnnotationsPath).query(true).reply(status, body);
+    // No force-cancel interceptor: a POST would fail the test with nock's "no match".
+    const snapshot = await createTestAdapter({ forceCancelAfterMs: 60_000, now }).doGetStatus(runRef, createTestContext());
+    expect(snapshot).toMatchObject({ status: "working", message: "build: step 3/7 'Run tests' (3 of 4 jobs done)" });
+  });
+
+  it("still fails the read retryably when the annotations answer a server error (the next poll looks again)", async () => {
+    const jobs = fixture("attempt-jobs-in-progress.json");
+    jobs.jobs[3] = { ...jobs.jobs[3], status: "completed", conclusion: "cancelled", completed_at: "2026-11-20T10:02:00Z" };
+    github().get(attemptPath).reply(200, workflowRun());
+    github().get(`${attemptPath}/jobs`).query(true).reply(200, jobs);
+    github().get(packageAnnotationsPath).query(true).reply(502, { message: "Bad gateway" });
+    const error = await createTestAdapter({ requestRetries: 0 }).doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ isRetryable: true });
+  });
+
+  it("recognises a run cancel when an earlier job was cancelled by its own concurrency group", async () => {
+    const cancelledAt = "2026-11-20T10:05:00Z";
+    const jobs = fixture("attempt-jobs-in-progress.json");
+    // lint was cancelled by its concurrency group first; later someone cancelled the run (package).
+    jobs.jobs[0] = { ...jobs.jobs[0], conclusion: "cancelled", completed_at: "2026-11-20T10:01:02Z" };
+    jobs.jobs[3] = { ...jobs.jobs[3], status: "completed", conclusion: "cancelled", completed_at: cancelledAt };
+    github().get(attemptPath).reply(200, workflowRun());
+    github().get(`${attemptPath}/jobs`).query(true).reply(200, jobs);
+    github().get("/repos/octo-org/octo-app/check-runs/25880011001/annotations").query(true).reply(200, fixture("check-run-annotations-concurrency.json"));
+    github().get(packageAnnotationsPath).query(true).reply(200, fixture("check-run-annotations-run-cancelled.json"));
+    const force = github().post(`${runPath}/force-cancel`).reply(202, {});
+    const now = () => Date.parse(cancelledAt) + 5 * 60_000;
+    const snapshot = await createTestAdapter({ forceCancelAfterMs: 4 * 60_000, now }).doGetStatus(runRef, createTestContext());
+    expect(snapshot.message).toBe("cancel requested: waiting for GitHub to stop 1 running job; force-cancel sent after a grace of 240 s");
+    // The grace counts from the job that shows the run cancel (10:05), not from lint's earlier cancel.
+    expect(force.isDone()).toBe(true);
+  });
+
   it("reads the cancelled job's annotations once per poll, on top of the attempt and its jobs", async () => {
     const requests: UpstreamRequestEvent[] = [];
     const adapter = createTestAdapter({}, requests);

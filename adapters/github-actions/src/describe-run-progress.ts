@@ -20,21 +20,28 @@ export function describeRunProgress(jobs: ReadonlyArray<WorkflowJob>): string | 
   return `finishing ${tally}`;
 }
 
+/** How many cancelled jobs' annotations one poll may read, oldest cancel first. */
+export const maxCancelledJobsChecked = 3;
+
 /**
- * A job that may show a cancel of the run: the first one concluded "cancelled" while the run is still in
- * progress. A job concluded "cancelled" is not enough on its own (its own concurrency group with
- * cancel-in-progress cancels it too, the run carrying on), so the caller confirms it with
- * `isRunCancelAnnotation` on that job's annotations. A failed job next to it means fail-fast cancelled its
- * matrix siblings, which is no cancel of the run either.
+ * The jobs that may show a cancel of the run: those concluded "cancelled" while the run is still in
+ * progress, oldest cancel first, at most `maxCancelledJobsChecked`. A job concluded "cancelled" is not
+ * enough on its own (its own concurrency group with cancel-in-progress cancels it too, the run carrying
+ * on), so the caller confirms it with `isRunCancelAnnotation` on each one's annotations until one matches;
+ * an earlier job cancelled by its concurrency group does not hide a later cancel of the run. A failed job
+ * next to them means fail-fast cancelled its matrix siblings, which is no cancel of the run either.
  */
-export function cancelledJobCandidate(
+export function cancelledJobCandidates(
   jobs: ReadonlyArray<WorkflowJob>,
-): { jobId: number | string; since: string | null; stillRunning: number } | undefined {
+): { candidates: Array<{ jobId: number | string; since: string | null }>; stillRunning: number } | undefined {
   const cancelled = jobs.filter((job) => job.conclusion === "cancelled");
   if (cancelled.length === 0) return undefined;
   if (jobs.some((job) => job.conclusion === "failure" || job.conclusion === "timed_out")) return undefined;
-  const first = [...cancelled].sort((a, b) => (a.completed_at ?? "\uffff").localeCompare(b.completed_at ?? "\uffff"))[0]!;
-  return { jobId: first.id, since: first.completed_at, stillRunning: jobs.filter((job) => job.status !== "completed").length };
+  const oldestFirst = [...cancelled].sort((a, b) => (a.completed_at ?? "\uffff").localeCompare(b.completed_at ?? "\uffff"));
+  return {
+    candidates: oldestFirst.slice(0, maxCancelledJobsChecked).map((job) => ({ jobId: job.id, since: job.completed_at })),
+    stillRunning: jobs.filter((job) => job.status !== "completed").length,
+  };
 }
 
 /**

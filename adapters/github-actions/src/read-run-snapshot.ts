@@ -1,9 +1,8 @@
 import type { AdapterContext, JobSnapshot } from "@jobtasks/core";
 import { buildRunResult } from "./build-run-result.js";
 import { collectFailedSteps, type LogBudget } from "./collect-failed-steps.js";
-import { cancelledJobCandidate, describeRunProgress, isRunCancelAnnotation } from "./describe-run-progress.js";
+import { describeRunningRun } from "./describe-running-run.js";
 import type { GithubApi } from "./github-api.js";
-import type { WorkflowRun } from "./github-response-schemas.js";
 import { mapGithubActionsStatus, rawRunStatus } from "./map-github-actions-status.js";
 import { countReviewsByEnvironment, describePendingDeployments, needsReviewHistory } from "./pending-deployment-requests.js";
 import type { RateBudget } from "./rate-budget.js";
@@ -25,7 +24,7 @@ export interface SnapshotDependencies {
 
 /**
  * One observation of the pinned attempt. Costs one conditional request for a queued run, two for a
- * running one (three while a job shows cancelled: its annotations say whether the run was cancelled), two
+ * running one (up to five while jobs show cancelled: their annotations say whether the run was cancelled), two
  * for a waiting one, three when this token may approve (the review history numbers the
  * approval keys), and for a finished one three plus one log download per failed job (then the server keeps
  * the terminal answer).
@@ -71,33 +70,8 @@ export async function readRunSnapshot(dependencies: SnapshotDependencies, ref: R
     }
     case "working":
       if (run.status !== "in_progress") return withPollInterval(dependencies, 1, { ...base, status: "working", message: phase.message });
-      return withPollInterval(dependencies, 2, { ...base, status: "working", message: await describeRunning(dependencies, ref, run, context) });
+      return withPollInterval(dependencies, 2, { ...base, status: "working", message: await describeRunningRun(dependencies, ref, run, context) });
   }
-}
-
-async function describeRunning(dependencies: SnapshotDependencies, ref: RunRef, run: WorkflowRun, context: AdapterContext): Promise<string> {
-  const jobs = (await dependencies.api.listAttemptJobs(ref, { signal: context.signal, notFoundMeansGone: true })).jobs;
-  const progress = describeRunProgress(jobs) ?? "in progress";
-  const cancelling = cancelledJobCandidate(jobs);
-  if (!cancelling) return progress;
-  // Only GitHub's own note on the cancelled job tells a cancel of the run from a job-level one.
-  const annotations = await dependencies.api.listJobAnnotations(ref, cancelling.jobId, { signal: context.signal });
-  if (!annotations.some((annotation) => isRunCancelAnnotation(annotation.message))) return progress;
-  let message = `cancel requested: waiting for GitHub to stop ${cancelling.stillRunning} running job${cancelling.stillRunning === 1 ? "" : "s"}`;
-  const grace = dependencies.settings.forceCancelAfterMs;
-  const since = cancelling.since === null ? Number.NaN : Date.parse(cancelling.since);
-  if (grace !== null && !Number.isNaN(since) && dependencies.now() - since >= grace) {
-    // Derived from GitHub's own data on every poll, so it works on any replica and after a restart.
-    try {
-      await dependencies.api.cancelRun(ref, true, { signal: context.signal });
-      message += `; force-cancel sent after a grace of ${Math.round(grace / 1000)} s`;
-    } catch (error) {
-      if (context.signal.aborted) throw error;
-      context.logger.warn({ run: run.id, error: (error as Error).message }, "force-cancel was refused");
-      message += "; force-cancel was refused";
-    }
-  }
-  return message;
 }
 
 function withPollInterval(dependencies: SnapshotDependencies, requestsPerPoll: number, snapshot: JobSnapshot): JobSnapshot {
