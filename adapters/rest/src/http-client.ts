@@ -52,6 +52,34 @@ export interface HttpClient {
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
+/**
+ * Failures after which the request may have reached the upstream and been acted on: its answer timed out,
+ * the connection broke after it was sent, or a success answer could not be read. For a status read this
+ * changes nothing; for a submit it means a job may exist, so a blind retry could start a second one.
+ */
+const outcomeUnknown = new WeakSet<object>();
+
+function unknownOutcome<T extends UpstreamError>(error: T): T {
+  outcomeUnknown.add(error);
+  return error;
+}
+
+/** Whether the request behind `error` may have been acted on by the upstream (see outcomeUnknown). */
+export function mayHaveReachedUpstream(error: unknown): boolean {
+  return typeof error === "object" && error !== null && outcomeUnknown.has(error);
+}
+
+/** Connection errors that mean the request never left: nothing upstream can have acted on it. */
+const notSentCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+
+function neverSent(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && typeof current === "object" && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && notSentCodes.has(code)) return true;
+  }
+  return false;
+}
+
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -105,7 +133,7 @@ function parseJson(text: string, status: number, where: string): unknown {
     return JSON.parse(text) as unknown;
   } catch (error) {
     // Garbage from a proxy or an outage page: worth retrying, and the core fails the task once retries run out.
-    throw new UpstreamError(`The response from ${where} (HTTP ${status}) is not valid JSON`, { httpStatus: status, isRetryable: true, cause: error });
+    throw unknownOutcome(new UpstreamError(`The response from ${where} (HTTP ${status}) is not valid JSON`, { httpStatus: status, isRetryable: true, cause: error }));
   }
 }
 
@@ -131,10 +159,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       });
     } catch (error) {
       if (signal.aborted && signal.reason instanceof DOMException && signal.reason.name === "TimeoutError") {
-        throw new UpstreamError(`${method} ${describe(url)} timed out after ${options.timeoutMs} ms`, { isRetryable: true, cause: error });
+        throw unknownOutcome(new UpstreamError(`${method} ${describe(url)} timed out after ${options.timeoutMs} ms`, { isRetryable: true, cause: error }));
       }
       if (signal.aborted) throw signal.reason ?? error;
-      throw new UpstreamError(`${method} ${describe(url)} failed before an answer arrived`, { isRetryable: true, cause: error });
+      const failure = new UpstreamError(`${method} ${describe(url)} failed before an answer arrived`, { isRetryable: true, cause: error });
+      throw neverSent(error) ? failure : unknownOutcome(failure);
     }
   }
 
@@ -146,51 +175,58 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       let payload = httpRequest.body === undefined ? undefined : JSON.stringify(httpRequest.body);
       if (payload !== undefined) baseHeaders["content-type"] = "application/json";
       let url = httpRequest.url;
-      for (let redirects = 0; ; redirects++) {
-        const response = await sendOnce(method, url, baseHeaders, payload, signal, httpRequest.url.origin);
-        const headers = flattenHeaders(response.headers);
-        const location = headers["location"];
-        const follow = redirectStatuses.has(response.statusCode) && location !== undefined && (method === "GET" || response.statusCode === 303);
-        if (follow && redirects < options.maxRedirects) {
-          await response.body.dump();
-          const next = new URL(location, url);
-          if (next.protocol !== "https:" && next.protocol !== "http:") {
-            throw new UpstreamError(`${describe(url)} redirected to a non-HTTP URL`, { isRetryable: false });
+      let acted = false;
+      try {
+        for (let redirects = 0; ; redirects++) {
+          const response = await sendOnce(method, url, baseHeaders, payload, signal, httpRequest.url.origin);
+          const headers = flattenHeaders(response.headers);
+          const location = headers["location"];
+          const follow = redirectStatuses.has(response.statusCode) && location !== undefined && (method === "GET" || response.statusCode === 303);
+          if (follow && redirects < options.maxRedirects) {
+            // A 303 after a POST: the upstream acted on the request; whatever fails from here, it was sent.
+            if (method !== "GET") acted = true;
+            await response.body.dump();
+            const next = new URL(location, url);
+            if (next.protocol !== "https:" && next.protocol !== "http:") {
+              throw new UpstreamError(`${describe(url)} redirected to a non-HTTP URL`, { isRetryable: false });
+            }
+            if (!options.redirectOrigins.has(next.origin)) {
+              throw new UpstreamError(
+                `${method} ${describe(url)} redirected to ${next.origin}, which is not baseUrl's origin, in allowedOrigins or in allowedRedirectOrigins; the redirect was not followed`,
+                { httpStatus: response.statusCode, isRetryable: false },
+              );
+            }
+            url = next;
+            method = "GET";
+            payload = undefined;
+            delete baseHeaders["content-type"];
+            continue;
           }
-          if (!options.redirectOrigins.has(next.origin)) {
-            throw new UpstreamError(
-              `${method} ${describe(url)} redirected to ${next.origin}, which is not baseUrl's origin, in allowedOrigins or in allowedRedirectOrigins; the redirect was not followed`,
-              { httpStatus: response.statusCode, isRetryable: false },
-            );
+          const where = `${method} ${describe(url)}`;
+          const retryAfterMs = parseRetryAfter(headers["retry-after"]);
+          if (response.statusCode >= 400) {
+            // Error bodies are read only for a short reason: an outage page of any size keeps its status's
+            // retryability, and the status (not the body) decides what happens next.
+            const body = safeJson(await readPrefix(response.body, Math.min(options.maxResponseBytes, errorBodyBytes)));
+            return { status: response.statusCode, headers, body, url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
           }
-          url = next;
-          method = "GET";
-          payload = undefined;
-          delete baseHeaders["content-type"];
-          continue;
-        }
-        const where = `${method} ${describe(url)}`;
-        const retryAfterMs = parseRetryAfter(headers["retry-after"]);
-        if (response.statusCode >= 400) {
-          // Error bodies are read only for a short reason: an outage page of any size keeps its status's
-          // retryability, and the status (not the body) decides what happens next.
-          const body = safeJson(await readPrefix(response.body, Math.min(options.maxResponseBytes, errorBodyBytes)));
+          const declaredLength = Number(headers["content-length"]);
+          if (Number.isFinite(declaredLength) && declaredLength > options.maxResponseBytes) {
+            response.body.destroy();
+            throw unknownOutcome(new UpstreamError(`The response from ${where} (HTTP ${response.statusCode}) is larger than maxResponseBytes (${options.maxResponseBytes} bytes)`, { isRetryable: false }));
+          }
+          let text: string;
+          try {
+            text = await readBounded(response.body, options.maxResponseBytes, `${where} (HTTP ${response.statusCode})`);
+          } catch (error) {
+            if (error instanceof UpstreamError) throw unknownOutcome(error);
+            throw unknownOutcome(new UpstreamError(`Reading the response from ${where} (HTTP ${response.statusCode}) failed`, { isRetryable: true, cause: error }));
+          }
+          const body = parseJson(text, response.statusCode, where);
           return { status: response.statusCode, headers, body, url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
         }
-        const declaredLength = Number(headers["content-length"]);
-        if (Number.isFinite(declaredLength) && declaredLength > options.maxResponseBytes) {
-          response.body.destroy();
-          throw new UpstreamError(`The response from ${where} is larger than maxResponseBytes (${options.maxResponseBytes} bytes)`, { isRetryable: false });
-        }
-        let text: string;
-        try {
-          text = await readBounded(response.body, options.maxResponseBytes, where);
-        } catch (error) {
-          if (error instanceof UpstreamError) throw error;
-          throw new UpstreamError(`Reading the response from ${where} failed`, { isRetryable: true, cause: error });
-        }
-        const body = parseJson(text, response.statusCode, where);
-        return { status: response.statusCode, headers, body, url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+      } catch (error) {
+        throw acted && error instanceof UpstreamError ? unknownOutcome(error) : error;
       }
     },
   };

@@ -116,14 +116,20 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
       const reading = mapStatus(config.status, undefined, started.body);
       // A completed job whose result lives behind a follow-up GET is left to the first status read.
       if (reading.gone || (reading.status === "completed" && config.result.url)) return { ref: reference };
-      const snapshot = buildSnapshot(config, {
-        reading,
-        body: started.body,
-        job: { id: reference.id },
-        pollIntervalMs: pollIntervalFor(config.polling, 0, started.retryAfterMs),
-        secrets: auth.secrets,
-      });
-      return { ref: reference, snapshot };
+      try {
+        const snapshot = buildSnapshot(config, {
+          reading,
+          body: started.body,
+          job: { id: reference.id },
+          pollIntervalMs: pollIntervalFor(config.polling, 0, started.retryAfterMs),
+          secrets: auth.secrets,
+        });
+        return { ref: reference, snapshot };
+      } catch (error) {
+        // The job exists: hand out its task, and let the first status read report what this could not.
+        context.logger.warn({ tool: tool.name, err: error }, "the submit answer could not be read as a first status; the status read will report");
+        return { ref: reference };
+      }
     },
   }));
 

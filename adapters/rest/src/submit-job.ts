@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { InvalidToolInputError, UpstreamError, type AdapterContext } from "@jobtasks/core";
+import { mayHaveReachedUpstream } from "./http-client.js";
 import { queryFirst } from "./json-path.js";
 import { performRequest, type RequestEnvironment } from "./perform-request.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
@@ -37,17 +38,24 @@ function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function bounded(reference: string): string {
+/** What the agent must know once the upstream may have acted on a submit: a retry could start a second job. */
+const mayHaveStarted = "a job may have been created upstream and must not be submitted again: check the upstream before starting another";
+
+/** A non-retryable error for a submit the upstream may have acted on (see mayHaveStarted). */
+function submitOutcomeUnknown(detail: string, cause?: unknown): UpstreamError {
+  return new UpstreamError(`${detail}; ${mayHaveStarted}`, { isRetryable: false, cause });
+}
+
+function bounded(reference: string, httpStatus: number): string {
   if (reference.length > maxJobReferenceLength) {
-    throw new UpstreamError(
-      `The submit response's job reference is ${reference.length} characters long, more than the ${maxJobReferenceLength} a task id can carry`,
-      { isRetryable: false },
+    throw submitOutcomeUnknown(
+      `The upstream accepted the submit (HTTP ${httpStatus}), but its job reference is ${reference.length} characters long, more than the ${maxJobReferenceLength} a task id can carry`,
     );
   }
   return reference;
 }
 
-function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptions, headers: Record<string, string>, body: unknown): string {
+function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptions, httpStatus: number, headers: Record<string, string>, body: unknown): string {
   const reference = config.reference;
   const kind = reference.kind ?? (reference.header ? "url" : "id");
   let value: unknown;
@@ -58,14 +66,14 @@ function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptio
   }
   if ((typeof value !== "string" || value === "") && typeof value !== "number") {
     const where = reference.header ? `header ${reference.header.join(" / ")}` : `body path ${reference.path}`;
-    throw new UpstreamError(`The submit response carries no job reference (${where})`, { isRetryable: false });
+    throw submitOutcomeUnknown(`The upstream accepted the submit (HTTP ${httpStatus}), but its answer carries no job reference (${where})`);
   }
-  if (kind === "id") return bounded(String(value));
+  if (kind === "id") return bounded(String(value), httpStatus);
   try {
-    return bounded(compactJobUrl(environment.policy, resolveJobUrl(environment.policy, String(value))));
+    return bounded(compactJobUrl(environment.policy, resolveJobUrl(environment.policy, String(value))), httpStatus);
   } catch (error) {
     if (error instanceof ForeignOriginError) {
-      throw new UpstreamError(`Refusing the job's status URL: ${error.message}`, { isRetryable: false, cause: error });
+      throw submitOutcomeUnknown(`The upstream accepted the submit (HTTP ${httpStatus}), but refusing the job's status URL: ${error.message}`, error);
     }
     throw error;
   }
@@ -74,7 +82,10 @@ function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptio
 /**
  * Send the submit request. Retried only when the user opted in with `retries` under an idempotency header
  * (the same key on every attempt); a correlation header is sent fresh per call and never retried. An
- * upstream 400/422 is reported as invalid arguments, since the upstream refused them.
+ * upstream 400/422 is reported as invalid arguments, since the upstream refused them. Once the upstream
+ * may have acted on the request (a 2xx answer, or an answer lost after sending) and no retry under the
+ * same key is left, the failure is non-retryable and says a job may exist: the agent's own retry would
+ * carry a new key, or none, and could start the job twice.
  */
 export async function submitJob(
   environment: RequestEnvironment,
@@ -104,7 +115,7 @@ export async function submitJob(
         context.signal,
       );
       return {
-        jobId: extractJobId(environment, config, response.headers, response.body),
+        jobId: extractJobId(environment, config, response.status, response.headers, response.body),
         body: response.body,
         ...(response.retryAfterMs !== undefined ? { retryAfterMs: response.retryAfterMs } : {}),
       };
@@ -113,7 +124,10 @@ export async function submitJob(
         throw new InvalidToolInputError("arguments", `the upstream refused them (HTTP ${error.httpStatus})${error.message.includes(": ") ? error.message.slice(error.message.indexOf(": ")) : ""}`, { cause: error });
       }
       const retryable = error instanceof UpstreamError && error.isRetryable;
-      if (!retryable || attempt >= attempts) throw error;
+      if (!retryable || attempt >= attempts) {
+        if (error instanceof UpstreamError && mayHaveReachedUpstream(error)) throw submitOutcomeUnknown(error.message, error);
+        throw error;
+      }
       const waitMs = Math.min(maxSubmitPauseMs, error.retryAfterMs ?? 250 * 2 ** (attempt - 1));
       context.logger.warn({ tool: tool.name, attempt, waitMs }, "submit failed with a retryable error; retrying under the same idempotency key");
       await pause(waitMs, context.signal);
