@@ -74,6 +74,24 @@ export function isOutcomeUnknown(error: unknown): boolean {
   return status >= 500 || isUnreadableSuccess(error);
 }
 
+/**
+ * Refusals of the request's signature that pass without a configuration change: expired temporary
+ * credentials (renewed by the SSO session, the role or the instance profile) and a clock that drifted (the
+ * SDK corrects its offset from AWS's answer, so the next call is signed right). AWS refused the call, so
+ * for SubmitJob nothing was created; for a read they mean "try again", not "the job is gone".
+ */
+const renewableCredentialCodes = new Set(["ExpiredToken", "ExpiredTokenException", "RequestExpired", "RequestTimeTooSkewed"]);
+/** Also answered for a wrong secret key, which does not pass: only their time-related forms count. */
+const signatureCodes = new Set(["InvalidSignatureException", "SignatureDoesNotMatch"]);
+
+export function isRenewableCredentialFault(error: unknown): boolean {
+  const { name, message } = asAwsError(error);
+  if (name === undefined || httpStatusOf(error) === undefined) return false;
+  if (renewableCredentialCodes.has(name)) return true;
+  // "Signature expired: 20261129T101010Z is now earlier than ..." is the clock-skew form.
+  return signatureCodes.has(name) && /signature expired|skew|earlier than|later than/i.test(message ?? "");
+}
+
 /** Worth retrying for an idempotent call: throttling, 5xx, or no answer. */
 export function isTransient(error: unknown): boolean {
   return isThrottling(error) || isOutcomeUnknown(error);
@@ -130,7 +148,11 @@ export function toUpstreamError(
   const message = `${service} ${operation} failed (${code}${httpStatus ? `, HTTP ${httpStatus}` : ""})${detail}`;
   // Throttling means AWS is up and asks for a slower pace: the server keeps the task working without
   // counting it as an outage.
-  const options: ConstructorParameters<typeof UpstreamError>[1] = { cause: error, isRetryable: isTransient(error), isThrottled: isThrottling(error) };
+  const options: ConstructorParameters<typeof UpstreamError>[1] = {
+    cause: error,
+    isRetryable: isTransient(error) || isRenewableCredentialFault(error),
+    isThrottled: isThrottling(error),
+  };
   if (httpStatus !== undefined) options.httpStatus = httpStatus;
   if (retryAfterMs !== undefined) options.retryAfterMs = retryAfterMs;
   return new UpstreamError(message, options);
