@@ -79,6 +79,8 @@ export const awsBatchOptionsSchema = z
         maxLines: z.number().int().min(1).max(10_000).default(50),
         maxBytes: z.number().int().min(64).max(1_000_000).default(4096),
         settleMs: z.number().int().min(0).max(120_000).default(10_000),
+        // Below the server's default outage budget (10 min), which would otherwise end the task failed.
+        giveUpMs: z.number().int().min(0).max(540_000).default(300_000),
         endpoint: z.url().optional(),
       })
       .optional(),

@@ -150,6 +150,13 @@ export interface LogTailOptions {
    * has settled and does not change afterwards. Default: 10000.
    */
   settleMs?: number;
+  /**
+   * How long after a job stopped a passing CloudWatch Logs fault (throttling, 5xx, no answer, expired
+   * credentials) keeps its task working while the tail is retried. Past it the result is given with a
+   * note "log unavailable: ..." instead of the tail. At most 540000, below the server's default outage
+   * budget (10 min), after which the task would end failed. Default: 300000.
+   */
+  giveUpMs?: number;
   /** Another endpoint for the CloudWatch Logs API. Default: AWS's own. */
   endpoint?: string;
 }

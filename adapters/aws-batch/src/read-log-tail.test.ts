@@ -5,7 +5,7 @@ import { fitLogLines, readLogTail } from "./read-log-tail.js";
 import { blockRealNetwork, fastRetry, logsOrigin, testCredentials, testLogsClient } from "./test-support/aws-test-clients.js";
 import { fixtureJob } from "./test-support/fixtures.js";
 
-const logOptions = { logGroupName: "/aws/batch/job", maxLines: 50, maxBytes: 4096, settleMs: 0 };
+const logOptions = { logGroupName: "/aws/batch/job", maxLines: 50, maxBytes: 4096, settleMs: 0, giveUpMs: 300_000 };
 const call = { policy: fastRetry, secrets: Object.values(testCredentials) };
 
 describe("fitLogLines", () => {
@@ -60,25 +60,40 @@ describe("readLogTail", () => {
     expect(tail?.note).toMatch(note);
   });
 
-  it("throws a retryable error when Logs stays unavailable, so a finished result never loses its tail", async () => {
+  it("throws a retryable error when Logs is briefly unavailable, so a finished result does not lose its tail to it", async () => {
     nock(logsOrigin).post("/").times(fastRetry.maxAttempts).reply(503, { __type: "ServiceUnavailableException", message: "busy" });
-    const error = await readLogTail(testLogsClient(), job, logOptions, call).catch((caught: unknown) => caught);
+    const error = await readLogTail(testLogsClient(), { ...job, stoppedAt: Date.now() - 1000 }, logOptions, call).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).isRetryable).toBe(true);
     expect((error as Error).message).toMatch(/^CloudWatch Logs GetLogEvents failed \(ServiceUnavailableException, HTTP 503\)/);
   });
 
+  // A finished job must never end failed because of its log: the result is the job's, the log an extra.
   it.each([
-    ["UnrecognizedClientException", 400],
-    ["ExpiredTokenException", 400],
-    ["SomeFutureException", 400],
-  ])("keeps %s retryable: it may pass, so it must neither fail the task nor be frozen into the result", async (errorType, status) => {
+    ["UnrecognizedClientException", 400, "wrong credentials for Logs"],
+    ["ValidationException", 400, "a refused request"],
+    ["SomeFutureException", 400, "a code jobtasks does not know"],
+    ["NotFound", 404, "a wrong logs.endpoint answering 4xx"],
+  ])("notes %s (%s) in the result instead of an error", async (errorType, status) => {
     nock(logsOrigin).post("/").reply(status, { __type: errorType, message: "no" }, { "x-amzn-errortype": errorType });
-    const error = await readLogTail(testLogsClient(), job, logOptions, call).catch((caught: unknown) => caught);
+    const tail = await readLogTail(testLogsClient(), job, logOptions, call);
+    expect(tail?.text).toBeUndefined();
+    expect(tail?.note).toMatch(new RegExp(`^log unavailable: .*${errorType}`));
+  });
+
+  it("keeps expired credentials retryable for a job that stopped moments ago: they can be renewed", async () => {
+    nock(logsOrigin).post("/").times(2).reply(400, { __type: "ExpiredTokenException", message: "expired" }, { "x-amzn-errortype": "ExpiredTokenException" });
+    const justStopped = { ...job, stoppedAt: Date.now() - 1000 };
+    const error = await readLogTail(testLogsClient(), justStopped, logOptions, call).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).isRetryable).toBe(true);
-    expect((error as Error).message).toContain(`CloudWatch Logs GetLogEvents failed (${errorType}`);
-    expect((error as Error).message).not.toContain("AWS Batch");
+  });
+
+  it("gives up on a passing Logs fault once the job stopped longer ago than giveUpMs, with a note", async () => {
+    nock(logsOrigin).post("/").times(fastRetry.maxAttempts).reply(503, { __type: "ServiceUnavailableException", message: "busy" });
+    const stoppedLongAgo = { ...job, stoppedAt: Date.now() - 6 * 60_000 };
+    const tail = await readLogTail(testLogsClient(), stoppedLongAgo, { ...logOptions, giveUpMs: 5 * 60_000 }, call);
+    expect(tail?.note).toMatch(/^log unavailable: CloudWatch Logs did not answer .*ServiceUnavailableException/);
   });
 
   it("reads nothing for a job without a log stream (an array parent, or a job that never started)", async () => {

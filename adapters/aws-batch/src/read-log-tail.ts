@@ -16,14 +16,11 @@ export interface LogTail {
 
 const byteLength = (text: string): number => Buffer.byteLength(text, "utf8");
 
-/**
- * CloudWatch Logs refusals that will not change for this job, so a note about them may be frozen into its
- * finished result (the server keeps a terminal answer forever). Anything else may pass and stays retryable.
- */
-const lastingRefusals: Readonly<Record<string, string>> = {
+/** Plain words for the Logs refusals seen most; any other code is named as it is. */
+const refusalReasons: Readonly<Record<string, string>> = {
   ResourceNotFoundException: "the log stream does not exist (yet, or any more)",
   AccessDeniedException: "no permission to read it (logs:GetLogEvents)",
-  InvalidParameterException: "CloudWatch Logs refused the request (InvalidParameterException)",
+  UnrecognizedClientException: "CloudWatch Logs does not recognise the credentials (UnrecognizedClientException)",
 };
 
 /** Keep the newest lines that fit in `maxBytes` of UTF-8, oldest first. */
@@ -57,10 +54,12 @@ function logGroupOf(job: JobDetail, options: ResolvedLogTail): string | { note: 
 
 /**
  * Read the last lines of a finished job's CloudWatch log stream. The log is an extra, not the result, so a
- * Logs error never fails the task: a lasting refusal (missing stream, no permission, invalid parameters)
- * becomes a note, and anything else, even a definite refusal such as expired credentials, throws a
- * retryable error, so the task stays working and a finished result never shows a tail on one read and a
- * frozen note about a passing fault on the next.
+ * Logs error never fails the task. A passing fault (throttling, 5xx, no answer, expired credentials) throws
+ * a retryable error while the job stopped less than `giveUpMs` ago, so the task stays working and the
+ * tail is read once Logs answers; past that, and for any other error (a missing stream, no permission,
+ * wrong credentials or endpoint for Logs, a refused request), the result gets a note instead of the tail.
+ * The server keeps a finished result forever, so the note is frozen into it; the give-up window is shorter
+ * than the server's outage budget, which would otherwise end the task failed.
  */
 export async function readLogTail(
   client: CloudWatchLogsClient,
@@ -93,11 +92,14 @@ export async function readLogTail(
     return { text: redactSecrets(hideAwsCredentials(fitted.text), call.secrets), truncated: fitted.truncated };
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error; // an abort
-    const lasting = lastingRefusals[awsErrorCodeOf(error.cause) ?? ""];
-    if (lasting && !error.isRetryable) return { truncated: false, note: `log unavailable: ${lasting}` };
-    if (error.isRetryable) throw error;
-    const passing: ConstructorParameters<typeof UpstreamError>[1] = { isRetryable: true, cause: error.cause };
-    if (error.httpStatus !== undefined) passing.httpStatus = error.httpStatus;
-    throw new UpstreamError(error.message, passing);
+    const code = awsErrorCodeOf(error.cause) ?? (error.httpStatus !== undefined ? `HTTP ${error.httpStatus}` : "no answer");
+    if (error.isRetryable) {
+      const stoppedAgoMs = typeof job.stoppedAt === "number" ? Date.now() - job.stoppedAt : Number.POSITIVE_INFINITY;
+      if (stoppedAgoMs < options.giveUpMs) throw error;
+      const minutes = Math.round(options.giveUpMs / 60_000);
+      return { truncated: false, note: `log unavailable: CloudWatch Logs did not answer for ${minutes} min after the job stopped (${code})` };
+    }
+    const reason = refusalReasons[code] ?? `CloudWatch Logs refused the request (${code})`;
+    return { truncated: false, note: `log unavailable: ${reason}` };
   }
 }
