@@ -90,6 +90,43 @@ describe("dispatch tools", () => {
     expect((error as Error).message).toMatch(/run 9182799001, but the run could not be read.*watch_run/);
   });
 
+  it("keeps waiting through a server error on the read-back once GitHub accepted the dispatch", async () => {
+    github().post(dispatchPath).reply(200, { workflow_run_id: 9182799001 });
+    github().get("/repos/octo-org/octo-app/actions/runs/9182799001/attempts/1").reply(502, { message: "Server Error" });
+    github().get("/repos/octo-org/octo-app/actions/runs/9182799001/attempts/1").reply(200, { ...fixture("workflow-run.json"), id: 9182799001 });
+    const started = await start({ ...deployWorkflow, requestRetries: 0 }, { inputs: { environment: "staging" } });
+    expect(started.ref).toMatchObject({ runId: 9182799001, attempt: 1 });
+  });
+
+  it.each([
+    ["a lasting server error", 502, { message: "Server Error" }, {}],
+    ["a rate limit", 403, { message: "API rate limit exceeded" }, { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 3600) }],
+    ["a refusal", 403, { message: "Resource not accessible by integration" }, {}],
+  ])("never answers 'try again' after GitHub accepted the dispatch: %s on the read-back names the run to watch", async (_label, status, body, headers) => {
+    github().post(dispatchPath).reply(200, { workflow_run_id: 9182799001 });
+    github().get("/repos/octo-org/octo-app/actions/runs/9182799001/attempts/1").times(100).optionally().reply(status, body, headers);
+    const error = await start({ ...deployWorkflow, requestRetries: 0, maxRateLimitWaitMs: 0, dispatch: { correlationTimeoutMs: 50, correlationPollMs: 5 } } as GithubActionsOptions, {
+      inputs: { environment: "staging" },
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ isRetryable: false, isThrottled: false });
+    expect((error as Error).message).toMatch(/started workflow deploy\.yml as run 9182799001.*watch_run \(runId 9182799001\).*not dispatch/);
+  });
+
+  it.each([
+    ["a lasting server error", 502, { message: "Server Error" }],
+    ["a refusal", 403, { message: "Resource not accessible by integration" }],
+  ])("never answers 'try again' after a 204: %s on the run list says not to dispatch again", async (_label, status, body) => {
+    github().post(dispatchPath).reply(204);
+    github().get(runsPath).query(true).times(100).optionally().reply(status, body);
+    const error = await start({ ...deployWorkflow, requestRetries: 0, dispatch: { correlationTimeoutMs: 50, correlationPollMs: 5 } } as GithubActionsOptions, {
+      inputs: { environment: "staging" },
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ isRetryable: false });
+    expect((error as Error).message).toMatch(/started workflow deploy\.yml.*look at the workflow's recent runs; do not dispatch again/i);
+  });
+
   it("asks again without return_run_details when an older GitHub Enterprise Server refuses the key", async () => {
     const bodies: any[] = [];
     github()
@@ -118,7 +155,8 @@ describe("dispatch tools", () => {
     const error = await start(deployWorkflow, { inputs: { environment: "staging" } }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).isRetryable).toBe(false);
-    expect((error as Error).message).toMatch(/no run showing distinct_id=[0-9a-f-]{36} appeared within/);
+    expect((error as Error).message).toMatch(/no run showing distinct_id=[0-9a-f-]{36} was found within/);
+    expect((error as Error).message).toMatch(/do not dispatch again/);
   });
 
   it("refuses to guess when GitHub answers 204 and no correlation input is configured", async () => {
@@ -132,6 +170,7 @@ describe("dispatch tools", () => {
     const error = await start(withoutCorrelation, { inputs: { anything: "goes", count: 3 } }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as Error).message).toContain("no correlationInput is configured");
+    expect((error as Error).message).toMatch(/do not dispatch again/);
     expect(body).toMatchObject({ ref: "main", inputs: { anything: "goes", count: "3" } });
   });
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { UpstreamError, type JobSnapshot, type StartedJob } from "@jobtasks/core";
 import type { GithubApi } from "./github-api.js";
 import type { RunRef } from "./run-ref.js";
-import { waitWithBackoff } from "./wait-with-backoff.js";
+import { describeWaitEnd, isUndecidedPost, waitAfterAcceptance } from "./wait-after-acceptance.js";
 
 export interface DispatchRequest {
   owner: string;
@@ -55,7 +55,7 @@ export async function dispatchWorkflow(
   } catch (error) {
     // A 5xx or a broken connection says nothing about whether the run started: the dispatch is never sent
     // twice (two runs), it is looked up by its correlation input when there is one.
-    if (!isUndecidedDispatch(error)) throw error;
+    if (!isUndecidedPost(error)) throw error;
     if (!request.correlationInput) throw mayHaveStarted(request, error);
     failure = error;
   }
@@ -68,31 +68,34 @@ export async function dispatchWorkflow(
   if (!request.correlationInput || !distinctId) {
     throw new UpstreamError(
       `GitHub started workflow ${request.workflow} but answered without a run id (GitHub Enterprise Server 3.20 or older?), ` +
-        "and no correlationInput is configured to find the run; see the adapter README",
+        `and no correlationInput is configured to find the run; see the adapter README. ${doNotDispatchAgain}`,
       { isRetryable: false },
     );
   }
-  const found = await waitWithBackoff(
+  const outcome = await waitAfterAcceptance(
     async () => {
       const runs = await api.listWorkflowRuns(repository, { workflow: request.workflow, event: "workflow_dispatch", createdSince }, { signal });
       return runs.find((run) => (run.display_title ?? "").includes(distinctId) || (run.name ?? "").includes(distinctId));
     },
     { timeoutMs: settings.correlationTimeoutMs, initialMs: settings.correlationPollMs, signal, now },
   );
-  if (!found && failure) throw mayHaveStarted(request, failure);
-  if (!found) {
+  if (outcome.found === undefined) {
+    if (failure) throw mayHaveStarted(request, failure);
     throw new UpstreamError(
-      `GitHub started workflow ${request.workflow} but no run showing ${request.correlationInput}=${distinctId} appeared within ` +
-        `${Math.round(settings.correlationTimeoutMs / 1000)} s; make sure the workflow's run-name includes inputs.${request.correlationInput}`,
-      { isRetryable: false },
+      `GitHub started workflow ${request.workflow} but no run showing ${request.correlationInput}=${distinctId} was found ` +
+        `${describeWaitEnd(outcome, settings.correlationTimeoutMs)}; make sure the workflow's run-name includes ` +
+        `inputs.${request.correlationInput}. ${doNotDispatchAgain}`,
+      { isRetryable: false, cause: outcome.lastError },
     );
   }
+  const found = outcome.found;
   return { ref: { ...repository, runId: found.id, attempt: found.run_attempt }, snapshot: firstSnapshot };
 }
 
 /**
  * GitHub names the new run at once, but its API may not serve it for a moment; a task must resolve on the
- * first tasks/get, so the run is read back (404 meaning "not yet") before the task is handed out.
+ * first tasks/get, so the run is read back (404 meaning "not yet") before the task is handed out. The run
+ * has started by now: whatever goes wrong here is reported as such, never as "try again".
  */
 async function waitUntilReadable(
   api: GithubApi,
@@ -102,30 +105,23 @@ async function waitUntilReadable(
   signal: AbortSignal,
   now: () => number,
 ): Promise<void> {
-  const readable = await waitWithBackoff(
+  const outcome = await waitAfterAcceptance(
     async () => {
-      try {
-        await api.getRunAttempt(ref, { signal });
-        return true;
-      } catch (error) {
-        if (error instanceof UpstreamError && error.httpStatus === 404) return undefined;
-        throw error;
-      }
+      await api.getRunAttempt(ref, { signal });
+      return true;
     },
     { timeoutMs: settings.correlationTimeoutMs, initialMs: settings.correlationPollMs, signal, now },
   );
-  if (!readable) {
+  if (outcome.found === undefined) {
     throw new UpstreamError(
-      `GitHub started workflow ${request.workflow} as run ${String(ref.runId)}, but the run could not be read within ` +
-        `${Math.round(settings.correlationTimeoutMs / 1000)} s; follow it with watch_run (runId ${String(ref.runId)}) instead of dispatching again`,
-      { isRetryable: false },
+      `GitHub started workflow ${request.workflow} as run ${String(ref.runId)}, but the run could not be read ` +
+        `${describeWaitEnd(outcome, settings.correlationTimeoutMs)}; follow it with watch_run (runId ${String(ref.runId)}) and do not dispatch it again`,
+      { isRetryable: false, cause: outcome.lastError },
     );
   }
 }
 
-function isUndecidedDispatch(error: unknown): error is UpstreamError {
-  return error instanceof UpstreamError && (error.httpStatus === undefined || error.httpStatus >= 500);
-}
+const doNotDispatchAgain = "Look at the workflow's recent runs; do not dispatch again.";
 
 function mayHaveStarted(request: DispatchRequest, cause: UpstreamError): UpstreamError {
   const answer = cause.httpStatus === undefined ? "no answer" : `HTTP ${cause.httpStatus}`;

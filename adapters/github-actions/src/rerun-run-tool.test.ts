@@ -1,4 +1,4 @@
-import { InvalidToolInputError } from "@jobtasks/core";
+import { InvalidToolInputError, UpstreamError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestAdapter, createTestContext, fixture, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
 
@@ -35,6 +35,41 @@ describe("rerun_run", () => {
     const tool = rerunTool();
     const started = await tool.doStart(tool.inputSchema.parse({ runId: 9182736455 }), createTestContext());
     expect(started.ref.attempt).toBe(4);
+  });
+
+  it.each([
+    ["a lasting server error", 502, { message: "Server Error" }, {}],
+    ["a rate limit", 403, { message: "API rate limit exceeded" }, { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 3600) }],
+    ["a refusal", 403, { message: "Resource not accessible by integration" }, {}],
+  ])("never answers 'try again' after GitHub accepted the re-run: %s on the read-back names the attempt to watch", async (_label, status, body, headers) => {
+    github().get(runPath).reply(200, workflowRun({ status: "completed", conclusion: "failure", run_attempt: 1 }));
+    github().post(`${runPath}/rerun`).reply(201, {});
+    github().get(`${runPath}/attempts/2`).times(100).optionally().reply(status, body, headers);
+    const tool = rerunTool(createTestAdapter({ requestRetries: 0, maxRateLimitWaitMs: 0, watchCommitTimeoutMs: 50 }));
+    const error = await tool.doStart(tool.inputSchema.parse({ runId: 9182736455 }), createTestContext()).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ isRetryable: false, isThrottled: false });
+    expect((error as Error).message).toMatch(/watch_run \(runId 9182736455, attempt 2\).*not re-run/);
+  });
+
+  it("finds the new attempt when the re-run POST got a server error that may have re-run it anyway", async () => {
+    github().get(runPath).reply(200, workflowRun({ status: "completed", conclusion: "failure", run_attempt: 1 }));
+    const rerun = github().post(`${runPath}/rerun`).reply(502, { message: "Server Error" });
+    github().get(`${runPath}/attempts/2`).reply(200, workflowRun({ status: "queued", run_attempt: 2 }));
+    const tool = rerunTool();
+    const started = await tool.doStart(tool.inputSchema.parse({ runId: 9182736455 }), createTestContext());
+    expect(started.ref).toEqual({ ...runRef, attempt: 2 });
+    expect(rerun.isDone()).toBe(true);
+  });
+
+  it("says the re-run may have started, without 'try again', when a POST answered 5xx and no attempt appears", async () => {
+    github().get(runPath).reply(200, workflowRun({ status: "completed", conclusion: "failure", run_attempt: 1 }));
+    github().post(`${runPath}/rerun`).reply(502, { message: "Server Error" });
+    github().get(`${runPath}/attempts/2`).times(100).optionally().reply(404, { message: "Not Found" });
+    const tool = rerunTool(createTestAdapter({ watchCommitTimeoutMs: 50 }));
+    const error = await tool.doStart(tool.inputSchema.parse({ runId: 9182736455 }), createTestContext()).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ isRetryable: false });
+    expect((error as Error).message).toMatch(/may have.*watch_run \(runId 9182736455, attempt 2\)/);
   });
 
   it("keeps the task of the earlier attempt finished while the re-run works (attempt pinning)", async () => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { runResultSchema } from "./run-result-schema.js";
 import type { RunRef } from "./run-ref.js";
 import { repositoryInputFields, resolveRepository, runIdSchema, type ToolDependencies } from "./tool-dependencies.js";
-import { waitWithBackoff } from "./wait-with-backoff.js";
+import { describeWaitEnd, isUndecidedPost, waitAfterAcceptance } from "./wait-after-acceptance.js";
 
 /**
  * Re-run a finished run (all jobs or the failed ones) as a new task bound to the new attempt, so the task
@@ -38,22 +38,34 @@ export function createRerunRunTool(dependencies: ToolDependencies, name: string)
         throw new InvalidToolInputError("runId", `run ${run.id} is ${run.status ?? "unknown"}; only a finished run can be re-run`);
       }
       const settings = { failedJobsOnly: input.failedJobsOnly ?? false, debugLogging: input.debugLogging ?? false };
-      await dependencies.api.rerunRun(repository, run.id, settings, { signal });
-      // The re-run GitHub just accepted is the next attempt; wait until it can be read, so the task resolves.
+      // The re-run is the next attempt; wait until it can be read, so the task resolves. A 5xx or a broken
+      // connection may have re-run it anyway: the POST is never sent twice, the attempt is looked for instead.
+      let undecided: UpstreamError | undefined;
+      try {
+        await dependencies.api.rerunRun(repository, run.id, settings, { signal });
+      } catch (error) {
+        if (!isUndecidedPost(error)) throw error;
+        undecided = error;
+      }
       const ref: RunRef = { ...repository, runId: run.id, attempt: run.run_attempt + 1 };
-      const visible = await waitWithBackoff(
-        async () => {
-          try {
-            return await dependencies.api.getRunAttempt(ref, { signal, notFoundMeansGone: true });
-          } catch (error) {
-            if (error instanceof JobNotFoundError) return undefined;
-            throw error;
-          }
-        },
-        { timeoutMs: dependencies.config.watchCommitTimeoutMs, initialMs: dependencies.config.lookupPollMs, signal, now: dependencies.now },
-      );
-      if (!visible) {
-        throw new UpstreamError(`GitHub accepted the re-run of run ${run.id} but attempt ${ref.attempt} did not appear in time`, { isRetryable: false });
+      const timeoutMs = dependencies.config.watchCommitTimeoutMs;
+      const outcome = await waitAfterAcceptance(() => dependencies.api.getRunAttempt(ref, { signal, notFoundMeansGone: true }), {
+        timeoutMs,
+        initialMs: dependencies.config.lookupPollMs,
+        signal,
+        now: dependencies.now,
+      });
+      if (outcome.found === undefined) {
+        const watch = `watch_run (runId ${run.id}, attempt ${ref.attempt})`;
+        const answer = undecided?.httpStatus === undefined ? "no answer" : `HTTP ${undecided.httpStatus}`;
+        throw new UpstreamError(
+          undecided
+            ? `GitHub gave ${answer} to the re-run of run ${run.id}: it may have started anyway, and attempt ${ref.attempt} was not found ` +
+                `${describeWaitEnd(outcome, timeoutMs)}; look with ${watch} before re-running it`
+            : `GitHub accepted the re-run of run ${run.id}, but attempt ${ref.attempt} could not be read ${describeWaitEnd(outcome, timeoutMs)}; ` +
+                `follow it with ${watch} and do not re-run it again`,
+          { isRetryable: false, cause: outcome.lastError ?? undecided },
+        );
       }
       return { ref };
     },
