@@ -31,8 +31,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+/** Compact JSON: indentation would grow the text with the value's depth, not only with its size. */
 function asText(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  return typeof value === "string" ? value : JSON.stringify(value);
 }
 
 function progressMessage(options: ResolvedRestOptions, input: SnapshotInput, context: object): string {
@@ -67,7 +68,7 @@ function completedResult(options: ResolvedRestOptions, input: SnapshotInput): Ca
   if (!input.reading.isError) {
     const value = queryFirst(options.result.path, source) ?? source ?? {};
     const structuredContent = (fields ? pickFields(fields, source) : isPlainObject(value) ? value : { result: value });
-    const valueBlock = { type: "text", text: JSON.stringify(structuredContent, null, 2) };
+    const valueBlock = { type: "text", text: asText(structuredContent) };
     return {
       content: summary === undefined ? [valueBlock] : [{ type: "text", text: summary }, valueBlock],
       structuredContent,

@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from "undici";
 import { UpstreamError, parseRetryAfter } from "@jobtasks/core";
+import { exceedsDepth, maxJsonDepth } from "./json-depth.js";
 
 /**
  * The one place this adapter talks HTTP: undici with an injectable dispatcher (MockAgent in tests), a
@@ -129,12 +130,17 @@ async function readPrefix(body: Dispatcher.ResponseData["body"], limit: number):
 
 function parseJson(text: string, status: number, where: string): unknown {
   if (text.trim() === "") return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     // Garbage from a proxy or an outage page: worth retrying, and the core fails the task once retries run out.
     throw unknownOutcome(new UpstreamError(`The response from ${where} (HTTP ${status}) is not valid JSON`, { httpStatus: status, isRetryable: true, cause: error }));
   }
+  if (exceedsDepth(value)) {
+    throw unknownOutcome(new UpstreamError(`The response from ${where} (HTTP ${status}) is nested more than ${maxJsonDepth} levels deep`, { httpStatus: status, isRetryable: false }));
+  }
+  return value;
 }
 
 /** Origin plus path, without query: enough to say where, never a token in a query string. */
@@ -232,9 +238,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   };
 }
 
+/** An error body's JSON, or undefined when it is empty, not JSON, or nested too deeply to read a reason from. */
 function safeJson(text: string): unknown {
   try {
-    return text.trim() === "" ? undefined : (JSON.parse(text) as unknown);
+    const value = text.trim() === "" ? undefined : (JSON.parse(text) as unknown);
+    return exceedsDepth(value) ? undefined : value;
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
-import { redactSecrets } from "@jobtasks/core";
+import { UpstreamError, redactSecrets } from "@jobtasks/core";
+import { maxJsonDepth } from "./json-depth.js";
 
 /**
  * Redaction of secrets from values built from upstream answers. It works on values, never on JSON text
@@ -26,13 +27,15 @@ export function textSecrets(secrets: readonly string[]): string[] {
  */
 export function redactValue<T>(value: T, secrets: readonly string[]): T {
   const forms = textSecrets(secrets);
-  const walk = (item: unknown): unknown => {
+  // Upstream bodies are bounded at maxJsonDepth when read; a snapshot wraps them a few levels deeper. The
+  // bound here keeps anything else that reaches this walk from overflowing the stack.
+  const limit = 2 * maxJsonDepth;
+  const walk = (item: unknown, depth: number): unknown => {
     if (typeof item === "string") return redactSecrets(item, forms);
-    if (Array.isArray(item)) return item.map(walk);
-    if (item !== null && typeof item === "object") {
-      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
-    }
-    return item;
+    if (item === null || typeof item !== "object") return item;
+    if (depth > limit) throw new UpstreamError(`The upstream's answer is nested more than ${limit} levels deep`, { isRetryable: false });
+    if (Array.isArray(item)) return item.map((inner) => walk(inner, depth + 1));
+    return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner, depth + 1)]));
   };
-  return walk(value) as T;
+  return walk(value, 1) as T;
 }
