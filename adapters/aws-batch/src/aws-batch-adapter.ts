@@ -5,7 +5,7 @@ import type { AwsBatchOptions } from "./aws-batch-options.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { submittedAtOf } from "./batch-job-ref.js";
 import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
-import { assertRegionResolvable } from "./aws-region-source.js";
+import { assertConfiguredRegionValid } from "./aws-region-source.js";
 import { cancelBatchJob } from "./cancel-batch-job.js";
 import { createBatchClient, createLogsClient } from "./create-aws-clients.js";
 import { createDescribeJobsBatcher } from "./describe-jobs-batcher.js";
@@ -39,8 +39,10 @@ export function awsBatch(
   const resolved = resolveAwsBatchOptions(options);
   const ownsBatchClient = options.batchClient === undefined;
   const ownsLogsClient = resolved.logs !== undefined && options.logsClient === undefined;
-  // An injected client carries its own Region; one this adapter builds must be able to find one.
-  if (ownsBatchClient || ownsLogsClient) assertRegionResolvable(resolved, environment);
+  // An injected client carries its own Region. For one this adapter builds, a Region found nowhere is not
+  // refused here: on EC2 the SDK finds it in instance metadata at the first call, and otherwise that call
+  // fails with a non-retryable error saying what to configure.
+  if (ownsBatchClient || ownsLogsClient) assertConfiguredRegionValid(resolved, environment);
   const batchClient: BatchClient = options.batchClient ?? createBatchClient(resolved, environment);
   const logsClient: CloudWatchLogsClient | undefined = resolved.logs
     ? (options.logsClient ?? createLogsClient(resolved, environment))

@@ -6,7 +6,10 @@ import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
  * jobtasks config file, minus the injected clients.
  */
 export interface AwsBatchOptions {
-  /** AWS Region. Default: the SDK's chain (AWS_REGION, AWS_DEFAULT_REGION, then the profile's region). */
+  /**
+   * AWS Region. Default: the SDK's chain (AWS_REGION, AWS_DEFAULT_REGION, the profile's region, then on EC2
+   * the instance metadata).
+   */
   region?: string;
   /** Named profile from ~/.aws/config (may assume a role). Default: the SDK's chain (AWS_PROFILE, "default"). */
   profile?: string;

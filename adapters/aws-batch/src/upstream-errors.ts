@@ -34,14 +34,21 @@ export function isAbort(error: unknown): boolean {
 
 /**
  * What is missing when the SDK failed before sending anything because of its own configuration: no Region
- * (a plain Error "Region is missing"), or no usable credentials (the credential and token providers'
+ * (a plain Error "Region is missing"), a Region it does not accept ("Region not accepted"), or no usable
+ * credentials (the credential and token providers'
  * errors). Retrying does not fix either, and no request reached AWS. Undefined for anything else.
  */
 export function missingConfigurationOf(error: unknown): string | undefined {
   const aws = asAwsError(error);
   if (aws.$metadata?.httpStatusCode !== undefined) return undefined;
   if (/^Region is missing/.test(aws.message ?? "")) {
-    return "no AWS Region is configured (the region option, AWS_REGION, AWS_DEFAULT_REGION, or a profile with a region)";
+    return (
+      "no AWS Region is configured (the region option, AWS_REGION, AWS_DEFAULT_REGION, a profile with a region, " +
+      "or on EC2 the instance metadata)"
+    );
+  }
+  if (/^Region not accepted/.test(aws.message ?? "")) {
+    return "the AWS Region is not valid (look for spaces, quotes or typos in the region option, AWS_REGION, AWS_DEFAULT_REGION or the profile's region)";
   }
   if (aws.name === "CredentialsProviderError" || aws.name === "TokenProviderError") {
     return (
