@@ -73,7 +73,36 @@ describe("createDescribeJobsBatcher", () => {
     // The refusal the bad read gets is the one about its own id, not the shared call's.
     expect(((bad as PromiseRejectedResult).reason as Error).message).toBe("refused bad");
     expect(calls[0]).toEqual(["good", "bad", "other"]);
-    expect(calls.slice(1).sort()).toEqual([["bad"], ["good"], ["other"]]);
+    // Split in halves: the half without the bad id is read at once, the other is split again.
+    expect(calls.slice(1).sort()).toEqual([["bad"], ["bad", "other"], ["good"], ["other"]]);
+  });
+
+  it("costs a handful of extra calls, not one per id, when one id among 100 is refused", async () => {
+    const calls: string[][] = [];
+    const describe = async (jobIds: string[]): Promise<JobDetail[]> => {
+      calls.push(jobIds);
+      if (jobIds.includes("bad")) throw new UpstreamError("refused", { httpStatus: 400 });
+      return jobIds.map((jobId) => ({ jobId, status: "RUNNING" }) as JobDetail);
+    };
+    const batcher = createDescribeJobsBatcher({ describe, windowMs: 5 });
+    const ids = [...Array.from({ length: 99 }, (_, index) => `job-${index}`), "bad"];
+    const results = await Promise.allSettled(ids.map((id) => batcher.load(id)));
+    expect(results.filter((result) => result.status === "rejected")).toHaveLength(1);
+    expect(calls.length).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(100)));
+  });
+
+  it("does not split a batch for a refusal no id can cause (AccessDeniedException)", async () => {
+    const calls: string[][] = [];
+    const refusal = new UpstreamError("denied", { httpStatus: 403, cause: Object.assign(new Error("no"), { name: "AccessDeniedException" }) });
+    const batcher = createDescribeJobsBatcher({
+      describe: async (jobIds) => {
+        calls.push(jobIds);
+        throw refusal;
+      },
+      windowMs: 5,
+    });
+    await Promise.allSettled([batcher.load("a"), batcher.load("b"), batcher.load("c")]);
+    expect(calls).toHaveLength(1);
   });
 
   it("does not split a batch for a retryable failure (throttling, outage): every read gets it once", async () => {

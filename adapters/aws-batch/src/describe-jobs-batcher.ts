@@ -5,9 +5,6 @@ import { unreadableDescribeJobsError } from "./describe-jobs-response.js";
 /** DescribeJobs accepts at most this many job ids per call. */
 export const describeJobsMaxIds = 100;
 
-/** How many single-id DescribeJobs calls run at once while a refused batch is retried id by id. */
-const singleReadConcurrency = 8;
-
 export interface DescribeJobsBatcherOptions {
   /**
    * One DescribeJobs call for up to 100 distinct ids; answers only the jobs it still knows. Called with a
@@ -39,8 +36,22 @@ export function unknownJobError(jobId: string): JobNotFoundError {
  * and outages are retryable and concern every id alike, so they are handed to every reader unchanged.
  */
 function isRefusalOfTheCall(error: unknown): boolean {
-  return error instanceof UpstreamError && !error.isRetryable && error.httpStatus !== undefined && error.httpStatus >= 400 && error.httpStatus < 500;
+  if (!(error instanceof UpstreamError) || error.isRetryable || error.httpStatus === undefined) return false;
+  if (error.httpStatus < 400 || error.httpStatus >= 500) return false;
+  const code = (error.cause as { name?: unknown } | undefined)?.name;
+  return typeof code !== "string" || !refusalsOfTheCaller.has(code);
 }
+
+/** Refusals about who is calling, not about any id: splitting the batch would only repeat them. */
+const refusalsOfTheCaller: ReadonlySet<string> = new Set([
+  "AccessDeniedException",
+  "UnrecognizedClientException",
+  "InvalidSignatureException",
+  "SignatureDoesNotMatch",
+  "ExpiredTokenException",
+  "IncompleteSignature",
+  "MissingAuthenticationToken",
+]);
 
 /**
  * Coalesces concurrent status reads: many tasks polled at once cost one DescribeJobs per 100 ids rather than
@@ -86,7 +97,7 @@ export function createDescribeJobsBatcher(options: DescribeJobsBatcherOptions): 
     try {
       jobs = await options.describe(jobIds);
     } catch (error) {
-      if (batch.size > 1 && isRefusalOfTheCall(error)) return void retryEachAlone(batch);
+      if (batch.size > 1 && isRefusalOfTheCall(error)) return splitInHalves(batch);
       return rejectAll(batch, error);
     }
     try {
@@ -96,33 +107,21 @@ export function createDescribeJobsBatcher(options: DescribeJobsBatcherOptions): 
     }
   }
 
-  function rejectAll(batch: Map<string, Waiter[]>, error: unknown): void {
-    for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
-  }
-
   /**
    * AWS refuses a whole DescribeJobs when one id in it is malformed, so one caller's bad id would fail every
-   * read it was batched with, and those tasks would end failed for good. Asking for each id alone lands the
-   * refusal on the id that caused it. A bad id never becomes a task (watch_job reads it first), so this costs
-   * extra calls once, not on every poll.
+   * read it was batched with, and those tasks would end failed for good. Reading each half again, and
+   * splitting a refused half further, lands the refusal on the id that caused it (its message then names
+   * that id) for about 2·log2(n) extra calls, not one per id: a caller repeating a bad id cannot multiply
+   * everyone's DescribeJobs traffic.
    */
-  function retryEachAlone(batch: Map<string, Waiter[]>): void {
-    const queue = [...batch];
-    const next = async (): Promise<void> => {
-      for (let entry = queue.shift(); entry; entry = queue.shift()) {
-        const [jobId, waiters] = entry;
-        try {
-          const job = (await options.describe([jobId])).find((candidate) => candidate.jobId === jobId);
-          for (const waiter of waiters) {
-            if (job) waiter.resolve(job);
-            else waiter.reject(unknownJobError(jobId));
-          }
-        } catch (error) {
-          for (const waiter of waiters) waiter.reject(error);
-        }
-      }
-    };
-    for (let worker = 0; worker < Math.min(singleReadConcurrency, queue.length); worker++) void next();
+  async function splitInHalves(batch: Map<string, Waiter[]>): Promise<void> {
+    const entries = [...batch];
+    const middle = Math.floor(entries.length / 2);
+    await Promise.all([readBatch(new Map(entries.slice(0, middle))), readBatch(new Map(entries.slice(middle)))]);
+  }
+
+  function rejectAll(batch: Map<string, Waiter[]>, error: unknown): void {
+    for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
   }
 
   return {
