@@ -116,6 +116,15 @@ describe("mapBatchJobStatus", () => {
   it.each([
     ["a dependency failed", { isCancelled: true, statusReason: "Dependent Job failed" }],
     ["its attempt timed out", { isTerminated: true, statusReason: "Job attempt duration exceeded timeout" }],
+    // The queue's jobStateTimeLimitActions, with the statusReason AWS documents for them.
+    [
+      "it waited too long for capacity (queue policy)",
+      { isCancelled: true, statusReason: "Canceled by JobStateTimeLimit action due to reason: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY" },
+    ],
+    [
+      "it could never fit a compute environment (queue policy)",
+      { isTerminated: true, statusReason: "Terminated by JobStateTimeLimit action due to reason: MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT" },
+    ],
   ] as const)("reports a job Batch stopped itself because %s as completed with isError, not as a user's cancel", (_why, changes) => {
     const job = fixtureJob("describe-jobs-cancelled.json", changes);
     const snapshot = mapBatchJobStatus(job);

@@ -15,16 +15,19 @@ export const finishedStatuses: ReadonlySet<string> = new Set(["SUCCEEDED", "FAIL
 
 /**
  * Reasons Batch writes itself when it stops a job nobody asked to stop: a job whose dependency failed is
- * cancelled, an attempt past its timeout is terminated. The job failed for a reason of its own, so the agent
- * gets completed + isError with that reason, not "cancelled". Other reasons Batch may write are unknown and
- * keep the flag's meaning.
+ * cancelled, an attempt past its timeout is terminated, and a queue's jobStateTimeLimitActions cancel or
+ * terminate a job left waiting too long ("Canceled by JobStateTimeLimit action due to reason:
+ * CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", as AWS documents it). The job failed for a reason of its own,
+ * so the agent gets completed + isError with that reason, not "cancelled". Other reasons Batch may write
+ * are unknown and keep the flag's meaning.
  */
-const stoppedByBatchItself: readonly RegExp[] = [/^Dependent Job failed/i, /exceeded timeout/i];
+const stoppedByBatchItself: readonly RegExp[] = [/^Dependent Job failed/i, /exceeded timeout/i, /JobStateTimeLimit action/i];
 
 /**
  * Batch has no CANCELLED state: a cancelled or terminated job ends FAILED. It counts as cancelled when the
- * reason is the one doCancel sends, or when Batch flags it (isCancelled, isTerminated) for someone's
- * CancelJob/TerminateJob (the console, the CLI) rather than for one of its own reasons.
+ * reason is the one doCancel sends, or when Batch flags it (isCancelled, isTerminated) with a reason that is
+ * not one of Batch's own: most likely someone's CancelJob/TerminateJob (the console, the CLI), though a
+ * reason Batch starts writing later would be read the same way until it is added above.
  */
 export function wasCancelled(job: JobDetail): boolean {
   const reason = job.statusReason ?? "";
