@@ -134,6 +134,13 @@ function parseJson(text: string, status: number, where: string): unknown {
   try {
     value = JSON.parse(text) as unknown;
   } catch (error) {
+    // JSON.parse quotes an excerpt of the body, which may hold anything (a token the upstream echoed): the
+    // cause keeps only the reason.
+    if (error instanceof SyntaxError) {
+      const reason = error.message.split('"')[0]!.replace(/[,\s]+$/, "");
+      error.stack = error.stack?.replace(error.message, reason);
+      error.message = reason;
+    }
     // Garbage from a proxy or an outage page: worth retrying, and the core fails the task once retries run out.
     throw unknownOutcome(new UpstreamError(`The response from ${where} (HTTP ${status}) is not valid JSON`, { httpStatus: status, isRetryable: true, cause: error }));
   }

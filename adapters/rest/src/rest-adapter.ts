@@ -7,6 +7,7 @@ import {
   type JobAdapterV1,
   type JobSnapshot,
   type JobTool,
+  type StartedJob,
 } from "@jobtasks/core";
 import { resolveAuth } from "./auth-headers.js";
 import { buildSnapshot } from "./build-snapshot.js";
@@ -16,6 +17,7 @@ import { buildInputSchema, buildOutputSchema } from "./input-schema.js";
 import { mapStatus } from "./map-status.js";
 import { performRequest, type RequestEnvironment } from "./perform-request.js";
 import { minimumPollIntervalMs, pollIntervalFor } from "./poll-interval.js";
+import { redactError, withRedactedErrors } from "./redact-error.js";
 import { formatOptionsIssues, restOptionsSchema, type RestOptions } from "./rest-options-schema.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import { submitJob } from "./submit-job.js";
@@ -109,29 +111,50 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     inputSchema: buildInputSchema(tool, `tools.${index}.${tool.inputSchema ? "inputSchema" : "input"}`),
     ...(tool.outputSchema ? { outputSchema: buildOutputSchema(tool, `tools.${index}.outputSchema`) } : {}),
     ...(tool.synchronousWaitMs !== undefined ? { synchronousWaitMs: tool.synchronousWaitMs } : {}),
-    doStart: async (input: unknown, context: AdapterContext) => {
-      const started = await submitJob(environment, config, tool, input, context);
-      const reference: RestJobReference = { id: started.jobId, createdAt: now() };
-      if (!tool.submit.firstSnapshot || started.body === undefined) return { ref: reference };
-      const reading = mapStatus(config.status, undefined, started.body);
-      // A completed job whose result lives behind a follow-up GET is left to the first status read.
-      if (reading.gone || (reading.status === "completed" && config.result.url)) return { ref: reference };
-      try {
-        const snapshot = buildSnapshot(config, {
-          reading,
-          body: started.body,
-          job: { id: reference.id },
-          pollIntervalMs: pollIntervalFor(config.polling, 0, started.retryAfterMs),
-          secrets: auth.secrets,
-        });
-        return { ref: reference, snapshot };
-      } catch (error) {
-        // The job exists: hand out its task, and let the first status read report what this could not.
-        context.logger.warn({ tool: tool.name, err: error }, "the submit answer could not be read as a first status; the status read will report");
-        return { ref: reference };
-      }
-    },
+    doStart: (input: unknown, context: AdapterContext) => withRedactedErrors(auth.secrets, () => startJob(tool, input, context)),
   }));
+
+  async function startJob(tool: ResolvedRestOptions["tools"][number], input: unknown, context: AdapterContext): Promise<StartedJob<RestJobReference>> {
+    const started = await submitJob(environment, config, tool, input, context);
+    const reference: RestJobReference = { id: started.jobId, createdAt: now() };
+    if (!tool.submit.firstSnapshot || started.body === undefined) return { ref: reference };
+    const reading = mapStatus(config.status, undefined, started.body);
+    // A completed job whose result lives behind a follow-up GET is left to the first status read.
+    if (reading.gone || (reading.status === "completed" && config.result.url)) return { ref: reference };
+    try {
+      const snapshot = buildSnapshot(config, {
+        reading,
+        body: started.body,
+        job: { id: reference.id },
+        pollIntervalMs: pollIntervalFor(config.polling, 0, started.retryAfterMs),
+        secrets: auth.secrets,
+      });
+      return { ref: reference, snapshot };
+    } catch (error) {
+      // The job exists: hand out its task, and let the first status read report what this could not.
+      context.logger.warn({ tool: tool.name, err: redactError(error, auth.secrets) }, "the submit answer could not be read as a first status; the status read will report");
+      return { ref: reference };
+    }
+  }
+
+  async function cancelJob(cancel: NonNullable<ResolvedRestOptions["cancel"]>, reference: RestJobReference, context: AdapterContext): Promise<void> {
+    const response = await performRequest(
+      environment,
+      {
+        purpose: "cancel",
+        options: cancel,
+        defaultMethod: "POST",
+        defaultAccepted: [200, 202, 204],
+        passThrough: [...cancel.alreadyFinishedStatus, 404, 410],
+        context: { job: { id: reference.id } },
+        valuesFrom: "upstream",
+      },
+      context.signal,
+    );
+    if (response.status === 404 || response.status === 410) {
+      throw new JobNotFoundError(`The upstream no longer knows this job (HTTP ${response.status})`);
+    }
+  }
 
   const adapter: JobAdapterV1<RestJobReference> = {
     specificationVersion: "v1",
@@ -139,41 +162,23 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     tools,
     pollIntervalMs: Math.max(minimumPollIntervalMs, config.polling.initialIntervalMs),
     retentionMs: config.retentionMs,
-    async doGetStatus(reference, context) {
-      return (await readStatus(reference, context.signal)).snapshot;
-    },
+    doGetStatus: (reference, context) => withRedactedErrors(auth.secrets, async () => (await readStatus(reference, context.signal)).snapshot),
   };
 
   const inputRequired = config.inputRequired;
   if (inputRequired) {
-    adapter.doRespond = async (reference: RestJobReference, responses: Record<string, ElicitationResponse>, context: AdapterContext) => {
-      // Read the job first: the answer may have been overtaken (answered elsewhere, job moved on), and the
-      // respond templates may use the current status body.
-      const { response, snapshot } = await readStatus(reference, context.signal);
-      await deliverAnswers(environment, inputRequired, { job: { id: reference.id }, response, snapshot }, responses, context);
-    };
+    adapter.doRespond = (reference: RestJobReference, responses: Record<string, ElicitationResponse>, context: AdapterContext) =>
+      withRedactedErrors(auth.secrets, async () => {
+        // Read the job first: the answer may have been overtaken (answered elsewhere, job moved on), and
+        // the respond templates may use the current status body.
+        const { response, snapshot } = await readStatus(reference, context.signal);
+        await deliverAnswers(environment, inputRequired, { job: { id: reference.id }, response, snapshot }, responses, context);
+      });
   }
 
   const cancel = config.cancel;
   if (cancel) {
-    adapter.doCancel = async (reference: RestJobReference, context: AdapterContext) => {
-      const response = await performRequest(
-        environment,
-        {
-          purpose: "cancel",
-          options: cancel,
-          defaultMethod: "POST",
-          defaultAccepted: [200, 202, 204],
-          passThrough: [...cancel.alreadyFinishedStatus, 404, 410],
-          context: { job: { id: reference.id } },
-          valuesFrom: "upstream",
-        },
-        context.signal,
-      );
-      if (response.status === 404 || response.status === 410) {
-        throw new JobNotFoundError(`The upstream no longer knows this job (HTTP ${response.status})`);
-      }
-    };
+    adapter.doCancel = (reference: RestJobReference, context: AdapterContext) => withRedactedErrors(auth.secrets, () => cancelJob(cancel, reference, context));
   }
   return adapter;
 }

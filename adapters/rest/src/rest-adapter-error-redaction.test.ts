@@ -1,0 +1,59 @@
+import { UpstreamError } from "@jobtasks/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { restAdapter } from "./rest-adapter.js";
+import type { RestOptions } from "./rest-options-schema.js";
+import { mockAgent, testContext } from "./test-support/test-context.js";
+
+// Error messages can carry URLs the upstream chose (a redirect target, an Operation-Location value), and
+// the core puts them into statusMessage and the logs. Every error leaving the adapter is redacted first,
+// its causes included (JSON.parse quotes the text it could not read).
+const agent = mockAgent();
+const origin = "https://jobs.example.test";
+const token = "tok-SECRET-0123456789";
+afterEach(() => agent.assertNoPendingInterceptors());
+
+const options: RestOptions = {
+  baseUrl: origin,
+  auth: { type: "bearer", tokenEnv: "JOBS_TOKEN" },
+  tools: [{ name: "t", description: "d", submit: { url: "/jobs" } }],
+  reference: { header: ["Operation-Location"] },
+  status: { field: "state", working: ["running"], completed: ["done"] },
+};
+const adapter = () => restAdapter(options, { dispatcher: agent, environment: { JOBS_TOKEN: token } });
+
+function everyMessage(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current instanceof Error && depth < 10; current = current.cause, depth++) {
+    parts.push(current.message, current.stack ?? "");
+  }
+  return parts.join("\n");
+}
+
+describe("rest adapter: secrets in error messages", () => {
+  it("redacts a secret in a redirect target the status read was sent to", async () => {
+    agent.get(origin).intercept({ path: "/ops/1", method: "GET" }).reply(302, "", { headers: { location: `/echo/${token}` } });
+    agent.get(origin).intercept({ path: `/echo/${token}`, method: "GET" }).reply(200, `<html>${token}</html>`);
+    const failure = await adapter().doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect((failure as Error).message).toMatch(/not valid JSON/);
+    expect(everyMessage(failure)).not.toContain(token);
+    expect((failure as Error).message).toContain("[redacted]");
+    // JSON.parse's excerpt of the body (which could hold part of a secret) is not kept either.
+    expect(everyMessage(failure)).not.toContain("<html>");
+  });
+
+  it("redacts a secret in a foreign redirect origin it refused", async () => {
+    agent.get(origin).intercept({ path: "/ops/1", method: "GET" }).reply(302, "", { headers: { location: `https://${token.toLowerCase()}.evil.test/x` } });
+    const failure = await adapter().doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext()).catch((error: unknown) => error);
+    expect((failure as Error).message).toMatch(/redirected to/);
+    expect(everyMessage(failure).toLowerCase()).not.toContain(token.toLowerCase());
+  });
+
+  it("redacts a secret in an Operation-Location on a foreign origin named by the submit answer", async () => {
+    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(202, "", { headers: { "operation-location": `https://${token}.elsewhere.test/ops/1` } });
+    const failure = await adapter().tools[0]!.doStart({}, testContext()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect((failure as Error).message).toMatch(/status URL/);
+    expect(everyMessage(failure).toLowerCase()).not.toContain(token.toLowerCase());
+  });
+});
