@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collectFailedSteps } from "./collect-failed-steps.js";
+import { collectFailedSteps, type CollectSettings, type LogBudget } from "./collect-failed-steps.js";
 import type { GithubApi } from "./github-api.js";
 import type { WorkflowJob } from "./github-response-schemas.js";
 import { runRef } from "./test-support/github-fixtures.js";
@@ -28,6 +28,11 @@ async function* chunksOf(text: string): AsyncIterable<string> {
   yield text;
 }
 
+function settings(budget: Partial<LogBudget>, secrets: string[] = []): CollectSettings {
+  const logs = { maxLinesPerStep: 10, maxBytes: 1000, maxFailedJobs: 3, maxReadBytes: 50 * 1024 * 1024, maxReadMs: 15_000, ...budget };
+  return { budget: logs, secrets, signal: new AbortController().signal, finishedAt: "2026-11-20T10:01:00Z", now: () => Date.parse("2026-11-20T10:01:30Z") };
+}
+
 describe("collectFailedSteps", () => {
   it("downloads logs for at most maxFailedJobs jobs and shares the byte budget among their steps", async () => {
     const downloads: Array<number | string> = [];
@@ -35,7 +40,7 @@ describe("collectFailedSteps", () => {
       downloadJobLog: async (_ref: unknown, jobId: number | string) => (downloads.push(jobId), chunksOf(logOf(jobId))),
     } as unknown as GithubApi;
     const jobs = [failedJob(1, "unit", true), failedJob(2, "e2e", false), failedJob(3, "lint", true)];
-    const steps = await collectFailedSteps(api, runRef, jobs, { maxLinesPerStep: 10, maxBytes: 100, maxFailedJobs: 2 }, [], new AbortController().signal);
+    const steps = await collectFailedSteps(api, runRef, jobs, settings({ maxLinesPerStep: 10, maxBytes: 100, maxFailedJobs: 2 }));
 
     expect(downloads).toEqual([1, 2]);
     expect(steps.map((step) => [step.job, step.step])).toEqual([
@@ -53,7 +58,23 @@ describe("collectFailedSteps", () => {
   it("redacts credentials that appear in a log", async () => {
     const secret = "ghp_SecretThatAWorkflowEchoed000";
     const api = { downloadJobLog: async () => chunksOf(`2026-11-20T10:00:30.0000000Z token is ${secret}`) } as unknown as GithubApi;
-    const [step] = await collectFailedSteps(api, runRef, [failedJob(1, "unit", true)], { maxLinesPerStep: 10, maxBytes: 1000, maxFailedJobs: 1 }, [secret], new AbortController().signal);
+    const [step] = await collectFailedSteps(api, runRef, [failedJob(1, "unit", true)], settings({ maxLinesPerStep: 10, maxBytes: 1000, maxFailedJobs: 1 }, [secret]));
     expect(step?.logTail).toBe("token is [redacted]");
+  });
+
+  it("bounds the time spent on a log that stalls, noting it in the result instead of failing the read", async () => {
+    const api = {
+      downloadJobLog: async (_ref: unknown, _jobId: unknown, options: { signal: AbortSignal }) =>
+        (async function* () {
+          yield "2026-11-20T10:00:30.0000000Z the last line that came\n";
+          // The connection stalls until the download is aborted.
+          await new Promise((_resolve, reject) => options.signal.addEventListener("abort", () => reject(options.signal.reason), { once: true }));
+        })(),
+    } as unknown as GithubApi;
+    const started = Date.now();
+    const [step] = await collectFailedSteps(api, runRef, [failedJob(1, "unit", true)], settings({ maxReadMs: 50 }));
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(step).toMatchObject({ logTruncated: true });
+    expect(step!.logTail).toBe("the last line that came\n(log cut short: reading stopped: not read within 0.05 s; the step's last lines may be missing)");
   });
 });

@@ -94,8 +94,19 @@ export const githubActionsOptionsSchema = z.strictObject({
       maxBytes: z.number().int().nonnegative().default(4096),
       /** Failed jobs whose logs are downloaded, one request each (default 3). */
       maxFailedJobs: z.number().int().nonnegative().default(3),
+      /**
+       * Bytes read of one job log at most (default 50 MiB). Reading stops at exactly this byte, so every
+       * replica keeps the same text; a step past it gets what was read, with a note.
+       */
+      maxReadBytes: z.number().int().positive().default(52_428_800),
+      /**
+       * Time spent downloading the logs of one finished run at most, all jobs together (default 15 000 ms;
+       * at most 25 000, to stay under the server's 30 s deadline for a status read). What was read is kept,
+       * with a note.
+       */
+      maxReadMs: z.number().int().positive().max(25_000).default(15_000),
     })
-    .default({ maxLinesPerStep: 30, maxBytes: 4096, maxFailedJobs: 3 }),
+    .default({ maxLinesPerStep: 30, maxBytes: 4096, maxFailedJobs: 3, maxReadBytes: 52_428_800, maxReadMs: 15_000 }),
   dispatch: z
     .strictObject({
       /** Ask GitHub for the run id in the dispatch answer (default true). */

@@ -166,10 +166,38 @@ describe("doGetStatus of a finished run", () => {
     github().get(`${attemptPath}/jobs`).query({ per_page: 100 }).reply(200, fixture("attempt-jobs-failure.json"));
     github().get(`${runPath}/artifacts`).query({ per_page: 100 }).reply(200, { total_count: 0, artifacts: [] });
     github().get("/repos/octo-org/octo-app/actions/jobs/25880011003/logs").reply(status, body, headers);
-    const failure = await createTestAdapter().doGetStatus(runRef, createTestContext()).catch((error: unknown) => error);
+    // One minute after the run finished (its updated_at): the log may still come.
+    const now = () => Date.parse("2026-11-20T10:05:12Z");
+    const failure = await createTestAdapter({ now }).doGetStatus(runRef, createTestContext()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as UpstreamError).isRetryable).toBe(true);
     if (status === 403) expect((failure as UpstreamError).retryAfterMs).toBeGreaterThan(3_000_000);
+  });
+
+  it.each([
+    ["a refusal that is not a rate limit (403)", 403, { message: "AuthenticationFailed" }, "(log unavailable (HTTP 403))"],
+    ["rejected credentials (401)", 401, { message: "Bad credentials" }, "(log unavailable (HTTP 401))"],
+  ])("notes %s on the log download instead of failing the finished run", async (_label, status, body, note) => {
+    github().get(attemptPath).reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
+    github().get(`${attemptPath}/jobs`).query({ per_page: 100 }).reply(200, fixture("attempt-jobs-failure.json"));
+    github().get(`${runPath}/artifacts`).query({ per_page: 100 }).reply(200, { total_count: 0, artifacts: [] });
+    github().get("/repos/octo-org/octo-app/actions/jobs/25880011003/logs").reply(status, body);
+    const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
+    expect(snapshot).toMatchObject({ status: "completed", result: { isError: true } });
+    expect((snapshot.result?.structuredContent as Record<string, any>).failedSteps[0]).toMatchObject({ logTail: note, logTruncated: true });
+  });
+
+  it("notes a log host that still fails 5 min after the run finished (GitHub's updated_at), so every replica agrees", async () => {
+    github().get(attemptPath).reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
+    github().get(`${attemptPath}/jobs`).query({ per_page: 100 }).reply(200, fixture("attempt-jobs-failure.json"));
+    github().get(`${runPath}/artifacts`).query({ per_page: 100 }).reply(200, { total_count: 0, artifacts: [] });
+    github().get("/repos/octo-org/octo-app/actions/jobs/25880011003/logs").reply(503, { message: "Service Unavailable" });
+    const now = () => Date.parse("2026-11-20T10:10:12Z");
+    const snapshot = await createTestAdapter({ now, requestRetries: 0 }).doGetStatus(runRef, createTestContext());
+    expect(snapshot).toMatchObject({ status: "completed", result: { isError: true } });
+    expect((snapshot.result?.structuredContent as Record<string, any>).failedSteps[0].logTail).toBe(
+      "(log unavailable (HTTP 503), still failing 5 min after the run finished)",
+    );
   });
 
   it.each(["success", "neutral", "skipped"])("answers %s as completed without isError and fetches no log", async (conclusion) => {

@@ -44,7 +44,13 @@ export async function readRunSnapshot(dependencies: SnapshotDependencies, ref: R
         api.listArtifacts(ref, { signal }),
       ]);
       const failedSteps = phase.isError
-        ? await collectFailedSteps(api, ref, jobs.jobs, dependencies.settings.logs, dependencies.secrets, signal)
+        ? await collectFailedSteps(api, ref, jobs.jobs, {
+            budget: dependencies.settings.logs,
+            secrets: dependencies.secrets,
+            signal,
+            finishedAt: run.updated_at,
+            now: dependencies.now,
+          })
         : [];
       return {
         ...base,

@@ -100,4 +100,41 @@ describe("tailLines", () => {
   it("reports no truncation when everything fits", () => {
     expect(tailLines(["a", "b"], 5, 100)).toEqual({ text: "a\nb", truncated: false });
   });
+
+  it("stops reading after maxReadBytes (counted exactly, so every replica cuts at the same byte) and says so", async () => {
+    const line = (index: number) => `2026-11-20T10:00:${String(10 + (index % 40)).padStart(2, "0")}.0000000Z line ${index}`;
+    const text = Array.from({ length: 10_000 }, (_, index) => line(index)).join("\n");
+    const read = { chunks: 0 };
+    const window = { startedAt: "2026-11-20T10:00:10Z", completedAt: "2026-11-20T10:00:49Z" };
+    const [tail] = await readStepLogTails(chunked(text, 1000, read), [window], { maxLinesPerStep: 3, maxBytes: 1000 }, [], { maxReadBytes: 5000 });
+    expect(read.chunks).toBeLessThanOrEqual(6);
+    expect(tail!.stoppedEarly).toBe("reading stopped after the first 5000 bytes of the log");
+    expect(tail!.truncated).toBe(true);
+    // The last line kept ends exactly at byte 5000, whatever the chunk sizes.
+    const [again] = await readStepLogTails(chunked(text, 777), [window], { maxLinesPerStep: 3, maxBytes: 1000 }, [], { maxReadBytes: 5000 });
+    expect(again!.text).toBe(tail!.text);
+    expect(text.slice(0, 5000).endsWith(tail!.text.split("\n").at(-1)!)).toBe(true);
+  });
+
+  it("stops reading a stalled log when the stop signal fires, keeping what it read", async () => {
+    const stalled: AsyncIterable<string> = {
+      [Symbol.asyncIterator]() {
+        let sent = false;
+        return {
+          next: () => {
+            if (sent) return new Promise<IteratorResult<string>>(() => {});
+            sent = true;
+            return Promise.resolve({ done: false, value: "2026-11-20T10:00:10.0000000Z first line\n" });
+          },
+        };
+      },
+    };
+    const started = Date.now();
+    const [tail] = await readStepLogTails(stalled, [{ startedAt: null, completedAt: null }], { maxLinesPerStep: 3, maxBytes: 1000 }, [], {
+      stop: AbortSignal.timeout(50),
+      stopReason: "the time budget ran out",
+    });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(tail).toMatchObject({ text: "first line", truncated: true, stoppedEarly: "reading stopped: the time budget ran out" });
+  });
 });

@@ -12,6 +12,18 @@ export interface LogTail {
   text: string;
   /** Lines or bytes were dropped from the start. */
   truncated: boolean;
+  /** Why reading stopped before the step's end was reached, when it did. */
+  stoppedEarly?: string;
+}
+
+/** Bounds on reading one log, whatever its size and however slowly it arrives. */
+export interface LogReadLimits {
+  /** Read no more than this many bytes of the log (exactly: the same cut on every replica). */
+  maxReadBytes?: number;
+  /** Stop reading when this fires (a time budget); what was read so far is kept. */
+  stop?: AbortSignal;
+  /** Said in `stoppedEarly` when `stop` fired. */
+  stopReason?: string;
 }
 
 export interface StepWindow {
@@ -42,6 +54,7 @@ export async function readStepLogTails(
   windows: ReadonlyArray<StepWindow>,
   budget: StepLogBudget,
   secrets: ReadonlyArray<string | undefined>,
+  limits: LogReadLimits = {},
 ): Promise<LogTail[]> {
   const secretLines = secrets.flatMap((secret) => (secret ? secret.split(/\r?\n/) : []));
   const longestSecret = Math.max(0, ...secretLines.map((line) => line.length));
@@ -71,23 +84,73 @@ export async function readStepLogTails(
   };
   const done = (): boolean => canStopEarly && lastTime >= lastEnd && steps.every((step) => step.lines.count > 0);
 
-  reading: for await (const chunk of chunks) {
+  let stoppedEarly: string | undefined;
+  let stalled = false;
+  let readBytes = 0;
+  const iterator = chunks[Symbol.asyncIterator]();
+  reading: for (;;) {
+    const next = await nextUnlessStopped(iterator, limits.stop);
+    if (next === stopped) {
+      stoppedEarly = `reading stopped: ${limits.stopReason ?? "time ran out"}`;
+      stalled = true;
+      break;
+    }
+    if (next.done) break;
+    let chunk = next.value;
+    if (limits.maxReadBytes !== undefined) {
+      const left = limits.maxReadBytes - readBytes;
+      const size = Buffer.byteLength(chunk);
+      if (size > left) {
+        chunk = Buffer.from(chunk).subarray(0, left).toString();
+        stoppedEarly = `reading stopped after the first ${limits.maxReadBytes} bytes of the log`;
+      }
+      readBytes += Math.min(size, left);
+    }
     for (const line of splitter.push(chunk)) {
       take(line);
-      // Leaving the loop cancels the download: the rest of the log is never transferred.
       if (done()) break reading;
     }
+    if (stoppedEarly !== undefined) break;
   }
-  if (!done()) {
+  if (done()) {
+    // Everything the steps need was read before any limit mattered.
+    stoppedEarly = undefined;
+  } else {
     const last = splitter.end();
     if (last !== undefined) take(last);
   }
+  // Leaving early cancels the download: the rest of the log is never transferred. A stalled read is not
+  // waited for (return() would wait behind it); the caller aborts that download itself.
+  if (stalled) iterator.return?.().catch(() => undefined);
+  else await iterator.return?.();
 
   return steps.map((step) => {
     const lines = step.useWindow && step.lines.count > 0 ? step.lines : wholeLog;
     const tail = tailLines(lines.lines, budget.maxLinesPerStep, budget.maxBytes);
-    return { text: tail.text, truncated: tail.truncated || lines.dropped };
+    const truncated = tail.truncated || lines.dropped || stoppedEarly !== undefined;
+    return { text: tail.text, truncated, ...(stoppedEarly === undefined ? {} : { stoppedEarly }) };
   });
+}
+
+const stopped = Symbol("stopped");
+
+/** The iterator's next chunk, or `stopped` as soon as the signal fires (a stalled read is not waited for). */
+async function nextUnlessStopped(iterator: AsyncIterator<string>, stop: AbortSignal | undefined): Promise<IteratorResult<string> | typeof stopped> {
+  if (!stop) return iterator.next();
+  if (stop.aborted) return stopped;
+  const next = iterator.next();
+  // Once stopped, the read still pending may fail (an aborted download): that is expected, not an error.
+  next.catch(() => undefined);
+  let onAbort: () => void = () => undefined;
+  const whenStopped = new Promise<typeof stopped>((resolve) => {
+    onAbort = () => resolve(stopped);
+    stop.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([next, whenStopped]);
+  } finally {
+    stop.removeEventListener("abort", onAbort);
+  }
 }
 
 export function tailLines(lines: ReadonlyArray<string>, maxLines: number, maxBytes: number): LogTail {
