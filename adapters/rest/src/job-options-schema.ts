@@ -20,6 +20,9 @@ export const referenceOptionsSchema = z
     message: "give exactly one of header or path",
   });
 
+/** The HTTP rules every status read starts from: a running operation's 202, a vanished job's 404 and 410. */
+const defaultHttpRules: Readonly<Record<string, "working" | "completed" | "gone">> = { "202": "working", "404": "gone", "410": "gone" };
+
 /** How a status response maps to a task status. Value lists are compared case-insensitively. */
 export const statusOptionsSchema = z.object({
   /** Status URL template. Default: "{{job.id}}" (the reference is the URL). Required for `kind: id`. */
@@ -39,11 +42,13 @@ export const statusOptionsSchema = z.object({
   unknown: z.enum(["working", "input_required"]).default("working"),
   /**
    * HTTP status rules, checked before the body: status code → working | completed | gone. `gone` ends the
-   * task failed (job not found). Default: {"202": "working", "404": "gone", "410": "gone"}.
+   * task failed (job not found). The user's rules merge over the defaults {"202": "working", "404": "gone",
+   * "410": "gone"}: a code named here replaces its default rule, the others stay.
    */
   http: z
     .record(z.string().regex(/^[1-5]\d\d$/, "expected an HTTP status code"), z.enum(["working", "completed", "gone"]))
-    .default({ "202": "working", "404": "gone", "410": "gone" }),
+    .default({})
+    .transform((rules) => ({ ...defaultHttpRules, ...rules })),
   /** JSONPath of the upstream's last-change time (ISO 8601), reported as lastUpdatedAt. */
   updatedAtPath: z.string().optional(),
 });
