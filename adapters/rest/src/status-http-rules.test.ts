@@ -14,7 +14,8 @@ const options = (http: Record<string, "working" | "completed" | "gone">) => ({
   preset: "azure-lro" as const,
   baseUrl: origin,
   tools: [{ name: "t", description: "d", submit: { url: "/analyze" } }],
-  status: { http },
+  // field repeats the preset's: RestOptions types a user's status block whole.
+  status: { field: "status", http },
 });
 
 describe("status.http rules", () => {
