@@ -10,6 +10,7 @@ import {
   testBatchClient,
   testCredentials,
   testLogsClient,
+  testRegion,
   throttledReply,
 } from "./test-support/aws-test-clients.js";
 import { readFixture } from "./test-support/fixtures.js";
@@ -224,5 +225,18 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, testContext());
     expect(snapshot.status).toBe("completed");
     expect(snapshot.result?.structuredContent).toMatchObject({ logNote: expect.stringMatching(/^log unavailable: /) });
+  });
+
+  it("reads the log of a job that logs to another Region (awslogs-region) with a client it builds for that Region", async () => {
+    const failed = readFixture<{ jobs: { container: { logConfiguration?: unknown } }[] }>("describe-jobs-failed.json");
+    const job = failed.jobs[0];
+    if (job) job.container.logConfiguration = { logDriver: "awslogs", options: { "awslogs-group": "/batch/etl", "awslogs-region": "eu-west-1" } };
+    nock(batchOrigin).post("/v1/describejobs").reply(200, failed);
+    const ireland = nock("https://logs.eu-west-1.amazonaws.com").post("/").reply(200, { events: [{ timestamp: 1, message: "from Ireland" }] });
+    const adapter = awsBatch({ region: testRegion, credentials: testCredentials, logs: {}, retry: fastRetry }, {});
+    const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, testContext());
+    await adapter.close?.();
+    expect(ireland.isDone()).toBe(true);
+    expect(snapshot.result?.structuredContent).toMatchObject({ logTail: "from Ireland" });
   });
 });

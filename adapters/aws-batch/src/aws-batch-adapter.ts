@@ -47,6 +47,21 @@ export function awsBatch(
   const logsClient: CloudWatchLogsClient | undefined = resolved.logs
     ? (options.logsClient ?? createLogsClient(resolved, environment))
     : undefined;
+  // Logs kept in another Region (a job definition's awslogs-region) are read with a client for that Region,
+  // built once per Region. Only when the adapter builds its clients: an injected client or a custom Logs
+  // endpoint says where Logs is, and the result then notes the other Region instead.
+  const regionalLogsClients = new Map<string, CloudWatchLogsClient>();
+  const clientForRegion =
+    ownsLogsClient && resolved.logs?.endpoint === undefined
+      ? (region: string): CloudWatchLogsClient => {
+          let client = regionalLogsClients.get(region);
+          if (!client) {
+            client = createLogsClient({ ...resolved, region }, environment);
+            regionalLogsClients.set(region, client);
+          }
+          return client;
+        }
+      : undefined;
   const secrets = [resolved.credentials?.accessKeyId, resolved.credentials?.secretAccessKey, resolved.credentials?.sessionToken];
   const policy: BackoffPolicy = options.random ? { ...resolved.retry, random: options.random } : resolved.retry;
 
@@ -73,7 +88,12 @@ export function awsBatch(
     }
     const logTail =
       finished && logsClient && resolved.logs
-        ? await readLogTail(logsClient, job, resolved.logs, { policy, secrets, ...(signal ? { signal } : {}) })
+        ? await readLogTail(logsClient, job, resolved.logs, {
+            policy,
+            secrets,
+            ...(signal ? { signal } : {}),
+            ...(clientForRegion ? { clientForRegion } : {}),
+          })
         : undefined;
     return mapBatchJobStatus(job, logTail);
   }
@@ -114,6 +134,7 @@ export function awsBatch(
     async close() {
       if (ownsBatchClient) batchClient.destroy();
       if (ownsLogsClient) logsClient?.destroy();
+      for (const client of regionalLogsClients.values()) client.destroy();
     },
   };
 }

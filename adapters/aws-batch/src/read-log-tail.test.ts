@@ -1,3 +1,4 @@
+import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { UpstreamError } from "@jobtasks/core";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -94,6 +95,40 @@ describe("readLogTail", () => {
     const stoppedLongAgo = { ...job, stoppedAt: Date.now() - 6 * 60_000 };
     const tail = await readLogTail(testLogsClient(), stoppedLongAgo, { ...logOptions, giveUpMs: 5 * 60_000 }, call);
     expect(tail?.note).toMatch(/^log unavailable: CloudWatch Logs did not answer .*ServiceUnavailableException/);
+  });
+
+  /** The succeeded fixture, logging with awslogs to the given group and Region. */
+  function jobLoggingTo(region: string) {
+    const other = fixtureJob("describe-jobs-succeeded.json");
+    if (other.container) {
+      other.container.logConfiguration = { logDriver: "awslogs", options: { "awslogs-group": "/render", "awslogs-region": region } };
+    }
+    return other;
+  }
+
+  it("reads a log kept in another Region (awslogs-region) with a client for that Region", async () => {
+    const regions: string[] = [];
+    nock("https://logs.eu-west-1.amazonaws.com")
+      .post("/", { logGroupName: "/render", logStreamName: /.+/, startFromHead: false, limit: 50 })
+      .reply(200, { events: [{ timestamp: 1, message: "from Ireland" }] });
+    const clientForRegion = (region: string) => {
+      regions.push(region);
+      return new CloudWatchLogsClient({ region, credentials: { ...testCredentials }, maxAttempts: 1 });
+    };
+    const tail = await readLogTail(testLogsClient(), jobLoggingTo("eu-west-1"), logOptions, { ...call, clientForRegion });
+    expect(tail).toEqual({ text: "from Ireland", truncated: false });
+    expect(regions).toEqual(["eu-west-1"]);
+  });
+
+  it("says the log is in another Region, not that the stream does not exist, when it cannot read there", async () => {
+    const tail = await readLogTail(testLogsClient(), jobLoggingTo("eu-west-1"), logOptions, call);
+    expect(tail?.note).toMatch(/^log unavailable: the job logs to CloudWatch Logs in eu-west-1/);
+  });
+
+  it("uses its own client when awslogs-region is its Region", async () => {
+    nock(logsOrigin).post("/").reply(200, { events: [{ timestamp: 1, message: "here" }] });
+    const tail = await readLogTail(testLogsClient(), jobLoggingTo("us-east-1"), logOptions, call);
+    expect(tail?.text).toBe("here");
   });
 
   it("reads nothing for a job without a log stream (an array parent, or a job that never started)", async () => {

@@ -4,6 +4,7 @@ import { redactSecrets, UpstreamError } from "@jobtasks/core";
 import type { ResolvedLogTail } from "./aws-batch-options-schema.js";
 import { lastAttemptOf } from "./batch-job-result.js";
 import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
+import { awsRegionPattern } from "./aws-region-source.js";
 import { awsErrorCodeOf, hideAwsCredentials } from "./upstream-errors.js";
 
 /** The end of a job's log, or a note saying why there is none. */
@@ -44,16 +45,35 @@ export function fitLogLines(messages: string[], maxBytes: number): { text: strin
   return { text: kept.join("\n"), truncated: kept.length < lines.length };
 }
 
-/** The log group a job writes to: its own awslogs setting if it has one, else the configured default. */
-function logGroupOf(job: JobDetail, options: ResolvedLogTail): string | { note: string } {
+/** Where a job's log is: its own awslogs group and Region if it sets them, else the configured group. */
+function logLocationOf(job: JobDetail, options: ResolvedLogTail): { logGroupName: string; region?: string } | { note: string } {
   const logConfiguration = job.container?.logConfiguration;
-  if (!logConfiguration?.logDriver) return options.logGroupName;
+  if (!logConfiguration?.logDriver) return { logGroupName: options.logGroupName };
   if (logConfiguration.logDriver !== "awslogs") return { note: `the job logs with ${logConfiguration.logDriver}, not CloudWatch Logs` };
-  return logConfiguration.options?.["awslogs-group"] ?? options.logGroupName;
+  const region = logConfiguration.options?.["awslogs-region"];
+  return { logGroupName: logConfiguration.options?.["awslogs-group"] ?? options.logGroupName, ...(region ? { region } : {}) };
 }
 
 /**
- * Read the last lines of a finished job's CloudWatch log stream. The log is an extra, not the result, so a
+ * The client that reads a log kept in `region`: the adapter's own when that is its Region, else one for
+ * that Region if the adapter can build it. Asking the wrong Region answers "the stream does not exist",
+ * which would be frozen into the result as a false note.
+ */
+async function clientForLog(
+  client: CloudWatchLogsClient,
+  region: string | undefined,
+  clientForRegion: ((region: string) => CloudWatchLogsClient | undefined) | undefined,
+): Promise<CloudWatchLogsClient | { note: string }> {
+  if (!region) return client;
+  const ownRegion = await client.config.region().catch(() => undefined);
+  if (region === ownRegion) return client;
+  const other = awsRegionPattern.test(region) ? clientForRegion?.(region) : undefined;
+  if (other) return other;
+  return { note: `log unavailable: the job logs to CloudWatch Logs in ${region}, and this adapter reads ${ownRegion ?? "another Region"}` };
+}
+
+/**
+ * Read the last lines of a finished job's CloudWatch log stream, in the Region the job logs to. The log is an extra, not the result, so a
  * Logs error never fails the task. A passing fault (throttling, 5xx, no answer, expired credentials) throws
  * a retryable error while the job stopped less than `giveUpMs` ago, so the task stays working and the
  * tail is read once Logs answers; past that, and for any other error (a missing stream, no permission,
@@ -65,17 +85,26 @@ export async function readLogTail(
   client: CloudWatchLogsClient,
   job: JobDetail,
   options: ResolvedLogTail,
-  call: { policy: BackoffPolicy; secrets: ReadonlyArray<string | undefined>; signal?: AbortSignal },
+  call: {
+    policy: BackoffPolicy;
+    secrets: ReadonlyArray<string | undefined>;
+    signal?: AbortSignal;
+    /** A client for a log kept in another Region (awslogs-region), when the adapter can build one. */
+    clientForRegion?: (region: string) => CloudWatchLogsClient | undefined;
+  },
 ): Promise<LogTail | undefined> {
   const { logStreamName } = lastAttemptOf(job);
   if (!logStreamName) return undefined;
-  const logGroupName = logGroupOf(job, options);
-  if (typeof logGroupName !== "string") return { truncated: false, note: logGroupName.note };
+  const location = logLocationOf(job, options);
+  if ("note" in location) return { truncated: false, note: location.note };
+  const { logGroupName } = location;
+  const reader = await clientForLog(client, location.region, call.clientForRegion);
+  if ("note" in reader) return { truncated: false, note: reader.note };
   try {
     const response = await callWithBackoff(
       "GetLogEvents",
       () =>
-        client.send(
+        reader.send(
           new GetLogEventsCommand({ logGroupName, logStreamName, startFromHead: false, limit: options.maxLines }),
           call.signal ? { abortSignal: call.signal } : {},
         ),
