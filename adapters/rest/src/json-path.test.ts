@@ -12,8 +12,9 @@ describe("JSONPath over upstream answers", () => {
   it("treats upstream data a filter cannot read as no match, never as a configuration error", () => {
     const path = "steps[?(@.status=='running')].name";
     expect(queryAll(path, { steps: [{ status: "done", name: "test" }, { status: "running", name: "build" }] })).toEqual(["build"]);
-    // jsonpath-plus stops at the first item the filter cannot read, so the whole path yields nothing.
-    expect(queryAll(path, { steps: [null, 5, { status: "running", name: "build" }] })).toEqual([]);
+    // An item the filter cannot read is skipped; it does not hide the items it can.
+    expect(queryAll(path, { steps: [null, 5, { status: "running", name: "build" }] })).toEqual(["build"]);
+    expect(queryAll("steps[?(@.status=='cancelled')].name", { steps: [{ status: "done", name: "a" }, null, { status: "cancelled", name: "b" }] })).toEqual(["b"]);
     expect(queryFirst(path, { steps: "oops" })).toBeUndefined();
   });
 

@@ -20,10 +20,12 @@ export function queryAll(path: string, document: unknown): unknown[] {
   if (document === null || typeof document !== "object") return normalizePath(path) === "$" ? [document] : [];
   let matches: unknown;
   try {
-    matches = JSONPath({ path: normalizePath(path), json: document as object, wrap: true, eval: "safe" });
+    // ignoreEvalErrors: an item a filter cannot read (null where an object was expected) is skipped, rather
+    // than ending the whole query and hiding the items it can read.
+    matches = JSONPath({ path: normalizePath(path), json: document as object, wrap: true, eval: "safe", ignoreEvalErrors: true });
   } catch {
     // The path's syntax was checked when the adapter was built (pathSyntaxProblem), so what still throws
-    // here is upstream data of an unexpected shape (a filter reading a property of null): nothing matches.
+    // here is upstream data of an unexpected shape: nothing matches.
     return [];
   }
   return Array.isArray(matches) ? matches.filter((match) => match !== undefined) : [];
