@@ -1,3 +1,4 @@
+import { InvalidToolInputError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamRequestEvent } from "./metered-fetch.js";
 import { createTestAdapter, createTestContext, fixture, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
@@ -188,6 +189,35 @@ describe("answering an approval (doRespond)", () => {
       .reply(200, []);
     await createTestAdapter().doRespond!(runRef, { [productionKey]: response }, createTestContext());
     expect(body).toEqual({ environment_ids: [161088068], state: "rejected", comment: "Rejected through jobtasks" });
+  });
+
+  it.each([
+    ["approve missing", { action: "accept" as const, content: {} }],
+    ["no content", { action: "accept" as const }],
+    ["approve 'yes'", { action: "accept" as const, content: { approve: "yes" } }],
+    ["approve 'true' (a string)", { action: "accept" as const, content: { approve: "true" } }],
+    ["approve 1", { action: "accept" as const, content: { approve: 1 } }],
+  ])("refuses an accept with %s, naming the field, and reviews nothing", async (_label, response) => {
+    // No interceptor is arranged: any review would fail with nock's "no match" error.
+    const error = await createTestAdapter()
+      .doRespond!(runRef, { [productionKey]: response as never }, createTestContext())
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidToolInputError);
+    expect(error).toMatchObject({ field: `${productionKey}.approve`, problem: "must be true or false" });
+  });
+
+  it("reviews nothing of a batch when one answer in it is unreadable", async () => {
+    const error = await createTestAdapter()
+      .doRespond!(
+        runRef,
+        {
+          "deploy-9182736455-1-161088069-0": { action: "accept", content: { approve: true } },
+          [productionKey]: { action: "accept", content: { approve: "yes" } },
+        },
+        createTestContext(),
+      )
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ field: `${productionKey}.approve` });
   });
 
   it("leaves the deployment waiting when the form was dismissed (cancel), or the key is not this attempt's", async () => {

@@ -1,4 +1,5 @@
 import {
+  InvalidToolInputError,
   JobNotFoundError,
   UpstreamError,
   type AdapterContext,
@@ -120,11 +121,19 @@ async function respondToDeployments(
   responses: Record<string, ElicitationResponse>,
   context: AdapterContext,
 ): Promise<void> {
+  // Every answer is read before any is acted on, so a batch with an unreadable answer reviews nothing.
+  const reviews = [];
   for (const [key, response] of Object.entries(responses)) {
     const parsed = parseDeploymentRequestKey(ref, key);
     // A dismissed form (cancel) leaves the deployment waiting; the request stays outstanding.
     if (!parsed || response.action === "cancel") continue;
-    const approve = response.action === "accept" && (response.content?.approve === true || response.content?.approve === "true");
+    // A review cannot be undone: an accept whose approve is not a boolean is refused (-32602, the request
+    // stays open) rather than guessed, never posted as a rejection. Decline rejects.
+    const approve = response.action === "accept" ? response.content?.approve : false;
+    if (typeof approve !== "boolean") throw new InvalidToolInputError(`${key}.approve`, "must be true or false");
+    reviews.push({ parsed, response, approve });
+  }
+  for (const { parsed, response, approve } of reviews) {
     const comment = typeof response.content?.comment === "string" && response.content.comment.trim() !== ""
       ? response.content.comment
       : approve ? "Approved through jobtasks" : "Rejected through jobtasks";

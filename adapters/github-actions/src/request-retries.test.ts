@@ -93,7 +93,7 @@ describe("retries with the production settings", () => {
     expect(posts(requests)).toHaveLength(1);
   });
 
-  it("never sends an approval twice", async () => {
+  it("never sends an approval twice within one doRespond", async () => {
     const requests: UpstreamRequestEvent[] = [];
     answerPost(`${runPath}/pending_deployments`, 502);
     const answer = { "deploy-9182736455-1-161088068-0": { action: "accept" as const, content: { approve: true } } };
