@@ -63,4 +63,15 @@ describe("mapStatus", () => {
     expect(mapStatus(google, 200, { done: true, error: { code: 1 } })).toMatchObject({ status: "cancelled", rawStatus: "1" });
     expect(mapStatus(google, 200, { done: true, error: { code: 13 } })).toMatchObject({ status: "completed", isError: true });
   });
+
+  it("bounds a raw status that is an object or a long string, for messages, and still compares it whole", () => {
+    const object = mapStatus(options, 200, { state: { detail: "x".repeat(5_000) } });
+    expect(object).toMatchObject({ status: "working" });
+    expect(object.rawStatus.length).toBeLessThanOrEqual(200);
+    expect(object.rawStatus).toMatch(/^\{"detail":"xxx.*…$/);
+    const long = statusOptionsSchema.parse({ url: "/j", field: "state", completed: ["y".repeat(300)] });
+    const reading = mapStatus(long, 200, { state: "y".repeat(300) });
+    expect(reading).toMatchObject({ status: "completed" });
+    expect(reading.rawStatus.length).toBeLessThanOrEqual(200);
+  });
 });

@@ -17,6 +17,16 @@ function rawText(value: unknown): string {
 }
 
 /**
+ * Longest raw status kept: it becomes rawStatus and, as a fallback, the statusMessage of every poll, so an
+ * object status (or an absurd string) must not carry a whole body into each of them.
+ */
+export const maxRawStatusLength = 200;
+
+function bounded(text: string): string {
+  return text.length > maxRawStatusLength ? `${text.slice(0, maxRawStatusLength - 1)}…` : text;
+}
+
+/**
  * Map one status response to a task status. HTTP rules come first (a 202 while the job runs, a 404 once
  * it is gone), then the status field against the value lists, case-insensitively. A value in no list,
  * including one the upstream invents next year, maps to the configured non-terminal default.
@@ -28,8 +38,10 @@ export function mapStatus(options: StatusOptions, httpStatus: number | undefined
   if (httpRule === "working") return { gone: false, status: "working", rawStatus: `HTTP ${httpStatus}`, isError: false };
   if (httpRule === "completed") return { gone: false, status: "completed", rawStatus: `HTTP ${httpStatus}`, isError: false };
 
-  const rawStatus = rawText(queryFirstOf(options.field, body)?.value);
-  const candidate = rawStatus.toLowerCase();
+  const fullStatus = rawText(queryFirstOf(options.field, body)?.value);
+  // Compared whole against the value lists; kept bounded for messages.
+  const candidate = fullStatus.toLowerCase();
+  const rawStatus = bounded(fullStatus);
   const reading = (status: TaskStatus, isError = false): StatusReading => ({ gone: false, status, rawStatus, isError });
   if (candidate === "") return reading(options.unknown);
   if (includes(options.errorValues, candidate)) return reading("completed", true);
