@@ -56,6 +56,26 @@ describe("a run waiting on deployment protection", () => {
     );
   });
 
+  it("offers no form but stays working when the review history answers 404: the run exists, only its keys cannot be numbered", async () => {
+    github().get(attemptPath).reply(200, workflowRun({ status: "waiting", name: "Deploy" }));
+    github().get(pendingPath).reply(200, fixture("pending-deployments.json"));
+    github().get(approvalsPath).reply(404, { message: "Not Found" });
+    const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
+    expect(snapshot.status).toBe("working");
+    expect(snapshot.inputRequests).toBeUndefined();
+    expect(snapshot.message).toBe(
+      "waiting: 'production' waits for a review by @octocat; 'production-eu' waits for a review by team eu-ops, @hubot " +
+        "(no approval form: the run's review history could not be read (HTTP 404))",
+    );
+  });
+
+  it("stays working when the pending deployments answer 404, instead of calling the run gone", async () => {
+    github().get(attemptPath).reply(200, workflowRun({ status: "waiting", name: "Deploy" }));
+    github().get(pendingPath).reply(404, { message: "Not Found" });
+    const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
+    expect(snapshot).toMatchObject({ status: "working", message: "waiting: the pending deployments could not be read (HTTP 404)" });
+  });
+
   it("stays working, saying who it waits for, when this token cannot approve (without reading the review history)", async () => {
     const deployments = fixture("pending-deployments.json").slice(1);
     arrangeWaiting(deployments, null);

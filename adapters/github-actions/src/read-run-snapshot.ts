@@ -1,4 +1,4 @@
-import type { AdapterContext, JobSnapshot } from "@jobtasks/core";
+import { UpstreamError, type AdapterContext, type JobSnapshot } from "@jobtasks/core";
 import { buildRunResult } from "./build-run-result.js";
 import { collectFailedSteps, type LogBudget } from "./collect-failed-steps.js";
 import { describeRunningRun } from "./describe-running-run.js";
@@ -62,21 +62,47 @@ export async function readRunSnapshot(dependencies: SnapshotDependencies, ref: R
     case "cancelled":
       return { ...base, status: "cancelled", message: "cancelled" };
     case "waiting": {
-      const deployments = await api.listPendingDeployments(ref, { signal, notFoundMeansGone: true });
+      // Reads beside the attempt, which was just read: a 404 or a refusal there does not mean the run is gone.
+      const deploymentsRead = await unlessRefused(() => api.listPendingDeployments(ref, { signal }));
+      if ("refused" in deploymentsRead) {
+        const message = `waiting: the pending deployments could not be read (${deploymentsRead.refused})`;
+        return withPollInterval(dependencies, 2, { ...base, status: "working", message });
+      }
+      let deployments = deploymentsRead.value;
       const withKeys = needsReviewHistory(deployments);
-      const reviews = withKeys ? countReviewsByEnvironment(await api.listRunReviews(ref, { signal, notFoundMeansGone: true })) : new Map<string, number>();
+      let reviews = new Map<string, number>();
+      let note = "";
+      if (withKeys) {
+        const history = await unlessRefused(() => api.listRunReviews(ref, { signal }));
+        if ("value" in history) reviews = countReviewsByEnvironment(history.value);
+        else {
+          // Without the history no key can be numbered, and a key must never be issued twice: no form.
+          deployments = deployments.map((deployment) => ({ ...deployment, current_user_can_approve: false }));
+          note = ` (no approval form: the run's review history could not be read (${history.refused}))`;
+        }
+      }
       const waiting = describePendingDeployments(ref, run.name ?? "workflow", deployments, reviews, dependencies.now());
       const working = Object.keys(waiting.inputRequests).length === 0;
       return withPollInterval(dependencies, withKeys ? 3 : 2, {
         ...base,
         status: working ? "working" : "input_required",
-        message: waiting.message,
+        message: waiting.message + note,
         ...(working ? {} : { inputRequests: waiting.inputRequests }),
       });
     }
     case "working":
       if (run.status !== "in_progress") return withPollInterval(dependencies, 1, { ...base, status: "working", message: phase.message });
       return withPollInterval(dependencies, 2, { ...base, status: "working", message: await describeRunningRun(dependencies, ref, run, context) });
+  }
+}
+
+/** A read whose refusal (4xx that is no rate limit) is reported in the message rather than failing the task. */
+async function unlessRefused<T>(read: () => Promise<T>): Promise<{ value: T } | { refused: string }> {
+  try {
+    return { value: await read() };
+  } catch (error) {
+    if (!(error instanceof UpstreamError) || error.isRetryable) throw error;
+    return { refused: error.httpStatus === undefined ? "refused" : `HTTP ${error.httpStatus}` };
   }
 }
 
