@@ -49,7 +49,8 @@ runAdapterConformance<RestJobReference>({
   arrangeNotFound() {
     const id = nextId("gone");
     agent.get(renderFarmOrigin).intercept({ path: `/api/renders/${id}`, method: "GET" }).reply(404, { message: "no such render" });
-    return { id, createdAt: Date.now() };
+    // Started long ago: a 404 right after the submit is read as not visible yet (status.goneGraceMs).
+    return { id, createdAt: Date.now() - 3_600_000 };
   },
   arrangeRetryableFailure() {
     const id = nextId("busy");
@@ -142,7 +143,7 @@ runAdapterConformance<RestJobReference>({
   arrangeNotFound() {
     const id = nextId("job");
     demoAgent.get(demoOrigin).intercept({ path: `/jobs/${id}`, method: "GET" }).reply(404, { error: "not_found" });
-    return { id, createdAt: Date.now() };
+    return { id, createdAt: Date.now() - 3_600_000 };
   },
   arrangeRetryableFailure() {
     const id = nextId("job");

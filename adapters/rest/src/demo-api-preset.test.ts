@@ -120,7 +120,8 @@ describe("demo-api preset against the real demo API", () => {
     await expect(pollUntil(adapter, reference, terminal)).resolves.toMatchObject({ last: { status: "completed" } });
   });
 
-  it("reports a job the API does not know as not found", async () => {
-    await expect(adapter.doGetStatus({ id: "job_doesnotexist", createdAt: Date.now() }, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
+  it("reports a job the API does not know as not found, once past the 404 grace window", async () => {
+    const longAgo = Date.now() - 3_600_000;
+    await expect(adapter.doGetStatus({ id: "job_doesnotexist", createdAt: longAgo }, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
   });
 });

@@ -49,6 +49,12 @@ export const statusOptionsSchema = z.object({
     .record(z.string().regex(/^[1-5]\d\d$/, "expected an HTTP status code"), z.enum(["working", "completed", "gone"]))
     .default({})
     .transform((rules) => ({ ...defaultHttpRules, ...rules })),
+  /**
+   * How long after the submit a `gone` answer (404) is read as "not visible upstream yet" (working) rather
+   * than as a vanished job: eventually consistent upstreams may not list a job they just accepted. Set 0
+   * to end the task failed on the first 404. Default: 30000 (30 s).
+   */
+  goneGraceMs: z.number().int().min(0).max(600_000).default(30_000),
   /** JSONPath of the upstream's last-change time (ISO 8601), reported as lastUpdatedAt. */
   updatedAtPath: z.string().optional(),
 });

@@ -124,11 +124,24 @@ describe("rest adapter: reading status", () => {
     expect(snapshot).toMatchObject({ status: "failed", error: { code: -32603 } });
   });
 
-  it("raises JobNotFoundError for 404 and 410", async () => {
+  it("raises JobNotFoundError for 404 and 410 once the job is past the grace window", async () => {
+    clock = startedAt + 30_000;
     replyStatus(404, { error: "not_found" });
     await expect(adapter().doGetStatus(reference, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
     replyStatus(410, "");
     await expect(adapter().doGetStatus(reference, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
+  });
+
+  it("reads a 404 shortly after the submit as not visible yet (working), since upstreams may lag", async () => {
+    clock = startedAt + 29_999;
+    replyStatus(404, { error: "not_found" });
+    const snapshot = await adapter().doGetStatus(reference, testContext());
+    expect(snapshot).toMatchObject({ status: "working", rawStatus: "HTTP 404" });
+    expect(snapshot.message).toMatch(/not visible upstream yet/);
+    expect(snapshot.pollIntervalMs).toBeGreaterThan(0);
+    replyStatus(404, { error: "not_found" });
+    const withoutGrace = adapter({ status: { ...renderFarmConfig().status!, goneGraceMs: 0 } });
+    await expect(withoutGrace.doGetStatus(reference, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
   });
 
   it("raises a retryable UpstreamError with Retry-After for 503 and 429", async () => {

@@ -82,6 +82,17 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
       signal,
     );
     const reading = mapStatus(config.status, response.status, response.body);
+    const ageMs = now() - reference.createdAt;
+    if (reading.gone && ageMs < config.status.goneGraceMs) {
+      // Just submitted: an eventually consistent upstream may not list the job yet. Ask again soon.
+      const snapshot: JobSnapshot = {
+        status: "working",
+        rawStatus: reading.rawStatus,
+        message: `The job is not visible upstream yet (${reading.rawStatus})`,
+        pollIntervalMs: pollIntervalFor(config.polling, ageMs, response.retryAfterMs),
+      };
+      return { response, snapshot };
+    }
     if (reading.gone) throw new JobNotFoundError(`The upstream no longer knows this job (${reading.rawStatus})`);
     let resultBody: unknown;
     if (reading.status === "completed" && !reading.isError && config.result.url) {
@@ -99,7 +110,7 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
       );
       resultBody = resultResponse.body;
     }
-    const pollIntervalMs = pollIntervalFor(config.polling, now() - reference.createdAt, response.retryAfterMs);
+    const pollIntervalMs = pollIntervalFor(config.polling, ageMs, response.retryAfterMs);
     const snapshot = buildSnapshot(config, { reading, body: response.body, resultBody, job, pollIntervalMs, secrets: auth.secrets });
     return { response, snapshot };
   }
