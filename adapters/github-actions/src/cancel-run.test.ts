@@ -77,12 +77,31 @@ describe("a run being cancelled", () => {
 
   it("force-cancels once the grace period since the first cancelled job has passed", async () => {
     const cancelledAt = "2026-11-20T10:02:00Z";
-    const now = () => Date.parse(cancelledAt) + 5 * 60_000;
+    const now = () => Date.parse(cancelledAt) + 4 * 60_000 + 30_000;
     arrangeCancelledJob(cancelledAt);
     const force = github().post(`${runPath}/force-cancel`).reply(202, {});
     const snapshot = await createTestAdapter({ forceCancelAfterMs: 4 * 60_000, now }).doGetStatus(runRef, createTestContext());
     expect(force.isDone()).toBe(true);
     expect(snapshot.message).toBe("cancel requested: waiting for GitHub to stop 1 running job; force-cancel sent after a grace of 240 s");
+  });
+
+  it("does not send force-cancel on every poll past the grace: only in the first minute of every 10 (GitHub's timestamps, no memory)", async () => {
+    const cancelledAt = "2026-11-20T10:02:00Z";
+    const grace = 4 * 60_000;
+    const dueAt = Date.parse(cancelledAt) + grace;
+    const messageAt = async (afterDueMs: number) => {
+      arrangeCancelledJob(cancelledAt);
+      const adapter = createTestAdapter({ forceCancelAfterMs: grace, now: () => dueAt + afterDueMs });
+      return (await adapter.doGetStatus(runRef, createTestContext())).message;
+    };
+    // Two minutes after it was due: outside the window, no POST (nock would refuse one).
+    expect(await messageAt(2 * 60_000)).toBe(
+      "cancel requested: waiting for GitHub to stop 1 running job; force-cancel due after a grace of 240 s, next sent from 2026-11-20T10:16:00.000Z",
+    );
+    // Ten minutes and 20 s after: the next window, sent again (the run is still not stopping).
+    const force = github().post(`${runPath}/force-cancel`).reply(202, {});
+    expect(await messageAt(10 * 60_000 + 20_000)).toBe("cancel requested: waiting for GitHub to stop 1 running job; force-cancel sent after a grace of 240 s");
+    expect(force.isDone()).toBe(true);
   });
 
   it("does not force-cancel within the grace period", async () => {
@@ -139,7 +158,7 @@ describe("a run being cancelled", () => {
     github().get("/repos/octo-org/octo-app/check-runs/25880011001/annotations").query(true).reply(200, fixture("check-run-annotations-concurrency.json"));
     github().get(packageAnnotationsPath).query(true).reply(200, fixture("check-run-annotations-run-cancelled.json"));
     const force = github().post(`${runPath}/force-cancel`).reply(202, {});
-    const now = () => Date.parse(cancelledAt) + 5 * 60_000;
+    const now = () => Date.parse(cancelledAt) + 4 * 60_000 + 30_000;
     const snapshot = await createTestAdapter({ forceCancelAfterMs: 4 * 60_000, now }).doGetStatus(runRef, createTestContext());
     expect(snapshot.message).toBe("cancel requested: waiting for GitHub to stop 1 running job; force-cancel sent after a grace of 240 s");
     // The grace counts from the job that shows the run cancel (10:05), not from lint's earlier cancel.

@@ -24,16 +24,20 @@ export async function describeRunningRun(dependencies: RunningRunDependencies, r
   let message = `cancel requested: waiting for GitHub to stop ${cancelling.stillRunning} running job${cancelling.stillRunning === 1 ? "" : "s"}`;
   const grace = dependencies.settings.forceCancelAfterMs;
   const since = cancelledAt === null ? Number.NaN : Date.parse(cancelledAt);
-  if (grace !== null && !Number.isNaN(since) && dependencies.now() - since >= grace) {
-    // Derived from GitHub's own data on every poll, so it works on any replica and after a restart.
-    try {
-      await dependencies.api.cancelRun(ref, true, { signal: context.signal });
-      message += `; force-cancel sent after a grace of ${Math.round(grace / 1000)} s`;
-    } catch (error) {
-      if (context.signal.aborted) throw error;
-      context.logger.warn({ run: run.id, error: (error as Error).message }, "force-cancel was refused");
-      message += "; force-cancel was refused";
-    }
+  if (grace === null || Number.isNaN(since)) return message;
+  const schedule = forceCancelSchedule(since + grace, dependencies.now(), dependencies.settings.pollIntervalMs);
+  if (schedule === "not due") return message;
+  if (schedule !== "send") {
+    return `${message}; force-cancel due after a grace of ${Math.round(grace / 1000)} s, next sent from ${new Date(schedule).toISOString()}`;
+  }
+  // Derived from GitHub's own data on every poll, so it works on any replica and after a restart.
+  try {
+    await dependencies.api.cancelRun(ref, true, { signal: context.signal });
+    message += `; force-cancel sent after a grace of ${Math.round(grace / 1000)} s`;
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    context.logger.warn({ run: run.id, error: (error as Error).message }, "force-cancel was refused");
+    message += "; force-cancel was refused";
   }
   return message;
 }
@@ -63,4 +67,20 @@ async function findRunCancel(
     if (annotations.some((annotation) => isRunCancelAnnotation(annotation.message))) return candidate.since;
   }
   return undefined;
+}
+
+/**
+ * When a status read may send force-cancel, without remembering whether one was sent: only in the first
+ * `2 × pollIntervalMs` (at least 1 min) of every 10 min (at least 4 windows) from the moment it became due
+ * (the first run-cancelled job's completed_at plus the grace, both GitHub's). A force-cancel that worked
+ * ends the run within moments, so one window is usually all it takes; one that did not is tried again
+ * 10 min later, instead of on every poll by every client (a write costs secondary rate-limit points).
+ * Answers "not due", "send", or the time the next window opens.
+ */
+export function forceCancelSchedule(dueAt: number, now: number, pollIntervalMs: number): "not due" | "send" | number {
+  if (now < dueAt) return "not due";
+  const windowMs = Math.max(2 * pollIntervalMs, 60_000);
+  const periodMs = Math.max(10 * 60_000, 4 * windowMs);
+  const intoPeriod = (now - dueAt) % periodMs;
+  return intoPeriod < windowMs ? "send" : now - intoPeriod + periodMs;
 }

@@ -125,7 +125,7 @@ export const githubActionsOptionsSchema = z.strictObject({
   lookupPollMs: z.number().int().positive().default(2_000),
   /**
    * After a cancel, force-cancel a run still stopping this long after its first job was cancelled
-   * (stops `always()` jobs too). null: never (default).
+   * (stops `always()` jobs too), sent at most in one window per 10 min (see the README). null: never (default).
    */
   forceCancelAfterMs: z.number().int().positive().nullable().default(null),
   /**
