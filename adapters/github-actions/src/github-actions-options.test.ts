@@ -134,6 +134,11 @@ describe("adapterDefinition", () => {
     expect(adapter.tools.map((tool) => tool.synchronousWaitMs)).toEqual([30_000, 30_000]);
   });
 
+  it("refuses a log time budget that would not fit in the server's 30 s status-read deadline", () => {
+    const error = configError({ token: testToken, repositories: ["octo-org/octo-app"], logs: { maxReadMs: 30_000 } });
+    expect(error.option).toBe("logs.maxReadMs");
+  });
+
   it("reports schema errors with the path of the field", () => {
     const result = adapterDefinition.optionsSchema.safeParse({ workflows: [{ tool: "x", repository: "a/b" }] });
     expect(result.success).toBe(false);
