@@ -11,6 +11,7 @@ import {
 } from "@jobtasks/core";
 import { resolveAuth } from "./auth-headers.js";
 import { buildSnapshot } from "./build-snapshot.js";
+import { checkOutput } from "./check-output.js";
 import { deliverAnswers } from "./deliver-answers.js";
 import { createHttpClient, type HttpResponse } from "./http-client.js";
 import { buildInputSchema, buildOutputSchema } from "./input-schema.js";
@@ -24,9 +25,15 @@ import { submitJob } from "./submit-job.js";
 
 /**
  * The job reference sealed into the task id: the job id (or the status URL, as a path when it is on
- * baseUrl's origin) and when the job was started, from which the polling back-off is derived.
+ * baseUrl's origin), when the job was started (the polling back-off and the 404 grace window are derived
+ * from it) and, for a tool with an outputSchema, the tool's name.
  */
-export type RestJobReference = { id: string; createdAt: number };
+export type RestJobReference = {
+  id: string;
+  createdAt: number;
+  /** The tool that started the job, when it declares an outputSchema (results are checked against it). */
+  tool?: string;
+};
 
 export interface RestAdapterRuntime {
   /** undici dispatcher for every request (a MockAgent in tests). Default: undici's global dispatcher. */
@@ -112,7 +119,14 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     }
     const pollIntervalMs = pollIntervalFor(config.polling, ageMs, response.retryAfterMs);
     const snapshot = buildSnapshot(config, { reading, body: response.body, resultBody, job, pollIntervalMs, secrets: auth.secrets });
-    return { response, snapshot };
+    return { response, snapshot: checkOutput(snapshot, outputSchemaFor(reference)) };
+  }
+
+  const outputSchemas = new Map(config.tools.map((tool, index) => [tool.name, buildOutputSchema(tool, `tools.${index}.outputSchema`)]));
+  /** The output schema a job's result is held to: its tool's, or the only tool's for a reference without one. */
+  function outputSchemaFor(reference: RestJobReference) {
+    const name = reference.tool ?? (config.tools.length === 1 ? config.tools[0]!.name : undefined);
+    return name === undefined ? undefined : outputSchemas.get(name);
   }
 
   const tools: JobTool<RestJobReference>[] = config.tools.map((tool, index) => ({
@@ -120,14 +134,14 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     ...(tool.title !== undefined ? { title: tool.title } : {}),
     description: tool.description,
     inputSchema: buildInputSchema(tool, `tools.${index}.${tool.inputSchema ? "inputSchema" : "input"}`),
-    ...(tool.outputSchema ? { outputSchema: buildOutputSchema(tool, `tools.${index}.outputSchema`) } : {}),
+    ...(tool.outputSchema ? { outputSchema: outputSchemas.get(tool.name)! } : {}),
     ...(tool.synchronousWaitMs !== undefined ? { synchronousWaitMs: tool.synchronousWaitMs } : {}),
     doStart: (input: unknown, context: AdapterContext) => withRedactedErrors(auth.secrets, () => startJob(tool, input, context)),
   }));
 
   async function startJob(tool: ResolvedRestOptions["tools"][number], input: unknown, context: AdapterContext): Promise<StartedJob<RestJobReference>> {
     const started = await submitJob(environment, config, tool, input, context);
-    const reference: RestJobReference = { id: started.jobId, createdAt: now() };
+    const reference: RestJobReference = { id: started.jobId, createdAt: now(), ...(tool.outputSchema ? { tool: tool.name } : {}) };
     if (!tool.submit.firstSnapshot || started.body === undefined) return { ref: reference };
     const reading = mapStatus(config.status, undefined, started.body);
     // A completed job whose result lives behind a follow-up GET is left to the first status read.
@@ -140,7 +154,7 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
         pollIntervalMs: pollIntervalFor(config.polling, 0, started.retryAfterMs),
         secrets: auth.secrets,
       });
-      return { ref: reference, snapshot };
+      return { ref: reference, snapshot: checkOutput(snapshot, outputSchemaFor(reference)) };
     } catch (error) {
       // The job exists: hand out its task, and let the first status read report what this could not.
       context.logger.warn({ tool: tool.name, err: redactError(error, auth.secrets) }, "the submit answer could not be read as a first status; the status read will report");
