@@ -121,7 +121,8 @@ async function waitUntilReadable(
   }
 }
 
-const doNotDispatchAgain = "Look at the workflow's recent runs; do not dispatch again.";
+// The server ends a start failure's message with a period of its own.
+const doNotDispatchAgain = "Look at the workflow's recent runs; do not dispatch again";
 
 function mayHaveStarted(request: DispatchRequest, cause: UpstreamError): UpstreamError {
   const answer = cause.httpStatus === undefined ? "no answer" : `HTTP ${cause.httpStatus}`;
@@ -130,7 +131,7 @@ function mayHaveStarted(request: DispatchRequest, cause: UpstreamError): Upstrea
     : "; configure correlationInput to have such runs found";
   return new UpstreamError(
     `GitHub gave ${answer} to the dispatch of workflow ${request.workflow}: the run may have started anyway${hint}. ` +
-      "Look at the workflow's recent runs before dispatching it again.",
+      "Look at the workflow's recent runs before dispatching it again",
     { isRetryable: false, cause },
   );
 }

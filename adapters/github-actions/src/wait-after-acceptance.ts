@@ -33,7 +33,7 @@ export async function waitAfterAcceptance<T>(
 
 /** Why the wait ended, for a message: "within 60 s" or "within 60 s; last answer: …". */
 export function describeWaitEnd(outcome: { lastError: Error | undefined }, timeoutMs: number): string {
-  const bound = `within ${Math.round(timeoutMs / 1000)} s`;
+  const bound = timeoutMs < 1000 ? `within ${timeoutMs} ms` : `within ${Math.round(timeoutMs / 1000)} s`;
   return outcome.lastError ? `${bound} (last answer: ${outcome.lastError.message})` : bound;
 }
 
