@@ -27,14 +27,29 @@ export function redactError<T>(error: T, secrets: readonly string[]): T {
   const seen = new Set<unknown>();
   for (let current: unknown = error; current instanceof Error && !seen.has(current); current = current.cause) {
     seen.add(current);
-    current.message = redactSecrets(current.message, forms);
-    if (current.stack !== undefined) current.stack = redactSecrets(current.stack, forms);
-    if ("problem" in current && typeof current.problem === "string") {
-      // InvalidToolInputError's problem is read-only by type, not at run time.
-      (current as { problem: string }).problem = redactSecrets(current.problem, forms);
-    }
+    rewrite(current, "message", forms);
+    rewrite(current, "stack", forms);
+    // InvalidToolInputError's problem is read-only by type, not at run time.
+    rewrite(current, "problem", forms);
   }
   return error;
+}
+
+/**
+ * Redact one string property where it can be written. Some errors in a chain cannot be changed (a
+ * DOMException's message is a getter); those are made by the platform from fixed text, not from upstream
+ * answers, so they are left as they are rather than failing the whole redaction.
+ */
+function rewrite(error: Error, property: "message" | "stack" | "problem", forms: readonly string[]): void {
+  const value = (error as unknown as Record<string, unknown>)[property];
+  if (typeof value !== "string") return;
+  const redacted = redactSecrets(value, forms);
+  if (redacted === value) return;
+  try {
+    (error as unknown as Record<string, unknown>)[property] = redacted;
+  } catch {
+    // Read-only: see above.
+  }
 }
 
 /** Run `action`, redacting whatever it throws. */

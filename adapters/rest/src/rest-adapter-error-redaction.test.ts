@@ -56,4 +56,12 @@ describe("rest adapter: secrets in error messages", () => {
     expect((failure as Error).message).toMatch(/status URL/);
     expect(everyMessage(failure).toLowerCase()).not.toContain(token.toLowerCase());
   });
+
+  it("redacts a timed-out submit whose causes include a DOMException with a read-only message", async () => {
+    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(201, { id: "j1" }).delay(1_000);
+    const timed = restAdapter({ ...options, timeoutMs: 100 }, { dispatcher: agent, environment: { JOBS_TOKEN: token } });
+    const failure = await timed.tools[0]!.doStart({}, testContext()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect((failure as Error).message).toMatch(/timed out/);
+  });
 });
