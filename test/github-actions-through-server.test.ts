@@ -298,11 +298,13 @@ describe("GitHub Actions through the server", () => {
     const taskId = (await client.callTool("deploy_app", { inputs: { environment: "production" } }))["taskId"] as string;
     github.logs.set(deployJobId, deployLog);
     github.logFailures.set(deployJobId, 1);
+    // The run finished just now: a log fault this soon after is waited out (past five minutes it is noted).
+    const finishedAt = Date.now();
     github.update(runId, {
       status: "completed",
       conclusion: "failure",
-      runStartedAt: "2026-11-20T10:00:00Z",
-      updatedAt: "2026-11-20T10:07:20Z",
+      runStartedAt: new Date(finishedAt - 440_000).toISOString(),
+      updatedAt: new Date(finishedAt).toISOString(),
       jobs: [buildJob("completed", "success"), failedDeployJob],
     });
 
