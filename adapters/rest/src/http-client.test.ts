@@ -1,4 +1,6 @@
 import { UpstreamError } from "@jobtasks/core";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpClient, type HttpClientOptions } from "./http-client.js";
 import { mockAgent, seen, type SeenRequest } from "./test-support/test-context.js";
@@ -129,6 +131,22 @@ describe("http client", () => {
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ isRetryable: true });
     expect((failure as Error).message).toMatch(/timed out after 50 ms/);
+  });
+
+  it("still times out when garbage collection runs while the answer is awaited", async () => {
+    // Node 20's AbortSignal.any holds its sources weakly: a timeout signal referenced by nothing else was
+    // collected and never fired, so a slow answer was awaited for as long as it took.
+    setFlagsFromString("--expose-gc");
+    const collect = runInNewContext("gc") as () => void;
+    agent.get(origin).intercept({ path: "/slow", method: "GET" }).reply(200, { ok: true }).delay(1_500);
+    const pending = client({ timeoutMs: 200 }).send({ method: "GET", url: new URL(`${origin}/slow`) }, new AbortController().signal).catch((error: unknown) => error);
+    for (let round = 0; round < 5; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      collect();
+    }
+    const failure = await pending;
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect((failure as Error).message).toMatch(/timed out after 200 ms/);
   });
 
   it("passes the caller's abort through unchanged", async () => {

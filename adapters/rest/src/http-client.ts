@@ -182,7 +182,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   return {
     async send(httpRequest, callerSignal) {
-      const signal = AbortSignal.any([callerSignal, AbortSignal.timeout(options.timeoutMs)]);
+      // A timer we hold and clear, not AbortSignal.timeout: Node 20's AbortSignal.any holds its sources
+      // weakly, and a timeout signal nothing else referenced could be collected and never fire.
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${options.timeoutMs} ms`, "TimeoutError")), options.timeoutMs);
+      const signal = AbortSignal.any([callerSignal, timeout.signal]);
       const baseHeaders: Record<string, string> = { accept: "application/json", ...options.fixedHeaders, ...httpRequest.headers };
       let method = httpRequest.method;
       let payload = httpRequest.body === undefined ? undefined : JSON.stringify(httpRequest.body);
@@ -240,6 +244,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         }
       } catch (error) {
         throw acted && error instanceof UpstreamError ? unknownOutcome(error) : error;
+      } finally {
+        clearTimeout(timer);
       }
     },
   };
