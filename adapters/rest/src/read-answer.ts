@@ -36,6 +36,7 @@ export function readAnswer(key: string, form: ElicitationFormRequest, response: 
   if (parsed.success) return { kind: "accepted", content: parsed.data as Record<string, unknown> };
   const issue = parsed.error.issues[0];
   const field = issue && issue.path.length > 0 ? `${key}.${issue.path.join(".")}` : key;
-  const problem = parsed.error.issues.map((each) => (each.path.length > 0 ? `${each.path.join(".")}: ${each.message}` : each.message)).join("; ");
+  // The field already names the first issue's path; further issues name their own.
+  const problem = parsed.error.issues.map((each, index) => (index > 0 && each.path.length > 0 ? `${each.path.join(".")}: ${each.message}` : each.message)).join("; ");
   throw new InvalidToolInputError(field, problem, { cause: parsed.error });
 }

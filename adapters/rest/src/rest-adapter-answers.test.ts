@@ -52,7 +52,8 @@ describe("rest adapter: answers checked against the form", () => {
     const answering = adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } }, testContext());
     await expect(answering).rejects.toBeInstanceOf(InvalidToolInputError);
     expectNoAnswer();
-    await expect(adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } }, testContext())).rejects.toMatchObject({ field: "rev-7.note" });
+    const refusal = adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } }, testContext());
+    await expect(refusal).rejects.toMatchObject({ field: "rev-7.note", problem: expect.stringMatching(/^Invalid input: expected string/) });
   });
 
   it("refuses an accepted form without a required field, naming it", async () => {
