@@ -81,6 +81,16 @@ describe("SnapshotReader", () => {
     expect(snapshot.message).toMatch(/did not answer within 50 ms/);
   });
 
+  it("bounds a read whose adapter ignores the abort signal, so later polls are not held by it", async () => {
+    const { reader, scripted } = setup({ readTimeoutMs: 50 });
+    const target = await startJob(scripted);
+    scripted.adapter.doGetStatus = () => new Promise<JobSnapshot>(() => undefined);
+    const first = await reader.read(target, context());
+    expect(first.message).toMatch(/did not answer within 50 ms/);
+    const second = await reader.read(target, context());
+    expect(second.message).toMatch(/did not answer within 50 ms/);
+  });
+
   it("gives a finished task without an upstream time one lastUpdatedAt that does not move", async () => {
     const { reader, scripted, advance } = setup({ cacheMs: 0 });
     const target = await startJob(scripted);

@@ -10,7 +10,7 @@ import {
   type JsonValue,
 } from "@jobtasks/core";
 import type { Logger } from "./logger.js";
-import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
+import { formatDuration, retryDefaults, retryUpstream, untilAborted } from "./retry-upstream.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
@@ -194,25 +194,6 @@ export class SnapshotReader {
       ...(retryAfterMs !== undefined ? { pollIntervalMs: retryAfterMs } : {}),
     };
   }
-}
-
-/** Wait for a shared promise, but give up (with the abort reason) when this caller's request ends. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function cacheKey(target: ReadTarget): string {

@@ -126,6 +126,32 @@ describe("runTaskSubscription", () => {
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(200);
   });
 
+  it("keeps notifying about the other tasks while one task's upstream read hangs", async () => {
+    const { service, scripted } = setup(20);
+    const alice = { principal: "alice", signal: new AbortController().signal, tasksDeclared: true };
+    const slow = (await service.callTool("scripted_job", { label: "slow" }, alice)) as CreateTaskResult;
+    const fast = (await service.callTool("scripted_job", { label: "fast" }, alice)) as CreateTaskResult;
+    const read = scripted.adapter.doGetStatus.bind(scripted.adapter);
+    scripted.adapter.doGetStatus = (ref, ctx) => (ref.jobId === "job-1" ? new Promise(() => undefined) : read(ref, ctx));
+    scripted.update(scripted.jobs.get("job-2")!, completedSnapshot("fast done"));
+    const controller = new AbortController();
+    const sent: OutgoingMessage[] = [];
+    const done = runTaskSubscription({
+      service,
+      logger: createSilentLogger(),
+      principal: "alice",
+      request: { id: 7, taskIds: [slow.taskId, fast.taskId], declaresTasks: true },
+      signal: controller.signal,
+      intervalMs: 5,
+      send: (message) => sent.push(message),
+    });
+    await vi.waitUntil(() => sent.some((message) => (message["params"] as { taskId?: string } | undefined)?.taskId === fast.taskId), { timeout: 5_000 });
+    controller.abort();
+    await done;
+    const fastUpdate = sent.find((message) => (message["params"] as { taskId?: string } | undefined)?.taskId === fast.taskId);
+    expect(fastUpdate).toMatchObject({ params: { status: "completed" } });
+  });
+
   it("stops quietly when the client goes away", async () => {
     const { service } = setup();
     const alice = { principal: "alice", signal: new AbortController().signal, tasksDeclared: true };

@@ -76,35 +76,51 @@ export async function runTaskSubscription(options: TaskSubscriptionOptions): Pro
   // pollIntervalMs (the adapter's view of how often its upstream may be asked).
   const nextReadAt = new Map(agreed.map((taskId) => [taskId, 0]));
   const intervalMs = options.intervalMs ?? 1000;
-  while (nextReadAt.size > 0 && !signal.aborted) {
-    const now = Date.now();
-    for (const [taskId, readAt] of [...nextReadAt]) {
-      if (readAt > now) continue;
-      let task: DetailedTask;
-      try {
-        task = await service.getTask(taskId, { principal, signal });
-      } catch (error) {
-        if (signal.aborted) return;
-        // Expired or no longer openable: nothing more will be said about it.
-        options.logger.debug({ err: error }, "task subscription dropped a task");
-        nextReadAt.delete(taskId);
-        continue;
-      }
-      const { lastUpdatedAt: _changesEveryRead, ...comparable } = task;
-      const fingerprint = JSON.stringify(comparable);
-      if (lastSent.get(taskId) !== fingerprint) {
-        lastSent.set(taskId, fingerprint);
-        options.send({ jsonrpc: "2.0", method: "notifications/tasks", params: { ...task, _meta: stamp } });
-      }
-      if (isTerminalStatus(task.status)) nextReadAt.delete(taskId);
-      else nextReadAt.set(taskId, Date.now() + Math.max(intervalMs, task.pollIntervalMs ?? 0));
-    }
-    if (nextReadAt.size === 0) break;
+  const readAndNotify = async (taskId: string): Promise<void> => {
+    let task: DetailedTask;
     try {
-      await sleep(Math.max(10, Math.min(...nextReadAt.values()) - Date.now()), undefined, { signal });
-    } catch {
+      task = await service.getTask(taskId, { principal, signal });
+    } catch (error) {
+      if (signal.aborted) return;
+      // Expired or no longer openable: nothing more will be said about it.
+      options.logger.debug({ err: error }, "task subscription dropped a task");
+      nextReadAt.delete(taskId);
       return;
     }
+    const { lastUpdatedAt: _changesEveryRead, ...comparable } = task;
+    const fingerprint = JSON.stringify(comparable);
+    if (lastSent.get(taskId) !== fingerprint) {
+      lastSent.set(taskId, fingerprint);
+      options.send({ jsonrpc: "2.0", method: "notifications/tasks", params: { ...task, _meta: stamp } });
+    }
+    if (isTerminalStatus(task.status)) nextReadAt.delete(taskId);
+    else nextReadAt.set(taskId, Date.now() + Math.max(intervalMs, task.pollIntervalMs ?? 0));
+  };
+  // Each task is read on its own schedule: one slow upstream never holds back the other tasks' updates.
+  const reading = new Set<Promise<void>>();
+  while (nextReadAt.size > 0 && !signal.aborted) {
+    const now = Date.now();
+    for (const [taskId, readAt] of nextReadAt) {
+      if (readAt > now) continue;
+      nextReadAt.set(taskId, Number.POSITIVE_INFINITY);
+      const read: Promise<void> = readAndNotify(taskId).finally(() => reading.delete(read));
+      reading.add(read);
+    }
+    if (nextReadAt.size === 0) break;
+    const nextDue = Math.min(...nextReadAt.values());
+    const waitMs = Number.isFinite(nextDue) ? Math.max(10, nextDue - Date.now()) : 60_000;
+    // Wake at the next due read, or as soon as a read in flight finishes (it may end the subscription);
+    // the timer of a wait cut short is cleared, not left to run.
+    const stopWaiting = new AbortController();
+    const waitSignal = AbortSignal.any([signal, stopWaiting.signal]);
+    try {
+      await Promise.race([sleep(waitMs, undefined, { signal: waitSignal }), ...reading]);
+    } catch {
+      // The wait was cut short: by the client going away (checked below) or by nothing else.
+    } finally {
+      stopWaiting.abort();
+    }
+    if (signal.aborted) return;
   }
   if (!signal.aborted) options.send({ jsonrpc: "2.0", id: request.id, result: { resultType: "complete", _meta: stamp } });
 }
