@@ -68,6 +68,12 @@ describe("toDetailedTask", () => {
 });
 
 describe("toCreateTaskResult", () => {
+  it("shows the same status tasks/get would, for an input_required without requests or an unknown status", () => {
+    expect(toCreateTaskResult({ status: "input_required", rawStatus: "waiting" }, metadata).status).toBe("working");
+    expect(toCreateTaskResult({ status: "queued" as never, rawStatus: "queued" }, metadata).status).toBe("working");
+    expect(toDetailedTask({ status: "queued" as never, rawStatus: "queued" }, metadata).status).toBe("working");
+  });
+
   it("is the Task fields plus resultType task, never a payload", () => {
     const created = toCreateTaskResult({ status: "completed", rawStatus: "success", result: { content: [] } }, { ...metadata, ttlMs: null });
     expect(created).toEqual({

@@ -1,5 +1,5 @@
 import type { JobSnapshot } from "./adapter-contract.js";
-import type { CreateTaskResult, DetailedTask, TaskFields } from "./mcp-shapes.js";
+import type { CreateTaskResult, DetailedTask, TaskFields, TaskStatus } from "./mcp-shapes.js";
 
 /** Everything about a task that does not come from the upstream snapshot. */
 export interface TaskMetadata {
@@ -15,10 +15,28 @@ export interface TaskMetadata {
 /** JSON-RPC code for an internal error; a failed task whose cause is the server's or the upstream's. */
 export const internalErrorCode = -32603;
 
+/**
+ * The status a client is shown: input_required only with requests to answer, and anything outside the
+ * extension's five values (a careless adapter) as working. tools/call and tasks/get must agree on it.
+ */
+export function effectiveStatus(snapshot: JobSnapshot): TaskStatus {
+  switch (snapshot.status) {
+    case "completed":
+    case "failed":
+    case "cancelled":
+      return snapshot.status;
+    case "input_required":
+      return snapshot.inputRequests && Object.keys(snapshot.inputRequests).length > 0 ? "input_required" : "working";
+    default:
+      return "working";
+  }
+}
+
 function baseFields(snapshot: JobSnapshot, metadata: TaskMetadata): TaskFields {
+  const status = effectiveStatus(snapshot);
   const fields: TaskFields = {
     taskId: metadata.taskId,
-    status: snapshot.status,
+    status,
     createdAt: new Date(metadata.createdAt).toISOString(),
     lastUpdatedAt: snapshot.updatedAt ?? new Date(metadata.now).toISOString(),
     ttlMs: metadata.ttlMs,
@@ -26,7 +44,7 @@ function baseFields(snapshot: JobSnapshot, metadata: TaskMetadata): TaskFields {
   if (snapshot.message !== undefined) fields.statusMessage = snapshot.message;
   const pollIntervalMs = snapshot.pollIntervalMs ?? metadata.pollIntervalMs;
   // Polling hints only make sense while the task can still change.
-  if (pollIntervalMs !== undefined && (snapshot.status === "working" || snapshot.status === "input_required")) {
+  if (pollIntervalMs !== undefined && (status === "working" || status === "input_required")) {
     fields.pollIntervalMs = Math.max(0, Math.round(pollIntervalMs));
   }
   return fields;
@@ -39,7 +57,7 @@ function baseFields(snapshot: JobSnapshot, metadata: TaskMetadata): TaskFields {
  */
 export function toDetailedTask(snapshot: JobSnapshot, metadata: TaskMetadata): DetailedTask {
   const fields = baseFields(snapshot, metadata);
-  switch (snapshot.status) {
+  switch (fields.status) {
     case "completed":
       return {
         ...fields,
@@ -54,10 +72,7 @@ export function toDetailedTask(snapshot: JobSnapshot, metadata: TaskMetadata): D
         error: snapshot.error ?? { code: internalErrorCode, message: snapshot.message ?? "The job failed" },
       };
     case "input_required":
-      if (snapshot.inputRequests && Object.keys(snapshot.inputRequests).length > 0) {
-        return { ...fields, status: "input_required", inputRequests: snapshot.inputRequests };
-      }
-      return { ...fields, status: "working" };
+      return { ...fields, status: "input_required", inputRequests: snapshot.inputRequests ?? {} };
     case "cancelled":
       return { ...fields, status: "cancelled" };
     default:
