@@ -52,8 +52,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
   const handler = createMcpHandler(
-    ({ authInfo }) =>
+    ({ authInfo, era }) =>
       createMcpServer({
+        era,
         name: options.name,
         version: options.version,
         ...(options.instructions ? { instructions: options.instructions } : {}),

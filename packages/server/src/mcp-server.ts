@@ -13,6 +13,11 @@ export interface McpServerOptions {
   logger: Logger;
   /** The principal for this serving unit (one HTTP request, or one stdio connection). */
   principal: string;
+  /**
+   * The protocol era the SDK serves this unit in. The extension is defined for 2026-07-28 only: a
+   * 2025-era request never gets a task, whatever its _meta says.
+   */
+  era?: "legacy" | "modern";
 }
 
 const taskIdParams = z.looseObject({ taskId: z.string() });
@@ -32,6 +37,8 @@ export function declaresTasksExtension(context: ServerContext): boolean {
  */
 export function createMcpServer(options: McpServerOptions): Server {
   const { service, principal, logger } = options;
+  const modern = options.era !== "legacy";
+  const declares = (context: ServerContext) => modern && declaresTasksExtension(context);
   const server = new Server(
     { name: options.name, version: options.version },
     {
@@ -40,10 +47,12 @@ export function createMcpServer(options: McpServerOptions): Server {
     },
   );
 
-  const guard = async <T>(method: string, operation: () => Promise<T>): Promise<T> => {
+  const guard = async <T>(method: string, context: ServerContext, operation: () => Promise<T>): Promise<T> => {
     try {
       return await operation();
     } catch (error) {
+      // The client went away: nobody reads the answer, and it is no server fault worth an error log.
+      if (context.mcpReq.signal.aborted) throw error;
       throw toProtocolError(error, method, logger);
     }
   };
@@ -53,11 +62,11 @@ export function createMcpServer(options: McpServerOptions): Server {
   }));
 
   server.setRequestHandler("tools/call", (request, context) =>
-    guard("tools/call", async () => {
+    guard("tools/call", context, async () => {
       const result = await service.callTool(request.params.name, request.params.arguments, {
         principal,
         signal: context.mcpReq.signal,
-        tasksDeclared: declaresTasksExtension(context),
+        tasksDeclared: declares(context),
       });
       // A CreateTaskResult is a legal answer to tools/call under the extension; the SDK's handler type
       // only knows CallToolResult.
@@ -66,11 +75,11 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
 
   const requireDeclared = (method: string, context: ServerContext) => {
-    if (!declaresTasksExtension(context)) throw tasksExtensionRequired(method);
+    if (!declares(context)) throw tasksExtensionRequired(method);
   };
 
   server.setRequestHandler("tasks/get", { params: taskIdParams }, (params, context) =>
-    guard("tasks/get", async () => {
+    guard("tasks/get", context, async () => {
       requireDeclared("tasks/get", context);
       const task = await service.getTask(params.taskId, { principal, signal: context.mcpReq.signal });
       return { resultType: "complete", ...task } as never;
@@ -78,7 +87,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
 
   server.setRequestHandler("tasks/update", { params: taskIdParams }, (params, context) =>
-    guard("tasks/update", async () => {
+    guard("tasks/update", context, async () => {
       requireDeclared("tasks/update", context);
       // The SDK lifts inputResponses out of params before validation.
       const inputResponses = context.mcpReq.inputResponses ?? readInputResponses(params);
@@ -88,7 +97,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
 
   server.setRequestHandler("tasks/cancel", { params: taskIdParams }, (params, context) =>
-    guard("tasks/cancel", async () => {
+    guard("tasks/cancel", context, async () => {
       requireDeclared("tasks/cancel", context);
       await service.cancelTask(params.taskId, { principal, signal: context.mcpReq.signal });
       return { resultType: "complete" } as never;

@@ -30,8 +30,9 @@ export function startStdioServer(options: StdioServerOptions): { close(): Promis
     ...(options.subscriptionIntervalMs !== undefined ? { intervalMs: options.subscriptionIntervalMs } : {}),
   });
   return serveStdio(
-    () =>
+    ({ era }) =>
       createMcpServer({
+        era,
         name: options.name,
         version: options.version,
         ...(options.instructions ? { instructions: options.instructions } : {}),

@@ -84,6 +84,20 @@ describe("TaskService.callTool", () => {
     expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("workflow deploy.yml not found") });
   });
 
+  it("cancels a job whose client left while it was being started", async () => {
+    const { service, scripted } = setup();
+    const tool = scripted.adapter.tools[0]!;
+    const start = tool.doStart.bind(tool);
+    const controller = new AbortController();
+    tool.doStart = async (input, ctx) => {
+      const started = await start(input, ctx);
+      controller.abort(new Error("client went away"));
+      return started;
+    };
+    await expect(service.callTool("scripted_job", {}, { ...alice, signal: controller.signal })).rejects.toThrow("client went away");
+    expect(scripted.onlyJob().cancelRequested).toBe(true);
+  });
+
   it("cancels a job whose reference is too large for a task id, and says so", async () => {
     const { service, scripted } = setup();
     const tool = scripted.adapter.tools[0]!;

@@ -23,7 +23,7 @@ import { ToolRegistry, type AdapterInstance, type RegisteredTool } from "./tool-
 import { validateToolInput } from "./validate-tool-input.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { waitForResult } from "./wait-for-result.js";
-import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
+import { cancelQuietly, cancelUnsealableJob, startFailureResult } from "./start-failure.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -136,6 +136,11 @@ export class TaskService {
       started = await registered.tool.doStart(input, context);
     } catch (error) {
       return startFailureResult(registered, error, this.#logger);
+    }
+    if (context.signal.aborted) {
+      // The client left while the job was being started: nobody will ever hold its task id.
+      await cancelQuietly(registered, started.ref, context, this.#logger);
+      throw context.signal.reason;
     }
     const reference: TaskReference = { adapter: registered.adapterName, tool: name, ref: started.ref, createdAt };
     const target: ReadTarget = { adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref };
