@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -78,6 +78,14 @@ describe("jobtasks command", () => {
     const single = await configFile(`adapters:\n${tiny("one")}`);
     expect((await run(["check", "--config", single], { JOBTASKS_LOG_LEVEL: "verbose" })).stderr).toMatch(/JOBTASKS_LOG_LEVEL: expected one of fatal, error/);
     expect((await run(["check", "--config", single], { JOBTASKS_AUTH_TOKENS: "alice" })).stderr).toMatch(/JOBTASKS_AUTH_TOKENS \(entry 1\)/);
+  });
+
+  it("checks the kept secret file as serve would read it, naming the file", async () => {
+    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`);
+    // A directory where the secret file should be: serve could not read it, so check must not pass.
+    const result = await run(["check", "--config", file], { JOBTASKS_SECRET_FILE: dirname(file) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`Invalid configuration at ${dirname(file)}: cannot read the kept task-id secret (EISDIR)`);
   });
 
   it("says a busy port is busy, naming how to choose another", async () => {

@@ -45,7 +45,7 @@ export async function runCommand(positionals: string[], flags: CommandFlags, usa
         ...(flags.port !== undefined ? { port: parseIntegerFlag("--port", flags.port) } : {}),
         ...(flags.host !== undefined ? { host: flags.host } : {}),
       });
-      buildTaskService(config, checkOnlySealer(process.env), createSilentLogger());
+      buildTaskService(config, await checkOnlySealer(process.env), createSilentLogger());
       const lines = config.adapters.flatMap(({ name, adapter }) =>
         adapter.tools.map((tool: { name: string; description: string }) => `  ${tool.name}  (adapter ${name}, ${adapter.kind}): ${tool.description.split("\n")[0]}`),
       );

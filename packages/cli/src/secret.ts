@@ -66,11 +66,13 @@ export async function resolveSecret(environment: Readonly<Record<string, string 
   return { secret, previousSecrets, source: file, generated: true };
 }
 
-async function readKeptSecret(file: string): Promise<string | undefined> {
+/** The secret kept in a file, undefined when there is none; any other problem names the file. */
+export async function readKeptSecret(file: string): Promise<string | undefined> {
   try {
     return (await readFile(file, "utf8")).trim();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    throw new ConfigError(file, `cannot read the kept task-id secret (${code ?? (error as Error).message}); fix the file or set JOBTASKS_SECRET`);
   }
 }

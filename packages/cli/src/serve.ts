@@ -35,9 +35,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       : `task ids are sealed with the secret from ${secret.source}`,
   );
   const service = buildTaskService(config, sealer, logger);
-  // A stray rejected promise in an adapter (a timer callback, a socket event) must not take every task of
-  // this server down with it; it is a bug to log, not a reason to stop serving.
-  process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection (a bug in an adapter or in jobtasks)"));
+  keepServingOnStrayRejections(logger);
   const common = {
     service,
     logger,
@@ -77,4 +75,17 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       await service.close();
     },
   };
+}
+
+let strayRejectionLogger: Logger | undefined;
+
+/**
+ * A stray rejected promise in an adapter (a timer callback, a socket event) must not take every task of
+ * this server down with it: it is a bug to log, not a reason to stop serving. One listener per process.
+ */
+function keepServingOnStrayRejections(logger: Logger): void {
+  if (strayRejectionLogger === undefined) {
+    process.on("unhandledRejection", (reason) => strayRejectionLogger?.error({ err: reason }, "unhandled promise rejection (a bug in an adapter or in jobtasks)"));
+  }
+  strayRejectionLogger = logger;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { ConfigError, TaskIdSealer } from "@jobtasks/core";
 import { BearerTokens, TaskService, type Logger } from "@jobtasks/server";
 import type { LoadedConfig } from "./load-config.js";
+import { readKeptSecret, secretFilePath } from "./secret.js";
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -26,7 +27,8 @@ export function readServerSettings(
   return {
     logLevel,
     tokens: tokensValue ? BearerTokens.parse(tokensValue) : undefined,
-    host: overrides.host ?? environment["HOST"] ?? "127.0.0.1",
+    // Empty counts as unset, as for every other variable: an empty HOST must not mean "every interface".
+    host: overrides.host ?? (environment["HOST"] || "127.0.0.1"),
     port: overrides.port ?? parsePort(environment["PORT"]) ?? 3000,
   };
 }
@@ -48,10 +50,13 @@ export function buildTaskService(config: LoadedConfig, sealer: TaskIdSealer, log
  * For `jobtasks check`: the sealer the environment would give, without generating or reading a kept
  * secret file (a check must not leave files behind). JOBTASKS_SECRET, when set, is validated.
  */
-export function checkOnlySealer(environment: Readonly<Record<string, string | undefined>>): TaskIdSealer {
+export async function checkOnlySealer(environment: Readonly<Record<string, string | undefined>>): Promise<TaskIdSealer> {
   const previousSecrets = (environment["JOBTASKS_PREVIOUS_SECRETS"] ?? "").split(",").map((value) => value.trim()).filter(Boolean);
   const secret = environment["JOBTASKS_SECRET"];
   if (secret) return new TaskIdSealer({ secret, previousSecrets, secretSource: "JOBTASKS_SECRET" });
+  // A kept secret is checked the way serve reads it; a missing one would be generated, so any will do here.
+  const kept = await readKeptSecret(secretFilePath(environment));
+  if (kept !== undefined) return new TaskIdSealer({ secret: kept, previousSecrets, secretSource: secretFilePath(environment) });
   return new TaskIdSealer({ secret: randomBytes(32).toString("base64url"), previousSecrets, secretSource: "JOBTASKS_PREVIOUS_SECRETS" });
 }
 
