@@ -89,6 +89,22 @@ function describeTool(tool: JobTool): ToolDescriptor {
 
 /** MCP wants object schemas; drop the $schema marker, which some clients reject. */
 function toObjectJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = schema;
+  const { $schema: _ignored, ...rest } = withoutSafeIntegerBounds(schema) as Record<string, unknown>;
   return rest.type === "object" ? rest : { type: "object", ...rest };
+}
+
+/**
+ * zod writes every integer's implicit ±(2^53 − 1) range into the schema; it says nothing to an agent and
+ * costs tokens in every tools/list, so those two bounds are left out (real bounds stay).
+ */
+function withoutSafeIntegerBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds);
+  if (typeof value !== "object" || value === null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (key === "minimum" && item === Number.MIN_SAFE_INTEGER) continue;
+    if (key === "maximum" && item === Number.MAX_SAFE_INTEGER) continue;
+    copy[key] = withoutSafeIntegerBounds(item);
+  }
+  return copy;
 }
