@@ -1,7 +1,7 @@
 import { ConfigError } from "@jobtasks/core";
 import { createSilentLogger } from "@jobtasks/server";
 import { loadConfig } from "./load-config.js";
-import { buildTaskService, checkOnlySealer, readServerSettings } from "./server-settings.js";
+import { buildTaskService, checkOnlySealer, parsePort, readServerSettings } from "./server-settings.js";
 import { packageVersion } from "./package-version.js";
 import { serve } from "./serve.js";
 import { runDemo } from "./demo.js";
@@ -31,7 +31,7 @@ export async function runCommand(positionals: string[], flags: CommandFlags, usa
     case "serve": {
       const running = await serve({
         config: requireConfig(flags, usage),
-        ...(flags.port !== undefined ? { port: parseIntegerFlag("--port", flags.port) } : {}),
+        ...(flags.port !== undefined ? { port: parsePort("--port", flags.port) } : {}),
         ...(flags.host !== undefined ? { host: flags.host } : {}),
         stdio: flags.stdio ?? false,
       });
@@ -42,7 +42,7 @@ export async function runCommand(positionals: string[], flags: CommandFlags, usa
       // Everything `serve` would refuse, without listening and without writing a secret file.
       const config = await loadConfig(requireConfig(flags, usage));
       readServerSettings(config, process.env, {
-        ...(flags.port !== undefined ? { port: parseIntegerFlag("--port", flags.port) } : {}),
+        ...(flags.port !== undefined ? { port: parsePort("--port", flags.port) } : {}),
         ...(flags.host !== undefined ? { host: flags.host } : {}),
       });
       buildTaskService(config, await checkOnlySealer(process.env), createSilentLogger());
@@ -57,8 +57,8 @@ export async function runCommand(positionals: string[], flags: CommandFlags, usa
       if (flags.stdio) throw usageError("the demo serves HTTP; for stdio run the demo API (pnpm demo:api) and serve --stdio", usage);
       const running = await runDemo({
         ...(flags.host !== undefined ? { host: flags.host } : {}),
-        ...(flags.port !== undefined ? { port: parseIntegerFlag("--port", flags.port) } : {}),
-        ...(flags["api-port"] !== undefined ? { apiPort: parseIntegerFlag("--api-port", flags["api-port"]) } : {}),
+        ...(flags.port !== undefined ? { port: parsePort("--port", flags.port) } : {}),
+        ...(flags["api-port"] !== undefined ? { apiPort: parsePort("--api-port", flags["api-port"]) } : {}),
       });
       stopOnSignals(running.close);
       return;
@@ -71,14 +71,6 @@ export async function runCommand(positionals: string[], flags: CommandFlags, usa
 function requireConfig(flags: CommandFlags, usage: string): string {
   if (!flags.config) throw usageError("--config <file> is required", usage);
   return flags.config;
-}
-
-function parseIntegerFlag(name: string, value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) {
-    throw new ConfigError(name, `expected an integer from 0 to 65535, got "${value}"`);
-  }
-  return parsed;
 }
 
 function usageError(message: string, usage: string): Error {

@@ -28,16 +28,21 @@ function configDirectory(environment: Readonly<Record<string, string | undefined
   return environment["XDG_CONFIG_HOME"] || join(home, ".config");
 }
 
+/** JOBTASKS_PREVIOUS_SECRETS: older secrets, comma-separated, still accepted for opening ids. */
+export function readPreviousSecrets(environment: Readonly<Record<string, string | undefined>>): string[] {
+  return (environment["JOBTASKS_PREVIOUS_SECRETS"] ?? "")
+    .split(",")
+    .map((value) => value.trim())
+    .filter((value) => value !== "");
+}
+
 /**
  * The task-id secret: JOBTASKS_SECRET when set (with JOBTASKS_PREVIOUS_SECRETS, comma-separated, still
  * accepted for opening), otherwise one generated once and kept in the config directory, so that a restart
  * still opens the task ids handed out before.
  */
 export async function resolveSecret(environment: Readonly<Record<string, string | undefined>> = process.env): Promise<ResolvedSecret> {
-  const previousSecrets = (environment["JOBTASKS_PREVIOUS_SECRETS"] ?? "")
-    .split(",")
-    .map((value) => value.trim())
-    .filter((value) => value !== "");
+  const previousSecrets = readPreviousSecrets(environment);
   const fromEnvironment = environment["JOBTASKS_SECRET"];
   if (fromEnvironment) return { secret: fromEnvironment, previousSecrets, source: "JOBTASKS_SECRET", generated: false };
 

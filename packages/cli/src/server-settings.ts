@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { ConfigError, TaskIdSealer } from "@jobtasks/core";
 import { BearerTokens, TaskService, type Logger } from "@jobtasks/server";
 import type { LoadedConfig } from "./load-config.js";
-import { readKeptSecret, secretFilePath } from "./secret.js";
+import { readKeptSecret, readPreviousSecrets, secretFilePath } from "./secret.js";
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -29,7 +29,7 @@ export function readServerSettings(
     tokens: tokensValue ? BearerTokens.parse(tokensValue) : undefined,
     // Empty counts as unset, as for every other variable: an empty HOST must not mean "every interface".
     host: overrides.host ?? (environment["HOST"] || "127.0.0.1"),
-    port: overrides.port ?? parsePort(environment["PORT"]) ?? 3000,
+    port: overrides.port ?? (environment["PORT"] ? parsePort("PORT", environment["PORT"]) : 3000),
   };
 }
 
@@ -47,24 +47,25 @@ export function buildTaskService(config: LoadedConfig, sealer: TaskIdSealer, log
 }
 
 /**
- * For `jobtasks check`: the sealer the environment would give, without generating or reading a kept
- * secret file (a check must not leave files behind). JOBTASKS_SECRET, when set, is validated.
+ * For `jobtasks check`: the sealer the environment would give, validated the way serve builds it, but
+ * without generating a secret file (a check must not leave files behind).
  */
 export async function checkOnlySealer(environment: Readonly<Record<string, string | undefined>>): Promise<TaskIdSealer> {
-  const previousSecrets = (environment["JOBTASKS_PREVIOUS_SECRETS"] ?? "").split(",").map((value) => value.trim()).filter(Boolean);
+  const previousSecrets = readPreviousSecrets(environment);
   const secret = environment["JOBTASKS_SECRET"];
   if (secret) return new TaskIdSealer({ secret, previousSecrets, secretSource: "JOBTASKS_SECRET" });
   // A kept secret is checked the way serve reads it; a missing one would be generated, so any will do here.
-  const kept = await readKeptSecret(secretFilePath(environment));
-  if (kept !== undefined) return new TaskIdSealer({ secret: kept, previousSecrets, secretSource: secretFilePath(environment) });
+  const file = secretFilePath(environment);
+  const kept = await readKeptSecret(file);
+  if (kept !== undefined) return new TaskIdSealer({ secret: kept, previousSecrets, secretSource: file });
   return new TaskIdSealer({ secret: randomBytes(32).toString("base64url"), previousSecrets, secretSource: "JOBTASKS_PREVIOUS_SECRETS" });
 }
 
-function parsePort(value: string | undefined): number | undefined {
-  if (value === undefined || value === "") return undefined;
+/** A TCP port from an environment variable or a flag; `name` is what the error points at. */
+export function parsePort(name: string, value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError("PORT", `expected an integer from 0 to 65535, got "${value}"`);
+    throw new ConfigError(name, `expected an integer from 0 to 65535, got "${value}"`);
   }
   return port;
 }
