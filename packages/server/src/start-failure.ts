@@ -4,13 +4,13 @@ import {
   UpstreamError,
   type AdapterContext,
   type CallToolResult,
-  type JsonValue,
 } from "@jobtasks/core";
 import type { Logger } from "./logger.js";
 import { TaskProtocolError } from "./protocol-error.js";
 import type { ReadTarget } from "./snapshot-reader.js";
 import type { RegisteredTool } from "./tool-registry.js";
 import { invalidArguments } from "./validate-tool-input.js";
+import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
 
 /**
  * What tools/call answers when doStart threw. Refused input is -32602 naming the field; an upstream that
@@ -31,21 +31,6 @@ export function startFailureResult(registered: RegisteredTool, error: unknown, l
   return toolError(`Could not start ${registered.tool.name}: ${reason}.${retry}`);
 }
 
-/**
- * Cancel a job nobody will follow, under a fresh deadline (the caller's signal may be the reason it is
- * abandoned). True when the adapter took the cancel.
- */
-export async function cancelQuietly(registered: RegisteredTool, ref: JsonValue, context: AdapterContext, logger: Logger): Promise<boolean> {
-  if (!registered.adapter.doCancel) return false;
-  try {
-    await registered.adapter.doCancel(ref, { ...context, signal: AbortSignal.timeout(10_000) });
-    return true;
-  } catch (error) {
-    logger.warn({ adapter: registered.adapterName, tool: registered.tool.name, err: error }, "could not cancel an abandoned job");
-    return false;
-  }
-}
-
 /** The job started but cannot be handed out as a task: stop it rather than leave it running unseen. */
 export async function cancelUnsealableJob(
   registered: RegisteredTool,
@@ -55,7 +40,7 @@ export async function cancelUnsealableJob(
   logger: Logger,
 ): Promise<CallToolResult> {
   logger.error({ adapter: registered.adapterName, tool: registered.tool.name, err: error }, "job reference too large for a task id");
-  const cancelled = await cancelQuietly(registered, target.ref, context, logger);
+  const cancelled = (await cancelAbandonedJob(target, context, logger)) === "cancelled";
   const outcome = cancelled ? "The job was cancelled." : "The job may still be running upstream.";
   return toolError(`Could not start ${registered.tool.name} as a task: ${error.message}. ${outcome}`);
 }

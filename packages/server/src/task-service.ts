@@ -23,7 +23,8 @@ import { ToolRegistry, type AdapterInstance, type RegisteredTool } from "./tool-
 import { validateToolInput } from "./validate-tool-input.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { waitForResult } from "./wait-for-result.js";
-import { cancelQuietly, cancelUnsealableJob, startFailureResult } from "./start-failure.js";
+import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
+import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -139,7 +140,7 @@ export class TaskService {
     }
     if (context.signal.aborted) {
       // The client left while the job was being started: nobody will ever hold its task id.
-      await cancelQuietly(registered, started.ref, context, this.#logger);
+      await cancelAbandonedJob({ adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref }, context, this.#logger);
       throw context.signal.reason;
     }
     const reference: TaskReference = { adapter: registered.adapterName, tool: name, ref: started.ref, createdAt };
@@ -156,6 +157,7 @@ export class TaskService {
 
     if (synchronousWaitMs !== undefined) {
       return waitForResult({
+        logger: this.#logger,
         reader: this.#reader,
         target,
         context,

@@ -3,6 +3,8 @@ import type { AdapterContext, CallToolResult } from "@jobtasks/core";
 import type { ReadTarget, SnapshotReader } from "./snapshot-reader.js";
 import { formatDuration } from "./retry-upstream.js";
 import { TaskProtocolError } from "./protocol-error.js";
+import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
+import type { Logger } from "./logger.js";
 
 export interface WaitForResultOptions {
   reader: SnapshotReader;
@@ -11,6 +13,7 @@ export interface WaitForResultOptions {
   waitMs: number;
   pollIntervalMs: number;
   toolName: string;
+  logger: Logger;
 }
 
 /**
@@ -24,10 +27,7 @@ export async function waitForResult(options: WaitForResultOptions): Promise<Call
   } catch (error) {
     // The client gave up (its own timeout, a closed connection): nobody holds a task id for this job, so
     // it is cancelled rather than left running where nobody can follow it.
-    if (options.context.signal.aborted) {
-      const quiet = { ...options, context: { ...options.context, signal: AbortSignal.timeout(10_000) } };
-      await abandon(quiet, "the client stopped waiting");
-    }
+    if (options.context.signal.aborted) await abandon(options, "the client stopped waiting");
     throw error;
   }
 }
@@ -57,13 +57,13 @@ async function pollUntilDone(options: WaitForResultOptions): Promise<CallToolRes
 }
 
 async function abandon(options: WaitForResultOptions, reason: string): Promise<CallToolResult> {
-  const { adapter, ref } = options.target;
-  if (!adapter.doCancel) return errorResult(`${reason}. The job is still running upstream.`);
-  try {
-    await adapter.doCancel(ref, options.context);
-    return errorResult(`${reason}. The job was cancelled.`);
-  } catch {
-    return errorResult(`${reason}. Cancelling the job failed too; it may still be running upstream.`);
+  switch (await cancelAbandonedJob(options.target, options.context, options.logger)) {
+    case "cancelled":
+      return errorResult(`${reason}. The job was cancelled.`);
+    case "not-cancellable":
+      return errorResult(`${reason}. The job is still running upstream.`);
+    case "cancel-failed":
+      return errorResult(`${reason}. Cancelling the job failed too; it may still be running upstream.`);
   }
 }
 
