@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ConfigError, TaskIdSealer } from "@jobtasks/core";
-import { BearerTokens, TaskService, type Logger } from "@jobtasks/server";
+import { BearerTokens, TaskService, isLoopbackHost, type Logger } from "@jobtasks/server";
 import type { LoadedConfig } from "./load-config.js";
 import { readKeptSecret, readPreviousSecrets, secretFilePath } from "./secret.js";
 
@@ -31,6 +31,11 @@ export function readServerSettings(
     host: overrides.host ?? (environment["HOST"] || "127.0.0.1"),
     port: overrides.port ?? (environment["PORT"] ? parsePort("PORT", environment["PORT"]) : 3000),
   };
+}
+
+/** Whether anyone who reaches the port may start jobs: a non-loopback address and no tokens. */
+export function servesBeyondLoopbackWithoutTokens(settings: ServerSettings): boolean {
+  return settings.tokens === undefined && !isLoopbackHost(settings.host);
 }
 
 /** The task service a config describes; refuses tool-name clashes and unknown synchronous tools. */
