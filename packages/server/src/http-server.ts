@@ -11,6 +11,7 @@ import { serveHttpTaskListen } from "./http-task-listen.js";
 import { rpcError, writeJson, writeRefusal } from "./http-responses.js";
 import { createRequestGuard, parseAllowedOrigins } from "./request-guard.js";
 import { readJsonBody } from "./read-json-body.js";
+import { malformedInputResponses } from "./malformed-input-responses.js";
 import { stripTaskResultContentFromResponse } from "./strip-task-result-content.js";
 import type { Logger } from "./logger.js";
 
@@ -122,6 +123,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       // A body too large is refused unread: the connection is closed rather than drained.
       if (body.status === 413) writeRefusal(response, body.status, rpcError(body.code, body.message));
       else writeJson(response, body.status, rpcError(body.code, body.message));
+      return;
+    }
+    const malformed = malformedInputResponses(body.value);
+    if (malformed) {
+      writeJson(response, 200, malformed);
       return;
     }
     const listen = parseTaskListenRequest(body.value);

@@ -23,25 +23,39 @@ function capturingLogger() {
   return { logger: pino({ level: "debug" }, sink), entries };
 }
 
+function serveOnStreams() {
+  const { logger, entries } = capturingLogger();
+  const service = new TaskService({
+    adapters: [{ name: "scripted", adapter: createScriptedAdapter().adapter }],
+    sealer: new TaskIdSealer({ secret: "stdio-server-test-secret-0123456789abcdef" }),
+    logger,
+  });
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const lines: Array<Record<string, any>> = [];
+  let pending = "";
+  output.on("data", (chunk: Buffer) => {
+    pending += chunk.toString("utf8");
+    const complete = pending.split("\n");
+    pending = complete.pop()!;
+    for (const line of complete) if (line !== "") lines.push(JSON.parse(line) as Record<string, any>);
+  });
+  const handle = startStdioServer({ service, logger, name: "stdio-test", version: "1.0.0", input, output });
+  return {
+    input,
+    lines,
+    entries,
+    answerTo: (id: number) => vi.waitFor(() => lines.find((line) => line["id"] === id) ?? Promise.reject(new Error(`no answer to ${id} yet`)), { timeout: 10_000 }),
+    close: async () => {
+      await handle.close();
+      await service.close();
+    },
+  };
+}
+
 describe("stdio", () => {
   it("answers a message over 10 MiB with a JSON-RPC error, logs it at error level, and goes on serving", async () => {
-    const { logger, entries } = capturingLogger();
-    const service = new TaskService({
-      adapters: [{ name: "scripted", adapter: createScriptedAdapter().adapter }],
-      sealer: new TaskIdSealer({ secret: "stdio-server-test-secret-0123456789abcdef" }),
-      logger,
-    });
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const lines: Array<Record<string, any>> = [];
-    let pending = "";
-    output.on("data", (chunk: Buffer) => {
-      pending += chunk.toString("utf8");
-      const complete = pending.split("\n");
-      pending = complete.pop()!;
-      for (const line of complete) if (line !== "") lines.push(JSON.parse(line) as Record<string, any>);
-    });
-    const handle = startStdioServer({ service, logger, name: "stdio-test", version: "1.0.0", input, output });
+    const { input, lines, entries, answerTo, close } = serveOnStreams();
     try {
       const padding = "x".repeat(10 * 1024 * 1024 + 1);
       // Sent in pieces, as a pipe delivers it: the bound is on the message, not on one chunk.
@@ -49,13 +63,23 @@ describe("stdio", () => {
       for (let offset = 0; offset < oversized.length; offset += 64 * 1024) input.write(oversized.slice(offset, offset + 64 * 1024));
       input.write("\n");
       input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: envelope } })}\n`);
-      await vi.waitFor(() => expect(lines.find((line) => line["id"] === 2)).toBeDefined(), { timeout: 10_000 });
+      const listed = await answerTo(2);
       expect(lines[0]).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("10485760") } });
-      expect(lines.find((line) => line["id"] === 2)?.["result"]?.tools?.[0]?.name).toBe("scripted_job");
+      expect(listed["result"]?.tools?.[0]?.name).toBe("scripted_job");
       expect(entries.some((entry) => entry.level >= 50 && /larger than/.test(entry.msg))).toBe(true);
     } finally {
-      await handle.close();
-      await service.close();
+      await close();
+    }
+  });
+
+  it("answers tasks/update whose inputResponses is not an object with -32602 naming the field", async () => {
+    const { input, answerTo, close } = serveOnStreams();
+    try {
+      const tasksEnvelope = { ...envelope, "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } };
+      input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tasks/update", params: { taskId: "jt1.x.y", inputResponses: "yes", _meta: tasksEnvelope } })}\n`);
+      expect(await answerTo(7)).toMatchObject({ error: { code: -32602, data: { field: "inputResponses" } } });
+    } finally {
+      await close();
     }
   });
 });
