@@ -116,6 +116,21 @@ describe("tasks/update", () => {
     expect(error.code).toBe(-32602);
     expect(scripted.calls.respond).toBe(0);
   });
+
+  it("inputResponses that is not an object, or an answer that is not one, is -32602 naming the field", async () => {
+    const { url, create, scripted } = await serve();
+    const { taskId, job } = await create();
+    scripted.update(job, inputRequiredSnapshot({ "gate-1": approvalRequest() }));
+    for (const inputResponses of ["yes", ["gate-1"], null, 1]) {
+      const error = await rawError(url, "tasks/update", { taskId, inputResponses });
+      expect(error.code, JSON.stringify(inputResponses)).toBe(-32602);
+      expect(error.message).toContain("inputResponses");
+      expect(error.data).toMatchObject({ field: "inputResponses" });
+    }
+    const entry = await rawError(url, "tasks/update", { taskId, inputResponses: { "gate-1": "yes" } });
+    expect(entry).toMatchObject({ code: -32602, data: { field: "inputResponses.gate-1" } });
+    expect(scripted.calls.respond).toBe(0);
+  });
 });
 
 describe("tasks/cancel", () => {

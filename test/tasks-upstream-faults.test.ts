@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
-import { rawResult } from "./support/raw-rpc.js";
-import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
-import { createScriptedAdapter, workingSnapshot } from "./support/scripted-adapter.js";
+import { rawError, rawResult } from "./support/raw-rpc.js";
+import { Cleanup, randomSecret, startInProcessServer } from "./support/in-process-server.js";
+import { approvalRequest, completedSnapshot, createScriptedAdapter, inputRequiredSnapshot, workingSnapshot } from "./support/scripted-adapter.js";
 
 /**
  * When the upstream misbehaves: an outage keeps the task working with a message saying so, until the retry
- * budget runs out and the task fails; a job the upstream no longer knows, or refuses to show, fails at once.
+ * budget runs out and the task fails; a job the upstream refuses to show fails at once; a job it no longer
+ * knows answers "Task has expired".
  * `failed` carries a JSON-RPC error object: these are protocol-level faults, not a job that ran and failed.
  */
 
@@ -28,6 +29,8 @@ async function serve() {
   return {
     scripted,
     job: scripted.onlyJob(),
+    url: server.url,
+    taskId,
     get: () => rawResult(server.url, "tasks/get", { taskId }),
     advance: (milliseconds: number) => {
       now += milliseconds;
@@ -70,14 +73,34 @@ describe("upstream faults", () => {
     expect((await get())["status"]).toBe("working");
   });
 
-  it("a job the upstream no longer knows ends failed with an error object", async () => {
-    const { scripted, job, get } = await serve();
+  // The server stores nothing, so it cannot know whether a job the upstream forgot had finished (its
+  // answer may have been "completed" a minute ago, on another replica): "failed" could contradict that.
+  // "Task has expired" contradicts no earlier answer, and every replica gives it.
+  it("a job the upstream no longer knows answers -32602 Task has expired, every time", async () => {
+    const { scripted, job, url, taskId } = await serve();
     scripted.failReads(job, new JobNotFoundError("run 42 was deleted"));
-    const task = await get();
-    expect(task["status"]).toBe("failed");
-    expect(task["error"]).toMatchObject({ code: expect.any(Number), message: expect.any(String) });
-    expect(task["statusMessage"]).toBeTruthy();
-    expect(task).not.toHaveProperty("result");
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      expect(await rawError(url, "tasks/get", { taskId })).toEqual({ code: -32602, message: "Failed to retrieve task: Task has expired" });
+    }
+    scripted.update(job, inputRequiredSnapshot({ "gate-1": approvalRequest() }));
+    expect(await rawError(url, "tasks/update", { taskId, inputResponses: { "gate-1": { action: "decline" } } })).toMatchObject({ code: -32602, message: "Failed to retrieve task: Task has expired" });
+    expect(scripted.calls.respond).toBe(0);
+  });
+
+  it("a task that completed reads expired, never failed, once the upstream forgets its job", async () => {
+    const scripted = createScriptedAdapter();
+    const secret = randomSecret();
+    const first = cleanup.add(await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }], secret }));
+    const taskId = (await rawResult(first.url, "tools/call", { name: "scripted_job", arguments: {} }))["taskId"] as string;
+    scripted.update(scripted.onlyJob(), completedSnapshot("all green"));
+    expect((await rawResult(first.url, "tasks/get", { taskId }))["status"]).toBe("completed");
+    scripted.failReads(scripted.onlyJob(), new JobNotFoundError("run 42 was deleted"));
+    // Another replica (or this one after a restart) never saw the job finish.
+    const second = cleanup.add(await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }], secret }));
+    expect(await rawError(second.url, "tasks/get", { taskId })).toMatchObject({ code: -32602, message: "Failed to retrieve task: Task has expired" });
+    expect(await rawError(second.url, "tasks/cancel", { taskId })).toMatchObject({ code: -32602, message: "Failed to retrieve task: Task has expired" });
+    // The replica that saw it finish keeps its finished answer: terminal statuses never change.
+    expect((await rawResult(first.url, "tasks/get", { taskId }))["status"]).toBe("completed");
   });
 
   it("an upstream that refuses to show the job (403, not retryable) ends the task failed", async () => {

@@ -74,6 +74,8 @@ function approvalForm(ref: RunRef, workflowName: string, environment: string): E
           approve: {
             type: "boolean",
             title: `Approve the deployment to ${environment}`,
+            // Forms start from the default: rejecting then needs no toggling, approving one deliberate tick.
+            default: false,
             description: "true approves, false rejects (a rejected deployment ends the run as failed)",
           },
           comment: { type: "string", title: "Comment", description: "Recorded on the run with the review" },

@@ -128,7 +128,8 @@ const demoApi = {
     schema: {
       type: "object",
       properties: {
-        approve: { type: "boolean", title: "Approve", description: "Approve to continue the pipeline; reject to stop it." },
+        // A default, so a form shows "reject" as the starting answer and a rejection needs no toggling.
+        approve: { type: "boolean", title: "Approve", default: false, description: "Approve to continue the pipeline; reject to stop it." },
         comment: { type: "string", title: "Comment", description: "Optional note recorded with the decision." },
       },
       required: ["approve"],

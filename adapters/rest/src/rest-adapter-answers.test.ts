@@ -88,15 +88,30 @@ describe("rest adapter: answers checked against the form", () => {
     expect(() => adapter({ ...noteForm, respond: { ...noteForm.respond, url: "/renders/{{job.id}}/{{answer.action}}/{{key}}" } })).not.toThrow();
   });
 
-  it("refuses an approval in the demo-api preset when approve is missing or not a boolean, and sends nothing", async () => {
+  it("refuses an approval in the demo-api preset when approve is not a boolean, and sends nothing", async () => {
     const demoOrigin = "http://127.0.0.1:4010";
     const demo = restAdapter({ preset: "demo-api", baseUrl: demoOrigin }, { dispatcher: agent });
     const waiting = { status: "waiting_for_approval", currentStep: 1, totalSteps: 2, approval: { id: "ap-1", message: "Deploy?" } };
-    for (const content of [{}, { approve: "yes" }]) {
-      agent.get(demoOrigin).intercept({ path: "/jobs/j1", method: "GET" }).reply(200, waiting);
-      const answering = demo.doRespond?.({ id: "j1", createdAt: 0 }, { "ap-1": { action: "accept", content: content as Record<string, string> } }, testContext());
-      await expect(answering).rejects.toMatchObject({ field: "ap-1.approve" });
-    }
+    agent.get(demoOrigin).intercept({ path: "/jobs/j1", method: "GET" }).reply(200, waiting);
+    const answering = demo.doRespond?.({ id: "j1", createdAt: 0 }, { "ap-1": { action: "accept", content: { approve: "yes" } } }, testContext());
+    await expect(answering).rejects.toMatchObject({ field: "ap-1.approve" });
+  });
+
+  // The form gives approve a default (false), so a client can send the rejection it shows without toggling;
+  // an accept without approve is that default: a rejection, never an approval.
+  it("reads an approval without approve in the demo-api preset as the form's default, a rejection", async () => {
+    const demoOrigin = "http://127.0.0.1:4010";
+    const demo = restAdapter({ preset: "demo-api", baseUrl: demoOrigin }, { dispatcher: agent });
+    const waiting = { status: "waiting_for_approval", currentStep: 1, totalSteps: 2, approval: { id: "ap-1", message: "Deploy?" } };
+    const api = agent.get(demoOrigin);
+    api.intercept({ path: "/jobs/j1", method: "GET" }).reply(200, waiting);
+    const captured: { request?: SeenRequest } = {};
+    api.intercept({ path: "/jobs/j1/approval", method: "POST" }).reply((options) => {
+      captured.request = seen(options);
+      return { statusCode: 200, data: waiting };
+    });
+    await demo.doRespond?.({ id: "j1", createdAt: 0 }, { "ap-1": { action: "accept", content: {} } }, testContext());
+    expect(captured.request?.body).toMatchObject({ approvalId: "ap-1", approve: false });
   });
 
   it("refuses a config form that does not compile when the adapter is built, naming the field", () => {

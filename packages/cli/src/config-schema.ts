@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defaultPollIntervalMs, readerDefaults } from "@jobtasks/server";
+import { defaultPollIntervalMs, isOrigin, originExpectation, readerDefaults } from "@jobtasks/server";
 
 const adapterInstanceName = z
   .string()
@@ -37,6 +37,11 @@ export const serverSettingsSchema = z.strictObject({
    */
   synchronousWaitMs: z.record(z.string(), z.number().int().min(1).max(600_000)).default({}),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * Origins whose browser pages may call the HTTP endpoint (requests carrying another Origin get 403; a
+   * loopback server also accepts loopback origins).
+   */
+  allowedOrigins: z.array(z.string().refine(isOrigin, originExpectation)).default([]),
 });
 
 export const configFileSchema = z.strictObject({

@@ -36,6 +36,20 @@ async function problemsOf(text: string, environment: Record<string, string> = {}
 }
 
 describe("loadConfig", () => {
+  it("refuses a server.allowedOrigins entry that is not an origin, naming the entry", async () => {
+    const adapters = `
+adapters:
+  - name: tiny
+    module: FIXTURES/tiny-adapter.mjs
+    options: { baseUrl: "http://127.0.0.1:9" }
+`;
+    expect(await problemsOf(`server:\n  allowedOrigins: ["https://app.example.com", "https://app.example.com/console"]\n${adapters}`)).toEqual([
+      expect.stringMatching(/^server\.allowedOrigins\[1\]: .*origin/),
+    ]);
+    const file = await writeConfig(`server:\n  allowedOrigins: ["https://app.example.com:8443"]\n${adapters}`);
+    expect((await loadConfig(file, {})).server.allowedOrigins).toEqual(["https://app.example.com:8443"]);
+  });
+
   it("builds the adapters a valid file describes, with server defaults", async () => {
     const file = await writeConfig(`
 adapters:

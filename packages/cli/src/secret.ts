@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { homedir } from "node:os";
 import { ConfigError, minimumSecretLength } from "@jobtasks/core";
@@ -28,12 +28,32 @@ function configDirectory(environment: Readonly<Record<string, string | undefined
   return environment["XDG_CONFIG_HOME"] || join(home, ".config");
 }
 
-/** JOBTASKS_PREVIOUS_SECRETS: older secrets, comma-separated, still accepted for opening ids. */
+/**
+ * JOBTASKS_PREVIOUS_SECRETS: older secrets, comma-separated, still accepted for opening ids. A bad entry is
+ * named by its position in the list as written (empty entries count), never by its value.
+ */
 export function readPreviousSecrets(environment: Readonly<Record<string, string | undefined>>): string[] {
-  return (environment["JOBTASKS_PREVIOUS_SECRETS"] ?? "")
-    .split(",")
-    .map((value) => value.trim())
-    .filter((value) => value !== "");
+  const secrets: string[] = [];
+  (environment["JOBTASKS_PREVIOUS_SECRETS"] ?? "").split(",").forEach((entry, index) => {
+    const secret = entry.trim();
+    if (secret === "") return;
+    if (secret.length < minimumSecretLength) {
+      throw new ConfigError(`JOBTASKS_PREVIOUS_SECRETS (entry ${index + 1})`, `each secret must be at least ${minimumSecretLength} characters long`);
+    }
+    secrets.push(secret);
+  });
+  return secrets;
+}
+
+/**
+ * The current secret must be able to become a previous one: JOBTASKS_PREVIOUS_SECRETS splits on commas,
+ * so a secret with a comma would be cut in two there, and its task ids would stop opening on rotation.
+ */
+export function checkRotatable(secret: string, source: string): string {
+  if (secret.includes(",")) {
+    throw new ConfigError(source, "must not contain a comma: JOBTASKS_PREVIOUS_SECRETS separates secrets with commas, so this one could never be rotated into it");
+  }
+  return secret;
 }
 
 /**
@@ -44,7 +64,7 @@ export function readPreviousSecrets(environment: Readonly<Record<string, string 
 export async function resolveSecret(environment: Readonly<Record<string, string | undefined>> = process.env): Promise<ResolvedSecret> {
   const previousSecrets = readPreviousSecrets(environment);
   const fromEnvironment = environment["JOBTASKS_SECRET"];
-  if (fromEnvironment) return { secret: fromEnvironment, previousSecrets, source: "JOBTASKS_SECRET", generated: false };
+  if (fromEnvironment) return { secret: checkRotatable(fromEnvironment, "JOBTASKS_SECRET"), previousSecrets, source: "JOBTASKS_SECRET", generated: false };
 
   const file = secretFilePath(environment);
   const kept = await readKeptSecret(file);
@@ -52,7 +72,7 @@ export async function resolveSecret(environment: Readonly<Record<string, string 
     if (kept.length < minimumSecretLength) {
       throw new ConfigError(file, `holds no usable secret (fewer than ${minimumSecretLength} characters); delete the file or set JOBTASKS_SECRET`);
     }
-    return { secret: kept, previousSecrets, source: file, generated: false };
+    return { secret: checkRotatable(kept, file), previousSecrets, source: file, generated: false };
   }
   const secret = randomBytes(32).toString("base64url");
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
@@ -71,11 +91,23 @@ export async function resolveSecret(environment: Readonly<Record<string, string 
   return { secret, previousSecrets, source: file, generated: true };
 }
 
-/** The secret kept in a file, undefined when there is none; any other problem names the file. */
+/**
+ * The secret kept in a file, undefined when there is none; any other problem names the file. A file that
+ * other users may read (or write) is refused, as ssh refuses such a private key: whoever reads it can forge
+ * task ids for any caller. The fix is one chmod, and the error says which.
+ */
 export async function readKeptSecret(file: string): Promise<string | undefined> {
   try {
+    const status = await stat(file);
+    const mode = status.mode & 0o777;
+    // Windows has no such permission bits: the file lives in the user's profile, private by default.
+    if (status.isFile() && process.platform !== "win32" && (mode & 0o077) !== 0) {
+      const octal = mode.toString(8).padStart(4, "0");
+      throw new ConfigError(file, `is open to other users (mode ${octal}); run chmod 600 on it, or set JOBTASKS_SECRET`);
+    }
     return (await readFile(file, "utf8")).trim();
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
     throw new ConfigError(file, `cannot read the kept task-id secret (${code ?? (error as Error).message}); fix the file or set JOBTASKS_SECRET`);

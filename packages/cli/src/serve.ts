@@ -1,6 +1,6 @@
 import { TaskIdSealer } from "@jobtasks/core";
 import { createLogger, startHttpServer, startStdioServer, type Logger } from "@jobtasks/server";
-import { buildTaskService, readServerSettings } from "./server-settings.js";
+import { buildTaskService, readServerSettings, servesBeyondLoopbackWithoutTokens } from "./server-settings.js";
 import { loadConfig } from "./load-config.js";
 import { resolveSecret } from "./secret.js";
 import { packageVersion } from "./package-version.js";
@@ -59,12 +59,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   }
 
   const { tokens, host, port } = settings;
-  const http = await startHttpServer({ ...common, host, port, ...(tokens ? { tokens } : {}) });
+  const http = await startHttpServer({ ...common, host, port, allowedOrigins: config.server.allowedOrigins, ...(tokens ? { tokens } : {}) });
   logger.info(
     { url: http.url, tools, auth: tokens ? `bearer tokens for ${tokens.principals.join(", ")}` : "none (single local principal)" },
     "listening",
   );
-  if (!tokens && host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
+  if (servesBeyondLoopbackWithoutTokens(settings)) {
     logger.warn({ host }, "serving beyond loopback without JOBTASKS_AUTH_TOKENS: anyone who reaches this port can start jobs");
   }
   return {

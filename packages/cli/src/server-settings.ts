@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { ConfigError, TaskIdSealer } from "@jobtasks/core";
-import { BearerTokens, TaskService, type Logger } from "@jobtasks/server";
+import { BearerTokens, TaskService, isLoopbackHost, type Logger } from "@jobtasks/server";
 import type { LoadedConfig } from "./load-config.js";
-import { readKeptSecret, readPreviousSecrets, secretFilePath } from "./secret.js";
+import { checkRotatable, readKeptSecret, readPreviousSecrets, secretFilePath } from "./secret.js";
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -33,6 +33,11 @@ export function readServerSettings(
   };
 }
 
+/** Whether anyone who reaches the port may start jobs: a non-loopback address and no tokens. */
+export function servesBeyondLoopbackWithoutTokens(settings: ServerSettings): boolean {
+  return settings.tokens === undefined && !isLoopbackHost(settings.host);
+}
+
 /** The task service a config describes; refuses tool-name clashes and unknown synchronous tools. */
 export function buildTaskService(config: LoadedConfig, sealer: TaskIdSealer, logger: Logger): TaskService {
   return new TaskService({
@@ -53,11 +58,11 @@ export function buildTaskService(config: LoadedConfig, sealer: TaskIdSealer, log
 export async function checkOnlySealer(environment: Readonly<Record<string, string | undefined>>): Promise<TaskIdSealer> {
   const previousSecrets = readPreviousSecrets(environment);
   const secret = environment["JOBTASKS_SECRET"];
-  if (secret) return new TaskIdSealer({ secret, previousSecrets, secretSource: "JOBTASKS_SECRET" });
+  if (secret) return new TaskIdSealer({ secret: checkRotatable(secret, "JOBTASKS_SECRET"), previousSecrets, secretSource: "JOBTASKS_SECRET" });
   // A kept secret is checked the way serve reads it; a missing one would be generated, so any will do here.
   const file = secretFilePath(environment);
   const kept = await readKeptSecret(file);
-  if (kept !== undefined) return new TaskIdSealer({ secret: kept, previousSecrets, secretSource: file });
+  if (kept !== undefined) return new TaskIdSealer({ secret: checkRotatable(kept, file), previousSecrets, secretSource: file });
   return new TaskIdSealer({ secret: randomBytes(32).toString("base64url"), previousSecrets, secretSource: "JOBTASKS_PREVIOUS_SECRETS" });
 }
 

@@ -2,14 +2,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { ConfigError } from "@jobtasks/core";
 import type { AddressInfo } from "node:net";
 import { createMcpHandler } from "@modelcontextprotocol/server";
-import { localhostHostValidation, toNodeHandler } from "@modelcontextprotocol/node";
+import { toNodeHandler } from "@modelcontextprotocol/node";
 import { localPrincipal, type BearerTokens } from "./auth.js";
 import { createMcpServer } from "./mcp-server.js";
 import type { TaskService } from "./task-service.js";
 import { parseTaskListenRequest } from "./task-subscription.js";
 import { serveHttpTaskListen } from "./http-task-listen.js";
-import { rpcError, writeJson } from "./http-responses.js";
+import { rpcError, writeJson, writeRefusal } from "./http-responses.js";
+import { createRequestGuard, parseAllowedOrigins } from "./request-guard.js";
 import { readJsonBody } from "./read-json-body.js";
+import { malformedInputResponses } from "./malformed-input-responses.js";
 import { stripTaskResultContentFromResponse } from "./strip-task-result-content.js";
 import type { Logger } from "./logger.js";
 
@@ -29,6 +31,11 @@ export interface HttpServerOptions {
   path?: string;
   /** How often task subscriptions re-read their tasks. Default 1000 ms. */
   subscriptionIntervalMs?: number;
+  /**
+   * Origins (`https://app.example.com`) whose browser pages may call the server. A request with another
+   * Origin gets 403; a loopback server also accepts loopback origins. Requests without one are not affected.
+   */
+  allowedOrigins?: readonly string[];
 }
 
 /** Every request reaches the MCP handler through route(), which sets the principal; never guess one. */
@@ -44,13 +51,12 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-const loopbackHosts = new Set(["127.0.0.1", "localhost", "::1"]);
-
 /** Serve MCP over Streamable HTTP at /mcp, plus /healthz for load balancers. */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const { service, logger, tokens } = options;
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
+  const guard = createRequestGuard({ host, allowedOrigins: parseAllowedOrigins(options.allowedOrigins ?? []) });
   const handler = createMcpHandler(
     ({ authInfo, era }) =>
       createMcpServer({
@@ -68,8 +74,6 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     { fetch: async (request, requestOptions) => stripTaskResultContentFromResponse(request, await handler.fetch(request, requestOptions)) },
     { onerror: (error) => logger.error({ err: error }, "MCP handler failed") },
   );
-  // Against DNS rebinding: a server on loopback answers only requests addressed to loopback names.
-  const validateHost = loopbackHosts.has(host) ? localhostHostValidation() : undefined;
 
   const server = createServer((request, response) => {
     void route(request, response).catch((error: unknown) => {
@@ -89,13 +93,17 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       writeJson(response, 404, rpcError(-32601, `Not found: the MCP endpoint is ${path}`));
       return;
     }
-    if (validateHost && !validateHost(request, response)) return;
+    const refusal = guard.refusal(request);
+    if (refusal !== undefined) {
+      writeRefusal(response, 403, rpcError(-32000, refusal));
+      return;
+    }
     let principal = localPrincipal;
     if (tokens) {
       const authenticated = tokens.authenticate(request.headers.authorization);
       if (!authenticated) {
         response.setHeader("WWW-Authenticate", 'Bearer realm="jobtasks"');
-        writeJson(response, 401, rpcError(-32001, "Unauthorized: send Authorization: Bearer <token>"));
+        writeRefusal(response, 401, rpcError(-32001, "Unauthorized: send Authorization: Bearer <token>"));
         return;
       }
       principal = authenticated;
@@ -107,8 +115,19 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
     // Read the body once: task subscriptions are served here, everything else goes on to the SDK.
     const body = await readJsonBody(request);
+    if (!body.ok && "clientGone" in body) {
+      logger.debug({ path }, "the client closed the connection before its request body arrived");
+      return;
+    }
     if (!body.ok) {
-      writeJson(response, body.status, rpcError(body.code, body.message));
+      // A body too large is refused unread: the connection is closed rather than drained.
+      if (body.status === 413) writeRefusal(response, body.status, rpcError(body.code, body.message));
+      else writeJson(response, body.status, rpcError(body.code, body.message));
+      return;
+    }
+    const malformed = malformedInputResponses(body.value);
+    if (malformed) {
+      writeJson(response, 200, malformed);
       return;
     }
     const listen = parseTaskListenRequest(body.value);

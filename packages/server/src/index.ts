@@ -10,3 +10,5 @@ export * from "./tool-registry.js";
 export * from "./stdio-server.js";
 export * from "./task-subscription.js";
 export * from "./task-listen-transport.js";
+export { isLoopbackHost } from "./loopback-address.js";
+export { isOrigin, originExpectation } from "./request-guard.js";

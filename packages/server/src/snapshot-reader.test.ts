@@ -210,13 +210,15 @@ describe("SnapshotReader", () => {
     expect((await reader.read(target, context())).status).toBe("working");
   });
 
-  it("ends a task failed when the upstream no longer knows the job", async () => {
-    const { reader, scripted } = setup();
+  // Once a failed snapshot; but the job may have completed before the upstream forgot it, and nothing
+  // stored can tell. "Task has expired" contradicts no earlier answer, on any replica.
+  it("answers Task has expired when the upstream no longer knows the job, and remembers nothing", async () => {
+    const { reader, scripted } = setup({ cacheMs: 0 });
     const target = await startJob(scripted);
     scripted.failReads(scripted.onlyJob(), new JobNotFoundError("run 42 was deleted"));
-    const snapshot = await reader.read(target, context());
-    expect(snapshot).toMatchObject({ status: "failed", error: { code: -32603 } });
-    expect(snapshot.message).toContain("run 42 was deleted");
+    await expect(reader.read(target, context())).rejects.toMatchObject({ code: -32602, message: "Failed to retrieve task: Task has expired" });
+    scripted.failReads(scripted.onlyJob(), undefined);
+    expect((await reader.read(target, context())).status).toBe("working");
   });
 
   it("ends a task failed at once on a non-retryable upstream refusal (access lost)", async () => {

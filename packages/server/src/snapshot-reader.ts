@@ -10,6 +10,7 @@ import {
   type JsonValue,
 } from "@jobtasks/core";
 import type { Logger } from "./logger.js";
+import { taskExpired } from "./protocol-error.js";
 import { formatDuration, retryDefaults, retryUpstream, untilAborted } from "./retry-upstream.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
@@ -87,7 +88,10 @@ export class SnapshotReader {
     this.#outageSince = new LRUCache({ max });
   }
 
-  /** The snapshot of a job. `fresh` skips the short-lived cache (used before acting on a job). */
+  /**
+   * The snapshot of a job. `fresh` skips the short-lived cache (used before acting on a job). A job the
+   * upstream no longer knows rejects with `-32602 Task has expired`.
+   */
   async read(target: ReadTarget, context: AdapterContext, options: { fresh?: boolean } = {}): Promise<JobSnapshot> {
     const key = cacheKey(target);
     const terminal = this.#terminal.get(key);
@@ -154,8 +158,11 @@ export class SnapshotReader {
   #snapshotForError(key: string, target: ReadTarget, error: unknown): JobSnapshot {
     const fields = { adapter: target.adapterName, kind: target.adapter.kind };
     if (error instanceof JobNotFoundError) {
-      this.#logger.warn({ ...fields, error: error.message }, "upstream job not found");
-      return failedSnapshot("not_found", `The upstream job can no longer be found: ${error.message}`);
+      // Nothing is stored, so whether the job had finished (perhaps "completed", answered a minute ago by
+      // another replica) is unknowable here; "failed" could contradict that, "expired" contradicts nothing
+      // and is what every replica says. Not remembered either: the upstream stays the one to ask.
+      this.#logger.info({ ...fields, error: error.message }, "the upstream no longer knows the job; answered as expired");
+      throw taskExpired();
     }
     if (error instanceof UpstreamError && !error.isRetryable) {
       this.#logger.warn({ ...fields, httpStatus: error.httpStatus, error: error.message }, "upstream refused a status read");

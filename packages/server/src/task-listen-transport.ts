@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
 import { parseTaskListenRequest, runTaskSubscription } from "./task-subscription.js";
 import { stripTaskResultContent } from "./strip-task-result-content.js";
+import { malformedInputResponses } from "./malformed-input-responses.js";
 import type { TaskService } from "./task-service.js";
 import type { Logger } from "./logger.js";
 
@@ -73,6 +74,11 @@ export class TaskListenTransport implements Transport {
         return true;
       }
       return false;
+    }
+    const malformed = malformedInputResponses(message);
+    if (malformed) {
+      this.#inner.send(malformed as JSONRPCMessage).catch((error: unknown) => this.onerror?.(error as Error));
+      return true;
     }
     const listen = parseTaskListenRequest(message);
     if (!listen) return false;

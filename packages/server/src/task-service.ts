@@ -246,7 +246,8 @@ export class TaskService {
     try {
       await action();
     } catch (error) {
-      if (error instanceof JobNotFoundError) throw taskNotFoundUpstream(what);
+      // The same answer tasks/get gives for a job the upstream no longer knows (see SnapshotReader.read).
+      if (error instanceof JobNotFoundError) throw taskExpired();
       // An adapter refusing an answer's content (a field of the wrong type) is the client's to fix.
       if (error instanceof InvalidToolInputError) {
         throw new TaskProtocolError(errorCodes.invalidParams, `Invalid params: inputResponses: ${error.field}: ${error.problem}`, { field: error.field });
@@ -285,8 +286,4 @@ export class TaskService {
   async close(): Promise<void> {
     await Promise.allSettled(this.registry.adapters.map((adapter) => adapter.close?.()));
   }
-}
-
-function taskNotFoundUpstream(what: string): TaskProtocolError {
-  return new TaskProtocolError(errorCodes.internalError, `Could not ${what}: the upstream job can no longer be found`);
 }

@@ -17,6 +17,20 @@ describe("ToolRegistry", () => {
     });
   });
 
+  it("spells nullable fields as anyOf and free-form objects as additionalProperties: true, leaving data alone", () => {
+    const scripted = createScriptedAdapter();
+    scripted.adapter.tools[0]!.inputSchema = z.strictObject({
+      branch: z.string().nullable(),
+      extra: z.looseObject({ name: z.string() }).optional(),
+      shape: z.record(z.string(), z.unknown()).default({ type: ["kept", "as", "data"] }),
+    });
+    const [tool] = new ToolRegistry([{ name: "scripted", adapter: scripted.adapter }]).tools;
+    const properties = tool!.descriptor.inputSchema["properties"] as Record<string, Record<string, unknown>>;
+    expect(properties["branch"]).toEqual({ anyOf: [{ type: "string" }, { type: "null" }] });
+    expect(properties["extra"]).toMatchObject({ type: "object", additionalProperties: true });
+    expect(properties["shape"]).toMatchObject({ type: "object", additionalProperties: true, default: { type: ["kept", "as", "data"] } });
+  });
+
   it("refuses two adapters offering the same tool name, and two instances with one name", () => {
     const first = createScriptedAdapter().adapter;
     const second = createScriptedAdapter().adapter;

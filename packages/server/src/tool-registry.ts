@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConfigError, type AnyJobAdapter, type JobTool } from "@jobtasks/core";
+import { toPortableJsonSchema } from "./portable-json-schema.js";
 
 /** One adapter instance as the server was configured with it. */
 export interface AdapterInstance {
@@ -87,9 +88,12 @@ function describeTool(tool: JobTool): ToolDescriptor {
   return descriptor;
 }
 
-/** MCP wants object schemas; drop the $schema marker, which some clients reject. */
+/**
+ * MCP wants object schemas; drop the $schema marker, which some clients reject, and spell the rest so
+ * that clients with a narrower schema dialect take it whole (see toPortableJsonSchema).
+ */
 function toObjectJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = withoutSafeIntegerBounds(schema) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = toPortableJsonSchema(withoutSafeIntegerBounds(schema) as Record<string, unknown>);
   return rest.type === "object" ? rest : { type: "object", ...rest };
 }
 

@@ -25,6 +25,8 @@ export function buildApprovalRequest(job: DemoJobResponse, approval: PendingAppr
           approve: {
             type: "boolean",
             title: "Approve the deploy",
+            // Forms start from the default: rejecting then needs no toggling, approving one deliberate tick.
+            default: false,
             description: "true lets the pipeline run its remaining steps; false rejects the deploy and ends the job.",
           },
           comment: {

@@ -1,0 +1,197 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { TaskIdSealer } from "@jobtasks/core";
+import { BearerTokens } from "./auth.js";
+import { TaskService } from "./task-service.js";
+import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from "./http-server.js";
+import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";
+
+/** The MCP endpoint's own checks, seen on the wire: headers, status codes, sockets and what is logged. */
+
+interface LogEntry {
+  level: number;
+  msg: string;
+  err?: { stack?: string };
+}
+
+function capturingLogger() {
+  const entries: LogEntry[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") entries.push(JSON.parse(line) as LogEntry);
+      done();
+    },
+  });
+  return { logger: pino({ level: "debug" }, sink), entries };
+}
+
+let http: RunningHttpServer | undefined;
+let service: TaskService | undefined;
+afterEach(async () => {
+  await http?.close();
+  await service?.close();
+  http = undefined;
+  service = undefined;
+});
+
+async function start(options: Partial<HttpServerOptions> = {}) {
+  const { logger, entries } = capturingLogger();
+  service = new TaskService({
+    adapters: [{ name: "scripted", adapter: createScriptedAdapter().adapter }],
+    sealer: new TaskIdSealer({ secret: "http-server-test-secret-0123456789abcdef" }),
+    logger,
+  });
+  http = await startHttpServer({ service, logger, name: "http-test", version: "1.0.0", port: 0, ...options });
+  return { url: new URL(http.url), entries };
+}
+
+const toolsList = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/list",
+  params: {
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "http-test", version: "1.0.0" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    },
+  },
+});
+
+interface WireAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Settles when the server has closed the connection the answer came on. */
+  socketClosed: Promise<void>;
+}
+
+/** One POST over node:http, so the Host header, keep-alive and the socket are the test's to see. */
+function post(url: URL, options: { headers?: Record<string, string>; body?: string; agent?: Agent } = {}): Promise<WireAnswer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      url,
+      {
+        method: "POST",
+        agent: options.agent ?? false,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/list",
+          ...options.headers,
+        },
+      },
+      (incoming) => {
+        const socket = incoming.socket;
+        const socketClosed = new Promise<void>((closed) => (socket.destroyed ? closed() : socket.once("close", () => closed())));
+        let body = "";
+        incoming.setEncoding("utf8");
+        incoming.on("data", (chunk: string) => (body += chunk));
+        incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body, socketClosed }));
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(options.body ?? toolsList);
+  });
+}
+
+describe("Origin", () => {
+  it("refuses a present Origin that is neither loopback nor allowed with 403, before any MCP handling", async () => {
+    const { url } = await start();
+    const refused = await post(url, { headers: { origin: "https://evil.example" } });
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000, message: expect.stringContaining("Origin") } });
+    expect((await post(url, { headers: { origin: "null" } })).status).toBe(403);
+  });
+
+  it("lets loopback origins talk to a loopback server, and requests without an Origin through", async () => {
+    const { url } = await start();
+    for (const origin of ["http://localhost:5173", "http://127.0.0.1:6274", "http://127.3.2.1", "http://[::1]:8080"]) {
+      const answer = await post(url, { headers: { origin } });
+      expect(answer.status, origin).toBe(200);
+      expect(answer.body).toContain("scripted_job");
+    }
+    expect((await post(url)).status).toBe(200);
+  });
+
+  it("allows exactly the configured origins (scheme, host and port)", async () => {
+    const { url } = await start({ allowedOrigins: ["https://app.example.com"] });
+    expect((await post(url, { headers: { origin: "https://app.example.com" } })).status).toBe(200);
+    expect((await post(url, { headers: { origin: "https://app.example.com:8443" } })).status).toBe(403);
+    expect((await post(url, { headers: { origin: "http://app.example.com" } })).status).toBe(403);
+  });
+
+  it("refuses an allowedOrigins entry that is not an origin at start-up, naming the entry", async () => {
+    await expect(start({ allowedOrigins: ["https://app.example.com/console"] })).rejects.toThrow(/allowedOrigins\[0\]/);
+    await expect(start({ allowedOrigins: ["*"] })).rejects.toThrow(/allowedOrigins\[0\]/);
+  });
+});
+
+describe("Host validation", () => {
+  it("protects a server on any loopback address, not only 127.0.0.1", async () => {
+    const { url } = await start({ host: "127.0.0.2" });
+    expect((await post(url)).status).toBe(200);
+    const rebound = await post(url, { headers: { host: `attacker.example:${url.port}` } });
+    expect(rebound.status).toBe(403);
+    expect(JSON.parse(rebound.body)).toMatchObject({ error: { code: -32000 } });
+    expect((await post(url, { headers: { host: `localhost:${url.port}` } })).status).toBe(200);
+  });
+});
+
+describe("request bodies", () => {
+  it("answers JSON nested 5,000 deep with 400 and a JSON-RPC error, and logs no error", async () => {
+    const { url, entries } = await start();
+    const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"nested":${deep}}}`;
+    const answer = await post(url, { body });
+    expect(answer.status).toBe(400);
+    const error = (JSON.parse(answer.body) as { error: { code: number } }).error;
+    expect([-32700, -32600]).toContain(error.code);
+    expect(entries.filter((entry) => entry.level >= 50)).toEqual([]);
+  });
+
+  it("logs a client that leaves mid-body below error level, without a stack", async () => {
+    const { url, entries } = await start();
+    const outgoing = httpRequest(url, { method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": "1000" } });
+    outgoing.on("error", () => undefined);
+    outgoing.write('{"jsonrpc":"2.0",', () => setImmediate(() => outgoing.destroy()));
+    await vi.waitFor(() => expect(entries.length).toBeGreaterThan(0), { timeout: 5000 });
+    expect(entries.filter((entry) => entry.level >= 50)).toEqual([]);
+    expect(entries.every((entry) => entry.err?.stack === undefined)).toBe(true);
+  });
+});
+
+describe("rejected requests", () => {
+  it("close their keep-alive connection after a 401", async () => {
+    const { url } = await start({ tokens: BearerTokens.parse("alice:alice-token-0123456789") });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const refused = await post(url, { agent });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.connection).toBe("close");
+      await refused.socketClosed;
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("close their keep-alive connection after a 413", async () => {
+    const { url } = await start();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const refused = await post(url, { agent, body: `{"padding":"${"x".repeat(5 * 1024 * 1024)}"}` }).catch((error: unknown) => error);
+      // The server may close while the client still sends; either way it must not hold the connection.
+      if (refused instanceof Error) expect((refused as NodeJS.ErrnoException).code).toMatch(/ECONNRESET|EPIPE/);
+      else {
+        expect((refused as WireAnswer).status).toBe(413);
+        expect((refused as WireAnswer).headers.connection).toBe("close");
+        await (refused as WireAnswer).socketClosed;
+      }
+    } finally {
+      agent.destroy();
+    }
+  });
+});
