@@ -121,6 +121,9 @@ export class SnapshotReader {
   }
 
   async #readFromUpstream(key: string, target: ReadTarget, context: AdapterContext): Promise<JobSnapshot> {
+    // An outage began when the first read that failed began: one failed read (retries inside included) can
+    // take many seconds, and both the message and the retry budget count from the start.
+    const startedAt = this.#now();
     try {
       const snapshot = await retryUpstream(() => target.adapter.doGetStatus(target.ref, context), context.signal, this.#options);
       this.#outageSince.delete(key);
@@ -131,6 +134,7 @@ export class SnapshotReader {
         key,
         target,
         timedOut ? new UpstreamError(`the status read did not answer within ${formatDuration(this.#options.readTimeoutMs)}`, { cause: error }) : error,
+        startedAt,
       );
       return isTerminalStatus(snapshot.status) ? this.#store(key, snapshot) : snapshot;
     }
@@ -151,7 +155,7 @@ export class SnapshotReader {
     return snapshot;
   }
 
-  #snapshotForError(key: string, target: ReadTarget, error: unknown): JobSnapshot {
+  #snapshotForError(key: string, target: ReadTarget, error: unknown, readStartedAt: number): JobSnapshot {
     const fields = { adapter: target.adapterName, kind: target.adapter.kind };
     if (error instanceof JobNotFoundError) {
       this.#logger.warn({ ...fields, error: error.message }, "upstream job not found");
@@ -174,7 +178,7 @@ export class SnapshotReader {
         pollIntervalMs: waitMs,
       };
     }
-    const since = this.#outageSince.get(key) ?? now;
+    const since = this.#outageSince.get(key) ?? readStartedAt;
     this.#outageSince.set(key, since);
     const reason = error instanceof UpstreamError ? error.message : "an unexpected error while reading the job status";
     if (!(error instanceof UpstreamError)) this.#logger.error({ ...fields, err: error }, "adapter failed to read a job status");
