@@ -54,6 +54,11 @@ export interface FakeAwsBatch {
    * the signed request back.
    */
   refuseDescribe: Map<string, { status: number; code: string; message: string }>;
+  /**
+   * When set, SubmitJob creates the job as soon as the request arrives (as AWS does) and answers only once
+   * the returned promise settles: a submit in flight, for tests of a client that leaves meanwhile.
+   */
+  holdSubmitAnswer: ((job: FakeBatchJob) => Promise<void>) | undefined;
   close(): Promise<void>;
 }
 
@@ -92,6 +97,7 @@ export async function startFakeAwsBatch(): Promise<FakeAwsBatch> {
           ...(body.arrayProperties?.size ? { arraySize: body.arrayProperties.size } : {}),
           ...(body.retryStrategy?.attempts ? { retryAttempts: body.retryStrategy.attempts } : {}),
         });
+        await fake.holdSubmitAnswer?.(job);
         return send(response, 200, { jobArn: jobArn(job.jobId), jobName: job.jobName, jobId: job.jobId });
       }
       case "describejobs": {
@@ -123,7 +129,7 @@ export async function startFakeAwsBatch(): Promise<FakeAwsBatch> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 
-  return {
+  const fake: FakeAwsBatch = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     jobs,
     calls,
@@ -135,11 +141,13 @@ export async function startFakeAwsBatch(): Promise<FakeAwsBatch> {
       Object.assign(job, changes);
     },
     refuseDescribe,
+    holdSubmitAnswer: undefined,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+  return fake;
 }
 
 function jobArn(jobId: string): string {
