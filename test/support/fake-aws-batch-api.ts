@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 
 /**
- * A loopback stand-in for the AWS Batch REST-JSON API (SubmitJob, DescribeJobs, TerminateJob, ListJobs),
+ * A loopback stand-in for the AWS Batch REST-JSON API (SubmitJob, DescribeJobs, TerminateJob, ListJobs by
+ * job name or by array parent),
  * for the AWS Batch adapter's `endpoint` option: the adapter then runs its real SDK client (SigV4 signing,
  * serialisation, error parsing) behind a real jobtasks server. Jobs are shaped like DescribeJobs entries
  * (trimmed); the test moves them by hand. Nothing here checks signatures.
@@ -28,9 +29,19 @@ export interface FakeBatchJob {
   tags: Record<string, string>;
   arraySize?: number;
   arraySummary?: Record<string, number>;
+  /** Children an array parent's ListJobs (arrayJobId) returns; Batch names them `<parentId>:<index>`. */
+  arrayChildren?: FakeArrayChild[];
   retryAttempts?: number;
   isCancelled?: boolean;
   isTerminated?: boolean;
+}
+
+export interface FakeArrayChild {
+  index: number;
+  status: string;
+  statusReason?: string;
+  exitCode?: number;
+  containerReason?: string;
 }
 
 export interface RecordedBatchCall {
@@ -117,6 +128,7 @@ export async function startFakeAwsBatch(): Promise<FakeAwsBatch> {
         return send(response, 200, {});
       }
       case "listjobs": {
+        if (body?.arrayJobId !== undefined) return send(response, 200, listChildren(jobs.get(body.arrayJobId), body));
         const name = body?.filters?.[0]?.values?.[0];
         const found = [...jobs.values()].filter((job) => job.jobName === name);
         return send(response, 200, {
@@ -150,6 +162,36 @@ export async function startFakeAwsBatch(): Promise<FakeAwsBatch> {
   return fake;
 }
 
+/** ListJobs for an array's children: filtered by jobStatus (RUNNING when absent, as AWS does), paged by maxResults. */
+function listChildren(parent: FakeBatchJob | undefined, body: any): Record<string, unknown> {
+  const status = body.jobStatus ?? "RUNNING";
+  const matching = (parent?.arrayChildren ?? []).filter((child) => child.status === status);
+  const offset = Number(body.nextToken ?? 0);
+  const pageSize = Math.min(body.maxResults ?? 1000, 1000);
+  const page = matching.slice(offset, offset + pageSize);
+  return {
+    jobSummaryList: page.map((child) => {
+      const jobId = `${parent!.jobId}:${child.index}`;
+      const container = {
+        ...(child.exitCode !== undefined ? { exitCode: child.exitCode } : {}),
+        ...(child.containerReason !== undefined ? { reason: child.containerReason } : {}),
+      };
+      return {
+        jobArn: jobArn(jobId),
+        jobId,
+        jobName: parent!.jobName,
+        createdAt: parent!.createdAt,
+        status: child.status,
+        ...(child.statusReason !== undefined ? { statusReason: child.statusReason } : {}),
+        ...(Object.keys(container).length > 0 ? { container } : {}),
+        arrayProperties: { index: child.index },
+        jobDefinition: `arn:aws:batch:${fakeRegion}:${fakeAccount}:job-definition/${parent!.jobDefinition}`,
+      };
+    }),
+    ...(offset + pageSize < matching.length ? { nextToken: String(offset + pageSize) } : {}),
+  };
+}
+
 function jobArn(jobId: string): string {
   return `arn:aws:batch:${fakeRegion}:${fakeAccount}:job/${jobId}`;
 }
@@ -158,8 +200,9 @@ function jobArn(jobId: string): string {
 function describe(job: FakeBatchJob): Record<string, unknown> {
   const finished = job.status === "SUCCEEDED" || job.status === "FAILED";
   const logStreamName = `blender-render/default/${job.jobId.replace(/-/g, "")}`;
+  // An array parent never has attempts of its own: its children do.
   const attempts =
-    finished && job.startedAt !== undefined
+    finished && job.startedAt !== undefined && job.arraySize === undefined
       ? [
           {
             container: {

@@ -12,6 +12,7 @@ import { createDescribeJobsBatcher } from "./describe-jobs-batcher.js";
 import { jobsOfDescribeJobsResponse } from "./describe-jobs-response.js";
 import { createGenericSubmitTool } from "./generic-submit-tool.js";
 import { mapBatchJobStatus, wasCancelled } from "./map-batch-job-status.js";
+import { hasFailedChildren, readFailedChildren } from "./read-failed-children.js";
 import { readLogTail } from "./read-log-tail.js";
 import { resolveAwsBatchOptions } from "./resolve-aws-batch-options.js";
 import { createSubmitRateLimiter } from "./submit-rate-limiter.js";
@@ -95,7 +96,10 @@ export function awsBatch(
             ...(clientForRegion ? { clientForRegion } : {}),
           })
         : undefined;
-    return mapBatchJobStatus(job, logTail);
+    const failedChildren = finished && hasFailedChildren(job)
+      ? await readFailedChildren(job, { client: batchClient, policy, secrets, ...(signal ? { signal } : {}) })
+      : undefined;
+    return mapBatchJobStatus(job, logTail, failedChildren);
   }
 
   const submitDependencies: SubmitDependencies = {
