@@ -6,8 +6,8 @@ import { recordingClient, type RecordingClient } from "./support/recording-clien
 
 /**
  * What a finished AWS Batch job looks like to the agent, through a real server and the adapter's real SDK
- * client against the loopback Batch fake: which children of a failed array failed and why, and no attempt
- * invented for an array parent.
+ * client against the loopback Batch fake: which children of a failed array failed and why, no attempt
+ * invented for an array parent, and times that never run backwards.
  */
 
 const cleanup = new Cleanup();
@@ -95,5 +95,21 @@ describe("a finished AWS Batch array job", () => {
     expect(task["result"]["structuredContent"]["attempts"]).toBe(0);
     expect(text).not.toContain("Last attempt");
     expect(text).toContain("failed: Array Child Job failed. The array ran 4s.");
+  });
+});
+
+describe("watch_job on a job that finished before the task existed", () => {
+  it("reports lastUpdatedAt no earlier than createdAt", async () => {
+    const { batch, client } = await serve();
+    const stoppedAt = Date.now() - 3_600_000;
+    const job = batch.addJob({ jobName: "nightly-etl-5c2a", status: "SUCCEEDED", startedAt: stoppedAt - 60_000, stoppedAt, exitCode: 0 });
+    const created = await client.callTool("watch_job", { jobId: job.jobId });
+    expect(created["status"]).toBe("completed");
+    const task = await client.get(created["taskId"]);
+    for (const answer of [created, task]) {
+      expect(Date.parse(answer["lastUpdatedAt"])).toBeGreaterThanOrEqual(Date.parse(answer["createdAt"]));
+    }
+    // The job's own end is still in the result.
+    expect(task["result"]["structuredContent"]["stoppedAt"]).toBe(new Date(stoppedAt).toISOString());
   });
 });
