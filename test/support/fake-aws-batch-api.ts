@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 
 /**
- * A loopback stand-in for the AWS Batch REST-JSON API (SubmitJob, DescribeJobs, TerminateJob, ListJobs),
+ * A loopback stand-in for the AWS Batch REST-JSON API (SubmitJob, DescribeJobs, TerminateJob, ListJobs by
+ * job name or by array parent),
  * for the AWS Batch adapter's `endpoint` option: the adapter then runs its real SDK client (SigV4 signing,
  * serialisation, error parsing) behind a real jobtasks server. Jobs are shaped like DescribeJobs entries
  * (trimmed); the test moves them by hand. Nothing here checks signatures.
@@ -28,9 +29,19 @@ export interface FakeBatchJob {
   tags: Record<string, string>;
   arraySize?: number;
   arraySummary?: Record<string, number>;
+  /** Children an array parent's ListJobs (arrayJobId) returns; Batch names them `<parentId>:<index>`. */
+  arrayChildren?: FakeArrayChild[];
   retryAttempts?: number;
   isCancelled?: boolean;
   isTerminated?: boolean;
+}
+
+export interface FakeArrayChild {
+  index: number;
+  status: string;
+  statusReason?: string;
+  exitCode?: number;
+  containerReason?: string;
 }
 
 export interface RecordedBatchCall {
@@ -54,6 +65,11 @@ export interface FakeAwsBatch {
    * the signed request back.
    */
   refuseDescribe: Map<string, { status: number; code: string; message: string }>;
+  /**
+   * When set, SubmitJob creates the job as soon as the request arrives (as AWS does) and answers only once
+   * the returned promise settles: a submit in flight, for tests of a client that leaves meanwhile.
+   */
+  holdSubmitAnswer: ((job: FakeBatchJob) => Promise<void>) | undefined;
   close(): Promise<void>;
 }
 
@@ -92,6 +108,7 @@ export async function startFakeAwsBatch(): Promise<FakeAwsBatch> {
           ...(body.arrayProperties?.size ? { arraySize: body.arrayProperties.size } : {}),
           ...(body.retryStrategy?.attempts ? { retryAttempts: body.retryStrategy.attempts } : {}),
         });
+        await fake.holdSubmitAnswer?.(job);
         return send(response, 200, { jobArn: jobArn(job.jobId), jobName: job.jobName, jobId: job.jobId });
       }
       case "describejobs": {
@@ -111,6 +128,7 @@ export async function startFakeAwsBatch(): Promise<FakeAwsBatch> {
         return send(response, 200, {});
       }
       case "listjobs": {
+        if (body?.arrayJobId !== undefined) return send(response, 200, listChildren(jobs.get(body.arrayJobId), body));
         const name = body?.filters?.[0]?.values?.[0];
         const found = [...jobs.values()].filter((job) => job.jobName === name);
         return send(response, 200, {
@@ -123,7 +141,7 @@ export async function startFakeAwsBatch(): Promise<FakeAwsBatch> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 
-  return {
+  const fake: FakeAwsBatch = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     jobs,
     calls,
@@ -135,10 +153,42 @@ export async function startFakeAwsBatch(): Promise<FakeAwsBatch> {
       Object.assign(job, changes);
     },
     refuseDescribe,
+    holdSubmitAnswer: undefined,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
     },
+  };
+  return fake;
+}
+
+/** ListJobs for an array's children: filtered by jobStatus (RUNNING when absent, as AWS does), paged by maxResults. */
+function listChildren(parent: FakeBatchJob | undefined, body: any): Record<string, unknown> {
+  const status = body.jobStatus ?? "RUNNING";
+  const matching = (parent?.arrayChildren ?? []).filter((child) => child.status === status);
+  const offset = Number(body.nextToken ?? 0);
+  const pageSize = Math.min(body.maxResults ?? 1000, 1000);
+  const page = matching.slice(offset, offset + pageSize);
+  return {
+    jobSummaryList: page.map((child) => {
+      const jobId = `${parent!.jobId}:${child.index}`;
+      const container = {
+        ...(child.exitCode !== undefined ? { exitCode: child.exitCode } : {}),
+        ...(child.containerReason !== undefined ? { reason: child.containerReason } : {}),
+      };
+      return {
+        jobArn: jobArn(jobId),
+        jobId,
+        jobName: parent!.jobName,
+        createdAt: parent!.createdAt,
+        status: child.status,
+        ...(child.statusReason !== undefined ? { statusReason: child.statusReason } : {}),
+        ...(Object.keys(container).length > 0 ? { container } : {}),
+        arrayProperties: { index: child.index },
+        jobDefinition: `arn:aws:batch:${fakeRegion}:${fakeAccount}:job-definition/${parent!.jobDefinition}`,
+      };
+    }),
+    ...(offset + pageSize < matching.length ? { nextToken: String(offset + pageSize) } : {}),
   };
 }
 
@@ -150,8 +200,9 @@ function jobArn(jobId: string): string {
 function describe(job: FakeBatchJob): Record<string, unknown> {
   const finished = job.status === "SUCCEEDED" || job.status === "FAILED";
   const logStreamName = `blender-render/default/${job.jobId.replace(/-/g, "")}`;
+  // An array parent never has attempts of its own: its children do.
   const attempts =
-    finished && job.startedAt !== undefined
+    finished && job.startedAt !== undefined && job.arraySize === undefined
       ? [
           {
             container: {

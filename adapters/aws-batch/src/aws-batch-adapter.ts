@@ -4,6 +4,7 @@ import { type JobAdapterV1, JobNotFoundError, type JobSnapshot, type JobTool } f
 import type { AwsBatchOptions } from "./aws-batch-options.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { submittedAtOf } from "./batch-job-ref.js";
+import { updatedSinceTaskBegan } from "./updated-since-task-began.js";
 import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
 import { assertConfiguredRegionValid } from "./aws-region-source.js";
 import { cancelBatchJob } from "./cancel-batch-job.js";
@@ -12,6 +13,7 @@ import { createDescribeJobsBatcher } from "./describe-jobs-batcher.js";
 import { jobsOfDescribeJobsResponse } from "./describe-jobs-response.js";
 import { createGenericSubmitTool } from "./generic-submit-tool.js";
 import { mapBatchJobStatus, wasCancelled } from "./map-batch-job-status.js";
+import { hasFailedChildren, readFailedChildren } from "./read-failed-children.js";
 import { readLogTail } from "./read-log-tail.js";
 import { resolveAwsBatchOptions } from "./resolve-aws-batch-options.js";
 import { createSubmitRateLimiter } from "./submit-rate-limiter.js";
@@ -95,7 +97,10 @@ export function awsBatch(
             ...(clientForRegion ? { clientForRegion } : {}),
           })
         : undefined;
-    return mapBatchJobStatus(job, logTail);
+    const failedChildren = finished && hasFailedChildren(job)
+      ? await readFailedChildren(job, { client: batchClient, policy, secrets, ...(signal ? { signal } : {}) })
+      : undefined;
+    return mapBatchJobStatus(job, logTail, failedChildren);
   }
 
   const submitDependencies: SubmitDependencies = {
@@ -118,7 +123,7 @@ export function awsBatch(
 
     async doGetStatus(ref, context) {
       try {
-        return await snapshotOf(await describe.load(ref.jobId, context.signal), context.signal);
+        return updatedSinceTaskBegan(await snapshotOf(await describe.load(ref.jobId, context.signal), context.signal), ref);
       } catch (error) {
         const submittedAt = submittedAtOf(ref);
         if (error instanceof JobNotFoundError && submittedAt !== undefined && Date.now() - submittedAt < visibilityGraceMs) {

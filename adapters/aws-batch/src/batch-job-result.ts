@@ -3,6 +3,7 @@ import type { CallToolResult } from "@jobtasks/core";
 import { z } from "zod";
 import { hideArns } from "./hide-arns.js";
 import { isoTimeOf } from "./iso-time.js";
+import { type FailedChildren, failedChildrenShown } from "./read-failed-children.js";
 import type { LogTail } from "./read-log-tail.js";
 
 /** The structuredContent of a finished job's result. ARNs are left out on purpose: they name the account. */
@@ -18,7 +19,27 @@ export const batchJobResultSchema = z.object({
   stoppedAt: z.string().optional(),
   durationMs: z.number().int().optional(),
   logStreamName: z.string().optional(),
-  array: z.object({ size: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }).optional(),
+  array: z
+    .object({
+      size: z.number().int(),
+      succeeded: z.number().int(),
+      failed: z.number().int(),
+      failedChildren: z
+        .array(
+          z.object({
+            index: z.number().int(),
+            jobId: z.string().describe("<parentId>:<index>, for watch_job"),
+            exitCode: z.number().int().optional(),
+            containerReason: z.string().optional(),
+            statusReason: z.string().optional(),
+          }),
+        )
+        .optional()
+        .describe(`The failed children with the lowest indices, at most ${failedChildrenShown}`),
+      moreFailedChildren: z.number().int().optional().describe("How many failed children failedChildren leaves out"),
+      failedChildrenNote: z.string().optional().describe("Why the failed children could not be named"),
+    })
+    .optional(),
   logTail: z.string().optional().describe("Last lines of the job's CloudWatch log stream, oldest first"),
   logTailTruncated: z.boolean().optional(),
   logNote: z.string().optional(),
@@ -46,6 +67,32 @@ export function arrayCounts(job: JobDetail): { size: number; succeeded: number; 
   return { size: properties.size, succeeded: summary.SUCCEEDED ?? 0, failed: summary.FAILED ?? 0 };
 }
 
+type ArrayResult = NonNullable<BatchJobResult["array"]>;
+
+/** The array part of a result: counts, and for a failed array the children that failed (or why not). */
+function arrayResultOf(job: JobDetail, failedChildren: FailedChildren | undefined): ArrayResult | undefined {
+  const counts = arrayCounts(job);
+  if (!counts || !failedChildren) return counts;
+  if ("unreadable" in failedChildren) return { ...counts, failedChildrenNote: `their list could not be read (${failedChildren.unreadable})` };
+  return {
+    ...counts,
+    failedChildren: failedChildren.children,
+    ...(failedChildren.more > 0 ? { moreFailedChildren: failedChildren.more } : {}),
+  };
+}
+
+/** "Failed children: 3 (exit code 1), 7 (exit code 137: OutOfMemoryError ...), and 15 more." */
+function describeFailedChildren(children: NonNullable<ArrayResult["failedChildren"]>, more: number): string {
+  const named = children.map((child) => {
+    const why = child.containerReason ?? (child.exitCode === undefined ? child.statusReason : undefined);
+    if (child.exitCode !== undefined) return `${child.index} (exit code ${child.exitCode}${why ? `: ${why}` : ""})`;
+    return why ? `${child.index} (${why})` : `${child.index}`;
+  });
+  if (named.length === 0) return `Failed children: ListJobs listed none of the ${more}.`;
+  if (more > 0) named.push(`and ${more} more`);
+  return `Failed children: ${named.join(", ")}.`;
+}
+
 export function formatDuration(milliseconds: number): string {
   if (milliseconds < 1000) return `${milliseconds} ms`;
   const totalSeconds = Math.round(milliseconds / 1000);
@@ -61,10 +108,10 @@ export function formatDuration(milliseconds: number): string {
  * The tool result of a job that reached SUCCEEDED or FAILED. A FAILED job ran and failed: that is a
  * completed task with isError, never a protocol error.
  */
-export function buildFinishedResult(job: JobDetail, logTail: LogTail | undefined): CallToolResult {
+export function buildFinishedResult(job: JobDetail, logTail: LogTail | undefined, failedChildren?: FailedChildren): CallToolResult {
   const succeeded = job.status === "SUCCEEDED";
   const attempt = lastAttemptOf(job);
-  const array = arrayCounts(job);
+  const array = arrayResultOf(job, failedChildren);
   const startedAt = isoTimeOf(job.startedAt);
   const stoppedAt = isoTimeOf(job.stoppedAt);
   const durationMs = startedAt && stoppedAt ? (job.stoppedAt as number) - (job.startedAt as number) : undefined;
@@ -87,18 +134,24 @@ export function buildFinishedResult(job: JobDetail, logTail: LogTail | undefined
     ...(logTail?.note ? { logNote: logTail.note } : {}),
   };
 
+  // An array parent has no attempts (its children do): its times span the children, not one container.
   const facts: string[] = [];
-  if (attempt.exitCode !== undefined) facts.push(`exit code ${attempt.exitCode}${attempt.reason ? ` (${attempt.reason})` : ""}`);
-  else if (attempt.reason) facts.push(attempt.reason);
-  if (durationMs !== undefined) facts.push(`ran ${formatDuration(durationMs)}`);
-  if (attempts > 0) facts.push(`${attempts} attempt${attempts === 1 ? "" : "s"}`);
+  if (!array) {
+    if (attempt.exitCode !== undefined) facts.push(`exit code ${attempt.exitCode}${attempt.reason ? ` (${attempt.reason})` : ""}`);
+    else if (attempt.reason) facts.push(attempt.reason);
+    if (durationMs !== undefined) facts.push(`ran ${formatDuration(durationMs)}`);
+    if (attempts > 0) facts.push(`${attempts} attempt${attempts === 1 ? "" : "s"}`);
+  }
+  const arraySpan = array && durationMs !== undefined ? ` The array ran ${formatDuration(durationMs)}.` : "";
   const name = job.jobName ? `${job.jobName} (${job.jobId})` : job.jobId;
   const lines = [
     succeeded
-      ? `AWS Batch job ${name} succeeded${facts.length ? `: ${facts.join(", ")}` : ""}.`
-      : `AWS Batch job ${name} failed${statusReason ? `: ${statusReason}` : ""}.${facts.length ? ` Last attempt: ${facts.join(", ")}.` : ""}`,
+      ? `AWS Batch job ${name} succeeded${facts.length ? `: ${facts.join(", ")}` : ""}.${arraySpan}`
+      : `AWS Batch job ${name} failed${statusReason ? `: ${statusReason}` : ""}.${facts.length ? ` Last attempt: ${facts.join(", ")}.` : ""}${arraySpan}`,
   ];
   if (array) lines.push(`Array job of ${array.size}: ${array.succeeded} succeeded, ${array.failed} failed.`);
+  if (array?.failedChildren) lines.push(describeFailedChildren(array.failedChildren, array.moreFailedChildren ?? 0));
+  if (array?.failedChildrenNote) lines.push(`The failed children could not be named: ${array.failedChildrenNote}.`);
   if (attempt.logStreamName) lines.push(`Log stream: ${attempt.logStreamName}`);
   if (logTail?.note) lines.push(`Log tail: ${logTail.note}`);
   if (logTail?.text) lines.push("", `Last log lines${logTail.truncated ? " (older lines cut)" : ""}:`, logTail.text);

@@ -3,6 +3,7 @@ import type { JobSnapshot } from "@jobtasks/core";
 import { buildFinishedResult } from "./batch-job-result.js";
 import { hideArns } from "./hide-arns.js";
 import { isoTimeOf } from "./iso-time.js";
+import type { FailedChildren } from "./read-failed-children.js";
 import type { LogTail } from "./read-log-tail.js";
 
 /** Every reason doCancel sends starts with this, so a FAILED job can be recognised as our cancel. */
@@ -64,7 +65,7 @@ function workingMessage(job: JobDetail, rawStatus: string, known: boolean): stri
  * The one mapping from a DescribeJobs entry to a task snapshot. The set of statuses is open: anything not
  * listed stays working with its raw value shown, never terminal.
  */
-export function mapBatchJobStatus(job: JobDetail, logTail?: LogTail): JobSnapshot {
+export function mapBatchJobStatus(job: JobDetail, logTail?: LogTail, failedChildren?: FailedChildren): JobSnapshot {
   // A string whatever AWS sent: JobSnapshot.rawStatus is typed so, and an unexpected value stays visible.
   const rawStatus = String(job.status ?? "UNKNOWN");
   if (activeStatuses.has(rawStatus)) {
@@ -82,7 +83,7 @@ export function mapBatchJobStatus(job: JobDetail, logTail?: LogTail): JobSnapsho
   if (finishedStatuses.has(rawStatus)) {
     const succeeded = rawStatus === "SUCCEEDED";
     const message = succeeded ? "SUCCEEDED" : `FAILED${job.statusReason ? `: ${hideArns(job.statusReason)}` : ""}`;
-    return { status: "completed", rawStatus, message, result: buildFinishedResult(job, logTail), ...updatedAt };
+    return { status: "completed", rawStatus, message, result: buildFinishedResult(job, logTail, failedChildren), ...updatedAt };
   }
   return { status: "working", rawStatus, message: workingMessage(job, rawStatus, false) };
 }

@@ -3,6 +3,7 @@ import type { AdapterContext, StartedJob } from "@jobtasks/core";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { correlationTagKey, jobNameFor, newCorrelationId, type SubmitDependencies, submitBatchJob } from "./submit-batch-job.js";
 import type { SubmitInput } from "./submit-input-schemas.js";
+import { terminateAbandonedJob } from "./terminate-abandoned-job.js";
 
 /** What a tool's configuration fixes, before the agent's input is added. */
 export interface SubmissionBase {
@@ -52,7 +53,9 @@ export function buildSubmitRequest(
 
 /**
  * Submit one job for one tool call. The correlation id is made here, once per call, so retries inside this
- * call reuse it and can find a job whose SubmitJob answer was lost.
+ * call reuse it and can find a job whose SubmitJob answer was lost. A client that leaves once SubmitJob is
+ * on its way does not cut it short (the job may exist already): the submit finishes, and the job it
+ * created is terminated, since nobody will ever hold its task id.
  */
 export async function startSubmission(
   base: SubmissionBase,
@@ -61,7 +64,21 @@ export async function startSubmission(
   context: AdapterContext,
 ): Promise<StartedJob<BatchJobRef>> {
   const request = buildSubmitRequest(base, input, newCorrelationId());
-  const submitted = await submitBatchJob(request, dependencies, context.signal);
+  let submitted;
+  try {
+    submitted = await submitBatchJob(request, dependencies, context.signal);
+  } catch (error) {
+    if (context.signal.aborted && error !== context.signal.reason) {
+      // The message says whether a job may exist, and under which name to look for it.
+      const reason = error instanceof Error ? error.message : String(error);
+      context.logger.warn({ jobName: request.jobName, error: reason }, "the client left while SubmitJob was in flight, and the submit failed");
+    }
+    throw error;
+  }
+  if (context.signal.aborted) {
+    await terminateAbandonedJob(submitted, dependencies, context.logger);
+    throw context.signal.reason;
+  }
   if (submitted.recovered) {
     context.logger.info({ jobId: submitted.jobId, jobName: submitted.jobName }, "found the job of a SubmitJob whose answer was lost");
   }

@@ -3,7 +3,7 @@ import { type BatchClient, ListJobsCommand, SubmitJobCommand, type SubmitJobRequ
 import { UpstreamError } from "@jobtasks/core";
 import { type BackoffPolicy, callWithBackoff, jitteredDelay, sleep } from "./call-with-backoff.js";
 import type { SubmitRateLimiter } from "./submit-rate-limiter.js";
-import { isAbort, isOutcomeUnknown, isThrottling, isUnreadableSuccess, toUpstreamError } from "./upstream-errors.js";
+import { isOutcomeUnknown, isThrottling, isUnreadableSuccess, toUpstreamError } from "./upstream-errors.js";
 
 /** The tag carrying the correlation id; the same id ends the job name, which is what ListJobs can search. */
 export const correlationTagKey = "jobtasks:correlation-id";
@@ -67,16 +67,14 @@ function guardedSubmitCommand(request: SubmitJobRequest): SubmitJobCommand {
 async function findJobByName(
   request: SubmitJobRequest & { jobName: string; jobQueue: string },
   dependencies: SubmitDependencies,
-  signal: AbortSignal | undefined,
 ): Promise<string | undefined> {
   const response = await callWithBackoff(
     "ListJobs",
     () =>
       dependencies.client.send(
         new ListJobsCommand({ jobQueue: request.jobQueue, filters: [{ name: "JOB_NAME", values: [request.jobName] }] }),
-        signal ? { abortSignal: signal } : {},
       ),
-    { policy: dependencies.policy, retryOn: "transient", secrets: dependencies.secrets, ...(signal ? { signal } : {}) },
+    { policy: dependencies.policy, retryOn: "transient", secrets: dependencies.secrets },
   );
   const wanted = request.jobName.toLowerCase();
   return response.jobSummaryList?.find((summary) => summary.jobName?.toLowerCase() === wanted)?.jobId;
@@ -102,6 +100,11 @@ function lookupFailure(error: unknown): string {
  * resubmit, with the same name, when it is not there. When AWS answered 2xx but the answer could not be
  * read, or held no job id, the job was accepted: it is looked up again and again, never resubmitted. When a
  * lookup itself fails, nobody knows whether the job exists, so the error says not to submit again.
+ *
+ * `signal` stops the submission only while it waits for its first slot, before anything was sent. Once a
+ * SubmitJob is on its way a job may exist, and cutting the call short would leave it running unseen: the
+ * submission then runs to its end, bounded by the client's request timeout and the retry policy, so the
+ * caller learns the job id and can terminate a job whose client left meanwhile.
  */
 export async function submitBatchJob(
   request: SubmitJobRequest & { jobName: string; jobQueue: string },
@@ -115,9 +118,8 @@ export async function submitBatchJob(
   const lookUp = async (): Promise<SubmittedJob | undefined> => {
     let existingJobId: string | undefined;
     try {
-      existingJobId = await findJobByName(request, dependencies, signal);
+      existingJobId = await findJobByName(request, dependencies);
     } catch (error) {
-      if (isAbort(error) || signal?.aborted) throw error;
       const what = accepted
         ? "AWS Batch accepted SubmitJob (HTTP 2xx) but its answer could not be read"
         : "AWS Batch SubmitJob got no answer, so a job may exist";
@@ -131,14 +133,19 @@ export async function submitBatchJob(
   for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
     if (accepted) {
       // ListJobs lags behind SubmitJob: give it longer each time.
-      await sleep(dependencies.duplicateCheckDelayMs + jitteredDelay(policy, attempt), signal);
+      await sleep(dependencies.duplicateCheckDelayMs + jitteredDelay(policy, attempt));
       const found = await lookUp();
       if (found) return found;
       continue;
     }
-    await dependencies.rateLimiter.acquire(signal);
+    if (attempt === 1) {
+      await dependencies.rateLimiter.acquire(signal);
+      if (signal?.aborted) throw signal.reason;
+    } else {
+      await dependencies.rateLimiter.acquire();
+    }
     try {
-      const response = await dependencies.client.send(guardedSubmitCommand(request), signal ? { abortSignal: signal } : {});
+      const response = await dependencies.client.send(guardedSubmitCommand(request));
       if (typeof response.jobId === "string" && response.jobId !== "") {
         return { jobId: response.jobId, jobName: response.jobName ?? request.jobName, recovered: false };
       }
@@ -147,16 +154,15 @@ export async function submitBatchJob(
       lastError = new Error("SubmitJob answered 2xx without a job id");
     } catch (caught) {
       const error = caught instanceof SubmitOutcomeUnknownError ? caught.unansweredError : caught;
-      if (isAbort(error) || signal?.aborted) throw error;
       lastError = error;
       if (isThrottling(error)) {
-        if (attempt < policy.maxAttempts) await sleep(jitteredDelay(policy, attempt), signal);
+        if (attempt < policy.maxAttempts) await sleep(jitteredDelay(policy, attempt));
         continue;
       }
       if (!isOutcomeUnknown(error)) throw toUpstreamError("SubmitJob", error, dependencies.secrets);
       accepted = isUnreadableSuccess(error);
     }
-    await sleep(dependencies.duplicateCheckDelayMs, signal);
+    await sleep(dependencies.duplicateCheckDelayMs);
     const found = await lookUp();
     if (found) return found;
   }

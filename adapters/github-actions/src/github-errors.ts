@@ -9,6 +9,7 @@ interface RequestErrorLike {
   status: number;
   message: string;
   response?: { headers?: Record<string, string | number | undefined> };
+  cause?: unknown;
 }
 
 export function isRequestError(error: unknown): error is RequestErrorLike {
@@ -64,6 +65,15 @@ export function translateGithubError(error: unknown, options: TranslateOptions):
   if (!isRequestError(error)) {
     return new UpstreamError(`GitHub call failed while trying to ${options.action}`, { cause: error });
   }
+  // octokit gives a fetch that failed before any answer (refused, reset, timed out) status 500 and no
+  // response: GitHub said nothing, so no HTTP status may be claimed, and a POST may have been done.
+  if (error.response === undefined) {
+    const code = connectionErrorCode(error.cause);
+    return new UpstreamError(
+      `GitHub did not answer while trying to ${options.action} (the connection failed${code ? `: ${code}` : ""})`,
+      { isRetryable: true, cause: error },
+    );
+  }
   const githubText = redactSecrets(error.message, options.secrets).slice(0, 300);
   const status = error.status;
   if ((status === 404 || status === 410) && options.notFoundMeansGone) {
@@ -98,4 +108,17 @@ export function translateGithubError(error: unknown, options: TranslateOptions):
     httpStatus: status,
     cause: error,
   });
+}
+
+/**
+ * The system error code of a failed connection (ECONNRESET, UND_ERR_SOCKET), found along the cause chain
+ * (fetch wraps it in a TypeError). The code alone: the errors' messages may name the host and port.
+ */
+function connectionErrorCode(cause: unknown): string | undefined {
+  for (let current = cause, depth = 0; typeof current === "object" && current !== null && depth < 5; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && /^[A-Z][A-Z0-9_]{1,40}$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

@@ -125,6 +125,9 @@ export class SnapshotReader {
   }
 
   async #readFromUpstream(key: string, target: ReadTarget, context: AdapterContext): Promise<JobSnapshot> {
+    // An outage began when the first read that failed began: one failed read (retries inside included) can
+    // take many seconds, and both the message and the retry budget count from the start.
+    const startedAt = this.#now();
     try {
       const snapshot = await retryUpstream(() => target.adapter.doGetStatus(target.ref, context), context.signal, this.#options);
       this.#outageSince.delete(key);
@@ -135,6 +138,7 @@ export class SnapshotReader {
         key,
         target,
         timedOut ? new UpstreamError(`the status read did not answer within ${formatDuration(this.#options.readTimeoutMs)}`, { cause: error }) : error,
+        startedAt,
       );
       return isTerminalStatus(snapshot.status) ? this.#store(key, snapshot) : snapshot;
     }
@@ -155,7 +159,7 @@ export class SnapshotReader {
     return snapshot;
   }
 
-  #snapshotForError(key: string, target: ReadTarget, error: unknown): JobSnapshot {
+  #snapshotForError(key: string, target: ReadTarget, error: unknown, readStartedAt: number): JobSnapshot {
     const fields = { adapter: target.adapterName, kind: target.adapter.kind };
     if (error instanceof JobNotFoundError) {
       // Nothing is stored, so whether the job had finished (perhaps "completed", answered a minute ago by
@@ -181,7 +185,7 @@ export class SnapshotReader {
         pollIntervalMs: waitMs,
       };
     }
-    const since = this.#outageSince.get(key) ?? now;
+    const since = this.#outageSince.get(key) ?? readStartedAt;
     this.#outageSince.set(key, since);
     const reason = error instanceof UpstreamError ? error.message : "an unexpected error while reading the job status";
     if (!(error instanceof UpstreamError)) this.#logger.error({ ...fields, err: error }, "adapter failed to read a job status");
