@@ -60,8 +60,7 @@ export function recordPost(mock: MockGitlab, path: string, status: number, answe
     .reply(status, (options) => {
       sent.push(typeof options.body === "string" && options.body !== "" ? JSON.parse(options.body) : undefined);
       return answer as object;
-    }, json)
-    .persist();
+    }, json);
 }
 
 export function createTestAdapter(mock: MockGitlab, options: Partial<GitlabCiOptions> = {}) {
