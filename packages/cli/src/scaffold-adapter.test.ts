@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -67,6 +68,19 @@ describe("jobtasks new adapter", () => {
     // The conformance suite ran, not only the table.
     expect(tests.output).toContain("src/conformance.test.ts");
     expect(Number(/Tests\s+(\d+) passed/.exec(tests.output)?.[1])).toBeGreaterThan(15);
+  });
+
+  it("depends on the workspace's packages inside a jobtasks checkout, on released ones elsewhere", async () => {
+    const inside = join(workArea, "inside");
+    await scaffoldAdapter({ kind: "inside", directory: inside });
+    expect(JSON.parse(await readFile(join(inside, "package.json"), "utf8")).dependencies["@jobtasks/core"]).toBe("workspace:*");
+    const outside = await mkdtemp(join(tmpdir(), "jobtasks-scaffold-"));
+    try {
+      await scaffoldAdapter({ kind: "outside", directory: join(outside, "outside") });
+      expect(JSON.parse(await readFile(join(outside, "outside", "package.json"), "utf8")).dependencies["@jobtasks/core"]).toMatch(/^\^\d+\.\d+\.\d+/);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 
   it("refuses a kind that cannot name files and identifiers", async () => {

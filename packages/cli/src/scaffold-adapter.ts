@@ -18,7 +18,10 @@ export interface ScaffoldAdapterOptions {
   directory?: string;
   /** The npm package name (default "jobtasks-adapter-<kind>"). */
   packageName?: string;
-  /** The version range of @jobtasks/core and @jobtasks/testkit (default "^<this jobtasks version>"). */
+  /**
+   * The version range of @jobtasks/core and @jobtasks/testkit. Default: "workspace:*" inside a checkout of
+   * jobtasks (adapters/<kind> there), else "^<this jobtasks version>".
+   */
   coreVersion?: string;
 }
 
@@ -38,7 +41,8 @@ export async function scaffoldAdapter(options: ScaffoldAdapterOptions): Promise<
   }
   const directory = resolve(options.directory ?? kind);
   await ensureEmptyDirectory(directory);
-  const values = templateValues(kind, options.packageName ?? `jobtasks-adapter-${kind}`, options.coreVersion ?? `^${packageVersion}`);
+  const coreVersion = options.coreVersion ?? ((await insideJobtasksWorkspace(directory)) ? "workspace:*" : `^${packageVersion}`);
+  const values = templateValues(kind, options.packageName ?? `jobtasks-adapter-${kind}`, coreVersion);
   const files: string[] = [];
   for (const template of await listTemplates(templateDirectory)) {
     const target = join(directory, relative(templateDirectory, template).replaceAll("__kind__", kind).replace(/\.tmpl$/, ""));
@@ -63,6 +67,18 @@ export function templateValues(kind: string, packageName: string, coreVersion: s
     snakeName: words.join("_"),
     envPrefix: words.join("_").toUpperCase(),
   };
+}
+
+/** Whether `directory` lies inside a checkout of jobtasks itself, whose packages a workspace link reaches. */
+async function insideJobtasksWorkspace(directory: string): Promise<boolean> {
+  for (let current = directory; ; current = dirname(current)) {
+    const workspace = await stat(join(current, "pnpm-workspace.yaml")).catch(() => undefined);
+    if (workspace) {
+      const core = await readFile(join(current, "packages", "core", "package.json"), "utf8").catch(() => "{}");
+      return (JSON.parse(core) as { name?: unknown }).name === "@jobtasks/core";
+    }
+    if (dirname(current) === current) return false;
+  }
 }
 
 async function ensureEmptyDirectory(directory: string): Promise<void> {
