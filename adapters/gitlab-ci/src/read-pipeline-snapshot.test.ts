@@ -1,4 +1,4 @@
-import { createTestContext } from "@jobtasks/testkit";
+import { createRecordingLogger, createTestContext } from "@jobtasks/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { at, createMockGitlab, createTestAdapter, fixture, fixtureText, json, pipeline, project, projectPath, testToken } from "./test-support/mock-gitlab.js";
 
@@ -70,6 +70,19 @@ describe("a finished pipeline's result", () => {
     expect(result["failedJobs"][0].traceNote).toContain("longer than 1000 bytes");
   });
 
+  it("stops reading traces at the time bound and keeps what was read", async () => {
+    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "failed", ...finished }), json);
+    mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture("jobs-failed.json"), json);
+    // A trace that takes longer than the whole budget to arrive; the second job is then not read at all.
+    mock.gitlab.intercept({ path: at(`${projectPath}/jobs/7710003/trace`), method: "GET" }).reply(200, "too late\n").delay(2_000);
+    const started = Date.now();
+    const adapter = createTestAdapter(mock, { logs: { maxReadMs: 100 } });
+    const result = (await adapter.doGetStatus({ project, pipelineId }, createTestContext())).result?.structuredContent as Record<string, any>;
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(result["failedJobs"][0].traceNote).toContain("reading stopped after 100 ms");
+    expect(result["failedJobs"][1].traceNote).toContain("not read");
+  });
+
   it("still answers when a trace cannot be read", async () => {
     mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "failed", ...finished }), json);
     mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture("jobs-failed.json"), json);
@@ -91,6 +104,17 @@ describe("a pipeline waiting for people", () => {
     // The deployment's own job (7710023) is asked once, as an approval; another pipeline's deployment not at all.
     expect(Object.keys(snapshot.inputRequests ?? {}).sort()).toEqual(["approve-deployment-41207-after-1-approvals", "play-job-7710022"]);
     expect(snapshot.inputRequests?.["approve-deployment-41207-after-1-approvals"]?.params.message).toContain("production");
+  });
+
+  it("still asks about the manual jobs when the token may not list deployments", async () => {
+    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "manual" }), json);
+    mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture("jobs-manual.json"), json);
+    mock.gitlab.intercept({ path: at(`${projectPath}/deployments`), method: "GET" }).reply(403, { message: "403 Forbidden" }, json);
+    const { logger, entries } = createRecordingLogger();
+    const snapshot = await createTestAdapter(mock).doGetStatus({ project, pipelineId }, createTestContext({ logger }));
+    expect(snapshot.status).toBe("input_required");
+    expect(Object.keys(snapshot.inputRequests ?? {}).sort()).toEqual(["play-job-7710022", "play-job-7710023"]);
+    expect(entries.map((entry) => entry.message)).toContain("cannot list the pipeline's deployments; asking about its manual jobs only");
   });
 
   it("stays working when nothing waits that the task can answer", async () => {

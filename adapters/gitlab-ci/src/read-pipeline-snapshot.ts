@@ -1,4 +1,4 @@
-import type { AdapterContext, JobSnapshot } from "@jobtasks/core";
+import { UpstreamError, type AdapterContext, type JobSnapshot } from "@jobtasks/core";
 import { buildPipelineResult, failedJobsOf } from "./build-pipeline-result.js";
 import type { GitlabCiApi } from "./gitlab-ci-api.js";
 import type { Pipeline } from "./gitlab-response-schemas.js";
@@ -39,7 +39,7 @@ export async function readPipelineSnapshot(dependencies: SnapshotDependencies, r
   }
   switch (phase.phase) {
     case "manual": {
-      const deployments = await api.blockedDeployments(ref.project, ref.pipelineId, { signal });
+      const deployments = await readBlockedDeployments(api, ref, context);
       const inputRequests = buildInputRequests(jobs, deployments);
       if (Object.keys(inputRequests).length === 0) return working("manual: a job waits to be played outside this task");
       const count = Object.keys(inputRequests).length;
@@ -70,4 +70,18 @@ export async function readPipelineSnapshot(dependencies: SnapshotDependencies, r
 /** A finished pipeline's time of change is when it finished: later edits (a note, an artifact expiring) do not move it. */
 function finishedAt(pipeline: Pipeline): { updatedAt?: string } {
   return pipeline.finished_at ? { updatedAt: pipeline.finished_at } : {};
+}
+
+/**
+ * Deployments waiting for approval, or none when the token may not list deployments (a role without
+ * access to them): the manual jobs are still worth asking about, and the pipeline is still readable.
+ */
+async function readBlockedDeployments(api: GitlabCiApi, ref: PipelineRef, context: AdapterContext) {
+  try {
+    return await api.blockedDeployments(ref.project, ref.pipelineId, { signal: context.signal });
+  } catch (error) {
+    if (!(error instanceof UpstreamError) || error.isRetryable) throw error;
+    context.logger.warn({ pipelineId: ref.pipelineId, httpStatus: error.httpStatus }, "cannot list the pipeline's deployments; asking about its manual jobs only");
+    return [];
+  }
 }
