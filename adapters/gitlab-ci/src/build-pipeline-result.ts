@@ -1,24 +1,12 @@
 import type { CallToolResult } from "@jobtasks/core";
 import type { Pipeline, PipelineJob } from "./gitlab-response-schemas.js";
+import type { PipelineResult } from "./pipeline-result-schema.js";
 import type { TraceTail } from "./tail-job-trace.js";
 
 /**
  * The result of a finished pipeline, as the agent reads it: what ran on which commit, for a failed one the
  * failed jobs and stages with the end of each job's trace, and the artifacts every job kept.
  */
-
-export interface PipelineResult {
-  [key: string]: unknown;
-  pipelineId: number;
-  status: string;
-  ref: string | null;
-  sha: string | null;
-  webUrl: string | null;
-  durationSeconds: number | null;
-  failedStages: string[];
-  failedJobs: Array<{ id: number; name: string; stage: string; failureReason: string | null; allowFailure: boolean; traceTail?: string; traceNote?: string }>;
-  artifacts: Array<{ jobId: number; jobName: string; fileType: string; filename: string | null; sizeInBytes: number | null }>;
-}
 
 /** Failed jobs that failed the pipeline first (allowed failures after), in pipeline order. */
 export function failedJobsOf(jobs: readonly PipelineJob[]): PipelineJob[] {
@@ -56,7 +44,7 @@ export function buildPipelineResult(pipeline: Pipeline, jobs: readonly PipelineJ
         .map((artifact) => ({ jobId: job.id, jobName: job.name, fileType: artifact.file_type, filename: artifact.filename ?? null, sizeInBytes: artifact.size ?? null })),
     ),
   };
-  return { content: [{ type: "text", text: describeResult(result) }], structuredContent: result, ...(isError ? { isError: true } : {}) };
+  return { content: [{ type: "text", text: describeResult(result) }], structuredContent: { ...result }, ...(isError ? { isError: true } : {}) };
 }
 
 function describeResult(result: PipelineResult): string {

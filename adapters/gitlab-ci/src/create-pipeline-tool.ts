@@ -1,6 +1,7 @@
 import type { JobTool } from "@jobtasks/core";
 import { z } from "zod";
 import type { PipelineRef } from "./pipeline-ref.js";
+import { pipelineResultSchema } from "./pipeline-result-schema.js";
 import { projectInputSchema, type ToolDependencies } from "./tool-dependencies.js";
 
 /** GitLab's rule for CI/CD variable keys. */
@@ -23,6 +24,7 @@ export function createCreatePipelineTool(dependencies: ToolDependencies, name: s
     title: "Create a GitLab pipeline",
     description: `Runs a new GitLab CI pipeline of an allowed project on a branch or tag${config.allowVariables ? ", with optional CI/CD variables" : ""}, and follows it to the end. The result names the failed jobs with the end of their traces, and lists the artifacts.`,
     inputSchema,
+    outputSchema: pipelineResultSchema,
     async doStart(input: { project: string; ref: string; variables?: Record<string, string> }, context) {
       const pipeline = await api.createPipeline(
         input.project,

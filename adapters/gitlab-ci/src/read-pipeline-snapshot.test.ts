@@ -1,5 +1,6 @@
 import { createRecordingLogger, createTestContext } from "@jobtasks/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { pipelineResultSchema } from "./pipeline-result-schema.js";
 import { at, createMockGitlab, createTestAdapter, fixture, fixtureText, json, pipeline, project, projectPath, testToken } from "./test-support/mock-gitlab.js";
 
 // A fresh GitLab per test; every answer a test arranged must have been asked for.
@@ -45,6 +46,8 @@ describe("a finished pipeline's result", () => {
       { jobId: 7710001, jobName: "build", fileType: "archive", filename: "artifacts.zip", sizeInBytes: 5242880 },
       { jobId: 7710001, jobName: "build", fileType: "metadata", filename: "metadata.gz", sizeInBytes: 312 },
     ]);
+    // What tools/list announces as the tools' outputSchema.
+    expect(pipelineResultSchema.safeParse(result).success).toBe(true);
     const text = (snapshot.result?.content[0] as { text: string }).text;
     expect(text).toContain("Failed job 'rspec 2/2' (stage test, script_failure)");
     expect(text).toContain("artifacts.zip");

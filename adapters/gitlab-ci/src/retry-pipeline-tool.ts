@@ -1,6 +1,7 @@
 import { InvalidToolInputError, type JobTool } from "@jobtasks/core";
 import { z } from "zod";
 import type { PipelineRef } from "./pipeline-ref.js";
+import { pipelineResultSchema } from "./pipeline-result-schema.js";
 import { pipelineNotFoundAsInvalidInput, projectInputSchema, type ToolDependencies } from "./tool-dependencies.js";
 
 /** Only these can be retried: GitLab retries a pipeline's failed and canceled jobs, nothing else. */
@@ -17,6 +18,7 @@ export function createRetryPipelineTool(dependencies: ToolDependencies, name: st
       project: projectInputSchema(config),
       pipelineId: z.number().int().positive().describe("The failed or canceled pipeline's id"),
     }),
+    outputSchema: pipelineResultSchema,
     async doStart(input: { project: string; pipelineId: number }, context) {
       const signal = context.signal;
       const pipeline = await api.getPipeline(input.project, input.pipelineId, { signal, notFound: "refused" }).catch(pipelineNotFoundAsInvalidInput);

@@ -1,6 +1,7 @@
 import { InvalidToolInputError, type JobTool } from "@jobtasks/core";
 import { z } from "zod";
 import type { PipelineRef } from "./pipeline-ref.js";
+import { pipelineResultSchema } from "./pipeline-result-schema.js";
 import { pipelineNotFoundAsInvalidInput, projectInputSchema, type ToolDependencies } from "./tool-dependencies.js";
 
 /** `watch_pipeline`: follow an existing pipeline, named by id, or the latest one of a commit or a ref. */
@@ -25,6 +26,7 @@ export function createWatchPipelineTool(dependencies: ToolDependencies, name: st
     title: "Watch a GitLab pipeline",
     description: "Follows an existing GitLab CI pipeline to the end: by its id, or the latest pipeline of a commit (sha) or a branch or tag (ref). The result names the failed jobs with the end of their traces, and lists the artifacts.",
     inputSchema,
+    outputSchema: pipelineResultSchema,
     async doStart(input: { project: string; pipelineId?: number; sha?: string; ref?: string }, context) {
       if (input.pipelineId !== undefined) {
         const pipeline = await api.getPipeline(input.project, input.pipelineId, { signal: context.signal, notFound: "refused" }).catch(pipelineNotFoundAsInvalidInput);
