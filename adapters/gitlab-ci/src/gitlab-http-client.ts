@@ -32,8 +32,9 @@ export interface GitlabRequest {
 
 /** Answers larger than this are not a pipeline, a job list or a deployment list. */
 const maxJsonBytes = 8 * 1024 * 1024;
-/** Conditional-request memory, bounded: the oldest answer is forgotten first. */
-const maxRememberedEtags = 500;
+/** Conditional-request memory, bounded in entries (the oldest is forgotten first) and in each answer's size. */
+const maxRememberedEtags = 200;
+const maxRememberedBytes = 256 * 1024;
 
 export class GitlabHttpClient {
   readonly rateLimit: RateLimitState;
@@ -69,7 +70,7 @@ export class GitlabHttpClient {
       throw new UpstreamError(`GitLab answered ${gitlabRequest.method} with a body that is not JSON`, { isRetryable: true });
     }
     const etag = headerValue(response.headers, "etag");
-    if (gitlabRequest.method === "GET" && etag) this.#rememberEtag(url.href, etag, body);
+    if (gitlabRequest.method === "GET" && etag && text.length <= maxRememberedBytes) this.#rememberEtag(url.href, etag, body);
     return body;
   }
 
