@@ -8,6 +8,7 @@ export const builtInAdapterPackages: Readonly<Record<string, string>> = {
   "github-actions": "@jobtasks/github-actions",
   "aws-batch": "@jobtasks/aws-batch",
   rest: "@jobtasks/rest",
+  "gitlab-ci": "@jobtasks/gitlab-ci",
 };
 
 /** Load the adapterDefinition a config entry points at, by built-in kind or by module. */

@@ -12,6 +12,8 @@ const usage = `Usage:
   jobtasks demo [--port N] [--host H] [--api-port N]
       Start the demo job API (env DEMO_API_PORT, default 4010; DEMO_API_HOST) and a server for it, and
       print how to connect a client.
+  jobtasks new adapter <kind> [--dir DIR]
+      Write a new adapter package (default folder ./<kind>) that typechecks and passes its tests.
   jobtasks --version|-v, jobtasks --help|-h
 
 Environment:
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
       host: { type: "string" },
       stdio: { type: "boolean", default: false },
       "api-port": { type: "string" },
+      dir: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
       version: { type: "boolean", short: "v", default: false },
     },

@@ -5,6 +5,7 @@ import { buildTaskService, checkOnlySealer, parsePort, readServerSettings } from
 import { packageVersion } from "./package-version.js";
 import { serve } from "./serve.js";
 import { runDemo } from "./demo.js";
+import { runNewCommand } from "./new-adapter-command.js";
 
 export interface CommandFlags {
   config?: string | undefined;
@@ -12,6 +13,7 @@ export interface CommandFlags {
   host?: string | undefined;
   stdio?: boolean | undefined;
   "api-port"?: string | undefined;
+  dir?: string | undefined;
   help?: boolean | undefined;
   version?: boolean | undefined;
 }
@@ -26,6 +28,7 @@ export async function runCommand(positionals: string[], flags: CommandFlags, usa
     process.stderr.write(usage);
     return;
   }
+  if (command === "new") return runNewCommand(rest, flags.dir);
   if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`, usage);
   switch (command) {
     case "serve": {

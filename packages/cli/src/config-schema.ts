@@ -9,7 +9,7 @@ const adapterInstanceName = z
 export const adapterEntrySchema = z
   .strictObject({
     name: adapterInstanceName.describe("Instance name; sealed into task ids, so keep it stable"),
-    kind: z.string().min(1).optional().describe("Built-in adapter: demo, github-actions, aws-batch or rest"),
+    kind: z.string().min(1).optional().describe("Built-in adapter: demo, github-actions, aws-batch, rest or gitlab-ci"),
     module: z
       .string()
       .min(1)

@@ -154,6 +154,7 @@ adapters:
     // Placeholders a real deployment would set; none of these reach any network here.
     const environment = {
       GITHUB_TOKEN: "ghp_exampleexampleexampleexample0000",
+      GITLAB_TOKEN: "glpat-exampleexampleexample0000",
       AWS_REGION: "eu-west-1",
       AWS_ACCESS_KEY_ID: "AKIAEXAMPLE",
       AWS_SECRET_ACCESS_KEY: "example-secret",

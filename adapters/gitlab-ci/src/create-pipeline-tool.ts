@@ -1,0 +1,40 @@
+import type { JobTool } from "@jobtasks/core";
+import { z } from "zod";
+import type { PipelineRef } from "./pipeline-ref.js";
+import { pipelineResultSchema } from "./pipeline-result-schema.js";
+import { projectInputSchema, type ToolDependencies } from "./tool-dependencies.js";
+
+/** GitLab's rule for CI/CD variable keys. */
+const variableKeyPattern = /^[A-Za-z0-9_]{1,255}$/;
+
+/** `create_pipeline`: run a project's pipeline on a ref, with CI/CD variables when the options allow them. */
+export function createCreatePipelineTool(dependencies: ToolDependencies, name: string): JobTool<PipelineRef> {
+  const { api, config } = dependencies;
+  const base = {
+    project: projectInputSchema(config),
+    ref: z.string().min(1).max(255).default(config.defaultRef).describe(`Branch or tag to run on (default ${config.defaultRef})`),
+  };
+  const variables = z
+    .record(z.string().regex(variableKeyPattern, "letters, digits and _ only"), z.string().max(10_000))
+    .optional()
+    .describe("CI/CD variables for this pipeline, e.g. {\"DEPLOY_TARGET\": \"staging\"}");
+  const inputSchema = config.allowVariables ? z.strictObject({ ...base, variables }) : z.strictObject(base);
+  return {
+    name,
+    title: "Create a GitLab pipeline",
+    description: `Runs a new GitLab CI pipeline of an allowed project on a branch or tag${config.allowVariables ? ", with optional CI/CD variables" : ""}, and follows it to the end. The result names the failed jobs with the end of their traces, and lists the artifacts.`,
+    inputSchema,
+    outputSchema: pipelineResultSchema,
+    async doStart(input: { project: string; ref: string; variables?: Record<string, string> }, context) {
+      const pipeline = await api.createPipeline(
+        input.project,
+        {
+          ref: input.ref,
+          ...(input.variables ? { variables: Object.entries(input.variables).map(([key, value]) => ({ key, value, variable_type: "env_var" as const })) } : {}),
+        },
+        { signal: context.signal },
+      );
+      return { ref: { project: input.project, pipelineId: pipeline.id } };
+    },
+  };
+}

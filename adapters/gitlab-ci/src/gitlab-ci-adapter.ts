@@ -1,0 +1,81 @@
+import { AdapterConfigError, type JobAdapterV1, type JobTool } from "@jobtasks/core";
+import type { Dispatcher } from "undici";
+import { createCreatePipelineTool } from "./create-pipeline-tool.js";
+import { createGitlabCiApi } from "./gitlab-ci-api.js";
+import { gitlabCiOptionsSchema, type GitlabCiConfig } from "./gitlab-ci-options.js";
+import { GitlabHttpClient } from "./gitlab-http-client.js";
+import { checkPipelineRef, type PipelineRef } from "./pipeline-ref.js";
+import { readPipelineSnapshot } from "./read-pipeline-snapshot.js";
+import { respondToPipeline } from "./respond-to-pipeline.js";
+import { createRetryPipelineTool } from "./retry-pipeline-tool.js";
+import { createWatchPipelineTool } from "./watch-pipeline-tool.js";
+
+/**
+ * Options of `gitlabCi(options)`: the config-file options (gitlab-ci-options.ts documents each one and its
+ * default) plus programmatic extras that a config file cannot carry.
+ */
+export type GitlabCiOptions = GitlabCiConfig & {
+  /** The undici dispatcher (default: undici's global one). Tests inject a MockAgent, proxies a ProxyAgent. */
+  dispatcher?: Dispatcher;
+  /** The clock (default Date.now), for rate-limit windows. */
+  now?: () => number;
+};
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Build a GitLab CI adapter. Throws AdapterConfigError naming the option at fault. */
+export function gitlabCi(options: GitlabCiOptions, environment: Environment = process.env): JobAdapterV1<PipelineRef> {
+  const { dispatcher, now, ...configOptions } = options;
+  const parsed = gitlabCiOptionsSchema.safeParse(configOptions);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AdapterConfigError(issue.path.length > 0 ? issue.path.join(".") : "options", issue.message);
+  }
+  const config = parsed.data;
+  const token = config.token ?? nonEmpty(environment["GITLAB_TOKEN"]);
+  if (!token) throw new AdapterConfigError("token", "no GitLab token: set options.token or the GITLAB_TOKEN environment variable");
+  const secrets = [token];
+  const http = new GitlabHttpClient({
+    baseUrl: config.baseUrl,
+    token,
+    timeoutMs: config.requestTimeoutMs,
+    now: now ?? Date.now,
+    secrets,
+    ...(dispatcher ? { dispatcher } : {}),
+  });
+  const api = createGitlabCiApi(http);
+  const dependencies = { api, config };
+  const prefix = config.toolPrefix;
+  const tools: JobTool<PipelineRef>[] = [
+    createCreatePipelineTool(dependencies, `${prefix}create_pipeline`),
+    createWatchPipelineTool(dependencies, `${prefix}watch_pipeline`),
+    createRetryPipelineTool(dependencies, `${prefix}retry_pipeline`),
+  ].map((tool) => (config.synchronousWaitMs === undefined ? tool : { ...tool, synchronousWaitMs: config.synchronousWaitMs }));
+  const snapshotDependencies = { api, secrets, settings: { logs: config.logs, pollIntervalMs: config.pollIntervalMs } };
+
+  return {
+    specificationVersion: "v1",
+    kind: "gitlab-ci",
+    tools,
+    pollIntervalMs: config.pollIntervalMs,
+    retentionMs: config.retentionDays === null ? null : config.retentionDays * 24 * 60 * 60 * 1000,
+
+    doGetStatus(ref, context) {
+      return readPipelineSnapshot(snapshotDependencies, checkPipelineRef(ref), context);
+    },
+
+    doRespond(ref, responses, context) {
+      return respondToPipeline(api, checkPipelineRef(ref), responses, context);
+    },
+
+    async doCancel(ref, context) {
+      const checked = checkPipelineRef(ref);
+      // GitLab answers with the pipeline, often "canceling": the task stays working until it reads "canceled".
+      await api.cancelPipeline(checked.project, checked.pipelineId, { signal: context.signal });
+    },
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}

@@ -1,0 +1,199 @@
+import { request, type Dispatcher } from "undici";
+import { JobNotFoundError, UpstreamError, parseRetryAfter, redactSecrets } from "@jobtasks/core";
+import { RateLimitState } from "./rate-limit-state.js";
+
+/**
+ * The one place this adapter speaks HTTP: undici with an injectable dispatcher (MockAgent in tests), the
+ * token in `PRIVATE-TOKEN`, a deadline per request on top of the caller's signal, conditional GETs, the
+ * rate-limit headers recorded, and every failure turned into UpstreamError or JobNotFoundError with a
+ * message built from status codes, never from the request.
+ */
+
+export interface GitlabHttpClientOptions {
+  baseUrl: string;
+  token: string;
+  timeoutMs: number;
+  dispatcher?: Dispatcher;
+  now: () => number;
+  /** Everything to redact from upstream text that reaches a message. */
+  secrets: readonly string[];
+}
+
+export interface GitlabRequest {
+  method: "GET" | "POST";
+  /** Below the base URL, already encoded: "/projects/group%2Fapp/pipelines/42". */
+  path: string;
+  query?: Record<string, string | number | string[] | undefined>;
+  body?: unknown;
+  signal: AbortSignal;
+  /** What a 404 means: the job is gone (status reads), or a plain upstream refusal (starts, actions). */
+  notFound: "job-gone" | "refused";
+}
+
+/** Answers larger than this are not a pipeline, a job list or a deployment list. */
+const maxJsonBytes = 8 * 1024 * 1024;
+/** Conditional-request memory, bounded in entries (the oldest is forgotten first) and in each answer's size. */
+const maxRememberedEtags = 200;
+const maxRememberedBytes = 256 * 1024;
+
+export class GitlabHttpClient {
+  readonly rateLimit: RateLimitState;
+  readonly #options: GitlabHttpClientOptions;
+  readonly #base: URL;
+  readonly #etags = new Map<string, { etag: string; body: unknown }>();
+
+  constructor(options: GitlabHttpClientOptions) {
+    this.#options = options;
+    this.#base = new URL(options.baseUrl.endsWith("/") ? options.baseUrl : `${options.baseUrl}/`);
+    this.rateLimit = new RateLimitState(options.now);
+  }
+
+  /** Send a request and parse its JSON answer. */
+  async json(gitlabRequest: GitlabRequest): Promise<unknown> {
+    const url = this.#url(gitlabRequest);
+    const remembered = gitlabRequest.method === "GET" ? this.#etags.get(url.href) : undefined;
+    const response = await this.#send(gitlabRequest, url, {
+      "content-type": "application/json",
+      ...(remembered ? { "if-none-match": remembered.etag } : {}),
+    });
+    // GitLab answers 304 with no body where it honours If-None-Match: the remembered answer still holds.
+    if (response.statusCode === 304 && remembered) {
+      await response.body.dump();
+      return remembered.body;
+    }
+    await this.#throwUnlessOk(response, gitlabRequest);
+    const text = await readBounded(response.body, maxJsonBytes);
+    let body: unknown;
+    try {
+      body = text.trim() === "" ? undefined : (JSON.parse(text) as unknown);
+    } catch {
+      throw new UpstreamError(`GitLab answered ${gitlabRequest.method} with a body that is not JSON`, { isRetryable: true });
+    }
+    const etag = headerValue(response.headers, "etag");
+    if (gitlabRequest.method === "GET" && etag && text.length <= maxRememberedBytes) this.#rememberEtag(url.href, etag, body);
+    return body;
+  }
+
+  /** Stream a plain-text answer (a job trace) into `onChunk`; stops when `onChunk` answers false. */
+  async stream(gitlabRequest: GitlabRequest, onChunk: (chunk: Buffer) => boolean): Promise<void> {
+    const url = this.#url(gitlabRequest);
+    const response = await this.#send(gitlabRequest, url, {});
+    await this.#throwUnlessOk(response, gitlabRequest);
+    for await (const chunk of response.body) {
+      if (!onChunk(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array))) {
+        response.body.destroy();
+        return;
+      }
+    }
+  }
+
+  #url(gitlabRequest: GitlabRequest): URL {
+    const url = new URL(gitlabRequest.path.replace(/^\//, ""), this.#base);
+    for (const [name, value] of Object.entries(gitlabRequest.query ?? {})) {
+      if (value === undefined) continue;
+      for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item));
+    }
+    return url;
+  }
+
+  async #send(gitlabRequest: GitlabRequest, url: URL, headers: Record<string, string>): Promise<Dispatcher.ResponseData> {
+    gitlabRequest.signal.throwIfAborted();
+    const signal = AbortSignal.any([gitlabRequest.signal, AbortSignal.timeout(this.#options.timeoutMs)]);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method: gitlabRequest.method,
+        headers: { accept: "application/json", "private-token": this.#options.token, ...headers },
+        ...(gitlabRequest.body !== undefined ? { body: JSON.stringify(gitlabRequest.body) } : {}),
+        signal,
+        ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
+      });
+    } catch (error) {
+      // The caller went away: its own reason, not an outage.
+      if (gitlabRequest.signal.aborted) throw gitlabRequest.signal.reason;
+      const reason = signal.aborted ? `did not answer within ${this.#options.timeoutMs} ms` : "could not be reached";
+      throw new UpstreamError(`GitLab ${reason} (${gitlabRequest.method})`, { isRetryable: true, cause: withoutDetails(error) });
+    }
+    this.rateLimit.record(response.headers);
+    return response;
+  }
+
+  async #throwUnlessOk(response: Dispatcher.ResponseData, gitlabRequest: GitlabRequest): Promise<void> {
+    const status = response.statusCode;
+    if (status >= 200 && status < 300) return;
+    const reason = await readReason(response.body, this.#options.secrets);
+    if (status === 404 && gitlabRequest.notFound === "job-gone") {
+      throw new JobNotFoundError("GitLab no longer knows this pipeline (or the token lost access to its project)");
+    }
+    const retryAfterMs = parseRetryAfter(headerValue(response.headers, "retry-after"), this.#options.now()) ??
+      (status === 429 ? this.rateLimit.msUntilReset() : undefined);
+    const what = describeStatus(status);
+    throw new UpstreamError(`GitLab refused ${gitlabRequest.method}: HTTP ${status}${what}${reason ? `: ${reason}` : ""}`, {
+      httpStatus: status,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    });
+  }
+
+  #rememberEtag(href: string, etag: string, body: unknown): void {
+    this.#etags.delete(href);
+    this.#etags.set(href, { etag, body });
+    if (this.#etags.size > maxRememberedEtags) this.#etags.delete(this.#etags.keys().next().value!);
+  }
+}
+
+function describeStatus(status: number): string {
+  if (status === 401) return " (the token is invalid or expired)";
+  if (status === 403) return " (the token lacks a role or scope for this)";
+  if (status === 404) return " (not found, or not visible to the token)";
+  if (status === 429) return " (rate limited)";
+  return "";
+}
+
+export function headerValue(headers: Dispatcher.ResponseData["headers"], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+async function readBounded(body: Dispatcher.ResponseData["body"], limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    size += buffer.length;
+    if (size > limit) {
+      body.destroy();
+      throw new UpstreamError(`GitLab answered with more than ${limit} bytes`, { isRetryable: false });
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * GitLab's own words for a refusal ("Reference not found"), short and redacted: they help the agent fix
+ * its arguments. `message` may be a string or an object of lists (`{"base": ["..."]}`).
+ */
+async function readReason(body: Dispatcher.ResponseData["body"], secrets: readonly string[]): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await readBounded(body, 16 * 1024);
+  } catch {
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const message = (parsed as { message?: unknown; error?: unknown } | null)?.message ?? (parsed as { error?: unknown } | null)?.error;
+  const flat = typeof message === "string" ? message : message && typeof message === "object" ? Object.values(message).flat().join("; ") : undefined;
+  if (typeof flat !== "string" || flat.trim() === "") return undefined;
+  return redactSecrets(flat, secrets).slice(0, 300);
+}
+
+/** undici's errors carry no headers, but keep only the code and name: causes travel into logs. */
+function withoutDetails(error: unknown): Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  return new Error(typeof code === "string" ? code : (error as Error | null)?.name ?? "network error");
+}

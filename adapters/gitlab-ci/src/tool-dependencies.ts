@@ -1,0 +1,24 @@
+import { InvalidToolInputError, UpstreamError } from "@jobtasks/core";
+import { z } from "zod";
+import type { GitlabCiApi } from "./gitlab-ci-api.js";
+import type { ResolvedGitlabCiConfig } from "./gitlab-ci-options.js";
+
+/** What every tool needs: the API, the options, and the input field naming an allow-listed project. */
+export interface ToolDependencies {
+  api: GitlabCiApi;
+  config: ResolvedGitlabCiConfig;
+}
+
+/** The `project` argument: one of the configured projects, listed in the tool's schema. */
+export function projectInputSchema(config: ResolvedGitlabCiConfig) {
+  const [first, ...rest] = config.projects;
+  return z.enum([first!, ...rest]).describe("The GitLab project: one of the projects this server allows");
+}
+
+/** A 404 on a pipeline the agent named: its argument is wrong (or invisible to the token), not an outage. */
+export function pipelineNotFoundAsInvalidInput(error: unknown): never {
+  if (error instanceof UpstreamError && error.httpStatus === 404) {
+    throw new InvalidToolInputError("pipelineId", "GitLab has no such pipeline in this project (or the token cannot see it)", { cause: error });
+  }
+  throw error;
+}

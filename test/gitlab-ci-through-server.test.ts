@@ -1,0 +1,136 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { gitlabCi } from "@jobtasks/gitlab-ci";
+import { startFakeGitlab, type FakeGitlab } from "./support/fake-gitlab.js";
+import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
+import { recordingClient } from "./support/recording-client.js";
+
+/**
+ * The GitLab CI adapter behind a real jobtasks server, used the way an agent uses it: create a pipeline,
+ * poll tasks/get, play a manual job and approve a deployment with tasks/update, read the failed job's trace
+ * in the result, retry, cancel. GitLab is a stateful fake on an undici MockAgent (support/fake-gitlab.ts)
+ * reached through the adapter's injected dispatcher.
+ */
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const token = "glpat-E2eTokenThatMustNeverLeak0123";
+const project = "acme/shop";
+
+async function serve() {
+  const gitlab = cleanup.add(startFakeGitlab(project));
+  const adapter = gitlabCi({ token, baseUrl: gitlab.baseUrl, projects: [project], pollIntervalMs: 1_000, dispatcher: gitlab.agent }, {});
+  const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "gitlab", adapter }] }));
+  return { gitlab, client: recordingClient(server.url) };
+}
+
+function pipelineOf(gitlab: FakeGitlab, id: number) {
+  const pipeline = gitlab.pipelines.get(id);
+  if (!pipeline) throw new Error(`no pipeline ${id}`);
+  return pipeline;
+}
+
+describe("GitLab CI through the server", () => {
+  it("create, a manual job and an approval answered, a failing job with its trace, then a retry that succeeds", async () => {
+    const { gitlab, client } = await serve();
+
+    const created = await client.callTool("create_pipeline", { project, ref: "main", variables: { DEPLOY_TARGET: "production" } });
+    expect(created).toMatchObject({ resultType: "task", status: "working", pollIntervalMs: 1_000 });
+    const taskId = created["taskId"] as string;
+    // The task id is opaque: no project path or pipeline id in clear.
+    expect(taskId).not.toContain("acme");
+    expect(taskId).not.toContain("500001");
+    const [creation] = gitlab.requestsTo("POST", /\/pipeline$/);
+    expect(creation?.body).toEqual({ ref: "main", variables: [{ key: "DEPLOY_TARGET", value: "production", variable_type: "env_var" }] });
+    expect(creation?.headers["private-token"]).toBe(token);
+
+    const pipeline = pipelineOf(gitlab, 500_001);
+    pipeline.status = "manual";
+    pipeline.jobs = [
+      { id: 9001, name: "build", stage: "build", status: "success", artifacts: [{ file_type: "archive", filename: "artifacts.zip", size: 2048 }] },
+      { id: 9002, name: "smoke staging", stage: "deploy", status: "manual" },
+      { id: 9003, name: "deploy production", stage: "deploy", status: "manual" },
+    ];
+    pipeline.deployments = [{ id: 77, jobId: 9003, environment: "production", approvals: 0 }];
+    const waiting = await client.get(taskId);
+    expect(waiting["status"]).toBe("input_required");
+    expect(Object.keys(waiting["inputRequests"]).sort()).toEqual(["approve-deployment-77-after-0-approvals", "play-job-9002"]);
+
+    // One answer now, the other later: partial answers are allowed and keys stay stable meanwhile.
+    await client.update(taskId, { "play-job-9002": { action: "accept", content: { play: true } } });
+    expect(gitlab.requestsTo("POST", /\/jobs\/9002\/play$/)).toHaveLength(1);
+    pipeline.jobs[1]!.status = "success";
+    const stillWaiting = await client.get(taskId);
+    expect(Object.keys(stillWaiting["inputRequests"])).toEqual(["approve-deployment-77-after-0-approvals"]);
+    await client.update(taskId, { "approve-deployment-77-after-0-approvals": { action: "accept", content: { approve: true, comment: "ship it" } } });
+    expect(gitlab.requestsTo("POST", /\/deployments\/77\/approval$/).map((request) => request.body)).toEqual([{ status: "approved", comment: "ship it" }]);
+    // A second answer to the same key is ignored: the deployment is no longer outstanding once it moved on.
+    pipeline.deployments = [];
+    pipeline.status = "running";
+    await client.update(taskId, { "approve-deployment-77-after-0-approvals": { action: "accept", content: { approve: true } } });
+    expect(gitlab.requestsTo("POST", /\/deployments\/77\/approval$/)).toHaveLength(1);
+
+    pipeline.status = "failed";
+    pipeline.jobs[2] = {
+      id: 9003,
+      name: "deploy production",
+      stage: "deploy",
+      status: "failed",
+      failure_reason: "script_failure",
+      trace: `\u001b[32;1m$ ./deploy.sh\u001b[0;m\nusing ${token}\nhealth check failed: 503\n\u001b[31;1mERROR: Job failed: exit code 1\n\u001b[0;m\n`,
+    };
+    const failed = await client.get(taskId);
+    expect(failed["status"]).toBe("completed");
+    expect(failed["result"]["isError"]).toBe(true);
+    const result = failed["result"]["structuredContent"];
+    expect(result["failedStages"]).toEqual(["deploy"]);
+    expect(result["failedJobs"][0]).toMatchObject({ name: "deploy production", failureReason: "script_failure" });
+    expect(result["failedJobs"][0]["traceTail"]).toContain("health check failed: 503");
+    expect(result["artifacts"]).toEqual([{ jobId: 9001, jobName: "build", fileType: "archive", filename: "artifacts.zip", sizeInBytes: 2048 }]);
+
+    // Retry: a new task that does not report the old failure, then the retried pipeline's own end.
+    const retried = await client.callTool("retry_pipeline", { project, pipelineId: 500_001 });
+    const retryTaskId = retried["taskId"] as string;
+    expect(retried["status"]).toBe("working");
+    expect(retried["statusMessage"]).toContain("retry requested");
+    pipeline.status = "success";
+    pipeline.jobs[2] = { id: 9004, name: "deploy production", stage: "deploy", status: "success" };
+    const succeeded = await client.get(retryTaskId);
+    expect(succeeded["status"]).toBe("completed");
+    expect(succeeded["result"]["isError"]).toBeUndefined();
+    // The first task's end stays as it was.
+    expect((await client.get(taskId))["result"]["isError"]).toBe(true);
+
+    client.expectNoneContains([token]);
+  });
+
+  it("cancel: canceling stays working, canceled is cancelled", async () => {
+    const { gitlab, client } = await serve();
+    const created = await client.callTool("create_pipeline", { project });
+    const taskId = created["taskId"] as string;
+    pipelineOf(gitlab, 500_001).status = "running";
+    await client.cancel(taskId);
+    expect(gitlab.requestsTo("POST", /\/pipelines\/500001\/cancel$/)).toHaveLength(1);
+    const canceling = await client.get(taskId);
+    expect(canceling).toMatchObject({ status: "working", statusMessage: expect.stringContaining("cancel requested") });
+    pipelineOf(gitlab, 500_001).status = "canceled";
+    expect((await client.get(taskId))["status"]).toBe("cancelled");
+    client.expectNoneContains([token]);
+  });
+
+  it("watch by commit; a project outside the allow-list and a commit without pipelines are refused naming the field", async () => {
+    const { gitlab, client } = await serve();
+    await client.callTool("create_pipeline", { project });
+    const watched = await client.callTool("watch_pipeline", { project, sha: "d6f0a1b2" });
+    expect(watched["resultType"]).toBe("task");
+
+    const outside = await client.call("tools/call", { name: "create_pipeline", arguments: { project: "someone/else" } });
+    expect(outside?.error?.code).toBe(-32602);
+    expect(outside?.error?.message).toContain("project");
+    expect(gitlab.requestsTo("POST", /./)).toHaveLength(1);
+
+    const noPipeline = await client.call("tools/call", { name: "watch_pipeline", arguments: { project, sha: "0123abcd" } });
+    expect(noPipeline?.error?.code).toBe(-32602);
+    expect(noPipeline?.error?.message).toContain("sha");
+  });
+});
