@@ -23,6 +23,9 @@ const azureLongRunningOperation = {
   },
   progress: { percentPath: "percentComplete" },
   result: { path: "result", errorPath: "error" },
+  // Azure's guideline for controlling an operation: POST on the status monitor's URL with `:cancel` (its
+  // api-version query kept), answered 200 with the monitor or 202. A service without it answers 404.
+  cancel: { method: "POST", url: "{{job.id}}:cancel", acceptedStatus: [200, 202, 204] },
   polling: { initialIntervalMs: 2_000, multiplier: 1.5, maxIntervalMs: 30_000 },
 };
 

@@ -11,11 +11,12 @@ import {
 } from "@jobtasks/core";
 import { resolveAuth } from "./auth-headers.js";
 import { buildSnapshot } from "./build-snapshot.js";
+import { cancelJob } from "./cancel-job.js";
 import { checkOutput } from "./check-output.js";
 import { deliverAnswers } from "./deliver-answers.js";
 import { createHttpClient, type HttpResponse } from "./http-client.js";
 import { buildInputSchema, buildOutputSchema } from "./input-schema.js";
-import { mapStatus } from "./map-status.js";
+import { mapStatus, type StatusReading } from "./map-status.js";
 import { performRequest, type RequestEnvironment } from "./perform-request.js";
 import { minimumPollIntervalMs, pollIntervalFor } from "./poll-interval.js";
 import { redactError, withRedactedErrors } from "./redact-error.js";
@@ -73,7 +74,8 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     secrets: auth.secrets,
   };
 
-  async function readStatus(reference: RestJobReference, signal: AbortSignal): Promise<{ response: HttpResponse; snapshot: JobSnapshot }> {
+  /** The status request and what it says, before any grace window or result is considered. */
+  async function requestStatus(reference: RestJobReference, signal: AbortSignal): Promise<{ response: HttpResponse; reading: StatusReading }> {
     const job = { id: reference.id };
     const response = await performRequest(
       environment,
@@ -88,7 +90,12 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
       },
       signal,
     );
-    const reading = mapStatus(config.status, response.status, response.body);
+    return { response, reading: mapStatus(config.status, response.status, response.body) };
+  }
+
+  async function readStatus(reference: RestJobReference, signal: AbortSignal): Promise<{ response: HttpResponse; snapshot: JobSnapshot }> {
+    const job = { id: reference.id };
+    const { response, reading } = await requestStatus(reference, signal);
     const ageMs = now() - reference.createdAt;
     if (reading.gone && ageMs < config.status.goneGraceMs) {
       // Just submitted: an eventually consistent upstream may not list the job yet. Ask again soon.
@@ -162,25 +169,6 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     }
   }
 
-  async function cancelJob(cancel: NonNullable<ResolvedRestOptions["cancel"]>, reference: RestJobReference, context: AdapterContext): Promise<void> {
-    const response = await performRequest(
-      environment,
-      {
-        purpose: "cancel",
-        options: cancel,
-        defaultMethod: "POST",
-        defaultAccepted: [200, 202, 204],
-        passThrough: [...cancel.alreadyFinishedStatus, 404, 410],
-        context: { job: { id: reference.id } },
-        valuesFrom: "upstream",
-      },
-      context.signal,
-    );
-    if (response.status === 404 || response.status === 410) {
-      throw new JobNotFoundError(`The upstream no longer knows this job (HTTP ${response.status})`);
-    }
-  }
-
   const adapter: JobAdapterV1<RestJobReference> = {
     specificationVersion: "v1",
     kind: "rest",
@@ -203,7 +191,19 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
 
   const cancel = config.cancel;
   if (cancel) {
-    adapter.doCancel = (reference: RestJobReference, context: AdapterContext) => withRedactedErrors(auth.secrets, () => cancelJob(cancel, reference, context));
+    adapter.doCancel = (reference: RestJobReference, context: AdapterContext) =>
+      withRedactedErrors(auth.secrets, () =>
+        cancelJob(
+          environment,
+          cancel,
+          {
+            job: { id: reference.id },
+            readStatus: () => requestStatus(reference, context.signal),
+            justSubmitted: now() - reference.createdAt < config.status.goneGraceMs,
+          },
+          context,
+        ),
+      );
   }
   return adapter;
 }
