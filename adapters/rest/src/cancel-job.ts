@@ -44,6 +44,7 @@ export async function cancelJob(environment: RequestEnvironment, cancel: CancelO
       passThrough: [...cancel.alreadyFinishedStatus, 404, 410],
       context: body === undefined ? { job: target.job } : { job: target.job, body },
       valuesFrom: "upstream",
+      logger: context.logger,
     },
     context.signal,
   );

@@ -75,7 +75,7 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
   };
 
   /** The status request and what it says, before any grace window or result is considered. */
-  async function requestStatus(reference: RestJobReference, signal: AbortSignal): Promise<{ response: HttpResponse; reading: StatusReading }> {
+  async function requestStatus(reference: RestJobReference, context: AdapterContext): Promise<{ response: HttpResponse; reading: StatusReading }> {
     const job = { id: reference.id };
     const response = await performRequest(
       environment,
@@ -87,15 +87,16 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
         passThrough: Object.keys(config.status.http).map(Number),
         context: { job },
         valuesFrom: "upstream",
+        logger: context.logger,
       },
-      signal,
+      context.signal,
     );
     return { response, reading: mapStatus(config.status, response.status, response.body) };
   }
 
-  async function readStatus(reference: RestJobReference, signal: AbortSignal): Promise<{ response: HttpResponse; snapshot: JobSnapshot }> {
+  async function readStatus(reference: RestJobReference, context: AdapterContext): Promise<{ response: HttpResponse; snapshot: JobSnapshot }> {
     const job = { id: reference.id };
-    const { response, reading } = await requestStatus(reference, signal);
+    const { response, reading } = await requestStatus(reference, context);
     const ageMs = now() - reference.createdAt;
     if (reading.gone && ageMs < config.status.goneGraceMs) {
       // Just submitted: an eventually consistent upstream may not list the job yet. Ask again soon.
@@ -119,8 +120,9 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
           defaultAccepted: [200],
           context: { job, body: response.body },
           valuesFrom: "upstream",
+          logger: context.logger,
         },
-        signal,
+        context.signal,
       );
       resultBody = resultResponse.body;
     }
@@ -175,7 +177,7 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     tools,
     pollIntervalMs: Math.max(minimumPollIntervalMs, config.polling.initialIntervalMs),
     retentionMs: config.retentionMs,
-    doGetStatus: (reference, context) => withRedactedErrors(auth.secrets, async () => (await readStatus(reference, context.signal)).snapshot),
+    doGetStatus: (reference, context) => withRedactedErrors(auth.secrets, async () => (await readStatus(reference, context)).snapshot),
   };
 
   const inputRequired = config.inputRequired;
@@ -184,7 +186,7 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
       withRedactedErrors(auth.secrets, async () => {
         // Read the job first: the answer may have been overtaken (answered elsewhere, job moved on), and
         // the respond templates may use the current status body.
-        const { response, snapshot } = await readStatus(reference, context.signal);
+        const { response, snapshot } = await readStatus(reference, context);
         await deliverAnswers(environment, inputRequired, { job: { id: reference.id }, response, snapshot }, responses, context);
       });
   }
@@ -198,7 +200,7 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
           cancel,
           {
             job: { id: reference.id },
-            readStatus: () => requestStatus(reference, context.signal),
+            readStatus: () => requestStatus(reference, context),
             justSubmitted: now() - reference.createdAt < config.status.goneGraceMs,
           },
           context,

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { InvalidToolInputError, UpstreamError, type AdapterContext } from "@jobtasks/core";
+import { InvalidToolInputError, UpstreamError, redactSecrets, type AdapterContext } from "@jobtasks/core";
 import { mayHaveReachedUpstream } from "./http-client.js";
 import { queryFirst } from "./json-path.js";
 import { performRequest, type RequestEnvironment } from "./perform-request.js";
+import { errorSecrets } from "./redact-error.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import type { ToolOptions } from "./tool-options-schema.js";
 import { ForeignOriginError, compactJobUrl, resolveJobUrl } from "./url-builder.js";
@@ -55,7 +56,13 @@ function bounded(reference: string, httpStatus: number): string {
   return reference;
 }
 
-function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptions, httpStatus: number, headers: Record<string, string>, body: unknown): string {
+function extractJobId(
+  environment: RequestEnvironment,
+  config: ResolvedRestOptions,
+  response: { status: number; headers: Record<string, string>; body: unknown },
+  logger: AdapterContext["logger"],
+): string {
+  const { status: httpStatus, headers, body } = response;
   const reference = config.reference;
   const kind = reference.kind ?? (reference.header ? "url" : "id");
   let value: unknown;
@@ -73,6 +80,7 @@ function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptio
     return bounded(compactJobUrl(environment.policy, resolveJobUrl(environment.policy, String(value))), httpStatus);
   } catch (error) {
     if (error instanceof ForeignOriginError) {
+      logger.debug({ request: "submit", origin: redactSecrets(error.origin, errorSecrets(environment.secrets)) }, "refused the job's status URL the upstream gave");
       throw submitOutcomeUnknown(`The upstream accepted the submit (HTTP ${httpStatus}), but refusing the job's status URL: ${error.message}`, error);
     }
     throw error;
@@ -111,11 +119,12 @@ export async function submitJob(
           context: { input },
           valuesFrom: "input",
           extraHeaders,
+          logger: context.logger,
         },
         context.signal,
       );
       return {
-        jobId: extractJobId(environment, config, response.status, response.headers, response.body),
+        jobId: extractJobId(environment, config, response, context.logger),
         body: response.body,
         ...(response.retryAfterMs !== undefined ? { retryAfterMs: response.retryAfterMs } : {}),
       };

@@ -13,9 +13,12 @@ export interface UrlPolicy {
 
 /** A URL the upstream handed us points somewhere the config does not allow. */
 export class ForeignOriginError extends Error {
+  /** The origin refused: for the debug log; the message, which reaches the client, does not name it. */
+  readonly origin: string;
   constructor(origin: string) {
-    super(`the upstream pointed to ${origin}, which is neither baseUrl's origin nor in allowedOrigins`);
+    super("the upstream pointed to an origin that is neither baseUrl's nor in allowedOrigins");
     this.name = "ForeignOriginError";
+    this.origin = origin;
   }
 }
 
@@ -29,7 +32,7 @@ export function joinBase(policy: UrlPolicy, encodedPath: string): URL {
   const url = new URL(`${policy.baseUrl.origin}${basePath(policy.baseUrl)}${path}`);
   // Encoding already rules this out; the check makes it a property rather than an argument.
   if (url.origin !== policy.baseUrl.origin || !url.pathname.startsWith(basePath(policy.baseUrl))) {
-    throw new TemplateValueError(encodedPath, "the URL would leave baseUrl");
+    throw new TemplateValueError("url", "the path would leave baseUrl");
   }
   return url;
 }
