@@ -15,7 +15,7 @@ export interface SubmittedJob {
   retryAfterMs?: number;
 }
 
-/** Longest pause between submit retries; a tool call should not hang on an upstream's long Retry-After. */
+/** Longest pause between submit retries; a longer Retry-After ends the retries (a tool call must not hang on it). */
 const maxSubmitPauseMs = 5_000;
 
 /**
@@ -133,11 +133,13 @@ export async function submitJob(
         throw new InvalidToolInputError("arguments", `the upstream refused them (HTTP ${error.httpStatus})${error.message.includes(": ") ? error.message.slice(error.message.indexOf(": ")) : ""}`, { cause: error });
       }
       const retryable = error instanceof UpstreamError && error.isRetryable;
-      if (!retryable || attempt >= attempts) {
+      // No request before the upstream's Retry-After: one longer than a submit may pause ends the retries.
+      const askedToWaitMs = error instanceof UpstreamError ? error.retryAfterMs : undefined;
+      if (!retryable || attempt >= attempts || (askedToWaitMs ?? 0) > maxSubmitPauseMs) {
         if (error instanceof UpstreamError && mayHaveReachedUpstream(error)) throw submitOutcomeUnknown(error.message, error);
         throw error;
       }
-      const waitMs = Math.min(maxSubmitPauseMs, error.retryAfterMs ?? 250 * 2 ** (attempt - 1));
+      const waitMs = askedToWaitMs ?? Math.min(maxSubmitPauseMs, 250 * 2 ** (attempt - 1));
       context.logger.warn({ tool: tool.name, attempt, waitMs }, "submit failed with a retryable error; retrying under the same idempotency key");
       await pause(waitMs, context.signal);
     }
