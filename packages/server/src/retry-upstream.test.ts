@@ -43,6 +43,15 @@ describe("retryUpstream", () => {
     expect(attempts).toHaveLength(1);
   });
 
+  it("stops waiting out a Retry-After when the read is aborted", async () => {
+    const { attempts, operation } = scriptedCall([new UpstreamError("HTTP 429", { httpStatus: 429, retryAfterMs: 2_000 })]);
+    const controller = new AbortController();
+    const reading = retryUpstream(operation, controller.signal, quick);
+    setTimeout(() => controller.abort(new Error("client went away")), 50);
+    await expect(reading).rejects.toThrow("client went away");
+    expect(attempts).toHaveLength(1);
+  });
+
   it("does not retry within the read when the Retry-After exceeds what the read has left", async () => {
     const throttled = new UpstreamError("HTTP 429", { httpStatus: 429, retryAfterMs: 1_500 });
     const { attempts, operation } = scriptedCall([throttled]);

@@ -55,7 +55,18 @@ export function retryUpstream<T>(
 /** Resolve once the monotonic clock reaches `time` (timers may fire a little early: check again). */
 async function sleepUntil(time: number, signal: AbortSignal): Promise<void> {
   for (let left = time - performance.now(); left > 0; left = time - performance.now()) {
-    await untilAborted(new Promise<void>((resolve) => setTimeout(resolve, Math.ceil(left))), signal);
+    signal.throwIfAborted();
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, Math.ceil(left));
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
   }
 }
 
