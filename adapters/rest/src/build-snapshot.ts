@@ -36,10 +36,18 @@ function asText(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
+/** The first of `templates` that renders to some text (every placeholder has a value), if any. */
+function firstRendered(templates: readonly string[] | undefined, context: object): string | undefined {
+  for (const template of templates ?? []) {
+    const rendered = renderText(template, context);
+    if (rendered !== undefined && rendered.trim() !== "") return rendered;
+  }
+  return undefined;
+}
+
 function progressMessage(options: ResolvedRestOptions, input: SnapshotInput, context: object): string {
-  const template = options.progress.message;
-  const rendered = template === undefined ? undefined : renderText(template, context);
-  if (rendered !== undefined && rendered.trim() !== "") return rendered;
+  const rendered = firstRendered(options.progress.message, context);
+  if (rendered !== undefined) return rendered;
   const percent = options.progress.percentPath ? queryFirst(options.progress.percentPath, input.body) : undefined;
   const raw = input.reading.rawStatus || "working";
   return typeof percent === "number" ? `${raw} (${Math.round(percent)}%)` : raw;
@@ -127,15 +135,17 @@ function buildUnredactedSnapshot(options: ResolvedRestOptions, input: SnapshotIn
   if (typeof updatedAt === "string" && !Number.isNaN(Date.parse(updatedAt))) snapshot.updatedAt = new Date(updatedAt).toISOString();
 
   if (reading.status === "completed" && cancelRecognized(options, input.body)) {
-    return { ...snapshot, status: "cancelled", message: `cancelled (${reading.rawStatus})` };
+    return { ...snapshot, status: "cancelled", message: firstRendered(options.progress.cancelledMessage, context) ?? `cancelled (${reading.rawStatus})` };
   }
   switch (reading.status) {
     case "completed":
       snapshot.result = completedResult(options, input);
-      snapshot.message = reading.isError ? `failed: ${reading.rawStatus}` : reading.rawStatus;
+      snapshot.message = reading.isError
+        ? (firstRendered(options.progress.errorMessage, context) ?? `failed: ${reading.rawStatus}`)
+        : (firstRendered(options.progress.completedMessage, context) ?? reading.rawStatus);
       return snapshot;
     case "cancelled":
-      snapshot.message = reading.rawStatus;
+      snapshot.message = firstRendered(options.progress.cancelledMessage, context) ?? reading.rawStatus;
       return snapshot;
     case "failed":
       snapshot.message = `The upstream reports the job as "${reading.rawStatus}"`;

@@ -38,6 +38,7 @@ export async function deliverAnswers(
         defaultAccepted: [200, 201, 202, 204],
         passThrough: config.respond.alreadyAnsweredStatus,
         context: { job: target.job, body: target.response.body, key, answer },
+        logger: context.logger,
         valuesFrom: "upstream",
         ...(bodyOverride !== undefined ? { bodyOverride } : {}),
       },

@@ -98,7 +98,10 @@ describe("http client", () => {
     const failure = await client().send({ method: "GET", url: new URL(`${origin}/jobs/1`) }, signal()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ isRetryable: false });
-    expect((failure as Error).message).toMatch(/redirected to http:\/\/169\.254\.169\.254.*allowedRedirectOrigins/);
+    expect((failure as Error).message).toMatch(/redirected to an origin that is not allowed .*allowedRedirectOrigins/);
+    // Where it pointed stays out of the message (it reaches the client) and is kept in the cause, for the log.
+    expect((failure as Error).message).not.toContain("169.254.169.254");
+    expect(((failure as Error).cause as Error).message).toMatch(/redirected to http:\/\/169\.254\.169\.254/);
   });
 
   it("drops credentials when a redirect changes origin, even to another credential origin", async () => {

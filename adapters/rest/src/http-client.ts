@@ -1,6 +1,7 @@
 import { request, type Dispatcher } from "undici";
 import { UpstreamError, parseRetryAfter } from "@jobtasks/core";
 import { exceedsDepth, maxJsonDepth } from "./json-depth.js";
+import { networkReason, neverSent } from "./network-failure.js";
 
 /**
  * The one place this adapter talks HTTP: undici with an injectable dispatcher (MockAgent in tests), a
@@ -28,6 +29,8 @@ export interface HttpClientOptions {
 }
 
 export interface HttpRequest {
+  /** What the request is for ("status", "submit", "cancel"): messages name it, never the URL. */
+  purpose?: string;
   method: string;
   url: URL;
   headers?: Record<string, string>;
@@ -70,17 +73,6 @@ export function mayHaveReachedUpstream(error: unknown): boolean {
   return typeof error === "object" && error !== null && outcomeUnknown.has(error);
 }
 
-/** Connection errors that mean the request never left: nothing upstream can have acted on it. */
-const notSentCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
-
-function neverSent(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current && typeof current === "object" && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && notSentCodes.has(code)) return true;
-  }
-  return false;
-}
-
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -97,7 +89,7 @@ async function readBounded(body: Dispatcher.ResponseData["body"], limit: number,
     size += buffer.length;
     if (size > limit) {
       body.destroy();
-      throw new UpstreamError(`The response from ${where} is larger than maxResponseBytes (${limit} bytes)`, { isRetryable: false });
+      throw new UpstreamError(`The response to ${where} is larger than maxResponseBytes (${limit} bytes)`, { isRetryable: false });
     }
     chunks.push(buffer);
   }
@@ -142,21 +134,21 @@ function parseJson(text: string, status: number, where: string): unknown {
       error.message = reason;
     }
     // Garbage from a proxy or an outage page: worth retrying, and the core fails the task once retries run out.
-    throw unknownOutcome(new UpstreamError(`The response from ${where} (HTTP ${status}) is not valid JSON`, { httpStatus: status, isRetryable: true, cause: error }));
+    throw unknownOutcome(new UpstreamError(`The response to ${where} (HTTP ${status}) is not valid JSON`, { httpStatus: status, isRetryable: true, cause: error }));
   }
   if (exceedsDepth(value)) {
-    throw unknownOutcome(new UpstreamError(`The response from ${where} (HTTP ${status}) is nested more than ${maxJsonDepth} levels deep`, { httpStatus: status, isRetryable: false }));
+    throw unknownOutcome(new UpstreamError(`The response to ${where} (HTTP ${status}) is nested more than ${maxJsonDepth} levels deep`, { httpStatus: status, isRetryable: false }));
   }
   return value;
 }
 
-/** Origin plus path, without query: enough to say where, never a token in a query string. */
-function describe(url: URL): string {
+/** Origin plus path, without query: for the debug log and causes only, never for a message. */
+export function describeUrl(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  async function sendOnce(method: string, url: URL, headers: Record<string, string>, payload: string | undefined, signal: AbortSignal, firstOrigin: string) {
+  async function sendOnce(purpose: string, method: string, url: URL, headers: Record<string, string>, payload: string | undefined, signal: AbortSignal, firstOrigin: string) {
     // Credentials go to their origins only, and never follow a redirect to another origin (as fetch does).
     const credentialed = options.credentialOrigins.has(url.origin) && url.origin === firstOrigin;
     const withCredentials = credentialed ? { ...headers, ...options.credentialHeaders } : headers;
@@ -172,10 +164,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       });
     } catch (error) {
       if (signal.aborted && signal.reason instanceof DOMException && signal.reason.name === "TimeoutError") {
-        throw unknownOutcome(new UpstreamError(`${method} ${describe(url)} timed out after ${options.timeoutMs} ms`, { isRetryable: true, cause: error }));
+        throw unknownOutcome(new UpstreamError(`the ${purpose} request timed out after ${options.timeoutMs} ms`, { isRetryable: true, cause: error }));
       }
       if (signal.aborted) throw signal.reason ?? error;
-      const failure = new UpstreamError(`${method} ${describe(url)} failed before an answer arrived`, { isRetryable: true, cause: error });
+      const failure = new UpstreamError(`the ${purpose} request failed before an answer arrived: ${networkReason(error)}`, { isRetryable: true, cause: error });
       throw neverSent(error) ? failure : unknownOutcome(failure);
     }
   }
@@ -188,6 +180,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${options.timeoutMs} ms`, "TimeoutError")), options.timeoutMs);
       const signal = AbortSignal.any([callerSignal, timeout.signal]);
       const baseHeaders: Record<string, string> = { accept: "application/json", ...options.fixedHeaders, ...httpRequest.headers };
+      const purpose = httpRequest.purpose ?? "upstream";
       let method = httpRequest.method;
       let payload = httpRequest.body === undefined ? undefined : JSON.stringify(httpRequest.body);
       if (payload !== undefined) baseHeaders["content-type"] = "application/json";
@@ -195,7 +188,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       let acted = false;
       try {
         for (let redirects = 0; ; redirects++) {
-          const response = await sendOnce(method, url, baseHeaders, payload, signal, httpRequest.url.origin);
+          const response = await sendOnce(purpose, method, url, baseHeaders, payload, signal, httpRequest.url.origin);
           const headers = flattenHeaders(response.headers);
           const location = headers["location"];
           const follow = redirectStatuses.has(response.statusCode) && location !== undefined && (method === "GET" || response.statusCode === 303);
@@ -205,12 +198,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             await response.body.dump();
             const next = new URL(location, url);
             if (next.protocol !== "https:" && next.protocol !== "http:") {
-              throw new UpstreamError(`${describe(url)} redirected to a non-HTTP URL`, { isRetryable: false });
+              throw new UpstreamError(`the ${purpose} request was redirected to a non-HTTP URL; the redirect was not followed`, {
+                isRetryable: false,
+                cause: new Error(`${method} ${describeUrl(url)} redirected to a ${next.protocol} URL`),
+              });
             }
             if (!options.redirectOrigins.has(next.origin)) {
               throw new UpstreamError(
-                `${method} ${describe(url)} redirected to ${next.origin}, which is not baseUrl's origin, in allowedOrigins or in allowedRedirectOrigins; the redirect was not followed`,
-                { httpStatus: response.statusCode, isRetryable: false },
+                `the ${purpose} request was redirected to an origin that is not allowed (neither baseUrl's nor in allowedOrigins or allowedRedirectOrigins); the redirect was not followed`,
+                { httpStatus: response.statusCode, isRetryable: false, cause: new Error(`${method} ${describeUrl(url)} redirected to ${next.origin}`) },
               );
             }
             url = next;
@@ -219,7 +215,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             delete baseHeaders["content-type"];
             continue;
           }
-          const where = `${method} ${describe(url)}`;
+          const where = `the ${purpose} request`;
           const retryAfterMs = parseRetryAfter(headers["retry-after"]);
           if (response.statusCode >= 400) {
             // Error bodies are read only for a short reason: an outage page of any size keeps its status's
@@ -230,14 +226,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           const declaredLength = Number(headers["content-length"]);
           if (Number.isFinite(declaredLength) && declaredLength > options.maxResponseBytes) {
             response.body.destroy();
-            throw unknownOutcome(new UpstreamError(`The response from ${where} (HTTP ${response.statusCode}) is larger than maxResponseBytes (${options.maxResponseBytes} bytes)`, { isRetryable: false }));
+            throw unknownOutcome(new UpstreamError(`The response to ${where} (HTTP ${response.statusCode}) is larger than maxResponseBytes (${options.maxResponseBytes} bytes)`, { isRetryable: false }));
           }
           let text: string;
           try {
             text = await readBounded(response.body, options.maxResponseBytes, `${where} (HTTP ${response.statusCode})`);
           } catch (error) {
             if (error instanceof UpstreamError) throw unknownOutcome(error);
-            throw unknownOutcome(new UpstreamError(`Reading the response from ${where} (HTTP ${response.statusCode}) failed`, { isRetryable: true, cause: error }));
+            throw unknownOutcome(new UpstreamError(`Reading the response to ${where} (HTTP ${response.statusCode}) failed`, { isRetryable: true, cause: error }));
           }
           const body = parseJson(text, response.statusCode, where);
           return { status: response.statusCode, headers, body, url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };

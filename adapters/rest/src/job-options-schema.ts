@@ -59,12 +59,24 @@ export const statusOptionsSchema = z.object({
   updatedAtPath: z.string().optional(),
 });
 
-/** What the agent sees while the job runs. */
+/** A message template, or a list of them: the first that renders (every placeholder has a value) is used. */
+const messageTemplatesSchema = z
+  .union([z.string(), z.array(z.string()).min(1)])
+  .transform((templates) => (Array.isArray(templates) ? templates : [templates]))
+  .optional();
+
+/** What the agent reads in statusMessage: while the job runs, and once it has ended. */
 export const progressOptionsSchema = z.object({
-  /** statusMessage template over the status response (`{{body.step}}`); falls back to the raw status. */
-  message: z.string().optional(),
+  /** statusMessage template(s) over the status response (`{{body.step}}`); falls back to the raw status. */
+  message: messageTemplatesSchema,
   /** JSONPath of a 0-100 percentage, appended to the raw status when no message template renders. */
   percentPath: z.string().optional(),
+  /** statusMessage template(s) of a job that completed. Default: the raw status. */
+  completedMessage: messageTemplatesSchema,
+  /** statusMessage template(s) of a job that ended with an error value. Default: `failed: <raw status>`. */
+  errorMessage: messageTemplatesSchema,
+  /** statusMessage template(s) of a cancelled job. Default: the raw status. */
+  cancelledMessage: messageTemplatesSchema,
 });
 
 /** How a completed job's result is built. */

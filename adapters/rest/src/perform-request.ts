@@ -1,6 +1,7 @@
-import { InvalidToolInputError, UpstreamError, redactSecrets } from "@jobtasks/core";
-import type { HttpClient, HttpResponse } from "./http-client.js";
+import { InvalidToolInputError, UpstreamError, redactSecrets, type AdapterContext } from "@jobtasks/core";
+import { describeUrl, type HttpClient, type HttpResponse } from "./http-client.js";
 import { queryFirstOf } from "./json-path.js";
+import { errorSecrets } from "./redact-error.js";
 import type { RequestOptions } from "./request-options-schema.js";
 import { TemplateValueError, renderHeaderValue, renderJson } from "./template.js";
 import { ForeignOriginError, buildUrl, type UrlPolicy } from "./url-builder.js";
@@ -32,6 +33,8 @@ export interface RequestPlan {
   /** Replaces options.body (the decline body of a respond request). */
   bodyOverride?: unknown;
   extraHeaders?: Record<string, string>;
+  /** Where the URL of a failed request is logged, at debug level (messages never name it). */
+  logger?: AdapterContext["logger"];
 }
 
 /** The tool input's or the answer's field a placeholder path reads (`input.scene` → `scene`), if any. */
@@ -40,7 +43,7 @@ function callerField(path: string): string | undefined {
   return match ? (match[2] ?? "arguments") : undefined;
 }
 
-function blame(plan: RequestPlan, error: unknown): never {
+function blame(environment: RequestEnvironment, plan: RequestPlan, error: unknown): never {
   if (error instanceof TemplateValueError) {
     // Fault follows the value: the tool input's and the person's answer's fields are the caller's.
     const field = callerField(error.path) ?? (plan.valuesFrom === "input" ? "arguments" : undefined);
@@ -50,6 +53,7 @@ function blame(plan: RequestPlan, error: unknown): never {
     throw new UpstreamError(`Cannot build the ${plan.purpose} request from the upstream's answer: ${error.message}`, { isRetryable: false, cause: error });
   }
   if (error instanceof ForeignOriginError) {
+    plan.logger?.debug({ request: plan.purpose, origin: redactSecrets(error.origin, errorSecrets(environment.secrets)) }, "refused a URL the upstream gave");
     throw new UpstreamError(`Refusing the ${plan.purpose} request: ${error.message}`, { isRetryable: false, cause: error });
   }
   throw error;
@@ -71,6 +75,22 @@ export function errorForStatus(purpose: string, response: HttpResponse, secrets:
   });
 }
 
+/** The URL of a failed request, and the detail its cause holds (a redirect target), redacted, for the debug log. */
+function logFailure(environment: RequestEnvironment, plan: RequestPlan, method: string, url: URL, error: unknown): void {
+  if (!plan.logger) return;
+  const forms = errorSecrets(environment.secrets);
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
+  plan.logger.debug(
+    {
+      request: plan.purpose,
+      method,
+      url: redactSecrets(describeUrl(url), forms),
+      ...(cause !== undefined ? { detail: redactSecrets(cause, forms) } : {}),
+    },
+    "upstream request failed",
+  );
+}
+
 export async function performRequest(environment: RequestEnvironment, plan: RequestPlan, signal: AbortSignal): Promise<HttpResponse> {
   let url: URL;
   const headers: Record<string, string> = { ...plan.extraHeaders };
@@ -84,10 +104,16 @@ export async function performRequest(environment: RequestEnvironment, plan: Requ
     const bodyTemplate = plan.bodyOverride !== undefined ? plan.bodyOverride : plan.options.body;
     body = bodyTemplate === undefined ? undefined : renderJson(bodyTemplate, plan.context);
   } catch (error) {
-    blame(plan, error);
+    blame(environment, plan, error);
   }
   const method = plan.options.method ?? plan.defaultMethod;
-  const response = await environment.client.send({ method, url, headers, body }, signal);
+  let response: HttpResponse;
+  try {
+    response = await environment.client.send({ purpose: plan.purpose, method, url, headers, body }, signal);
+  } catch (error) {
+    logFailure(environment, plan, method, url, error);
+    throw error;
+  }
   const accepted = plan.options.acceptedStatus ?? plan.defaultAccepted;
   if (accepted.includes(response.status) || plan.passThrough?.includes(response.status)) return response;
   throw errorForStatus(plan.purpose, response, environment.secrets);

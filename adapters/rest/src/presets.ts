@@ -23,6 +23,9 @@ const azureLongRunningOperation = {
   },
   progress: { percentPath: "percentComplete" },
   result: { path: "result", errorPath: "error" },
+  // Azure's guideline for controlling an operation: POST on the status monitor's URL with `:cancel` (its
+  // api-version query kept), answered 200 with the monitor or 202. A service without it answers 404.
+  cancel: { method: "POST", url: "{{job.id}}:cancel", acceptedStatus: [200, 202, 204] },
   polling: { initialIntervalMs: 2_000, multiplier: 1.5, maxIntervalMs: 30_000 },
 };
 
@@ -30,8 +33,38 @@ const azureLongRunningOperation = {
 const grpcErrorCodes = Array.from({ length: 15 }, (_, index) => String(index + 2));
 
 /**
+ * What Google operations commonly say in `metadata` (its type varies by API): a `state`, a percentage as
+ * `progressPercent` or `progress` (a number, or an object holding `progressPercent`), a `statusMessage` or
+ * `stateMessage`, and the `verb` of the call. The first message template whose fields are all present wins.
+ */
+const operationState = "{{body.metadata.state}}";
+const operationPercent = "{{body.metadata..[?((@property==='progressPercent' || @property==='progress') && @ >= 0)]}}";
+const operationDetail = "{{body.metadata[statusMessage,stateMessage]}}";
+const operationVerb = "{{body.metadata.verb}}";
+const googleOperationMessages = {
+  message: [
+    `${operationState} (${operationPercent}%): ${operationDetail}`,
+    `${operationState} (${operationPercent}%)`,
+    `${operationState}: ${operationDetail}`,
+    operationState,
+    `${operationVerb} (${operationPercent}%): ${operationDetail}`,
+    `${operationVerb}: ${operationDetail}`,
+    `${operationVerb} (${operationPercent}%)`,
+    `${operationDetail} (${operationPercent}%)`,
+    operationDetail,
+    `running (${operationPercent}%)`,
+    `${operationVerb}: running`,
+    "running",
+  ],
+  completedMessage: [operationState, "succeeded"],
+  errorMessage: ["failed: {{body.error.message}}", "failed: error code {{body.error.code}}"],
+  cancelledMessage: ["cancelled: {{body.error.message}}", "cancelled"],
+};
+
+/**
  * Google AIP-151 operations: `{name, done, error?, response?, metadata?}`. `done` is left out while false;
- * cancelled is done with error.code 1. The raw status is the error code when there is one, else `done`.
+ * cancelled is done with error.code 1. The raw status is the error code when there is one, else `done`;
+ * messages come from the metadata and the error instead.
  */
 const googleOperation = {
   reference: { path: "name", kind: "id" },
@@ -43,6 +76,7 @@ const googleOperation = {
     errorValues: grpcErrorCodes,
     cancelled: ["1"],
   },
+  progress: googleOperationMessages,
   result: { path: "response", errorPath: "error" },
   cancel: { method: "POST", url: "{{*job.id}}:cancel", body: {}, acceptedStatus: [200, 204] },
   polling: { initialIntervalMs: 5_000, multiplier: 1.5, maxIntervalMs: 45_000 },

@@ -8,7 +8,7 @@ import { textSecrets } from "./redact-value.js";
  */
 
 /** The forms a secret can take in a message: as is, JSON-escaped, percent-encoded, or lower-cased in a host name. */
-function errorSecrets(secrets: readonly string[]): string[] {
+export function errorSecrets(secrets: readonly string[]): string[] {
   const forms = new Set(textSecrets(secrets));
   for (const secret of secrets) {
     forms.add(encodeURIComponent(secret));

@@ -127,9 +127,18 @@ describe("rest adapter: cancel", () => {
     await expect(adapter().doCancel?.(reference, testContext())).resolves.toBeUndefined();
   });
 
-  it("raises JobNotFoundError when the job is gone", async () => {
+  it("raises JobNotFoundError when the job is gone (the status read agrees)", async () => {
     farm.intercept({ path: "/api/renders/r-42/abort", method: "POST" }).reply(404, "");
-    await expect(adapter().doCancel?.(reference, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
+    farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(404, "");
+    await expect(adapter().doCancel?.({ id: "r-42", createdAt: 0 }, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
+  });
+
+  it("asks to try again when a job submitted moments ago is not listed yet", async () => {
+    farm.intercept({ path: "/api/renders/r-42/abort", method: "POST" }).reply(404, "");
+    farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(404, "");
+    const failure = await adapter().doCancel?.(reference, testContext()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect((failure as UpstreamError).isRetryable).toBe(true);
   });
 
   it("offers no doCancel when the config has no cancel block", () => {

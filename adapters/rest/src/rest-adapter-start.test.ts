@@ -81,6 +81,21 @@ describe("rest adapter: starting a job", () => {
     expect(context.logs.join("\n")).toMatch(/retrying under the same idempotency key/);
   });
 
+  it("sends no retry before the submit's Retry-After has elapsed: a short one is waited out, a long one ends the retries", async () => {
+    const arrivals: number[] = [];
+    const answer = (retryAfter: string) => () => {
+      arrivals.push(performance.now());
+      return { statusCode: 429, data: { message: "slow down" }, responseOptions: { headers: { "retry-after": retryAfter } } };
+    };
+    farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(answer("1"));
+    farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(answer("30"));
+    const failure = await tool().doStart({ scene: "a", frames: 1 }, testContext()).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: "UpstreamError", httpStatus: 429, retryAfterMs: 30_000 });
+    // Two attempts of the three allowed: the second's Retry-After (30 s) is longer than a submit waits.
+    expect(arrivals).toHaveLength(2);
+    expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(1_000);
+  });
+
   it("never retries a submit without an idempotency header (a lost answer could start the job twice)", async () => {
     const config = renderFarmConfig();
     const [first] = config.tools ?? [];

@@ -11,11 +11,12 @@ import {
 } from "@jobtasks/core";
 import { resolveAuth } from "./auth-headers.js";
 import { buildSnapshot } from "./build-snapshot.js";
+import { cancelJob } from "./cancel-job.js";
 import { checkOutput } from "./check-output.js";
 import { deliverAnswers } from "./deliver-answers.js";
 import { createHttpClient, type HttpResponse } from "./http-client.js";
 import { buildInputSchema, buildOutputSchema } from "./input-schema.js";
-import { mapStatus } from "./map-status.js";
+import { mapStatus, type StatusReading } from "./map-status.js";
 import { performRequest, type RequestEnvironment } from "./perform-request.js";
 import { minimumPollIntervalMs, pollIntervalFor } from "./poll-interval.js";
 import { redactError, withRedactedErrors } from "./redact-error.js";
@@ -73,7 +74,8 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     secrets: auth.secrets,
   };
 
-  async function readStatus(reference: RestJobReference, signal: AbortSignal): Promise<{ response: HttpResponse; snapshot: JobSnapshot }> {
+  /** The status request and what it says, before any grace window or result is considered. */
+  async function requestStatus(reference: RestJobReference, context: AdapterContext): Promise<{ response: HttpResponse; reading: StatusReading }> {
     const job = { id: reference.id };
     const response = await performRequest(
       environment,
@@ -85,10 +87,16 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
         passThrough: Object.keys(config.status.http).map(Number),
         context: { job },
         valuesFrom: "upstream",
+        logger: context.logger,
       },
-      signal,
+      context.signal,
     );
-    const reading = mapStatus(config.status, response.status, response.body);
+    return { response, reading: mapStatus(config.status, response.status, response.body) };
+  }
+
+  async function readStatus(reference: RestJobReference, context: AdapterContext): Promise<{ response: HttpResponse; snapshot: JobSnapshot }> {
+    const job = { id: reference.id };
+    const { response, reading } = await requestStatus(reference, context);
     const ageMs = now() - reference.createdAt;
     if (reading.gone && ageMs < config.status.goneGraceMs) {
       // Just submitted: an eventually consistent upstream may not list the job yet. Ask again soon.
@@ -112,8 +120,9 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
           defaultAccepted: [200],
           context: { job, body: response.body },
           valuesFrom: "upstream",
+          logger: context.logger,
         },
-        signal,
+        context.signal,
       );
       resultBody = resultResponse.body;
     }
@@ -162,32 +171,13 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     }
   }
 
-  async function cancelJob(cancel: NonNullable<ResolvedRestOptions["cancel"]>, reference: RestJobReference, context: AdapterContext): Promise<void> {
-    const response = await performRequest(
-      environment,
-      {
-        purpose: "cancel",
-        options: cancel,
-        defaultMethod: "POST",
-        defaultAccepted: [200, 202, 204],
-        passThrough: [...cancel.alreadyFinishedStatus, 404, 410],
-        context: { job: { id: reference.id } },
-        valuesFrom: "upstream",
-      },
-      context.signal,
-    );
-    if (response.status === 404 || response.status === 410) {
-      throw new JobNotFoundError(`The upstream no longer knows this job (HTTP ${response.status})`);
-    }
-  }
-
   const adapter: JobAdapterV1<RestJobReference> = {
     specificationVersion: "v1",
     kind: "rest",
     tools,
     pollIntervalMs: Math.max(minimumPollIntervalMs, config.polling.initialIntervalMs),
     retentionMs: config.retentionMs,
-    doGetStatus: (reference, context) => withRedactedErrors(auth.secrets, async () => (await readStatus(reference, context.signal)).snapshot),
+    doGetStatus: (reference, context) => withRedactedErrors(auth.secrets, async () => (await readStatus(reference, context)).snapshot),
   };
 
   const inputRequired = config.inputRequired;
@@ -196,14 +186,26 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
       withRedactedErrors(auth.secrets, async () => {
         // Read the job first: the answer may have been overtaken (answered elsewhere, job moved on), and
         // the respond templates may use the current status body.
-        const { response, snapshot } = await readStatus(reference, context.signal);
+        const { response, snapshot } = await readStatus(reference, context);
         await deliverAnswers(environment, inputRequired, { job: { id: reference.id }, response, snapshot }, responses, context);
       });
   }
 
   const cancel = config.cancel;
   if (cancel) {
-    adapter.doCancel = (reference: RestJobReference, context: AdapterContext) => withRedactedErrors(auth.secrets, () => cancelJob(cancel, reference, context));
+    adapter.doCancel = (reference: RestJobReference, context: AdapterContext) =>
+      withRedactedErrors(auth.secrets, () =>
+        cancelJob(
+          environment,
+          cancel,
+          {
+            job: { id: reference.id },
+            readStatus: () => requestStatus(reference, context),
+            justSubmitted: now() - reference.createdAt < config.status.goneGraceMs,
+          },
+          context,
+        ),
+      );
   }
   return adapter;
 }

@@ -28,12 +28,37 @@ function lower(values: readonly string[]): string[] {
   return values.map((value) => value.toLowerCase());
 }
 
+/**
+ * `{{*job.id}}` splits an id like `operations/abc` into path segments under baseUrl; a URL reference (an
+ * Operation-Location path with its query) cannot be split so. The template that works is the same one
+ * without the star: `{{job.id}}:cancel` adds to the job URL's path and keeps its query.
+ */
+function checkUrlReferenceTemplates(options: ResolvedRestOptions, context: z.RefinementCtx): void {
+  const urls: [string[], string | undefined][] = [
+    [["status", "url"], options.status.url],
+    [["result", "url"], options.result.url],
+    [["inputRequired", "respond", "url"], options.inputRequired?.respond.url],
+    [["cancel", "url"], options.cancel?.url],
+  ];
+  for (const [path, template] of urls) {
+    const split = template !== undefined && parseTemplate(template).some((part) => part.kind === "value" && part.multiSegment && /^\$?\.?job\.id$/.test(part.path.trim()));
+    if (!split) continue;
+    const suggestion = template.replace(/\{\{\s*\*\s*/g, "{{");
+    context.addIssue({
+      code: "custom",
+      path,
+      message: `the job reference is a URL, which {{*job.id}} cannot split into path segments: write "${suggestion}" (the text after {{job.id}} is added to the job URL's path, its query kept)`,
+    });
+  }
+}
+
 /** Rules that span fields, each reported at the field a user would fix. */
 function checkConsistency(options: ResolvedRestOptions, context: z.RefinementCtx): void {
   const kind = options.reference.kind ?? (options.reference.header ? "url" : "id");
   if (kind === "id" && options.status.url === undefined) {
     context.addIssue({ code: "custom", path: ["status", "url"], message: 'required when the reference is a job id (e.g. "/jobs/{{job.id}}")' });
   }
+  if (kind === "url") checkUrlReferenceTemplates(options, context);
   const seen = new Map<string, string>();
   for (const list of ["working", "inputRequired", "completed", "cancelled", "failed"] as const) {
     for (const value of lower(options.status[list])) {

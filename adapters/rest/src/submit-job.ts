@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { InvalidToolInputError, UpstreamError, type AdapterContext } from "@jobtasks/core";
+import { InvalidToolInputError, UpstreamError, redactSecrets, type AdapterContext } from "@jobtasks/core";
 import { mayHaveReachedUpstream } from "./http-client.js";
 import { queryFirst } from "./json-path.js";
 import { performRequest, type RequestEnvironment } from "./perform-request.js";
+import { errorSecrets } from "./redact-error.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import type { ToolOptions } from "./tool-options-schema.js";
 import { ForeignOriginError, compactJobUrl, resolveJobUrl } from "./url-builder.js";
@@ -14,7 +15,7 @@ export interface SubmittedJob {
   retryAfterMs?: number;
 }
 
-/** Longest pause between submit retries; a tool call should not hang on an upstream's long Retry-After. */
+/** Longest pause between submit retries; a longer Retry-After ends the retries (a tool call must not hang on it). */
 const maxSubmitPauseMs = 5_000;
 
 /**
@@ -55,7 +56,13 @@ function bounded(reference: string, httpStatus: number): string {
   return reference;
 }
 
-function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptions, httpStatus: number, headers: Record<string, string>, body: unknown): string {
+function extractJobId(
+  environment: RequestEnvironment,
+  config: ResolvedRestOptions,
+  response: { status: number; headers: Record<string, string>; body: unknown },
+  logger: AdapterContext["logger"],
+): string {
+  const { status: httpStatus, headers, body } = response;
   const reference = config.reference;
   const kind = reference.kind ?? (reference.header ? "url" : "id");
   let value: unknown;
@@ -73,6 +80,7 @@ function extractJobId(environment: RequestEnvironment, config: ResolvedRestOptio
     return bounded(compactJobUrl(environment.policy, resolveJobUrl(environment.policy, String(value))), httpStatus);
   } catch (error) {
     if (error instanceof ForeignOriginError) {
+      logger.debug({ request: "submit", origin: redactSecrets(error.origin, errorSecrets(environment.secrets)) }, "refused the job's status URL the upstream gave");
       throw submitOutcomeUnknown(`The upstream accepted the submit (HTTP ${httpStatus}), but refusing the job's status URL: ${error.message}`, error);
     }
     throw error;
@@ -111,11 +119,12 @@ export async function submitJob(
           context: { input },
           valuesFrom: "input",
           extraHeaders,
+          logger: context.logger,
         },
         context.signal,
       );
       return {
-        jobId: extractJobId(environment, config, response.status, response.headers, response.body),
+        jobId: extractJobId(environment, config, response, context.logger),
         body: response.body,
         ...(response.retryAfterMs !== undefined ? { retryAfterMs: response.retryAfterMs } : {}),
       };
@@ -124,11 +133,13 @@ export async function submitJob(
         throw new InvalidToolInputError("arguments", `the upstream refused them (HTTP ${error.httpStatus})${error.message.includes(": ") ? error.message.slice(error.message.indexOf(": ")) : ""}`, { cause: error });
       }
       const retryable = error instanceof UpstreamError && error.isRetryable;
-      if (!retryable || attempt >= attempts) {
+      // No request before the upstream's Retry-After: one longer than a submit may pause ends the retries.
+      const askedToWaitMs = error instanceof UpstreamError ? error.retryAfterMs : undefined;
+      if (!retryable || attempt >= attempts || (askedToWaitMs ?? 0) > maxSubmitPauseMs) {
         if (error instanceof UpstreamError && mayHaveReachedUpstream(error)) throw submitOutcomeUnknown(error.message, error);
         throw error;
       }
-      const waitMs = Math.min(maxSubmitPauseMs, error.retryAfterMs ?? 250 * 2 ** (attempt - 1));
+      const waitMs = askedToWaitMs ?? Math.min(maxSubmitPauseMs, 250 * 2 ** (attempt - 1));
       context.logger.warn({ tool: tool.name, attempt, waitMs }, "submit failed with a retryable error; retrying under the same idempotency key");
       await pause(waitMs, context.signal);
     }

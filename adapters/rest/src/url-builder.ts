@@ -1,4 +1,4 @@
-import { TemplateValueError, lookup, renderPath, renderScalar, singlePlaceholder } from "./template.js";
+import { TemplateValueError, lookup, parseTemplate, renderPath, renderScalar } from "./template.js";
 
 /**
  * Turning URL templates into URLs that provably stay on configured origins, and job URLs into the
@@ -13,9 +13,12 @@ export interface UrlPolicy {
 
 /** A URL the upstream handed us points somewhere the config does not allow. */
 export class ForeignOriginError extends Error {
+  /** The origin refused: for the debug log; the message, which reaches the client, does not name it. */
+  readonly origin: string;
   constructor(origin: string) {
-    super(`the upstream pointed to ${origin}, which is neither baseUrl's origin nor in allowedOrigins`);
+    super("the upstream pointed to an origin that is neither baseUrl's nor in allowedOrigins");
     this.name = "ForeignOriginError";
+    this.origin = origin;
   }
 }
 
@@ -29,7 +32,7 @@ export function joinBase(policy: UrlPolicy, encodedPath: string): URL {
   const url = new URL(`${policy.baseUrl.origin}${basePath(policy.baseUrl)}${path}`);
   // Encoding already rules this out; the check makes it a property rather than an argument.
   if (url.origin !== policy.baseUrl.origin || !url.pathname.startsWith(basePath(policy.baseUrl))) {
-    throw new TemplateValueError(encodedPath, "the URL would leave baseUrl");
+    throw new TemplateValueError("url", "the path would leave baseUrl");
   }
   return url;
 }
@@ -61,17 +64,49 @@ function readsUpstreamValue(path: string): boolean {
 }
 
 /**
+ * A template that starts with a placeholder over an upstream value and has only literal text after it:
+ * `{{job.id}}`, `{{body.links.status}}`, `{{job.id}}:cancel`. Its value may be a whole URL.
+ */
+function upstreamUrlTemplate(template: string): { path: string; suffix: string } | undefined {
+  const [first, ...rest] = parseTemplate(template);
+  if (first?.kind !== "value" || first.multiSegment || !readsUpstreamValue(first.path)) return undefined;
+  let suffix = "";
+  for (const part of rest) {
+    if (part.kind !== "literal") return undefined;
+    suffix += part.text;
+  }
+  return { path: first.path, suffix };
+}
+
+/** An absolute URL or an absolute path, as a status URL kept in the job reference is. */
+function isUrlValue(value: unknown): value is string {
+  return typeof value === "string" && (value.startsWith("/") || /^[a-z][a-z0-9+.-]*:/i.test(value));
+}
+
+/** Add a literal suffix (`:cancel`, `/cancel`) to a URL's path, before its query; it may not climb out of it. */
+function appendToPath(url: URL, suffix: string, path: string): URL {
+  const jobPath = url.pathname;
+  url.pathname = `${jobPath}${suffix}`;
+  if (!url.pathname.startsWith(jobPath)) throw new TemplateValueError(path, "the text after it would leave the job's URL");
+  return url;
+}
+
+/**
  * Build the URL of a request. A template that is a single placeholder over an upstream value (`{{job.id}}`,
- * `{{body.next}}`) takes a whole URL from it, checked against the allowed origins; any other template,
- * including a single placeholder over tool input or an answer, is a path under baseUrl with encoded values.
+ * `{{body.next}}`) takes a whole URL from it, checked against the allowed origins; followed by literal text
+ * (`{{job.id}}:cancel`) and given a URL or an absolute path, the text is added to that URL's path (its query
+ * kept). Any other template, including a single placeholder over tool input or an answer, or a plain job id
+ * before a suffix, is a path under baseUrl with encoded values.
  */
 export function buildUrl(policy: UrlPolicy, template: string, query: Record<string, string> | undefined, context: object): URL {
-  const single = singlePlaceholder(template);
+  const upstream = upstreamUrlTemplate(template);
+  const value = upstream ? lookup(upstream.path, context) : undefined;
   let url: URL;
-  if (single && !single.multiSegment && readsUpstreamValue(single.path)) {
-    const value = lookup(single.path, context);
-    if (typeof value !== "string" || value === "") throw new TemplateValueError(single.path, "expected a URL");
+  if (upstream && upstream.suffix === "") {
+    if (typeof value !== "string" || value === "") throw new TemplateValueError(upstream.path, "expected a URL");
     url = resolveJobUrl(policy, value);
+  } else if (upstream && isUrlValue(value)) {
+    url = appendToPath(resolveJobUrl(policy, value), upstream.suffix, upstream.path);
   } else {
     url = joinBase(policy, renderPath(template, context));
   }

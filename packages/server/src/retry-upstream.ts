@@ -1,5 +1,5 @@
 import pRetry from "p-retry";
-import { UpstreamError } from "@jobtasks/core";
+import { UpstreamError, type AnyJobAdapter } from "@jobtasks/core";
 
 /** Quick retries inside one request: a couple, soon, before anything is reported to the client. */
 export const retryDefaults = {
@@ -8,25 +8,92 @@ export const retryDefaults = {
 } as const;
 
 /**
- * Retry an upstream call a few times, quickly, when the failure is one that may pass. A long Retry-After is
- * not waited out here: the task reports the outage and the client's next poll tries again.
+ * The longest Retry-After a quick retry waits out. A longer one is not waited for inside a request: the task
+ * reports that the upstream asked to wait, and its pollIntervalMs tells the client when to come back.
+ */
+export const quickRetryMaxWaitMs = 2_000;
+
+/**
+ * Retry an upstream call a few times, quickly, when the failure is one that may pass. No attempt starts
+ * before the previous answer's Retry-After has elapsed; a Retry-After longer than quickRetryMaxWaitMs, or
+ * than what is left of `readTimeoutMs` (the read's own deadline), ends the retries instead.
  */
 export function retryUpstream<T>(
   operation: () => Promise<T>,
   signal: AbortSignal,
-  options: { immediateRetries: number; immediateRetryDelayMs: number },
+  options: { immediateRetries: number; immediateRetryDelayMs: number; readTimeoutMs?: number },
 ): Promise<T> {
-  // The signal ends the wait even when an adapter ignores it: a read that never answers must not hold
-  // every later poll of its job.
-  return pRetry(() => untilAborted(operation(), signal), {
+  const startedAt = performance.now();
+  const deadline = startedAt + (options.readTimeoutMs ?? Number.POSITIVE_INFINITY);
+  // When the last answer's Retry-After ends, on the monotonic clock; p-retry's back-off knows nothing of it.
+  let notBefore = startedAt;
+  const attempt = async (): Promise<T> => {
+    await sleepUntil(notBefore, signal);
+    try {
+      // The signal ends the wait even when an adapter ignores it: a read that never answers must not hold
+      // every later poll of its job.
+      return await untilAborted(operation(), signal);
+    } catch (error) {
+      if (error instanceof UpstreamError && error.retryAfterMs !== undefined) notBefore = performance.now() + error.retryAfterMs;
+      throw error;
+    }
+  };
+  return pRetry(attempt, {
     retries: options.immediateRetries,
     minTimeout: options.immediateRetryDelayMs,
     factor: 2,
     randomize: true,
     signal,
     shouldRetry: ({ error }) =>
-      error instanceof UpstreamError && error.isRetryable && (error.retryAfterMs ?? 0) <= 2_000,
+      error instanceof UpstreamError &&
+      error.isRetryable &&
+      (error.retryAfterMs ?? 0) <= quickRetryMaxWaitMs &&
+      notBefore < deadline,
   });
+}
+
+/** Resolve once the monotonic clock reaches `time` (timers may fire a little early: check again). */
+async function sleepUntil(time: number, signal: AbortSignal): Promise<void> {
+  for (let left = time - performance.now(); left > 0; left = time - performance.now()) {
+    signal.throwIfAborted();
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, Math.ceil(left));
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
+
+/**
+ * A read target whose status reads note the Retry-After of the last one that failed (cleared by a success),
+ * as a time on `now`'s clock: the snapshot reader answers from memory until then.
+ */
+export function noteRetryAfter<T extends { adapter: AnyJobAdapter }>(target: T, now: () => number): { target: T; waitUntil: () => number | undefined } {
+  let until: number | undefined;
+  const original = target.adapter;
+  // A view of the adapter that differs only in doGetStatus; everything else is read from the adapter itself.
+  const adapter = Object.create(original, {
+    doGetStatus: {
+      value: async (...args: Parameters<AnyJobAdapter["doGetStatus"]>) => {
+        try {
+          const snapshot = await original.doGetStatus(...args);
+          until = undefined;
+          return snapshot;
+        } catch (error) {
+          const retryAfterMs = error instanceof UpstreamError ? error.retryAfterMs : undefined;
+          until = retryAfterMs !== undefined && retryAfterMs > 0 ? now() + retryAfterMs : undefined;
+          throw error;
+        }
+      },
+    },
+  }) as AnyJobAdapter;
+  return { target: { ...target, adapter }, waitUntil: () => until };
 }
 
 export function formatDuration(milliseconds: number): string {

@@ -172,7 +172,8 @@ describe("SnapshotReader", () => {
     expect(during.pollIntervalMs).toBe(30_000);
     advance(59_000);
     expect((await reader.read(target, context())).status).toBe("working");
-    advance(1_000);
+    // That read's Retry-After (30 s) holds the next upstream read back: the budget is checked when it is made.
+    advance(30_000);
     const after = await reader.read(target, context());
     expect(after.status).toBe("failed");
     expect(after.error?.code).toBe(-32603);
@@ -188,7 +189,8 @@ describe("SnapshotReader", () => {
     scripted.failReads(scripted.onlyJob(), new UpstreamError("API rate limit exceeded (HTTP 403)", { httpStatus: 403, isRetryable: true, retryAfterMs: 3_600_000 }));
     for (let minute = 0; minute < 90; minute += 15) {
       const snapshot = await reader.read(target, context());
-      expect(snapshot).toMatchObject({ status: "working", rawStatus: "upstream_throttled", pollIntervalMs: 3_600_000 });
+      // Polls within the hour are answered from memory, with the wait that is left.
+      expect(snapshot).toMatchObject({ status: "working", rawStatus: "upstream_throttled", pollIntervalMs: 3_600_000 - (minute % 60) * 60_000 });
       expect(snapshot.message).toMatch(/asked to wait until .*API rate limit exceeded/);
       advance(15 * 60_000);
     }

@@ -11,7 +11,7 @@ import {
 } from "@jobtasks/core";
 import type { Logger } from "./logger.js";
 import { taskExpired } from "./protocol-error.js";
-import { formatDuration, retryDefaults, retryUpstream, untilAborted } from "./retry-upstream.js";
+import { formatDuration, noteRetryAfter, retryDefaults, retryUpstream, untilAborted } from "./retry-upstream.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
@@ -64,6 +64,8 @@ export class SnapshotReader {
   readonly #terminal: LRUCache<string, JobSnapshot>;
   readonly #outageSince: LRUCache<string, number>;
   readonly #inFlight = new Map<string, Promise<JobSnapshot>>();
+  /** Jobs whose upstream asked to wait (Retry-After): until then, polls are answered with what it said. */
+  readonly #heldOff: LRUCache<string, { until: number; snapshot: JobSnapshot }>;
 
   constructor(options: SnapshotReaderOptions) {
     this.#options = {
@@ -86,6 +88,7 @@ export class SnapshotReader {
       sizeCalculation: (snapshot) => Math.max(1, JSON.stringify(snapshot).length),
     });
     this.#outageSince = new LRUCache({ max });
+    this.#heldOff = new LRUCache({ max });
   }
 
   /**
@@ -96,6 +99,8 @@ export class SnapshotReader {
     const key = cacheKey(target);
     const terminal = this.#terminal.get(key);
     if (terminal) return terminal;
+    const held = this.#answerWhileHeldOff(key);
+    if (held) return held;
     if (!options.fresh) {
       const recent = this.#recent.get(key);
       if (recent && this.#now() - recent.readAt < this.#options.snapshotCacheMs) return recent.snapshot;
@@ -105,11 +110,31 @@ export class SnapshotReader {
     // The upstream read is shared by every caller that asks meanwhile, so it must not die with the first
     // caller's request: it gets its own deadline, and each caller stops waiting when its own request ends.
     const shared = { ...context, signal: AbortSignal.timeout(this.#options.readTimeoutMs) };
-    const reading = this.#readFromUpstream(key, target, shared).finally(() => {
+    const noted = noteRetryAfter(target, this.#now);
+    const upstreamRead = this.#readFromUpstream(key, noted.target, shared).then((snapshot) => this.#holdOff(key, snapshot, noted.waitUntil()));
+    const reading = upstreamRead.finally(() => {
       if (this.#inFlight.get(key) === reading) this.#inFlight.delete(key);
     });
     this.#inFlight.set(key, reading);
     return untilAborted(reading, context.signal);
+  }
+
+  /**
+   * No upstream request before a Retry-After has elapsed: a read that ended with one (throttled, or an
+   * outage with a hint) is answered to every poll until then, with the wait that is left as pollIntervalMs.
+   */
+  #holdOff(key: string, snapshot: JobSnapshot, until: number | undefined): JobSnapshot {
+    if (until !== undefined && until > this.#now() && !isTerminalStatus(snapshot.status)) this.#heldOff.set(key, { until, snapshot });
+    return snapshot;
+  }
+
+  #answerWhileHeldOff(key: string): JobSnapshot | undefined {
+    const held = this.#heldOff.get(key);
+    if (!held) return undefined;
+    const leftMs = held.until - this.#now();
+    if (leftMs > 0) return { ...held.snapshot, pollIntervalMs: leftMs };
+    this.#heldOff.delete(key);
+    return undefined;
   }
 
   /** Record a snapshot obtained elsewhere (the one doStart returned). */
