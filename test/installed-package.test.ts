@@ -189,12 +189,21 @@ describe("npx jobtasks, installed without the optional adapters", () => {
   });
 });
 
-describe("the agent-host snippets of docs/connect-a-client.md, against the install (with every adapter)", () => {
+describe("the install with every tarball (npm install packed/*.tgz)", () => {
   const snippets = readSnippets();
 
   beforeAll(async () => {
-    await npmInstall(install, tarballs.filter((file) => optionalAdapters.includes(tarballName(file))));
+    // The rest of the tarballs into the same folder: it then holds every package pack:all wrote.
+    await npmInstall(install, tarballs.filter((file) => optionalAdapters.includes(tarballName(file)) || tarballName(file) === "jobtasks-testkit"));
   }, 300_000);
+
+  it("holds every package, the testkit's vitest peer included", async () => {
+    for (const file of tarballs) {
+      const manifest = JSON.parse(readFileSync(join(workspace, "contents", tarballName(file), "package", "package.json"), "utf8")) as { name: string };
+      expect(existsSync(join(install, "node_modules", manifest.name, "package.json")), manifest.name).toBe(true);
+    }
+    expect(existsSync(join(install, "node_modules", "vitest", "package.json"))).toBe(true);
+  });
 
   it("starts an AWS Batch config on this Node without the AWS SDK's Node-version notice", async () => {
     const config = join(workspace, "own", "aws-batch.config.yaml");
@@ -211,14 +220,14 @@ describe("the agent-host snippets of docs/connect-a-client.md, against the insta
     expect(discovery.stderr).not.toMatch(/Warning/);
   });
 
-  it("covers every host config in the document, for every host", () => {
+  it("covers every agent-host config in docs/connect-a-client.md, for every host", () => {
     expect(hostConfigBlocks()).toEqual(snippets.map((snippet) => snippet.text));
     expect(snippets.map((snippet) => snippet.name).sort()).toEqual(
       expect.arrayContaining(["claude-code-http", "claude-code-stdio", "claude-desktop", "cursor-http", "cursor-stdio", "vscode-http", "vscode-stdio"]),
     );
   });
 
-  it.each(snippets.map((snippet) => [snippet.name, snippet] as const))("%s: the server it starts or names answers server/discover", async (_name, snippet) => {
+  it.each(snippets.map((snippet) => [snippet.name, snippet] as const))("host snippet %s: the server it starts or names answers server/discover", async (_name, snippet) => {
     const launch = hostLaunch(snippet);
     if (launch.transport === "http") {
       // The snippets name the demo's default address; the test's demo listens on a free port instead.
