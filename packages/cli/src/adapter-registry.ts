@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ConfigError, type AdapterDefinition } from "@jobtasks/core";
+import { quietAwsNodeVersionNotice } from "./aws-node-version-notice.js";
 
 /** The adapters that ship with jobtasks, by the `kind` a config names. */
 export const builtInAdapterPackages: Readonly<Record<string, string>> = {
@@ -10,6 +11,12 @@ export const builtInAdapterPackages: Readonly<Record<string, string>> = {
   rest: "@jobtasks/rest",
   "gitlab-ci": "@jobtasks/gitlab-ci",
 };
+
+/**
+ * Built-in kinds whose package is an optional peer of `jobtasks`: they bring the GitHub and AWS clients
+ * (most of an install's weight), so only those who use them install them, next to jobtasks.
+ */
+export const optionalAdapterPackages: ReadonlySet<string> = new Set(["@jobtasks/github-actions", "@jobtasks/aws-batch"]);
 
 /** Load the adapterDefinition a config entry points at, by built-in kind or by module. */
 export async function loadAdapterDefinition(
@@ -29,10 +36,15 @@ export async function loadAdapterDefinition(
     const module = entry.module!;
     specifier = module.startsWith(".") || isAbsolute(module) ? pathToFileURL(resolve(configDirectory, module)).href : module;
   }
+  // Before any adapter (built in or not) can build an AWS client, which is when the SDK would warn.
+  quietAwsNodeVersionNotice();
   let loaded: { adapterDefinition?: AdapterDefinition };
   try {
     loaded = (await import(specifier)) as { adapterDefinition?: AdapterDefinition };
   } catch (error) {
+    if (entry.kind !== undefined && optionalAdapterPackages.has(specifier) && isMissingPackage(error, specifier)) {
+      throw new ConfigError(`${where}.kind`, `kind: ${entry.kind} needs the package ${specifier}: npm install ${specifier}`, { cause: error });
+    }
     throw new ConfigError(where, `cannot load adapter module ${specifier}: ${(error as Error).message}`, { cause: error });
   }
   const definition = loaded.adapterDefinition;
@@ -40,4 +52,12 @@ export async function loadAdapterDefinition(
     throw new ConfigError(where, `${specifier} does not export an adapterDefinition ({kind, optionsSchema, create})`);
   }
   return definition;
+}
+
+/**
+ * Whether an import failed because the package itself is not installed, as opposed to one of its own
+ * dependencies (then Node names that other package, and its message is kept as it is).
+ */
+function isMissingPackage(error: unknown, packageName: string): boolean {
+  return (error as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND" && (error as Error).message.includes(`'${packageName}'`);
 }

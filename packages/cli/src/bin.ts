@@ -9,9 +9,9 @@ const usage = `Usage:
       http://127.0.0.1:3000/mcp; env PORT, HOST) or over stdio.
   jobtasks check --config|-c <file>
       Validate a config file and list the tools it would serve.
-  jobtasks demo [--port N] [--host H] [--api-port N]
+  jobtasks demo [--port N] [--host H] [--api-port N] [--stdio]
       Start the demo job API (env DEMO_API_PORT, default 4010; DEMO_API_HOST) and a server for it, and
-      print how to connect a client.
+      print how to connect a client; with --stdio, serve MCP on stdin/stdout for an agent host.
   jobtasks new adapter <kind> [--dir DIR]
       Write a new adapter package (default folder ./<kind>) that typechecks and passes its tests.
   jobtasks --version|-v, jobtasks --help|-h

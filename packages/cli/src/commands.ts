@@ -57,8 +57,8 @@ export async function runCommand(positionals: string[], flags: CommandFlags, usa
       return;
     }
     case "demo": {
-      if (flags.stdio) throw usageError("the demo serves HTTP; for stdio run the demo API (pnpm demo:api) and serve --stdio", usage);
       const running = await runDemo({
+        stdio: flags.stdio ?? false,
         ...(flags.host !== undefined ? { host: flags.host } : {}),
         ...(flags.port !== undefined ? { port: parsePort("--port", flags.port) } : {}),
         ...(flags["api-port"] !== undefined ? { apiPort: parsePort("--api-port", flags["api-port"]) } : {}),

@@ -15,38 +15,51 @@ export const adapterEntrySchema = z
       .min(1)
       .optional()
       .describe("Your own adapter: a package name or a path (relative to this file) exporting adapterDefinition"),
-    options: z.record(z.string(), z.unknown()).default({}),
+    options: z.record(z.string(), z.unknown()).default({}).describe("The adapter's own options (see its README)"),
   })
   .refine((entry) => (entry.kind === undefined) !== (entry.module === undefined), {
     message: "give exactly one of kind or module",
   });
 
 export const serverSettingsSchema = z.strictObject({
-  name: z.string().min(1).default("jobtasks"),
-  instructions: z.string().optional(),
-  /** Polling interval suggested to clients when an adapter has none. */
-  pollIntervalMs: z.number().int().min(100).default(defaultPollIntervalMs),
-  /** How long one upstream status read may answer other polls of the same job. */
-  snapshotCacheMs: z.number().int().min(0).default(readerDefaults.snapshotCacheMs),
-  /** How long an upstream may stay unreachable before its tasks end failed. */
-  upstreamRetryBudgetMs: z.number().int().min(0).default(readerDefaults.upstreamRetryBudgetMs),
-  /**
-   * Tools that clients without the tasks extension may call: the server waits up to this many
-   * milliseconds for the job and answers with the plain result. A job that needs input, outlives the bound
-   * or whose client stops waiting is cancelled and reported as a tool error.
-   */
-  synchronousWaitMs: z.record(z.string(), z.number().int().min(1).max(600_000)).default({}),
-  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /**
-   * Origins whose browser pages may call the HTTP endpoint (requests carrying another Origin get 403; a
-   * loopback server also accepts loopback origins).
-   */
-  allowedOrigins: z.array(z.string().refine(isOrigin, originExpectation)).default([]),
+  name: z.string().min(1).default("jobtasks").describe("Server name, reported in server/discover"),
+  instructions: z.string().optional().describe("Instructions for the model, reported in server/discover"),
+  pollIntervalMs: z
+    .number()
+    .int()
+    .min(100)
+    .default(defaultPollIntervalMs)
+    .describe("Polling interval suggested to clients when an adapter has none"),
+  snapshotCacheMs: z
+    .number()
+    .int()
+    .min(0)
+    .default(readerDefaults.snapshotCacheMs)
+    .describe("How long one upstream status read may answer other polls of the same job"),
+  upstreamRetryBudgetMs: z
+    .number()
+    .int()
+    .min(0)
+    .default(readerDefaults.upstreamRetryBudgetMs)
+    .describe("How long an upstream may stay unreachable before its tasks end failed"),
+  synchronousWaitMs: z
+    .record(z.string(), z.number().int().min(1).max(600_000))
+    .default({})
+    .describe(
+      "Tools that clients without the tasks extension may call, by name: the server waits up to this many milliseconds for the job and answers with the plain result. A job that needs input, outlives the bound or whose client stops waiting is cancelled and reported as a tool error.",
+    ),
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Log level (JOBTASKS_LOG_LEVEL overrides it)"),
+  allowedOrigins: z
+    .array(z.string().refine(isOrigin, originExpectation))
+    .default([])
+    .describe("Origins whose browser pages may call the HTTP endpoint: a request carrying another Origin gets 403 (a loopback server also accepts loopback origins)"),
 });
 
 export const configFileSchema = z.strictObject({
-  server: serverSettingsSchema.default(serverSettingsSchema.parse({})),
-  adapters: z.array(adapterEntrySchema).min(1, "list at least one adapter"),
+  /** Where an editor finds the JSON Schema of this file (a JSON config's way of saying so). */
+  $schema: z.string().optional(),
+  server: serverSettingsSchema.default(serverSettingsSchema.parse({})).describe("Settings of the MCP server; every field is optional"),
+  adapters: z.array(adapterEntrySchema).min(1, "list at least one adapter").describe("The adapter instances whose tools this server serves"),
 });
 
 export type ConfigFile = z.infer<typeof configFileSchema>;

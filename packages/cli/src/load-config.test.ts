@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigFileError, loadConfig } from "./load-config.js";
@@ -136,9 +136,25 @@ adapters:
     expect(problems.join("\n")).toMatch(expected);
   });
 
-  it("says when the file cannot be read", async () => {
-    const error = await loadConfig("/nonexistent/jobtasks.yaml", {}).catch((caught: unknown) => caught);
-    expect((error as ConfigFileError).problems).toEqual(["cannot read the file: ENOENT"]);
+  it("says when the file cannot be read, with its absolute path", async () => {
+    const error = await loadConfig("no-such-folder/jobtasks.yaml", {}).catch((caught: unknown) => caught);
+    expect((error as ConfigFileError).problems).toEqual([`cannot read ${resolve("no-such-folder/jobtasks.yaml")}: no such file (ENOENT)`]);
+  });
+
+  it("shows a YAML syntax error with its line, column and the offending line", async () => {
+    const problems = await problemsOf("server:\n  name: ci\nadapters:\n  - name: a: b\n    kind: demo\n");
+    expect(problems[0]).toBe(
+      [
+        "not valid YAML or JSON at line 4, column 11: Nested mappings are not allowed in compact mappings",
+        "      4 |   - name: a: b",
+        "        |           ^",
+      ].join("\n"),
+    );
+  });
+
+  it("shows a JSON syntax error the same way", async () => {
+    const problems = await problemsOf('{\n  "adapters": [\n    {"name": "a",, "kind": "demo"}\n  ]\n}\n');
+    expect(problems[0]).toMatch(/^not valid YAML or JSON at line 3, column 18: .*\n      3 \|     \{"name": "a",, "kind": "demo"\}\n        \| {18}\^$/);
   });
 
   it("accepts every config shipped in examples/", async () => {

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { ConfigError, type AnyJobAdapter } from "@jobtasks/core";
 import { configFileSchema, type ServerSettings } from "./config-schema.js";
 import { formatIssues } from "./format-issues.js";
 import { interpolateEnvironment } from "./interpolate-environment.js";
 import { loadAdapterDefinition } from "./adapter-registry.js";
+import { parseConfigText } from "./parse-config-text.js";
 
 /** A config file that cannot be used; `problems` lists every field at fault, one line each. */
 export class ConfigFileError extends Error {
@@ -35,15 +35,25 @@ export async function loadConfig(
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new ConfigFileError(file, [`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`]);
+    // The absolute path: a relative one leaves the reader guessing which directory it was taken from.
+    throw new ConfigFileError(file, [`cannot read ${path}: ${describeReadError(error as NodeJS.ErrnoException)}`]);
   }
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (error) {
-    throw new ConfigFileError(file, [`not valid YAML or JSON: ${(error as Error).message.split("\n")[0]}`]);
+  const parsed = parseConfigText(text);
+  if (!parsed.ok) throw new ConfigFileError(file, parsed.problems);
+  return buildConfig(parsed.value, { file, directory: dirname(path), environment });
+}
+
+function describeReadError(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case "ENOENT":
+      return "no such file (ENOENT)";
+    case "EISDIR":
+      return "a directory, not a file (EISDIR)";
+    case "EACCES":
+      return "permission denied (EACCES)";
+    default:
+      return error.code ?? error.message;
   }
-  return buildConfig(raw, { file, directory: dirname(path), environment });
 }
 
 export async function buildConfig(

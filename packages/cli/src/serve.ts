@@ -4,6 +4,7 @@ import { buildTaskService, readServerSettings, servesBeyondLoopbackWithoutTokens
 import { loadConfig } from "./load-config.js";
 import { resolveSecret } from "./secret.js";
 import { packageVersion } from "./package-version.js";
+import { whileListening } from "./listen-error.js";
 
 export interface ServeOptions {
   config: string;
@@ -59,7 +60,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   }
 
   const { tokens, host, port } = settings;
-  const http = await startHttpServer({ ...common, host, port, allowedOrigins: config.server.allowedOrigins, ...(tokens ? { tokens } : {}) });
+  const http = await whileListening("port", startHttpServer({ ...common, host, port, allowedOrigins: config.server.allowedOrigins, ...(tokens ? { tokens } : {}) }));
   logger.info(
     { url: http.url, tools, auth: tokens ? `bearer tokens for ${tokens.principals.join(", ")}` : "none (single local principal)" },
     "listening",
