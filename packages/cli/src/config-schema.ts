@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defaultPollIntervalMs, readerDefaults } from "@jobtasks/server";
+import { clientsWithoutTasksModes, defaultPollIntervalMs, readerDefaults } from "@jobtasks/server";
 
 const adapterInstanceName = z
   .string()
@@ -31,9 +31,16 @@ export const serverSettingsSchema = z.strictObject({
   /** How long an upstream may stay unreachable before its tasks end failed. */
   upstreamRetryBudgetMs: z.number().int().min(0).default(readerDefaults.upstreamRetryBudgetMs),
   /**
-   * Tools that clients without the tasks extension may call: the server waits up to this many
-   * milliseconds for the job and answers with the plain result. A job that needs input, outlives the bound
-   * or whose client stops waiting is cancelled and reported as a tool error.
+   * What a client that does not declare the tasks extension gets from a job tool: "handles" (a task id it
+   * follows with task_status, task_answer and task_cancel), "wait" (the plain result of the tools listed in
+   * synchronousWaitMs, -32021 for the others) or "refuse" (-32021).
+   */
+  clientsWithoutTasks: z.enum(clientsWithoutTasksModes).default("handles"),
+  /**
+   * Per tool, for clients without the tasks extension. With handles: wait this long for a quick finish
+   * before answering with a handle (at most 30 s are used). With wait: wait up to this long and answer
+   * with the plain result; a job that needs input, outlives the bound or whose client stops waiting is
+   * cancelled and reported as a tool error.
    */
   synchronousWaitMs: z.record(z.string(), z.number().int().min(1).max(600_000)).default({}),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -57,8 +57,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
   };
 
-  server.setRequestHandler("tools/list", async () => ({
-    tools: service.registry.tools.map((registered) => registered.descriptor) as never,
+  server.setRequestHandler("tools/list", async (_request, context) => ({
+    tools: service.listTools(declares(context)) as never,
   }));
 
   server.setRequestHandler("tools/call", (request, context) =>
@@ -67,6 +67,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         principal,
         signal: context.mcpReq.signal,
         tasksDeclared: declares(context),
+        ...progressReporter(request.params._meta?.progressToken, context),
       });
       // A CreateTaskResult is a legal answer to tools/call under the extension; the SDK's handler type
       // only knows CallToolResult.
@@ -105,6 +106,22 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
 
   return server;
+}
+
+/**
+ * task_status sends the job's status messages as notifications/progress while it waits, when the request
+ * asked for progress (a client that passes a progress token; the v1 SDK Client does so for onprogress).
+ */
+function progressReporter(token: unknown, context: ServerContext): { onProgress?: (message: string) => void } {
+  if (typeof token !== "string" && typeof token !== "number") return {};
+  let progress = 0;
+  return {
+    onProgress: (message) => {
+      progress += 1;
+      // A lost progress line is no reason to fail the wait.
+      void context.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => undefined);
+    },
+  };
 }
 
 function readInputResponses(params: Record<string, unknown>): Record<string, unknown> {

@@ -1,0 +1,154 @@
+import { isTerminalStatus, type CallToolResult, type DetailedTask, type ElicitationResponse } from "@jobtasks/core";
+import { TaskProtocolError } from "./protocol-error.js";
+import { validateToolInput } from "./validate-tool-input.js";
+import { waitForTaskChange } from "./wait-for-task-change.js";
+import { checkFormAnswer } from "./check-form-answer.js";
+import { firstAnswer, statusAnswer, toolError, type HandleView } from "./handle-results.js";
+import { defaultStatusWaitSeconds, handleToolInputSchemas, type HandleToolName } from "./handle-tool-definitions.js";
+
+/** Who calls a handle tool; onProgress receives status messages while task_status waits. */
+export interface HandleCaller {
+  principal: string;
+  signal: AbortSignal;
+  onProgress?: (message: string) => void;
+}
+
+/** The task operations the handle tools are built on: the very ones tasks/get, tasks/update and tasks/cancel use. */
+export interface TaskOperations {
+  getTask(taskId: string, caller: HandleCaller): Promise<DetailedTask>;
+  /** Resolves to the keys whose answers reached the upstream. */
+  updateTask(taskId: string, inputResponses: Record<string, unknown>, caller: HandleCaller): Promise<string[]>;
+  cancelTask(taskId: string, caller: HandleCaller): Promise<void>;
+  /** The tool that started a task and its adapter's polling interval; throws as tasks/get would for an unusable id. */
+  describeTask(taskId: string, principal: string): { toolName: string; pollIntervalMs: number };
+}
+
+export interface HandleToolsOptions {
+  /** Waits (task_status, a job tool's quick-finish wait) held open at once; beyond it they answer without waiting. */
+  maxWaitingCalls: number;
+}
+
+/**
+ * task_status, task_answer and task_cancel: the task operations as plain tools, over the same sealed ids,
+ * for clients that do not declare the tasks extension. Every failure is a tool error the model can read;
+ * invalid arguments are refused before any upstream call.
+ */
+export class HandleTools {
+  readonly #tasks: TaskOperations;
+  readonly #maxWaitingCalls: number;
+  #waitingCalls = 0;
+
+  constructor(tasks: TaskOperations, options: HandleToolsOptions) {
+    this.#tasks = tasks;
+    this.#maxWaitingCalls = options.maxWaitingCalls;
+  }
+
+  async call(name: HandleToolName, args: unknown, caller: HandleCaller): Promise<CallToolResult> {
+    try {
+      switch (name) {
+        case "task_status":
+          return await this.#status(validateToolInput(name, handleToolInputSchemas.task_status, args) as StatusArguments, caller);
+        case "task_answer":
+          return await this.#answer(validateToolInput(name, handleToolInputSchemas.task_answer, args) as AnswerArguments, caller);
+        case "task_cancel":
+          return await this.#cancel(validateToolInput(name, handleToolInputSchemas.task_cancel, args) as { taskId: string }, caller);
+      }
+    } catch (error) {
+      // Unusable ids, refused answers and upstream faults: the model reads them, as tasks/* clients read -32602.
+      if (error instanceof TaskProtocolError && !caller.signal.aborted) return toolError(error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * The first answer to a job tool called without the extension: wait up to waitMs for a quick finish (or a
+   * question), then answer with the result or the handle. The job is never cancelled for running longer.
+   */
+  async firstAnswer(options: { read: () => Promise<DetailedTask>; waitMs: number; signal: AbortSignal; toolName: string; pollIntervalMs: number }): Promise<CallToolResult> {
+    const task = await this.#wait(options.read, options.waitMs, options.signal, options.pollIntervalMs);
+    return firstAnswer({ task, toolName: options.toolName, pollIntervalMs: options.pollIntervalMs });
+  }
+
+  async #status(args: StatusArguments, caller: HandleCaller): Promise<CallToolResult> {
+    const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
+    const waitMs = (args.waitSeconds ?? defaultStatusWaitSeconds) * 1000;
+    const task = await this.#wait(() => this.#tasks.getTask(args.taskId, caller), waitMs, caller.signal, pollIntervalMs, caller.onProgress);
+    return statusAnswer({ task, toolName, pollIntervalMs });
+  }
+
+  async #answer(args: AnswerArguments, caller: HandleCaller): Promise<CallToolResult> {
+    const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
+    const task = await this.#tasks.getTask(args.taskId, caller);
+    const request = task.status === "input_required" ? task.inputRequests[args.key] : undefined;
+    if (!request) return notOutstanding(args, { task, toolName, pollIntervalMs });
+    const checked = checkFormAnswer(request, args.action, args.content);
+    if (!checked.ok) {
+      return toolError(`Invalid answer to question ${args.key} of ${toolName}: ${checked.field}: ${checked.problem}. Nothing was sent; correct it and call task_answer again.`);
+    }
+    const delivered = await this.#tasks.updateTask(args.taskId, { [args.key]: checked.response }, caller);
+    // Answered meanwhile by someone else, or superseded between the two reads: still sent at most once.
+    if (!delivered.includes(args.key)) return notOutstanding(args, { task: await this.#tasks.getTask(args.taskId, caller), toolName, pollIntervalMs });
+    return {
+      content: [{ type: "text", text: `Sent "${args.action}" to question ${args.key} of ${toolName}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.` }],
+      structuredContent: { taskId: args.taskId, key: args.key, action: args.action, sent: true },
+    };
+  }
+
+  async #cancel(args: { taskId: string }, caller: HandleCaller): Promise<CallToolResult> {
+    const { toolName } = this.#tasks.describeTask(args.taskId, caller.principal);
+    const task = await this.#tasks.getTask(args.taskId, caller);
+    if (isTerminalStatus(task.status)) {
+      return {
+        content: [{ type: "text", text: `${toolName} had already ended (${task.status}); nothing to cancel.` }],
+        structuredContent: { taskId: args.taskId, status: task.status, cancelRequested: false },
+      };
+    }
+    await this.#tasks.cancelTask(args.taskId, caller);
+    return {
+      content: [
+        {
+          type: "text",
+          text: `Cancellation of ${toolName} was requested; it is cooperative, so the job may still finish first. Call task_status with {"taskId":"${args.taskId}"} to see how it ends.`,
+        },
+      ],
+      structuredContent: { taskId: args.taskId, status: task.status, cancelRequested: true },
+    };
+  }
+
+  async #wait(read: () => Promise<DetailedTask>, waitMs: number, signal: AbortSignal, pollIntervalMs: number, onMessage?: (message: string) => void): Promise<DetailedTask> {
+    // Each wait holds a request open; past the bound, answer with what is known now rather than refuse.
+    const waiting = this.#waitingCalls < this.#maxWaitingCalls;
+    if (waiting) this.#waitingCalls += 1;
+    try {
+      return await waitForTaskChange({
+        read,
+        waitMs: waiting ? waitMs : 0,
+        signal,
+        defaultPollIntervalMs: pollIntervalMs,
+        ...(onMessage ? { onMessage } : {}),
+      });
+    } finally {
+      if (waiting) this.#waitingCalls -= 1;
+    }
+  }
+}
+
+interface StatusArguments {
+  taskId: string;
+  waitSeconds?: number;
+}
+
+interface AnswerArguments {
+  taskId: string;
+  key: string;
+  action: ElicitationResponse["action"];
+  content?: Record<string, unknown>;
+}
+
+function notOutstanding(args: AnswerArguments, view: HandleView): CallToolResult {
+  // No structuredContent: a client checks it against task_answer's outputSchema, which describes a sent answer.
+  const questions = view.task.status === "input_required" ? ` Outstanding now: ${Object.keys(view.task.inputRequests).join(", ")}.` : "";
+  return toolError(
+    `Question ${args.key} of ${view.toolName} is not outstanding (already answered, superseded or never asked); nothing was sent. The job is ${view.task.status}.${questions}`,
+  );
+}
