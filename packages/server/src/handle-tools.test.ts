@@ -223,3 +223,33 @@ describe("task_answer and task_cancel", () => {
     expect(scripted.calls.cancel).toBe(1);
   });
 });
+
+describe("model turns", () => {
+  it("a 10-minute job costs at most 16 task_status calls with the defaults (simulated clock)", async () => {
+    const clock = { now: Date.UTC(2026, 11, 1, 9, 0) };
+    const scripted = createScriptedAdapter({ pollIntervalMs: 2_000 });
+    const service = new TaskService({
+      adapters: [{ name: "scripted", adapter: scripted.adapter }],
+      sealer: new TaskIdSealer({ secret: "handle-tools-test-secret-0123456789abcdef" }),
+      logger: createSilentLogger(),
+      now: () => clock.now,
+      sleep: async (milliseconds) => {
+        clock.now += milliseconds;
+        const elapsed = clock.now - startedAt;
+        // A new progress line every 15 s must not end a wait; the job ends after 10 minutes.
+        scripted.update(scripted.onlyJob(), elapsed >= 600_000 ? completedSnapshot() : workingSnapshot(`minute ${Math.floor(elapsed / 15_000) / 4}`));
+      },
+    });
+    const startedAt = clock.now;
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    let calls = 0;
+    let status = "working";
+    while (status === "working" && calls < 100) {
+      calls += 1;
+      status = (await call(service, "task_status", { taskId })).structuredContent["status"];
+    }
+    expect(status).toBe("completed");
+    expect(calls).toBeLessThanOrEqual(16);
+    expect(calls).toBeGreaterThanOrEqual(15);
+  });
+});

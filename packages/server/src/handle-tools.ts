@@ -26,6 +26,8 @@ export interface TaskOperations {
 export interface HandleToolsOptions {
   /** Waits (task_status, a job tool's quick-finish wait) held open at once; beyond it they answer without waiting. */
   maxWaitingCalls: number;
+  now: () => number;
+  sleep: (milliseconds: number, signal: AbortSignal) => Promise<void>;
 }
 
 /**
@@ -35,12 +37,12 @@ export interface HandleToolsOptions {
  */
 export class HandleTools {
   readonly #tasks: TaskOperations;
-  readonly #maxWaitingCalls: number;
+  readonly #options: HandleToolsOptions;
   #waitingCalls = 0;
 
   constructor(tasks: TaskOperations, options: HandleToolsOptions) {
     this.#tasks = tasks;
-    this.#maxWaitingCalls = options.maxWaitingCalls;
+    this.#options = options;
   }
 
   async call(name: HandleToolName, args: unknown, caller: HandleCaller): Promise<CallToolResult> {
@@ -117,7 +119,7 @@ export class HandleTools {
 
   async #wait(read: () => Promise<DetailedTask>, waitMs: number, signal: AbortSignal, pollIntervalMs: number, onMessage?: (message: string) => void): Promise<DetailedTask> {
     // Each wait holds a request open; past the bound, answer with what is known now rather than refuse.
-    const waiting = this.#waitingCalls < this.#maxWaitingCalls;
+    const waiting = this.#waitingCalls < this.#options.maxWaitingCalls;
     if (waiting) this.#waitingCalls += 1;
     try {
       return await waitForTaskChange({
@@ -125,6 +127,8 @@ export class HandleTools {
         waitMs: waiting ? waitMs : 0,
         signal,
         defaultPollIntervalMs: pollIntervalMs,
+        now: this.#options.now,
+        sleep: this.#options.sleep,
         ...(onMessage ? { onMessage } : {}),
       });
     } finally {

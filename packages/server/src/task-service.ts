@@ -27,6 +27,7 @@ import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
 import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
 import { HandleTools, type HandleCaller } from "./handle-tools.js";
 import { handleToolDescriptors, isHandleToolName } from "./handle-tool-definitions.js";
+import { realSleep } from "./wait-for-task-change.js";
 import { withoutOutputSchema, type ToolDescriptor } from "./tool-registry.js";
 
 /** Suggested to clients when an adapter has no opinion. */
@@ -61,6 +62,8 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
   /** task_status waits (and quick-finish waits) held open at once; beyond it they answer at once. Default 256. */
   maxWaitingCalls?: number;
   now?: () => number;
+  /** How the handle tools pause between reads (rejecting on abort); with `now`, a simulated clock for benchmarks. */
+  sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** Who is calling, and the request's lifetime. */
@@ -111,7 +114,7 @@ export class TaskService {
         cancelTask: (taskId, caller) => this.cancelTask(taskId, caller),
         describeTask: (taskId, principal) => this.#describe(taskId, principal),
       },
-      { maxWaitingCalls: options.maxWaitingCalls ?? 256 },
+      { maxWaitingCalls: options.maxWaitingCalls ?? 256, now: this.#now, sleep: options.sleep ?? realSleep },
     );
     for (const [index, name] of Object.keys(this.#synchronousWaitMs).entries()) {
       if (!this.registry.tool(name)) {

@@ -13,6 +13,12 @@ export interface WaitForTaskChangeOptions {
   /** Told each new status message while the wait goes on (a progress line is not a reason to answer). */
   onMessage?: (message: string) => void;
   now?: () => number;
+  /** How to pause between reads; rejects once the signal aborts. A simulated clock replaces it in benchmarks. */
+  sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
+}
+
+export function realSleep(milliseconds: number, signal: AbortSignal): Promise<void> {
+  return sleep(milliseconds, undefined, { signal });
 }
 
 /** Reads closer together than this would only hit the snapshot cache, whatever an adapter suggests. */
@@ -34,7 +40,7 @@ export async function waitForTaskChange(options: WaitForTaskChangeOptions): Prom
     if (remaining <= 0) return task;
     const interval = Math.max(task.pollIntervalMs ?? options.defaultPollIntervalMs, minimumPollIntervalMs);
     // Rejects as soon as the request is aborted: a closed connection stops the reads too.
-    await sleep(Math.min(interval, remaining), undefined, { signal: options.signal });
+    await (options.sleep ?? realSleep)(Math.min(interval, remaining), options.signal);
     task = await options.read();
     if (task.status === "working" && task.statusMessage !== undefined && task.statusMessage !== message) {
       message = task.statusMessage;
