@@ -227,3 +227,30 @@ describe("a closed connection", () => {
     expect(scripted.calls.getStatus).toBe(settled);
   });
 });
+
+describe("a v1 host that shows forms itself (stdio, elicitation declared)", () => {
+  it("gets the approval as a form from task_status, and the pipeline goes on within the same call", async () => {
+    const asked: string[] = [];
+    const client = cleanup.add(
+      await connectV1Stdio({
+        command: process.execPath,
+        args: [cliBin, "serve", "--config", stdioConfig, "--stdio"],
+        env: cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), JOBTASKS_LOG_LEVEL: "warn" }),
+        cwd: repositoryRoot,
+        capabilities: { elicitation: { form: {} } },
+        onElicit: async (request) => {
+          asked.push(request.message);
+          return { action: "accept", content: { approve: true } };
+        },
+      }),
+    );
+    const taskId = taskIdOf(await client.callTool("demo_pipeline", { steps: 2, stepMs: 300, approval: true }));
+    const finished = await client.callTool("task_status", { taskId, waitSeconds: 20 });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/Approve the deploy|Deploy/);
+    expect(finished.structuredContent).toMatchObject({ status: "completed", result: { status: "succeeded" } });
+    // One task_status call: the user answered in the form, the model spent no turn on the question.
+    expect(client.calls.filter((name) => name === "task_status")).toHaveLength(1);
+  });
+});
+

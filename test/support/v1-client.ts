@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
@@ -40,13 +41,26 @@ export async function connectV1Http(url: string, options: { token?: string; capa
   return connect(transport, options.capabilities);
 }
 
-export async function connectV1Stdio(options: { command: string; args: string[]; env: Record<string, string>; cwd?: string; capabilities?: Record<string, unknown> }): Promise<V1Connection> {
+export async function connectV1Stdio(options: {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  capabilities?: Record<string, unknown>;
+  /** Answers the server's elicitation/create requests, as a host showing a form to its user would. */
+  onElicit?: (request: ElicitRequest["params"]) => Promise<ElicitResult>;
+}): Promise<V1Connection> {
   const transport = new StdioClientTransport({ command: options.command, args: options.args, env: options.env, ...(options.cwd ? { cwd: options.cwd } : {}), stderr: "pipe" });
-  return connect(transport, options.capabilities);
+  return connect(transport, options.capabilities, options.onElicit);
 }
 
-async function connect(transport: Parameters<Client["connect"]>[0], capabilities: Record<string, unknown> = {}): Promise<V1Connection> {
+async function connect(
+  transport: Parameters<Client["connect"]>[0],
+  capabilities: Record<string, unknown> = {},
+  onElicit?: (request: ElicitRequest["params"]) => Promise<ElicitResult>,
+): Promise<V1Connection> {
   const client = new Client(clientInfo, { capabilities });
+  if (onElicit) client.setRequestHandler(ElicitRequestSchema, (request) => onElicit(request.params));
   await client.connect(transport);
   // Hosts list tools first; the Client then checks every result against the listed output schemas.
   await client.listTools();

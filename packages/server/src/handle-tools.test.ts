@@ -253,3 +253,25 @@ describe("model turns", () => {
     expect(calls).toBeGreaterThanOrEqual(15);
   });
 });
+
+describe("task_status with a client that shows forms itself", () => {
+  it("delivers the user's answer and keeps waiting; a dismissed or invalid form leaves the question to the model", async () => {
+    const { service, scripted } = setup({ onRespond: (job) => scripted.update(job, completedSnapshot("deployed")) });
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const ask = (response: { action: "accept" | "decline" | "cancel"; content?: Record<string, string | number | boolean | string[]> }) => {
+      const asked: string[] = [];
+      return { asked, askUser: async (request: { params: { message: string } }) => (asked.push(request.params.message), response) };
+    };
+    for (const response of [{ action: "cancel" as const }, { action: "accept" as const, content: { approve: "yes" } }]) {
+      const { asked, askUser } = ask(response);
+      const left = (await service.callTool("task_status", { taskId, waitSeconds: 1 }, { ...alice, tasksDeclared: false, askUser })) as CallToolResult;
+      expect(asked).toEqual(["Approve the deployment?"]);
+      expect(left.structuredContent?.["status"]).toBe("input_required");
+    }
+    expect(scripted.calls.respond).toBe(0);
+    const { askUser } = ask({ action: "accept", content: { approve: true } });
+    const done = (await service.callTool("task_status", { taskId, waitSeconds: 5 }, { ...alice, tasksDeclared: false, askUser })) as CallToolResult;
+    expect(done.structuredContent?.["status"]).toBe("completed");
+    expect(scripted.onlyJob().responses).toEqual([{ "job-1-approval-1": { action: "accept", content: { approve: true } } }]);
+  });
+});

@@ -1,4 +1,4 @@
-import { isTerminalStatus, type CallToolResult, type DetailedTask, type ElicitationResponse } from "@jobtasks/core";
+import { isTerminalStatus, type CallToolResult, type DetailedTask, type ElicitationResponse, type InputRequest } from "@jobtasks/core";
 import { TaskProtocolError } from "./protocol-error.js";
 import { validateToolInput } from "./validate-tool-input.js";
 import { waitForTaskChange } from "./wait-for-task-change.js";
@@ -11,6 +11,12 @@ export interface HandleCaller {
   principal: string;
   signal: AbortSignal;
   onProgress?: (message: string) => void;
+  /**
+   * Present when the client can show a form itself (it declared elicitation on a connection that can carry
+   * a server request): task_status then puts the job's question to the user directly. Resolves to the
+   * user's answer; rejects or times out when there is none.
+   */
+  askUser?: (request: InputRequest, timeoutMs: number) => Promise<ElicitationResponse>;
 }
 
 /** The task operations the handle tools are built on: the very ones tasks/get, tasks/update and tasks/cancel use. */
@@ -73,9 +79,28 @@ export class HandleTools {
 
   async #status(args: StatusArguments, caller: HandleCaller): Promise<CallToolResult> {
     const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
-    const waitMs = (args.waitSeconds ?? defaultStatusWaitSeconds) * 1000;
-    const task = await this.#wait(() => this.#tasks.getTask(args.taskId, caller), waitMs, caller.signal, pollIntervalMs, caller.onProgress);
+    const deadline = this.#options.now() + (args.waitSeconds ?? defaultStatusWaitSeconds) * 1000;
+    const read = () => this.#tasks.getTask(args.taskId, caller);
+    let task = await this.#wait(read, deadline - this.#options.now(), caller.signal, pollIntervalMs, caller.onProgress);
+    // A question the user answered in the client's own form is delivered, and the wait goes on; without
+    // an answer (no form, dismissed, too slow) the model gets the question and task_answer, as always.
+    while (task.status === "input_required" && caller.askUser && deadline - this.#options.now() > 0) {
+      if (!(await this.#askUser(args.taskId, task.inputRequests, deadline - this.#options.now(), caller))) break;
+      task = await this.#wait(read, Math.max(0, deadline - this.#options.now()), caller.signal, pollIntervalMs, caller.onProgress);
+    }
     return statusAnswer({ task, toolName, pollIntervalMs });
+  }
+
+  /** Put the first outstanding question to the user; true when an answer reached the upstream. */
+  async #askUser(taskId: string, inputRequests: Record<string, InputRequest>, timeoutMs: number, caller: HandleCaller): Promise<boolean> {
+    const [key, request] = Object.entries(inputRequests)[0] ?? [];
+    if (key === undefined || request === undefined || !caller.askUser) return false;
+    const response = await caller.askUser(request, timeoutMs).catch(() => undefined);
+    // A dismissed form is no decision: leave the question to the model rather than send a refusal.
+    if (!response || response.action === "cancel") return false;
+    const checked = checkFormAnswer(request, response.action, response.content);
+    if (!checked.ok) return false;
+    return (await this.#tasks.updateTask(taskId, { [key]: checked.response }, caller)).includes(key);
   }
 
   async #answer(args: AnswerArguments, caller: HandleCaller): Promise<CallToolResult> {

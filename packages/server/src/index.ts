@@ -10,3 +10,4 @@ export * from "./tool-registry.js";
 export * from "./stdio-server.js";
 export * from "./task-subscription.js";
 export * from "./task-listen-transport.js";
+export * from "./clients-without-tasks.js";

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TaskIdSealer } from "@jobtasks/core";
 import { createSilentLogger } from "./logger.js";
-import { TaskService, type ClientsWithoutTasks } from "./task-service.js";
+import { TaskService } from "./task-service.js";
+import type { ClientsWithoutTasks } from "./clients-without-tasks.js";
 import { startHttpServer, type RunningHttpServer } from "./http-server.js";
 import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";
 

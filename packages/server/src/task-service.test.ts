@@ -2,7 +2,8 @@ import { describe, expect, it, vi } from "vitest";
 import { InvalidToolInputError, TaskIdSealer, UpstreamError, type CallToolResult, type CreateTaskResult } from "@jobtasks/core";
 import { createSilentLogger } from "./logger.js";
 import { TaskProtocolError } from "./protocol-error.js";
-import { TaskService, type CallerContext, type ClientsWithoutTasks } from "./task-service.js";
+import { TaskService, type CallerContext } from "./task-service.js";
+import type { ClientsWithoutTasks } from "./clients-without-tasks.js";
 import {
   approvalRequest,
   cancelledSnapshot,

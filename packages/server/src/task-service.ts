@@ -26,23 +26,13 @@ import { waitForResult } from "./wait-for-result.js";
 import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
 import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
 import { HandleTools, type HandleCaller } from "./handle-tools.js";
-import { handleToolDescriptors, isHandleToolName } from "./handle-tool-definitions.js";
+import { isHandleToolName } from "./handle-tool-definitions.js";
 import { realSleep } from "./wait-for-task-change.js";
-import { withoutOutputSchema, type ToolDescriptor } from "./tool-registry.js";
+import type { ToolDescriptor } from "./tool-registry.js";
+import { maxQuickFinishWaitMs, refuseHandleToolNames, toolsListedWithHandles, type ClientsWithoutTasks } from "./clients-without-tasks.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
-
-/**
- * What a request that does not declare the tasks extension gets from a job tool: a handle it follows with
- * task_status / task_answer / task_cancel (the default), the plain result of tools that opted into
- * synchronous waiting (-32021 for the others), or -32021 for every job tool.
- */
-export const clientsWithoutTasksModes = ["handles", "wait", "refuse"] as const;
-export type ClientsWithoutTasks = (typeof clientsWithoutTasksModes)[number];
-
-/** However long a tool's synchronousWaitMs, a handle answers within this: well inside common client timeouts (about 60 s). */
-export const maxQuickFinishWaitMs = 30_000;
 
 export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger" | "now"> {
   adapters: readonly AdapterInstance[];
@@ -132,7 +122,7 @@ export class TaskService {
   listTools(tasksDeclared: boolean): ToolDescriptor[] {
     const descriptors = this.registry.tools.map((registered) => registered.descriptor);
     if (tasksDeclared || this.clientsWithoutTasks !== "handles") return descriptors;
-    return [...descriptors.map(withoutOutputSchema), ...handleToolDescriptors()];
+    return toolsListedWithHandles(descriptors);
   }
 
   /**
@@ -143,7 +133,7 @@ export class TaskService {
   async callTool(
     name: string,
     args: unknown,
-    caller: CallerContext & { tasksDeclared: boolean; onProgress?: HandleCaller["onProgress"] },
+    caller: CallerContext & { tasksDeclared: boolean } & Pick<HandleCaller, "onProgress" | "askUser">,
   ): Promise<CreateTaskResult | CallToolResult> {
     if (this.clientsWithoutTasks === "handles" && isHandleToolName(name)) return this.#handles.call(name, args, caller);
     const registered = this.registry.tool(name);
@@ -360,19 +350,6 @@ export class TaskService {
   /** Release adapters' connections. */
   async close(): Promise<void> {
     await Promise.allSettled(this.registry.adapters.map((adapter) => adapter.close?.()));
-  }
-}
-
-/** In handles mode the three handle tools are the server's own: an adapter tool may not take one of their names. */
-function refuseHandleToolNames(adapters: readonly AdapterInstance[]): void {
-  for (const [index, instance] of adapters.entries()) {
-    const clash = instance.adapter.tools.find((tool) => isHandleToolName(tool.name));
-    if (clash) {
-      throw new ConfigError(
-        `adapters[${index}]`,
-        `tool "${clash.name}" of adapter "${instance.name}" clashes with the server's own tool "${clash.name}" (how clients without the tasks extension follow jobs); rename the adapter's tool, or set server.clientsWithoutTasks to wait or refuse`,
-      );
-    }
   }
 }
 
