@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createScriptedAdapter } from "./support/scripted-adapter.js";
+import { completedSnapshot, createScriptedAdapter, workingSnapshot } from "./support/scripted-adapter.js";
 import type { RunningDemoApi } from "@jobtasks/demo";
 import { createDemoAdapter, startDemoApiForTests } from "./support/demo-stack.js";
 import { Cleanup, randomSecret, startInProcessServer } from "./support/in-process-server.js";
@@ -254,3 +254,42 @@ describe("a v1 host that shows forms itself (stdio, elicitation declared)", () =
   });
 });
 
+
+describe("a 10-minute job on a simulated clock (the server's now and sleep), default waits", () => {
+  it.each([
+    ["the v1 SDK Client over Streamable HTTP", (url: string) => connectV1Http(url)],
+    ["a 2026-07-28 client that omits the extension", (url: string) => connectModernWithoutTasks(url)],
+  ] as const)("%s follows it to its result in at most 16 task_status calls, none near its 60 s timeout", async (_name, connect) => {
+    const clock = { now: Date.UTC(2026, 11, 1, 9, 0) };
+    const scripted = createScriptedAdapter({ pollIntervalMs: 5_000 });
+    let startedAt = 0;
+    const server = cleanup.add(
+      await startInProcessServer({
+        adapters: [{ name: "scripted", adapter: scripted.adapter }],
+        service: {
+          now: () => clock.now,
+          // Simulated time passes only while the server waits; the job moves with it.
+          sleep: async (milliseconds) => {
+            clock.now += milliseconds;
+            const elapsed = clock.now - startedAt;
+            scripted.update(scripted.lastJob(), elapsed >= 600_000 ? completedSnapshot("deployed after 10 minutes") : workingSnapshot(`minute ${Math.floor(elapsed / 60_000) + 1} of 10`));
+          },
+        },
+      }),
+    );
+    const client = cleanup.add(await connect(server.url));
+    startedAt = clock.now;
+    const taskId = taskIdOf(await client.callTool("scripted_job", {}));
+    const waits: number[] = [];
+    let result: V1ToolResult;
+    do {
+      const before = clock.now;
+      result = await client.callTool("task_status", { taskId });
+      waits.push(clock.now - before);
+    } while (result.structuredContent?.["status"] === "working" && waits.length < 100);
+    expect(result.structuredContent).toMatchObject({ status: "completed", result: { text: "deployed after 10 minutes" } });
+    expect(clock.now - startedAt).toBeGreaterThanOrEqual(600_000);
+    expect(waits.length).toBeLessThanOrEqual(16);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(40_000);
+  });
+});

@@ -275,3 +275,19 @@ describe("task_status with a client that shows forms itself", () => {
     expect(scripted.onlyJob().responses).toEqual([{ "job-1-approval-1": { action: "accept", content: { approve: true } } }]);
   });
 });
+
+describe("an expired task", () => {
+  it("answers Task has expired from each handle tool, as tasks/get does, without asking the upstream", async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const { service, scripted } = setup({ retentionMs: 60_000, service: { now: () => now } });
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    now += 61_000;
+    const reads = scripted.calls.getStatus;
+    for (const [name, args] of [["task_status", { taskId }], ["task_answer", { taskId, key: "k", action: "decline" }], ["task_cancel", { taskId }]] as const) {
+      const result = await call(service, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(text(result), name).toMatch(/Task has expired/);
+    }
+    expect(scripted.calls.getStatus).toBe(reads);
+  });
+});
