@@ -146,7 +146,9 @@ async function serveBatch(): Promise<{ batch: FakeAwsBatch; client: V1Connection
 describe("AWS Batch for a client without the tasks extension", () => {
   it("submit → handle; task_status follows the queue states to the exit code; a non-zero exit is isError", async () => {
     const { batch, client } = await serveBatch();
-    expect((await client.listTools()).map((tool) => tool.name)).toEqual(["render_frames", "task_status", "task_answer", "task_cancel"]);
+    const tools = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(["render_frames", "watch_job", "task_status", "task_answer", "task_cancel"]);
+    expect(tools[0]).not.toHaveProperty("outputSchema");
     const handle = await call(client, "render_frames", { parameters: { scene: "shots/intro.blend" } });
     expect(handle.structuredContent).toMatchObject({ status: "working", statusMessage: expect.stringMatching(/^SUBMITTED/) });
     const taskId = handle.structuredContent!["taskId"] as string;
