@@ -6,8 +6,8 @@ import { cliEnvironment, startCliHttpServer } from "./support/cli-process.js";
 import { rawResult } from "./support/raw-rpc.js";
 
 /**
- * Clients that do not speak the tasks extension (many agents today) can still run the demo: its config
- * opens demo_pipeline to synchronous calls, answered with the plain tool result within a bound.
+ * The demo config for a client that does not speak the tasks extension (many agents today): a quick
+ * pipeline is answered with its plain result, a longer one with a handle to follow, never cancelled.
  */
 
 const cleanup = new Cleanup();
@@ -22,19 +22,22 @@ afterAll(async () => {
 });
 
 describe("the demo for a client without the tasks extension", () => {
-  it("answers tools/call with the finished pipeline's result, not a task", async () => {
+  it("answers tools/call with a quick pipeline's result, not a task", async () => {
     const server = cleanup.add(await startCliHttpServer({ env: cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret() }) }));
     const result = await rawResult(server.url, "tools/call", { name: "demo_pipeline", arguments: { steps: 2, stepMs: 10 } }, { tasks: false });
     expect(result["resultType"]).toBe("complete");
-    expect(result).not.toHaveProperty("taskId");
     expect(result["isError"]).not.toBe(true);
     expect(result["structuredContent"]).toMatchObject({ status: "succeeded" });
   });
 
-  it("cancels a pipeline that asks for approval, since only a tasks client can answer, and says so", async () => {
+  it("answers a pipeline that asks for approval with a handle and leaves it waiting, not cancelled", async () => {
     const server = cleanup.add(await startCliHttpServer({ env: cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret() }) }));
     const result = await rawResult(server.url, "tools/call", { name: "demo_pipeline", arguments: { steps: 2, stepMs: 10, approval: true } }, { tasks: false });
-    expect(result["isError"]).toBe(true);
-    expect(JSON.stringify(result["content"])).toMatch(/needs input.*tasks extension.*cancelled/);
+    expect(result["resultType"]).not.toBe("task");
+    expect(result["isError"]).not.toBe(true);
+    expect(result["structuredContent"]).toMatchObject({ status: "input_required", taskId: expect.stringMatching(/^jt1\./) });
+    expect(JSON.stringify(result["content"])).toContain("task_answer");
+    const status = await rawResult(server.url, "tools/call", { name: "task_status", arguments: { taskId: result["structuredContent"]["taskId"], waitSeconds: 0 } }, { tasks: false });
+    expect(status["structuredContent"]["status"]).toBe("input_required");
   });
 });

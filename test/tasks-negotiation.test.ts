@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { TaskIdSealer } from "@jobtasks/core";
-import { TaskService, createSilentLogger, startStdioServer } from "@jobtasks/server";
+import { TaskService, createSilentLogger, startStdioServer, type ClientsWithoutTasks } from "@jobtasks/server";
 import { envelope, rawCall, rawError, rawResult, tasksExtensionId } from "./support/raw-rpc.js";
 import { Cleanup, randomSecret, startInProcessServer } from "./support/in-process-server.js";
 import { createScriptedAdapter } from "./support/scripted-adapter.js";
@@ -11,9 +11,14 @@ import { createScriptedAdapter } from "./support/scripted-adapter.js";
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function serve(options: { synchronousWaitMs?: number } = {}) {
+async function serve(options: { synchronousWaitMs?: number; clientsWithoutTasks?: ClientsWithoutTasks } = {}) {
   const scripted = createScriptedAdapter(options);
-  const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }));
+  const server = cleanup.add(
+    await startInProcessServer({
+      adapters: [{ name: "scripted", adapter: scripted.adapter }],
+      ...(options.clientsWithoutTasks ? { service: { clientsWithoutTasks: options.clientsWithoutTasks } } : {}),
+    }),
+  );
   return { scripted, url: server.url };
 }
 
@@ -26,8 +31,8 @@ describe("negotiation", () => {
     expect(result["capabilities"]["extensions"][tasksExtensionId]).toEqual({});
   });
 
-  it("tools/call without the extension is -32021 naming the extension in data.requiredCapabilities", async () => {
-    const { url, scripted } = await serve();
+  it("tools/call without the extension is -32021 naming the extension in data.requiredCapabilities (refuse)", async () => {
+    const { url, scripted } = await serve({ clientsWithoutTasks: "refuse" });
     const error = await rawError(url, "tools/call", { name: "scripted_job", arguments: {} }, { tasks: false });
     expect(error.code).toBe(-32021);
     expect(error.data).toEqual(requiredCapability);
@@ -35,8 +40,21 @@ describe("negotiation", () => {
     expect(scripted.calls.start).toBe(0);
   });
 
-  it("a client that declares other extensions but not tasks is refused too", async () => {
-    const { url } = await serve();
+  it("tools/call without the extension answers a handle by default: a plain result with the task id, never a task", async () => {
+    const { url, scripted } = await serve();
+    const response = await rawCall(url, "tools/call", { name: "scripted_job", arguments: {} }, { tasks: false });
+    expect(response.text).not.toContain('"resultType":"task"');
+    const result = response.body?.result ?? {};
+    expect(result["resultType"]).toBe("complete");
+    expect(result["structuredContent"]).toMatchObject({ taskId: expect.stringMatching(/^jt1\./), status: "working" });
+    // The same id opens for tasks/get from a client with the extension.
+    const task = await rawResult(url, "tasks/get", { taskId: result["structuredContent"]["taskId"] });
+    expect(task["status"]).toBe("working");
+    expect(scripted.calls.start).toBe(1);
+  });
+
+  it("a client that declares other extensions but not tasks is refused too (refuse)", async () => {
+    const { url } = await serve({ clientsWithoutTasks: "refuse" });
     const meta = { ...envelope(false), "io.modelcontextprotocol/clientCapabilities": { extensions: { "example.com/other": {} } } };
     const error = await rawError(url, "tools/call", { name: "scripted_job", arguments: {} }, { meta });
     expect(error.code).toBe(-32021);
@@ -97,7 +115,8 @@ describe("negotiation", () => {
     const withTasks = await request(2, "tools/call", { name: "scripted_job", arguments: {} }, true);
     expect(withTasks?.result?.["resultType"]).toBe("task");
     const withoutTasks = await request(3, "tools/call", { name: "scripted_job", arguments: {} }, false);
-    expect(withoutTasks?.error?.code).toBe(-32021);
+    expect(withoutTasks?.result?.["resultType"]).not.toBe("task");
+    expect(withoutTasks?.result?.["structuredContent"]).toMatchObject({ status: "working" });
     const getWithout = await request(4, "tasks/get", { taskId: withTasks?.result?.["taskId"] }, false);
     expect(getWithout?.error?.code).toBe(-32021);
     await clientSide.close();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defaultPollIntervalMs, isOrigin, originExpectation, readerDefaults } from "@jobtasks/server";
+import { clientsWithoutTasksModes, defaultPollIntervalMs, isOrigin, originExpectation, readerDefaults } from "@jobtasks/server";
 
 const adapterInstanceName = z
   .string()
@@ -42,11 +42,17 @@ export const serverSettingsSchema = z.strictObject({
     .min(0)
     .default(readerDefaults.upstreamRetryBudgetMs)
     .describe("How long an upstream may stay unreachable before its tasks end failed"),
+  clientsWithoutTasks: z
+    .enum(clientsWithoutTasksModes)
+    .default("handles")
+    .describe(
+      'What a client that does not declare the tasks extension gets from a job tool: "handles" (a task id it follows with task_status, task_answer and task_cancel), "wait" (the plain result of the tools listed in synchronousWaitMs, -32021 for the others) or "refuse" (-32021)',
+    ),
   synchronousWaitMs: z
     .record(z.string(), z.number().int().min(1).max(600_000))
     .default({})
     .describe(
-      "Tools that clients without the tasks extension may call, by name: the server waits up to this many milliseconds for the job and answers with the plain result. A job that needs input, outlives the bound or whose client stops waiting is cancelled and reported as a tool error.",
+      "Per tool name, for clients without the tasks extension. With handles: wait this long for a quick finish before answering with a handle (at most 30 s are used). With wait: wait up to this long and answer with the plain result; a job that needs input, outlives the bound or whose client stops waiting is cancelled and reported as a tool error.",
     ),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Log level (JOBTASKS_LOG_LEVEL overrides it)"),
   allowedOrigins: z

@@ -60,12 +60,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<{ close(): Pro
     server.logger.info({ demoApi: api.url }, "demo job API started for this session");
     process.stdin.once("end", () => void close());
   } else {
-    process.stdout.write(walkthrough(server.url!, api.url));
+    process.stdout.write(demoWalkthrough(server.url!, api.url));
   }
   return { close };
 }
 
-function walkthrough(mcpUrl: string, apiUrl: string): string {
+/** What `jobtasks demo` prints once both servers listen: how to connect, and how each kind of client follows a pipeline. */
+export function demoWalkthrough(mcpUrl: string, apiUrl: string): string {
   return `
 jobtasks demo is running (Ctrl-C stops it).
 
@@ -75,16 +76,26 @@ jobtasks demo is running (Ctrl-C stops it).
 Connect a client (more in docs/connect-a-client.md):
   MCP Inspector 2.x (Node >= 22.19; more in docs/try-with-inspector.md):
       npx -y @modelcontextprotocol/inspector@2.12.0 --protocol-era modern --transport http --server-url ${mcpUrl}
-  Claude Code:
+  Claude Code (no tasks extension: it follows pipelines through task_status, see below):
       claude mcp add --transport http jobtasks-demo ${mcpUrl}
   Any stdio client (the host starts its own demo, with its own demo API, in one process):
       command: jobtasks   args: demo --stdio
+  Cursor, VS Code and others: add ${mcpUrl} as a Streamable HTTP server (README "Connect a client").
 
 Then call the tool demo_pipeline, for example with
       {"steps": 4, "stepMs": 2000, "approval": true}
+  With the tasks extension (MCP Inspector 2.x --protocol-era modern, the ext-tasks requester):
   - the call answers at once with a task; tasks/get shows "step 1/4: checkout", ...
   - after the first step the task is input_required: approve (or reject) the deploy in the form;
   - {"fail": true} ends completed with isError and a log excerpt; tasks/cancel cancels the pipeline.
+  Without it (Claude Code, Claude Desktop, Cursor, VS Code, the v1 SDK Client):
+  - the call answers with a handle: structuredContent {taskId, status, statusMessage, pollIntervalMs}
+    (or, for a pipeline done within 3 s, its result);
+  - the model calls task_status {"taskId": "<that id>"}: each call waits up to 40 s and answers when the
+    pipeline finishes (with its result) or asks for approval (with the question and the task_answer call);
+  - task_answer with the taskId, the question's key, "action": "accept" and "content": {"approve": true}
+    approves ("approve": false, or "action": "decline", rejects); task_cancel with the taskId cancels it.
+  Both kinds of client share one id: tasks/get reads the id a handle carries.
   Nothing about tasks is stored by the MCP server: restart it with the demo API running apart (in a
   checkout of the repository: pnpm demo:api and pnpm demo:serve) and the same task id still answers. This
   command keeps the demo API in its own process, so stopping it also forgets the demo's jobs, as an

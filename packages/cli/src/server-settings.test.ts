@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "@jobtasks/core";
-import { readServerSettings, servesBeyondLoopbackWithoutTokens } from "./server-settings.js";
-import type { LoadedConfig } from "./load-config.js";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError, TaskIdSealer } from "@jobtasks/core";
+import { createSilentLogger } from "@jobtasks/server";
+import { buildTaskService, readServerSettings, servesBeyondLoopbackWithoutTokens } from "./server-settings.js";
+import { loadConfig, type LoadedConfig } from "./load-config.js";
+import { configFileSchema } from "./config-schema.js";
 
 const config = { server: { logLevel: "info" }, adapters: [] } as unknown as LoadedConfig;
 
@@ -24,5 +29,49 @@ describe("readServerSettings", () => {
     expect(["127.0.0.1", "127.0.0.2", "127.10.20.30", "localhost", "::1"].map(without)).toEqual([false, false, false, false, false]);
     expect(["0.0.0.0", "::", "192.0.2.10"].map(without)).toEqual([true, true, true]);
     expect(servesBeyondLoopbackWithoutTokens(readServerSettings(config, { HOST: "0.0.0.0", JOBTASKS_AUTH_TOKENS: "alice:alice-token-0123456789" }))).toBe(false);
+  });
+});
+
+describe("buildTaskService over the shipped example configs", () => {
+  it("serves every one to clients without the tasks extension with handles (task_status, task_answer, task_cancel)", async () => {
+    const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
+    const files: string[] = [];
+    for (const example of await readdir(join(repositoryRoot, "examples"))) {
+      if (example.includes(".")) continue;
+      for (const file of await readdir(join(repositoryRoot, "examples", example))) if (file.endsWith(".config.yaml")) files.push(join(repositoryRoot, "examples", example, file));
+    }
+    expect(files.length).toBeGreaterThanOrEqual(7);
+    const environment = {
+      GITHUB_TOKEN: "ghp_exampleexampleexampleexample0000",
+      AWS_REGION: "eu-west-1",
+      AWS_ACCESS_KEY_ID: "AKIAEXAMPLE",
+      AWS_SECRET_ACCESS_KEY: "example-secret",
+      AZURE_DOCUMENT_ENDPOINT: "https://example.cognitiveservices.azure.com",
+      AZURE_DOCUMENT_KEY: "example-azure-key",
+      GOOGLE_PROJECT: "example-project",
+      GOOGLE_REGION: "europe-west1",
+      GOOGLE_ACCESS_TOKEN: "example-google-token",
+      RENDER_FARM_TOKEN: "example-render-token",
+    };
+    for (const file of files) {
+      const config = await loadConfig(file, environment);
+      const service = buildTaskService(config, new TaskIdSealer({ secret: "example-configs-secret-0123456789abcdef" }), createSilentLogger());
+      expect(service.clientsWithoutTasks, file).toBe("handles");
+      const tools = service.listTools(false);
+      expect(tools.slice(-3).map((tool) => tool.name), file).toEqual(["task_status", "task_answer", "task_cancel"]);
+      for (const tool of tools.slice(0, -3)) expect(tool, `${file}: ${tool.name}`).not.toHaveProperty("outputSchema");
+      await service.close();
+    }
+  });
+});
+
+describe("server.clientsWithoutTasks", () => {
+  it("defaults to handles and refuses anything but handles, wait or refuse, naming the field", () => {
+    const adapters = [{ name: "demo", kind: "demo" }];
+    expect(configFileSchema.parse({ adapters }).server.clientsWithoutTasks).toBe("handles");
+    expect(configFileSchema.parse({ server: { clientsWithoutTasks: "refuse" }, adapters }).server.clientsWithoutTasks).toBe("refuse");
+    const refused = configFileSchema.safeParse({ server: { clientsWithoutTasks: "sometimes" }, adapters });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues[0]?.path).toEqual(["server", "clientsWithoutTasks"]);
   });
 });

@@ -48,6 +48,7 @@ export function buildTaskService(config: LoadedConfig, sealer: TaskIdSealer, log
     snapshotCacheMs: config.server.snapshotCacheMs,
     upstreamRetryBudgetMs: config.server.upstreamRetryBudgetMs,
     synchronousWaitMs: config.server.synchronousWaitMs,
+    clientsWithoutTasks: config.server.clientsWithoutTasks,
   });
 }
 

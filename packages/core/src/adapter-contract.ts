@@ -63,9 +63,11 @@ export interface JobTool<Ref extends JsonValue = JsonValue, Input = any> {
   /** Describes `structuredContent` of the completed result, when the adapter fills it. */
   outputSchema?: z.ZodType;
   /**
-   * Lets a client that does not declare the tasks extension call this tool anyway: the core then waits
-   * for the job up to this many milliseconds and answers with the plain result. Unset: such a client gets
-   * -32021 (the extension is required).
+   * For clients that do not declare the tasks extension. Under `clientsWithoutTasks: handles` (the
+   * default): wait this long for a quick finish and answer with the plain result, else with a handle the
+   * client follows through task_status (the core uses at most 30 s, so the answer stays inside client
+   * timeouts; unset means answer at once). Under `wait`: wait up to this long and answer with the plain
+   * result, cancelling a job that outlives it; unset means such a client gets -32021.
    */
   synchronousWaitMs?: number;
   doStart(input: Input, context: AdapterContext): Promise<StartedJob<Ref>>;

@@ -12,3 +12,4 @@ export * from "./task-subscription.js";
 export * from "./task-listen-transport.js";
 export { isLoopbackHost } from "./loopback-address.js";
 export { isOrigin, originExpectation } from "./request-guard.js";
+export * from "./clients-without-tasks.js";

@@ -3,6 +3,7 @@ import { ProtocolError, Server, type ServerContext } from "@modelcontextprotocol
 import { TaskProtocolError, errorCodes, tasksExtensionId, tasksExtensionRequired } from "./protocol-error.js";
 import type { TaskService } from "./task-service.js";
 import type { Logger } from "./logger.js";
+import type { ElicitationResponse, InputRequest } from "@jobtasks/core";
 
 export interface McpServerOptions {
   name: string;
@@ -57,8 +58,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
   };
 
-  server.setRequestHandler("tools/list", async () => ({
-    tools: service.registry.tools.map((registered) => registered.descriptor) as never,
+  server.setRequestHandler("tools/list", async (_request, context) => ({
+    tools: service.listTools(declares(context)) as never,
   }));
 
   server.setRequestHandler("tools/call", (request, context) =>
@@ -67,6 +68,8 @@ export function createMcpServer(options: McpServerOptions): Server {
         principal,
         signal: context.mcpReq.signal,
         tasksDeclared: declares(context),
+        ...progressReporter(request.params._meta?.progressToken, context),
+        ...(modern ? {} : formAsker(server, context)),
       });
       // A CreateTaskResult is a legal answer to tools/call under the extension; the SDK's handler type
       // only knows CallToolResult.
@@ -105,6 +108,39 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
 
   return server;
+}
+
+/**
+ * task_status sends the job's status messages as notifications/progress while it waits, when the request
+ * asked for progress (a client that passes a progress token; the v1 SDK Client does so for onprogress).
+ */
+function progressReporter(token: unknown, context: ServerContext): { onProgress?: (message: string) => void } {
+  if (typeof token !== "string" && typeof token !== "number") return {};
+  let progress = 0;
+  return {
+    onProgress: (message) => {
+      progress += 1;
+      // A lost progress line is no reason to fail the wait.
+      void context.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A 2025-era client that declared form elicitation, on a connection that carries server requests (stdio;
+ * a stateless HTTP request has no initialize, so no declared capabilities): task_status may show it the
+ * job's question as a form. The 2026-07-28 protocol has no server-to-client requests.
+ */
+function formAsker(server: Server, context: ServerContext): { askUser?: (request: InputRequest, timeoutMs: number) => Promise<ElicitationResponse> } {
+  const elicitation = server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
+  if (!elicitation || (Object.keys(elicitation).length > 0 && !("form" in elicitation))) return {};
+  return {
+    askUser: async (request, timeoutMs) => {
+      // Our forms use the elicitation schema subset; the SDK types it more narrowly than the core does.
+      const result = await context.mcpReq.elicitInput(request.params as never, { timeout: timeoutMs, signal: context.mcpReq.signal });
+      return result.content === undefined ? { action: result.action } : { action: result.action, content: result.content as ElicitationResponse["content"] & object };
+    },
+  };
 }
 
 function readInputResponses(params: Record<string, unknown>): Record<string, unknown> {

@@ -3,6 +3,7 @@ import { InvalidToolInputError, TaskIdSealer, UpstreamError, type CallToolResult
 import { createSilentLogger } from "./logger.js";
 import { TaskProtocolError } from "./protocol-error.js";
 import { TaskService, type CallerContext } from "./task-service.js";
+import type { ClientsWithoutTasks } from "./clients-without-tasks.js";
 import {
   approvalRequest,
   cancelledSnapshot,
@@ -14,7 +15,7 @@ import {
 
 const secret = "task-service-test-secret-0123456789abcdef";
 
-function setup(options: ScriptedAdapterOptions & { now?: () => number } = {}) {
+function setup(options: ScriptedAdapterOptions & { now?: () => number; clientsWithoutTasks?: ClientsWithoutTasks } = {}) {
   const scripted = createScriptedAdapter(options);
   const service = new TaskService({
     adapters: [{ name: "scripted", adapter: scripted.adapter }],
@@ -23,6 +24,7 @@ function setup(options: ScriptedAdapterOptions & { now?: () => number } = {}) {
     snapshotCacheMs: 0,
     immediateRetryDelayMs: 1,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.clientsWithoutTasks ? { clientsWithoutTasks: options.clientsWithoutTasks } : {}),
   });
   return { scripted, service };
 }
@@ -67,10 +69,18 @@ describe("TaskService.callTool", () => {
     expect(error.message).toBe("Invalid arguments for tool scripted_job: ref: branch main is not in the allow-list");
   });
 
-  it("requires the extension from a client that did not declare it, before starting anything", async () => {
-    const { service, scripted } = setup();
-    const error = await expectProtocolError(service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false }), -32021);
-    expect(error.data).toEqual({ requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } });
+  it("requires the extension from a client that did not declare it, before starting anything (refuse, and wait without a bound)", async () => {
+    for (const clientsWithoutTasks of ["refuse", "wait"] as const) {
+      const { service, scripted } = setup({ clientsWithoutTasks });
+      const error = await expectProtocolError(service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false }), -32021);
+      expect(error.data).toEqual({ requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } });
+      expect(scripted.calls.start).toBe(0);
+    }
+  });
+
+  it("refuse answers -32021 even for a tool that opted into synchronous waiting", async () => {
+    const { service, scripted } = setup({ clientsWithoutTasks: "refuse", synchronousWaitMs: 10_000 });
+    await expectProtocolError(service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false }), -32021);
     expect(scripted.calls.start).toBe(0);
   });
 
@@ -116,7 +126,7 @@ describe("TaskService.callTool", () => {
   });
 
   it("serves a non-declaring client synchronously when the tool opts in, up to its bound", async () => {
-    const { service, scripted } = setup({ pollIntervalMs: 5 });
+    const { service, scripted } = setup({ pollIntervalMs: 5, clientsWithoutTasks: "wait" });
     // A bound far above the job's life, which ends once the service has seen it working (not after a fixed delay).
     scripted.adapter.tools[0]!.synchronousWaitMs = 10_000;
     const pending = service.callTool("scripted_job", { label: "quick" }, { ...alice, tasksDeclared: false });
@@ -129,7 +139,7 @@ describe("TaskService.callTool", () => {
   it("lets the server config open a tool to synchronous callers, and refuses an unknown tool name there", async () => {
     const scripted = createScriptedAdapter({ pollIntervalMs: 5 });
     const common = { adapters: [{ name: "scripted", adapter: scripted.adapter }], sealer: new TaskIdSealer({ secret }), logger: createSilentLogger() };
-    const service = new TaskService({ ...common, synchronousWaitMs: { scripted_job: 10_000 } });
+    const service = new TaskService({ ...common, synchronousWaitMs: { scripted_job: 10_000 }, clientsWithoutTasks: "wait" });
     const pending = service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false });
     await vi.waitUntil(() => scripted.calls.getStatus >= 1, { timeout: 10_000, interval: 5 });
     scripted.update(scripted.onlyJob(), completedSnapshot("configured"));
@@ -145,6 +155,7 @@ describe("TaskService.callTool", () => {
       logger: createSilentLogger(),
       synchronousWaitMs: { scripted_job: 10_000 },
       maxSynchronousCalls: 1,
+      clientsWithoutTasks: "wait",
     });
     const synchronous = { ...alice, tasksDeclared: false };
     const first = service.callTool("scripted_job", {}, synchronous);
@@ -157,7 +168,7 @@ describe("TaskService.callTool", () => {
   });
 
   it("cancels a synchronous job whose client stops waiting (its own timeout), since nobody can follow it", async () => {
-    const { service, scripted } = setup({ pollIntervalMs: 5 });
+    const { service, scripted } = setup({ pollIntervalMs: 5, clientsWithoutTasks: "wait" });
     scripted.adapter.tools[0]!.synchronousWaitMs = 10_000;
     const controller = new AbortController();
     const pending = service.callTool("scripted_job", {}, { ...alice, signal: controller.signal, tasksDeclared: false });
@@ -169,7 +180,7 @@ describe("TaskService.callTool", () => {
   });
 
   it("cancels a synchronous job that outlives its bound and says so", async () => {
-    const { service, scripted } = setup({ pollIntervalMs: 5 });
+    const { service, scripted } = setup({ pollIntervalMs: 5, clientsWithoutTasks: "wait" });
     scripted.adapter.tools[0]!.synchronousWaitMs = 40;
     const result = (await service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false })) as CallToolResult;
     expect(result.isError).toBe(true);

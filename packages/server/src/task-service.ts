@@ -25,6 +25,11 @@ import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { waitForResult } from "./wait-for-result.js";
 import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
 import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
+import { HandleTools, type HandleCaller } from "./handle-tools.js";
+import { isHandleToolName } from "./handle-tool-definitions.js";
+import { realSleep } from "./wait-for-task-change.js";
+import type { ToolDescriptor } from "./tool-registry.js";
+import { maxQuickFinishWaitMs, refuseHandleToolNames, toolsListedWithHandles, type ClientsWithoutTasks } from "./clients-without-tasks.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -42,7 +47,13 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
   synchronousWaitMs?: Readonly<Record<string, number>>;
   /** Synchronous calls (each holds a request open while it waits) served at once. Default 32. */
   maxSynchronousCalls?: number;
+  /** What clients without the tasks extension get. Default "handles". */
+  clientsWithoutTasks?: ClientsWithoutTasks;
+  /** task_status waits (and quick-finish waits) held open at once; beyond it they answer at once. Default 256. */
+  maxWaitingCalls?: number;
   now?: () => number;
+  /** How the handle tools pause between reads (rejecting on abort); with `now`, a simulated clock for benchmarks. */
+  sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** Who is calling, and the request's lifetime. */
@@ -72,6 +83,8 @@ export class TaskService {
   readonly #synchronousWaitMs: Readonly<Record<string, number>>;
   readonly #maxSynchronousCalls: number;
   #synchronousCalls = 0;
+  readonly clientsWithoutTasks: ClientsWithoutTasks;
+  readonly #handles: HandleTools;
 
   constructor(options: TaskServiceOptions) {
     this.registry = new ToolRegistry(options.adapters);
@@ -82,6 +95,17 @@ export class TaskService {
     this.#reader = new SnapshotReader({ ...options, logger: options.logger, now: this.#now });
     this.#synchronousWaitMs = options.synchronousWaitMs ?? {};
     this.#maxSynchronousCalls = options.maxSynchronousCalls ?? 32;
+    this.clientsWithoutTasks = options.clientsWithoutTasks ?? "handles";
+    if (this.clientsWithoutTasks === "handles") refuseHandleToolNames(options.adapters);
+    this.#handles = new HandleTools(
+      {
+        getTask: (taskId, caller) => this.getTask(taskId, caller),
+        updateTask: (taskId, inputResponses, caller) => this.updateTask(taskId, inputResponses, caller),
+        cancelTask: (taskId, caller) => this.cancelTask(taskId, caller),
+        describeTask: (taskId, principal) => this.#describe(taskId, principal),
+      },
+      { maxWaitingCalls: options.maxWaitingCalls ?? 256, now: this.#now, sleep: options.sleep ?? realSleep },
+    );
     for (const [index, name] of Object.keys(this.#synchronousWaitMs).entries()) {
       if (!this.registry.tool(name)) {
         const known = this.registry.tools.map((tool) => tool.tool.name).join(", ");
@@ -91,22 +115,37 @@ export class TaskService {
   }
 
   /**
-   * tools/call. With the extension declared, the answer is a task; without it, only tools that opted into
-   * synchronous waiting answer (with the plain result), the others are -32021.
+   * tools/list. A request without the extension, when handles are on, also sees the three handle tools, and
+   * the job tools without their output schemas: a client checks structuredContent against them, and a
+   * handle is not the job's result.
+   */
+  listTools(tasksDeclared: boolean): ToolDescriptor[] {
+    const descriptors = this.registry.tools.map((registered) => registered.descriptor);
+    if (tasksDeclared || this.clientsWithoutTasks !== "handles") return descriptors;
+    return toolsListedWithHandles(descriptors);
+  }
+
+  /**
+   * tools/call. With the extension declared, the answer is a task. Without it, by clientsWithoutTasks: a
+   * handle (or the result of a quick finish), the plain result of a tool that opted into synchronous
+   * waiting, or -32021.
    */
   async callTool(
     name: string,
     args: unknown,
-    caller: CallerContext & { tasksDeclared: boolean },
+    caller: CallerContext & { tasksDeclared: boolean } & Pick<HandleCaller, "onProgress" | "askUser">,
   ): Promise<CreateTaskResult | CallToolResult> {
+    if (this.clientsWithoutTasks === "handles" && isHandleToolName(name)) return this.#handles.call(name, args, caller);
     const registered = this.registry.tool(name);
     if (!registered) throw new TaskProtocolError(errorCodes.invalidParams, `Unknown tool: ${name}`);
     const synchronousWaitMs = this.#synchronousWaitMs[name] ?? registered.tool.synchronousWaitMs;
-    if (!caller.tasksDeclared && synchronousWaitMs === undefined) {
+    const mode = this.clientsWithoutTasks;
+    if (!caller.tasksDeclared && (mode === "refuse" || (mode === "wait" && synchronousWaitMs === undefined))) {
       throw tasksExtensionRequired(`tool ${name} runs as a task and`);
     }
     const input = validateToolInput(name, registered.tool.inputSchema, args);
     if (caller.tasksDeclared) return this.#start(registered, input, caller, undefined);
+    if (mode === "handles") return this.#start(registered, input, caller, undefined, Math.min(synchronousWaitMs ?? 0, maxQuickFinishWaitMs));
     if (this.#synchronousCalls >= this.#maxSynchronousCalls) {
       // Checked before starting anything: refusing costs nothing upstream.
       return {
@@ -122,12 +161,16 @@ export class TaskService {
     }
   }
 
-  /** Start the job; answer with a task, or (synchronousWaitMs given) wait for the plain result. */
+  /**
+   * Start the job; answer with a task, or (synchronousWaitMs given) wait for the plain result, or
+   * (quickFinishWaitMs given) answer with a handle unless the job finishes that soon after the call.
+   */
   async #start(
     registered: RegisteredTool,
     input: unknown,
     caller: CallerContext,
     synchronousWaitMs: number | undefined,
+    quickFinishWaitMs?: number,
   ): Promise<CreateTaskResult | CallToolResult> {
     const name = registered.tool.name;
     const context = this.#adapterContext(caller);
@@ -166,6 +209,22 @@ export class TaskService {
         toolName: name,
       });
     }
+    if (quickFinishWaitMs !== undefined) {
+      try {
+        return await this.#handles.firstAnswer({
+          read: async () => toDetailedTask(await this.#reader.read(target, context), this.#metadata(taskId, reference, registered.adapter)),
+          // Counted from the call, so the start's own time is inside the bound.
+          waitMs: Math.max(0, createdAt + quickFinishWaitMs - this.#now()),
+          signal: context.signal,
+          toolName: name,
+          pollIntervalMs: this.#pollInterval(registered.adapter),
+        });
+      } catch (error) {
+        // Only a client that left before it got the id abandons the job; a long one is never cancelled.
+        if (context.signal.aborted) await cancelAbandonedJob(target, context, this.#logger);
+        throw error;
+      }
+    }
     // The task must be readable before we answer: a first read proves it (adapters make doStart return only
     // once the job is visible upstream) and gives the client a meaningful first status.
     const snapshot = firstSnapshot ?? (await this.#reader.read(target, context));
@@ -183,21 +242,22 @@ export class TaskService {
    * tasks/update. Only answers to requests the job has outstanding right now reach the adapter; the rest
    * (never issued, already answered, superseded) are ignored, as the extension asks.
    */
-  async updateTask(taskId: string, inputResponses: Record<string, unknown>, caller: CallerContext): Promise<void> {
+  async updateTask(taskId: string, inputResponses: Record<string, unknown>, caller: CallerContext): Promise<string[]> {
     const opened = this.#open(taskId, caller.principal);
     const { adapter } = opened.target;
-    if (!adapter.doRespond) return;
+    if (!adapter.doRespond) return [];
     const context = this.#adapterContext(caller);
     const snapshot = await this.#reader.read(opened.target, context, { fresh: true });
-    if (snapshot.status !== "input_required" || !snapshot.inputRequests) return;
+    if (snapshot.status !== "input_required" || !snapshot.inputRequests) return [];
     const answers: Record<string, ElicitationResponse> = {};
     for (const key of Object.keys(snapshot.inputRequests)) {
       if (!Object.hasOwn(inputResponses, key)) continue;
       answers[key] = parseElicitationResponse(key, inputResponses[key]);
     }
-    if (Object.keys(answers).length === 0) return;
+    if (Object.keys(answers).length === 0) return [];
     const respond = adapter.doRespond.bind(adapter);
     await this.#act("deliver the answer", opened, () => respond(opened.target.ref, answers, context));
+    return Object.keys(answers);
   }
 
   /** tasks/cancel. An acknowledgement, not a promise: the job may still finish first. */
@@ -223,6 +283,12 @@ export class TaskService {
     } catch {
       return false;
     }
+  }
+
+  /** For the handle tools' texts: which tool started a task, and how often its adapter suggests polling. */
+  #describe(taskId: string, principal: string): { toolName: string; pollIntervalMs: number } {
+    const opened = this.#open(taskId, principal);
+    return { toolName: opened.reference.tool, pollIntervalMs: this.#pollInterval(opened.target.adapter) };
   }
 
   /** Open a task id for a caller, or answer exactly as for a task that does not exist. */

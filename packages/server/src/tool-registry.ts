@@ -74,6 +74,15 @@ export class ToolRegistry {
   }
 }
 
+/**
+ * A job tool as a client without the tasks extension sees it: its answer may be a handle instead of the
+ * job's result, and clients reject structuredContent that does not match a declared output schema.
+ */
+export function withoutOutputSchema(descriptor: ToolDescriptor): ToolDescriptor {
+  const { outputSchema: _outputSchema, ...rest } = descriptor;
+  return rest;
+}
+
 function describeTool(tool: JobTool): ToolDescriptor {
   const descriptor: ToolDescriptor = {
     name: tool.name,

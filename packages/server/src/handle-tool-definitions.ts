@@ -1,0 +1,117 @@
+import { z } from "zod";
+import type { ToolDescriptor } from "./tool-registry.js";
+
+/**
+ * The three tools through which a client without the tasks extension follows a job: what they are
+ * called, what they accept and what they answer. The names are part of the interface a model learns.
+ */
+
+export const handleToolNames = ["task_status", "task_answer", "task_cancel"] as const;
+export type HandleToolName = (typeof handleToolNames)[number];
+
+export function isHandleToolName(name: string): name is HandleToolName {
+  return (handleToolNames as readonly string[]).includes(name);
+}
+
+/** task_status waits this long by default: a 10-minute job costs about 15 calls, and 40 s stays well under a 60 s client timeout. */
+export const defaultStatusWaitSeconds = 40;
+export const maxStatusWaitSeconds = 50;
+
+const taskId = z.string().min(1).describe("The taskId the job tool answered with");
+
+export const handleToolInputSchemas = {
+  task_status: z.strictObject({
+    taskId,
+    waitSeconds: z
+      .number()
+      .min(0)
+      .max(maxStatusWaitSeconds)
+      .optional()
+      .describe(`How long to wait for the job to finish or ask a question, 0 to ${maxStatusWaitSeconds}; default ${defaultStatusWaitSeconds}`),
+  }),
+  task_answer: z.strictObject({
+    taskId,
+    key: z.string().min(1).describe("The question's key, as task_status listed it under inputRequests"),
+    action: z.enum(["accept", "decline", "cancel"]).describe('"accept" with content answers the form; "decline" refuses; "cancel" dismisses it'),
+    content: z.record(z.string(), z.unknown()).optional().describe("The form's fields (its requestedSchema), for action accept"),
+  }),
+  task_cancel: z.strictObject({ taskId }),
+} satisfies Record<HandleToolName, z.ZodType>;
+
+const statuses = ["working", "input_required", "completed", "failed", "cancelled"];
+
+/** What task_status answers (and a job tool's handle, which is the same shape without inputRequests or result). */
+const taskStatusOutputSchema = {
+  type: "object",
+  properties: {
+    taskId: { type: "string" },
+    status: { type: "string", enum: statuses },
+    statusMessage: { type: "string" },
+    inputRequests: {
+      type: "object",
+      description: 'Questions to answer with task_answer, by key: { method: "elicitation/create", params: { message, requestedSchema } }',
+      additionalProperties: { type: "object" },
+    },
+    pollIntervalMs: { type: "integer", minimum: 0 },
+    result: { type: "object", description: "The job's own structured result, when completed" },
+    error: {
+      type: "object",
+      properties: { code: { type: "integer" }, message: { type: "string" } },
+      required: ["code", "message"],
+    },
+  },
+  required: ["taskId", "status", "pollIntervalMs"],
+};
+
+const descriptors: Record<HandleToolName, Omit<ToolDescriptor, "inputSchema">> = {
+  task_status: {
+    name: "task_status",
+    title: "Follow a started job",
+    description:
+      "Wait for a job started by another tool of this server, by its taskId: answers when the job finishes, when it " +
+      "asks a question (answer it with task_answer), or after waitSeconds (default 40) with its progress; while it is " +
+      '"working", call task_status again. When it is completed, the answer is the job\'s own result.',
+    outputSchema: taskStatusOutputSchema,
+  },
+  task_answer: {
+    name: "task_answer",
+    title: "Answer a job's question",
+    description:
+      "Answer a question a job asked (status input_required), such as an approval: give the taskId, the question's key " +
+      "from task_status, an action, and for accept the form's fields as content. Each question takes one answer.",
+    outputSchema: {
+      type: "object",
+      properties: {
+        taskId: { type: "string" },
+        key: { type: "string" },
+        action: { type: "string", enum: ["accept", "decline", "cancel"] },
+        sent: { type: "boolean", const: true },
+      },
+      required: ["taskId", "key", "action", "sent"],
+    },
+  },
+  task_cancel: {
+    name: "task_cancel",
+    title: "Cancel a job",
+    description:
+      "Ask the system running a job to cancel it, by its taskId. The cancel is requested, not immediate: the job may " +
+      "still finish first; task_status tells how it ended.",
+    outputSchema: {
+      type: "object",
+      properties: {
+        taskId: { type: "string" },
+        status: { type: "string", enum: statuses, description: "The job's status when the cancel was asked for" },
+        cancelRequested: { type: "boolean", description: "false when the job had already ended" },
+      },
+      required: ["taskId", "status", "cancelRequested"],
+    },
+  },
+};
+
+/** The tools/list entries of the three tools, their input schemas written from the zod ones. */
+export function handleToolDescriptors(): ToolDescriptor[] {
+  return handleToolNames.map((name) => {
+    const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(handleToolInputSchemas[name], { io: "input" }) as Record<string, unknown>;
+    return { ...descriptors[name], inputSchema };
+  });
+}

@@ -1,0 +1,293 @@
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { ConfigError, JobNotFoundError, TaskIdSealer, type CallToolResult } from "@jobtasks/core";
+import { createSilentLogger } from "./logger.js";
+import { TaskService, type CallerContext, type TaskServiceOptions } from "./task-service.js";
+import {
+  approvalRequest,
+  completedSnapshot,
+  createScriptedAdapter,
+  inputRequiredSnapshot,
+  workingSnapshot,
+  type ScriptedAdapterOptions,
+} from "../../../test/support/scripted-adapter.js";
+
+/** The handle tools on the task service, without MCP around them: what a client without the extension gets. */
+
+function setup(options: ScriptedAdapterOptions & { service?: Partial<TaskServiceOptions> } = {}) {
+  const scripted = createScriptedAdapter({ pollIntervalMs: 5, ...options });
+  const service = new TaskService({
+    adapters: [{ name: "scripted", adapter: scripted.adapter }],
+    sealer: new TaskIdSealer({ secret: "handle-tools-test-secret-0123456789abcdef" }),
+    logger: createSilentLogger(),
+    snapshotCacheMs: 0,
+    immediateRetryDelayMs: 1,
+    ...options.service,
+  });
+  return { scripted, service };
+}
+
+const alice: CallerContext = { principal: "alice", signal: new AbortController().signal };
+const call = async (service: TaskService, name: string, args: unknown, caller: CallerContext & { onProgress?: (message: string) => void } = alice) =>
+  (await service.callTool(name, args, { ...caller, tasksDeclared: false })) as CallToolResult & { structuredContent: Record<string, any> };
+const text = (result: CallToolResult) => result.content.map((block) => (block as { text?: string }).text ?? "").join("\n");
+
+describe("tools/list for a request without the extension", () => {
+  it("adds task_status, task_answer and task_cancel, and leaves out job tools' output schemas; a declaring request sees neither change", () => {
+    const scripted = createScriptedAdapter();
+    // Tool descriptors are computed when the service is built: give the tool an output schema first.
+    scripted.adapter.tools[0]!.outputSchema = z.object({ text: z.string() });
+    const withSchema = new TaskService({ adapters: [{ name: "scripted", adapter: scripted.adapter }], sealer: new TaskIdSealer({ secret: "x".repeat(40) }), logger: createSilentLogger() });
+    const plain = withSchema.listTools(false);
+    expect(plain.map((tool) => tool.name)).toEqual(["scripted_job", "task_status", "task_answer", "task_cancel"]);
+    expect(plain[0]).not.toHaveProperty("outputSchema");
+    for (const tool of plain.slice(1)) expect(tool.outputSchema).toMatchObject({ type: "object" });
+    const declared = withSchema.listTools(true);
+    expect(declared.map((tool) => tool.name)).toEqual(["scripted_job"]);
+    expect(declared[0]).toHaveProperty("outputSchema");
+  });
+
+  it("lists no handle tools under wait or refuse", () => {
+    for (const clientsWithoutTasks of ["wait", "refuse"] as const) {
+      expect(setup({ service: { clientsWithoutTasks } }).service.listTools(false).map((tool) => tool.name)).toEqual(["scripted_job"]);
+    }
+  });
+
+  it("refuses an adapter tool named like a handle tool, naming both, unless handles are off", () => {
+    expect(() => setup({ toolName: "task_status" })).toThrow(ConfigError);
+    expect(() => setup({ toolName: "task_cancel" })).toThrow(/tool "task_cancel" of adapter "scripted" clashes with the server's own tool "task_cancel"/);
+    expect(() => setup({ toolName: "task_answer", service: { clientsWithoutTasks: "wait" } })).not.toThrow();
+  });
+});
+
+describe("a job tool called without the extension", () => {
+  it("answers a handle whose taskId tasks/get accepts; the job keeps running", async () => {
+    const { service, scripted } = setup();
+    const handle = await call(service, "scripted_job", { label: "build" });
+    expect(handle.isError).toBeUndefined();
+    expect(handle.structuredContent).toEqual({ taskId: expect.stringMatching(/^jt1\./), status: "working", statusMessage: "started build", pollIntervalMs: 5 });
+    expect(text(handle)).toContain(`task_status with {"taskId":"${handle.structuredContent.taskId}"}`);
+    expect((await service.getTask(handle.structuredContent.taskId, alice)).status).toBe("working");
+    expect(scripted.onlyJob().cancelRequested).toBe(false);
+  });
+
+  it("answers the job's own result when it finishes within synchronousWaitMs", async () => {
+    const { service, scripted } = setup({ synchronousWaitMs: 10_000 });
+    const pending = call(service, "scripted_job", {});
+    await vi.waitUntil(() => scripted.calls.getStatus >= 1, { timeout: 5_000, interval: 2 });
+    scripted.update(scripted.onlyJob(), completedSnapshot("quick"));
+    expect(await pending).toEqual({ content: [{ type: "text", text: "quick" }], structuredContent: { text: "quick" } });
+  });
+
+  it("answers with a handle at once when the job asks a question during the quick wait", async () => {
+    const { service } = setup({ synchronousWaitMs: 10_000 });
+    const handle = await call(service, "scripted_job", { startAs: "input_required" });
+    expect(handle.structuredContent).toMatchObject({ status: "input_required", inputRequests: { "job-1-approval-1": approvalRequest() } });
+    expect(text(handle)).toContain('task_answer {"taskId":"');
+  });
+
+  it("waits at most 30 s in all, whatever synchronousWaitMs says", async () => {
+    // The clock jumps 31 s while the job starts: with the 30 s cap nothing is left to wait for.
+    let offset = 0;
+    const { service, scripted } = setup({ synchronousWaitMs: 600_000, service: { now: () => Date.now() + offset } });
+    const tool = scripted.adapter.tools[0]!;
+    const start = tool.doStart.bind(tool);
+    tool.doStart = async (input, context) => {
+      const started = await start(input, context);
+      offset = 31_000;
+      return started;
+    };
+    const handle = await call(service, "scripted_job", {});
+    expect(handle.structuredContent["status"]).toBe("working");
+    expect(scripted.calls.getStatus).toBe(1);
+  });
+
+  it("cancels the job only when the client leaves before it got the id", async () => {
+    const { service, scripted } = setup({ synchronousWaitMs: 10_000 });
+    const controller = new AbortController();
+    const pending = call(service, "scripted_job", {}, { principal: "alice", signal: controller.signal });
+    await vi.waitUntil(() => scripted.calls.getStatus >= 1, { timeout: 5_000, interval: 2 });
+    controller.abort(new Error("client closed the connection"));
+    await expect(pending).rejects.toThrow();
+    expect(scripted.onlyJob().cancelRequested).toBe(true);
+  });
+});
+
+describe("task_status", () => {
+  it("waits through progress messages (sent on as progress) until the job finishes, then answers its result", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    const job = scripted.onlyJob();
+    const progress: string[] = [];
+    const pending = call(service, "task_status", { taskId }, { ...alice, onProgress: (message) => progress.push(message) });
+    await vi.waitUntil(() => scripted.calls.getStatus >= 3, { timeout: 5_000, interval: 2 });
+    scripted.update(job, workingSnapshot("step 2/2"));
+    await vi.waitUntil(() => progress.length === 1, { timeout: 5_000, interval: 2 });
+    scripted.update(job, completedSnapshot("all green"));
+    const result = await pending;
+    expect(progress).toEqual(["step 2/2"]);
+    expect(result.isError).toBeUndefined();
+    expect(result.content).toEqual([{ type: "text", text: "all green" }]);
+    expect(result.structuredContent).toEqual({ taskId, status: "completed", statusMessage: "the job succeeded", pollIntervalMs: 5, result: { text: "all green" } });
+  });
+
+  it("carries the job's own isError, and isError for a failed task", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), completedSnapshot("red build", true));
+    expect((await call(service, "task_status", { taskId })).isError).toBe(true);
+    const second = (await call(service, "scripted_job", {})).structuredContent.taskId;
+    scripted.failReads(scripted.lastJob(), new JobNotFoundError("job 2 is gone"));
+    const failed = await call(service, "task_status", { taskId: second, waitSeconds: 0 });
+    expect(failed.isError).toBe(true);
+    expect(failed.structuredContent).toMatchObject({ status: "failed", error: { code: -32603 } });
+    expect(text(failed)).toMatch(/^scripted_job failed: /);
+  });
+
+  it("answers after waitSeconds with the job still working", async () => {
+    const { service } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    const result = await call(service, "task_status", { taskId, waitSeconds: 0.1 });
+    expect(result.structuredContent["status"]).toBe("working");
+    expect(text(result)).toMatch(/still running.*call task_status/);
+  });
+
+  it("answers Task not found for a forged or another caller's id, and refuses bad arguments naming the field, reading nothing", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    const reads = scripted.calls.getStatus;
+    for (const [args, caller] of [[{ taskId: taskId.slice(0, -3) + "AAA" }, alice], [{ taskId }, { principal: "bob", signal: alice.signal }]] as const) {
+      const result = await call(service, "task_status", args, caller);
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/Task not found/);
+    }
+    for (const [name, args, field] of [
+      ["task_status", { taskId, waitSeconds: 51 }, "waitSeconds"],
+      ["task_status", {}, "taskId"],
+      ["task_answer", { taskId, key: "k", action: "approve" }, "action"],
+      ["task_answer", { taskId, key: "k", action: "accept", content: "yes" }, "content"],
+      ["task_cancel", { taskId: 7 }, "taskId"],
+    ] as const) {
+      const result = await call(service, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(text(result), name).toContain(`Invalid arguments for tool ${name}: ${field}:`);
+    }
+    expect(scripted.calls.getStatus).toBe(reads);
+    expect(scripted.calls.respond + scripted.calls.cancel).toBe(0);
+  });
+});
+
+describe("task_answer and task_cancel", () => {
+  it("refuses an answer that does not fit the form, naming the field, and sends nothing; a good one is sent once", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const key = "job-1-approval-1";
+    const bad = await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: "yes" } });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toMatch(/content\.approve: .*Nothing was sent/);
+    const missing = await call(service, "task_answer", { taskId, key, action: "accept", content: {} });
+    expect(text(missing)).toMatch(/content\.approve/);
+    expect(scripted.calls.respond).toBe(0);
+
+    const sent = await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true, comment: "ship it" } });
+    expect(sent.isError).toBeUndefined();
+    expect(sent.structuredContent).toEqual({ taskId, key, action: "accept", sent: true });
+    expect(scripted.onlyJob().responses).toEqual([{ [key]: { action: "accept", content: { approve: true, comment: "ship it" } } }]);
+
+    // The upstream recorded it: the key is no longer outstanding, and a second answer sends nothing.
+    scripted.update(scripted.onlyJob(), workingSnapshot("deploying"));
+    const again = await call(service, "task_answer", { taskId, key, action: "decline" });
+    expect(again.isError).toBe(true);
+    expect(text(again)).toMatch(/not outstanding.*nothing was sent/);
+    expect(scripted.calls.respond).toBe(1);
+  });
+
+  it("sends decline and cancel without content", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ a: approvalRequest(), b: approvalRequest() }));
+    await call(service, "task_answer", { taskId, key: "a", action: "decline", content: { approve: true } });
+    await call(service, "task_answer", { taskId, key: "b", action: "cancel" });
+    expect(scripted.onlyJob().responses).toEqual([{ a: { action: "decline" } }, { b: { action: "cancel" } }]);
+  });
+
+  it("task_cancel requests the cancel and says it was requested; an ended job is left alone", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    const requested = await call(service, "task_cancel", { taskId });
+    expect(requested.structuredContent).toEqual({ taskId, status: "working", cancelRequested: true });
+    expect(text(requested)).toMatch(/requested.*may still finish/);
+    expect(scripted.calls.cancel).toBe(1);
+    scripted.update(scripted.onlyJob(), completedSnapshot());
+    expect((await call(service, "task_cancel", { taskId })).structuredContent).toEqual({ taskId, status: "completed", cancelRequested: false });
+    expect(scripted.calls.cancel).toBe(1);
+  });
+});
+
+describe("model turns", () => {
+  it("a 10-minute job costs at most 16 task_status calls with the defaults (simulated clock)", async () => {
+    const clock = { now: Date.UTC(2026, 11, 1, 9, 0) };
+    const scripted = createScriptedAdapter({ pollIntervalMs: 2_000 });
+    const service = new TaskService({
+      adapters: [{ name: "scripted", adapter: scripted.adapter }],
+      sealer: new TaskIdSealer({ secret: "handle-tools-test-secret-0123456789abcdef" }),
+      logger: createSilentLogger(),
+      now: () => clock.now,
+      sleep: async (milliseconds) => {
+        clock.now += milliseconds;
+        const elapsed = clock.now - startedAt;
+        // A new progress line every 15 s must not end a wait; the job ends after 10 minutes.
+        scripted.update(scripted.onlyJob(), elapsed >= 600_000 ? completedSnapshot() : workingSnapshot(`minute ${Math.floor(elapsed / 15_000) / 4}`));
+      },
+    });
+    const startedAt = clock.now;
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    let calls = 0;
+    let status = "working";
+    while (status === "working" && calls < 100) {
+      calls += 1;
+      status = (await call(service, "task_status", { taskId })).structuredContent["status"];
+    }
+    expect(status).toBe("completed");
+    expect(calls).toBeLessThanOrEqual(16);
+    expect(calls).toBeGreaterThanOrEqual(15);
+  });
+});
+
+describe("task_status with a client that shows forms itself", () => {
+  it("delivers the user's answer and keeps waiting; a dismissed or invalid form leaves the question to the model", async () => {
+    const { service, scripted } = setup({ onRespond: (job) => scripted.update(job, completedSnapshot("deployed")) });
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const ask = (response: { action: "accept" | "decline" | "cancel"; content?: Record<string, string | number | boolean | string[]> }) => {
+      const asked: string[] = [];
+      return { asked, askUser: async (request: { params: { message: string } }) => (asked.push(request.params.message), response) };
+    };
+    for (const response of [{ action: "cancel" as const }, { action: "accept" as const, content: { approve: "yes" } }]) {
+      const { asked, askUser } = ask(response);
+      const left = (await service.callTool("task_status", { taskId, waitSeconds: 1 }, { ...alice, tasksDeclared: false, askUser })) as CallToolResult;
+      expect(asked).toEqual(["Approve the deployment?"]);
+      expect(left.structuredContent?.["status"]).toBe("input_required");
+    }
+    expect(scripted.calls.respond).toBe(0);
+    const { askUser } = ask({ action: "accept", content: { approve: true } });
+    const done = (await service.callTool("task_status", { taskId, waitSeconds: 5 }, { ...alice, tasksDeclared: false, askUser })) as CallToolResult;
+    expect(done.structuredContent?.["status"]).toBe("completed");
+    expect(scripted.onlyJob().responses).toEqual([{ "job-1-approval-1": { action: "accept", content: { approve: true } } }]);
+  });
+});
+
+describe("an expired task", () => {
+  it("answers Task has expired from each handle tool, as tasks/get does, without asking the upstream", async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const { service, scripted } = setup({ retentionMs: 60_000, service: { now: () => now } });
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    now += 61_000;
+    const reads = scripted.calls.getStatus;
+    for (const [name, args] of [["task_status", { taskId }], ["task_answer", { taskId, key: "k", action: "decline" }], ["task_cancel", { taskId }]] as const) {
+      const result = await call(service, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(text(result), name).toMatch(/Task has expired/);
+    }
+    expect(scripted.calls.getStatus).toBe(reads);
+  });
+});

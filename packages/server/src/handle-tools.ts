@@ -1,0 +1,183 @@
+import { isTerminalStatus, type CallToolResult, type DetailedTask, type ElicitationResponse, type InputRequest } from "@jobtasks/core";
+import { TaskProtocolError } from "./protocol-error.js";
+import { validateToolInput } from "./validate-tool-input.js";
+import { waitForTaskChange } from "./wait-for-task-change.js";
+import { checkFormAnswer } from "./check-form-answer.js";
+import { firstAnswer, statusAnswer, toolError, type HandleView } from "./handle-results.js";
+import { defaultStatusWaitSeconds, handleToolInputSchemas, type HandleToolName } from "./handle-tool-definitions.js";
+
+/** Who calls a handle tool; onProgress receives status messages while task_status waits. */
+export interface HandleCaller {
+  principal: string;
+  signal: AbortSignal;
+  onProgress?: (message: string) => void;
+  /**
+   * Present when the client can show a form itself (it declared elicitation on a connection that can carry
+   * a server request): task_status then puts the job's question to the user directly. Resolves to the
+   * user's answer; rejects or times out when there is none.
+   */
+  askUser?: (request: InputRequest, timeoutMs: number) => Promise<ElicitationResponse>;
+}
+
+/** The task operations the handle tools are built on: the very ones tasks/get, tasks/update and tasks/cancel use. */
+export interface TaskOperations {
+  getTask(taskId: string, caller: HandleCaller): Promise<DetailedTask>;
+  /** Resolves to the keys whose answers reached the upstream. */
+  updateTask(taskId: string, inputResponses: Record<string, unknown>, caller: HandleCaller): Promise<string[]>;
+  cancelTask(taskId: string, caller: HandleCaller): Promise<void>;
+  /** The tool that started a task and its adapter's polling interval; throws as tasks/get would for an unusable id. */
+  describeTask(taskId: string, principal: string): { toolName: string; pollIntervalMs: number };
+}
+
+export interface HandleToolsOptions {
+  /** Waits (task_status, a job tool's quick-finish wait) held open at once; beyond it they answer without waiting. */
+  maxWaitingCalls: number;
+  now: () => number;
+  sleep: (milliseconds: number, signal: AbortSignal) => Promise<void>;
+}
+
+/**
+ * task_status, task_answer and task_cancel: the task operations as plain tools, over the same sealed ids,
+ * for clients that do not declare the tasks extension. Every failure is a tool error the model can read;
+ * invalid arguments are refused before any upstream call.
+ */
+export class HandleTools {
+  readonly #tasks: TaskOperations;
+  readonly #options: HandleToolsOptions;
+  #waitingCalls = 0;
+
+  constructor(tasks: TaskOperations, options: HandleToolsOptions) {
+    this.#tasks = tasks;
+    this.#options = options;
+  }
+
+  async call(name: HandleToolName, args: unknown, caller: HandleCaller): Promise<CallToolResult> {
+    try {
+      switch (name) {
+        case "task_status":
+          return await this.#status(validateToolInput(name, handleToolInputSchemas.task_status, args) as StatusArguments, caller);
+        case "task_answer":
+          return await this.#answer(validateToolInput(name, handleToolInputSchemas.task_answer, args) as AnswerArguments, caller);
+        case "task_cancel":
+          return await this.#cancel(validateToolInput(name, handleToolInputSchemas.task_cancel, args) as { taskId: string }, caller);
+      }
+    } catch (error) {
+      // Unusable ids, refused answers and upstream faults: the model reads them, as tasks/* clients read -32602.
+      if (error instanceof TaskProtocolError && !caller.signal.aborted) return toolError(error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * The first answer to a job tool called without the extension: wait up to waitMs for a quick finish (or a
+   * question), then answer with the result or the handle. The job is never cancelled for running longer.
+   */
+  async firstAnswer(options: { read: () => Promise<DetailedTask>; waitMs: number; signal: AbortSignal; toolName: string; pollIntervalMs: number }): Promise<CallToolResult> {
+    const task = await this.#wait(options.read, options.waitMs, options.signal, options.pollIntervalMs);
+    return firstAnswer({ task, toolName: options.toolName, pollIntervalMs: options.pollIntervalMs });
+  }
+
+  async #status(args: StatusArguments, caller: HandleCaller): Promise<CallToolResult> {
+    const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
+    const deadline = this.#options.now() + (args.waitSeconds ?? defaultStatusWaitSeconds) * 1000;
+    const read = () => this.#tasks.getTask(args.taskId, caller);
+    let task = await this.#wait(read, deadline - this.#options.now(), caller.signal, pollIntervalMs, caller.onProgress);
+    // A question the user answered in the client's own form is delivered, and the wait goes on; without
+    // an answer (no form, dismissed, too slow) the model gets the question and task_answer, as always.
+    while (task.status === "input_required" && caller.askUser && deadline - this.#options.now() > 0) {
+      if (!(await this.#askUser(args.taskId, task.inputRequests, deadline - this.#options.now(), caller))) break;
+      task = await this.#wait(read, Math.max(0, deadline - this.#options.now()), caller.signal, pollIntervalMs, caller.onProgress);
+    }
+    return statusAnswer({ task, toolName, pollIntervalMs });
+  }
+
+  /** Put the first outstanding question to the user; true when an answer reached the upstream. */
+  async #askUser(taskId: string, inputRequests: Record<string, InputRequest>, timeoutMs: number, caller: HandleCaller): Promise<boolean> {
+    const [key, request] = Object.entries(inputRequests)[0] ?? [];
+    if (key === undefined || request === undefined || !caller.askUser) return false;
+    const response = await caller.askUser(request, timeoutMs).catch(() => undefined);
+    // A dismissed form is no decision: leave the question to the model rather than send a refusal.
+    if (!response || response.action === "cancel") return false;
+    const checked = checkFormAnswer(request, response.action, response.content);
+    if (!checked.ok) return false;
+    return (await this.#tasks.updateTask(taskId, { [key]: checked.response }, caller)).includes(key);
+  }
+
+  async #answer(args: AnswerArguments, caller: HandleCaller): Promise<CallToolResult> {
+    const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
+    const task = await this.#tasks.getTask(args.taskId, caller);
+    const request = task.status === "input_required" ? task.inputRequests[args.key] : undefined;
+    if (!request) return notOutstanding(args, { task, toolName, pollIntervalMs });
+    const checked = checkFormAnswer(request, args.action, args.content);
+    if (!checked.ok) {
+      return toolError(`Invalid answer to question ${args.key} of ${toolName}: ${checked.field}: ${checked.problem}. Nothing was sent; correct it and call task_answer again.`);
+    }
+    const delivered = await this.#tasks.updateTask(args.taskId, { [args.key]: checked.response }, caller);
+    // Answered meanwhile by someone else, or superseded between the two reads: still sent at most once.
+    if (!delivered.includes(args.key)) return notOutstanding(args, { task: await this.#tasks.getTask(args.taskId, caller), toolName, pollIntervalMs });
+    return {
+      content: [{ type: "text", text: `Sent "${args.action}" to question ${args.key} of ${toolName}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.` }],
+      structuredContent: { taskId: args.taskId, key: args.key, action: args.action, sent: true },
+    };
+  }
+
+  async #cancel(args: { taskId: string }, caller: HandleCaller): Promise<CallToolResult> {
+    const { toolName } = this.#tasks.describeTask(args.taskId, caller.principal);
+    const task = await this.#tasks.getTask(args.taskId, caller);
+    if (isTerminalStatus(task.status)) {
+      return {
+        content: [{ type: "text", text: `${toolName} had already ended (${task.status}); nothing to cancel.` }],
+        structuredContent: { taskId: args.taskId, status: task.status, cancelRequested: false },
+      };
+    }
+    await this.#tasks.cancelTask(args.taskId, caller);
+    return {
+      content: [
+        {
+          type: "text",
+          text: `Cancellation of ${toolName} was requested; it is cooperative, so the job may still finish first. Call task_status with {"taskId":"${args.taskId}"} to see how it ends.`,
+        },
+      ],
+      structuredContent: { taskId: args.taskId, status: task.status, cancelRequested: true },
+    };
+  }
+
+  async #wait(read: () => Promise<DetailedTask>, waitMs: number, signal: AbortSignal, pollIntervalMs: number, onMessage?: (message: string) => void): Promise<DetailedTask> {
+    // Each wait holds a request open; past the bound, answer with what is known now rather than refuse.
+    const waiting = this.#waitingCalls < this.#options.maxWaitingCalls;
+    if (waiting) this.#waitingCalls += 1;
+    try {
+      return await waitForTaskChange({
+        read,
+        waitMs: waiting ? waitMs : 0,
+        signal,
+        defaultPollIntervalMs: pollIntervalMs,
+        now: this.#options.now,
+        sleep: this.#options.sleep,
+        ...(onMessage ? { onMessage } : {}),
+      });
+    } finally {
+      if (waiting) this.#waitingCalls -= 1;
+    }
+  }
+}
+
+interface StatusArguments {
+  taskId: string;
+  waitSeconds?: number;
+}
+
+interface AnswerArguments {
+  taskId: string;
+  key: string;
+  action: ElicitationResponse["action"];
+  content?: Record<string, unknown>;
+}
+
+function notOutstanding(args: AnswerArguments, view: HandleView): CallToolResult {
+  // No structuredContent: a client checks it against task_answer's outputSchema, which describes a sent answer.
+  const questions = view.task.status === "input_required" ? ` Outstanding now: ${Object.keys(view.task.inputRequests).join(", ")}.` : "";
+  return toolError(
+    `Question ${args.key} of ${view.toolName} is not outstanding (already answered, superseded or never asked); nothing was sent. The job is ${view.task.status}.${questions}`,
+  );
+}
