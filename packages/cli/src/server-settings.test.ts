@@ -43,6 +43,7 @@ describe("buildTaskService over the shipped example configs", () => {
     expect(files.length).toBeGreaterThanOrEqual(7);
     const environment = {
       GITHUB_TOKEN: "ghp_exampleexampleexampleexample0000",
+      GITLAB_TOKEN: "glpat-exampleexampleexample",
       AWS_REGION: "eu-west-1",
       AWS_ACCESS_KEY_ID: "AKIAEXAMPLE",
       AWS_SECRET_ACCESS_KEY: "example-secret",

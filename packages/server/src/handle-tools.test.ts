@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { ConfigError, JobNotFoundError, TaskIdSealer, type CallToolResult } from "@jobtasks/core";
+import { ConfigError, TaskIdSealer, UpstreamError, type CallToolResult } from "@jobtasks/core";
 import { createSilentLogger } from "./logger.js";
 import { TaskService, type CallerContext, type TaskServiceOptions } from "./task-service.js";
 import {
@@ -137,7 +137,9 @@ describe("task_status", () => {
     scripted.update(scripted.onlyJob(), completedSnapshot("red build", true));
     expect((await call(service, "task_status", { taskId })).isError).toBe(true);
     const second = (await call(service, "scripted_job", {})).structuredContent.taskId;
-    scripted.failReads(scripted.lastJob(), new JobNotFoundError("job 2 is gone"));
+    // An upstream that refuses to report the job (a revoked token) ends it failed; a job it no longer knows
+    // would read as expired instead.
+    scripted.failReads(scripted.lastJob(), new UpstreamError("access to job 2 was revoked", { httpStatus: 403, isRetryable: false }));
     const failed = await call(service, "task_status", { taskId: second, waitSeconds: 0 });
     expect(failed.isError).toBe(true);
     expect(failed.structuredContent).toMatchObject({ status: "failed", error: { code: -32603 } });
