@@ -16,6 +16,11 @@ export interface AdapterContext {
   principal: string;
   /** A structured logger that writes to stderr; never log credentials through it. */
   logger: AdapterLogger;
+  /**
+   * In doStart of a tool with `inputBeforeStart`: the client's answers to the questions asked before the
+   * start, keyed as they were asked. They are the client's word, as the arguments are. Absent otherwise.
+   */
+  inputResponses?: Readonly<Record<string, ElicitationResponse>>;
 }
 
 export interface AdapterLogger {
@@ -38,7 +43,10 @@ export interface JobSnapshot {
   updatedAt?: string;
   /** For `completed`: exactly what tools/call would have returned. A job that ran and failed has isError. */
   result?: CallToolResult;
-  /** For `failed`: the JSON-RPC-level fault (job vanished, access lost). */
+  /**
+   * For `failed`: the JSON-RPC-level fault (job vanished, access lost), sent to the client as it is, so an
+   * adapter may end a job this way on purpose; without it the client sees -32603 with `message`.
+   */
   error?: JsonRpcErrorObject;
   /** For `input_required`: every outstanding request, keyed by ids unique for the life of the job. */
   inputRequests?: Record<string, InputRequest>;
@@ -49,7 +57,11 @@ export interface JobSnapshot {
 /** What starting a job gives back: a durable reference, already visible upstream. */
 export interface StartedJob<Ref extends JsonValue> {
   ref: Ref;
-  /** The first observation, if starting produced one; saves one status read. */
+  /**
+   * The first observation, if starting produced one; saves one status read. When it is `completed` (the
+   * job finished while it was being started), tools/call answers with its plain result and no task: the
+   * extension's immediate-result shortcut, for clients with or without the extension.
+   */
   snapshot?: JobSnapshot;
 }
 
@@ -68,6 +80,15 @@ export interface JobTool<Ref extends JsonValue = JsonValue, Input = any> {
    * -32021 (the extension is required).
    */
   synchronousWaitMs?: number;
+  /**
+   * Questions to ask before the job starts ("confirm before dispatching the production deploy"), through
+   * the protocol's input-required result (multi round trip, 2026-07-28) rather than through a task: return
+   * the requests still unanswered given the answers the client sent with this tools/call, or undefined
+   * when the job may start. doStart then finds the answers in `context.inputResponses`. Only answers to
+   * the requests asked reach it; ask every question in one round, as earlier rounds' answers are not
+   * carried over. Optional: without it the job starts at once.
+   */
+  inputBeforeStart?(input: Input, answers: Readonly<Record<string, ElicitationResponse>>): Record<string, InputRequest> | undefined;
   doStart(input: Input, context: AdapterContext): Promise<StartedJob<Ref>>;
 }
 

@@ -67,6 +67,8 @@ export function createMcpServer(options: McpServerOptions): Server {
         principal,
         signal: context.mcpReq.signal,
         tasksDeclared: declares(context),
+        // Multi round trip exists from 2026-07-28 on; a 2025-era client cannot answer questions.
+        inputResponses: modern ? (context.mcpReq.inputResponses ?? {}) : undefined,
       });
       // A CreateTaskResult is a legal answer to tools/call under the extension; the SDK's handler type
       // only knows CallToolResult.

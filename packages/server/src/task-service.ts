@@ -25,6 +25,8 @@ import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { waitForResult } from "./wait-for-result.js";
 import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
 import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
+import { immediateResult } from "./immediate-result.js";
+import { askBeforeStart, type InputRequiredResult } from "./input-before-start.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -49,6 +51,11 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
 export interface CallerContext {
   principal: string;
   signal: AbortSignal;
+  /**
+   * tools/call only: the answers the client sent with this request (multi round trip); undefined in a
+   * protocol era without it.
+   */
+  inputResponses?: Readonly<Record<string, unknown>> | undefined;
 }
 
 interface OpenedTask {
@@ -98,7 +105,7 @@ export class TaskService {
     name: string,
     args: unknown,
     caller: CallerContext & { tasksDeclared: boolean },
-  ): Promise<CreateTaskResult | CallToolResult> {
+  ): Promise<CreateTaskResult | CallToolResult | InputRequiredResult> {
     const registered = this.registry.tool(name);
     if (!registered) throw new TaskProtocolError(errorCodes.invalidParams, `Unknown tool: ${name}`);
     const synchronousWaitMs = this.#synchronousWaitMs[name] ?? registered.tool.synchronousWaitMs;
@@ -128,9 +135,11 @@ export class TaskService {
     input: unknown,
     caller: CallerContext,
     synchronousWaitMs: number | undefined,
-  ): Promise<CreateTaskResult | CallToolResult> {
+  ): Promise<CreateTaskResult | CallToolResult | InputRequiredResult> {
     const name = registered.tool.name;
-    const context = this.#adapterContext(caller);
+    const beforeStart = askBeforeStart(registered.tool, input, caller.inputResponses);
+    if (beforeStart.kind !== "start") return beforeStart.result;
+    const context = this.#adapterContext(caller, beforeStart.answers);
     const createdAt = this.#now();
     let started;
     try {
@@ -143,6 +152,8 @@ export class TaskService {
       await cancelAbandonedJob({ adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref }, context, this.#logger);
       throw context.signal.reason;
     }
+    const immediate = immediateResult(started.snapshot);
+    if (immediate) return immediate;
     const reference: TaskReference = { adapter: registered.adapterName, tool: name, ref: started.ref, createdAt };
     const target: ReadTarget = { adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref };
     let taskId: string;
@@ -259,11 +270,12 @@ export class TaskService {
     }
   }
 
-  #adapterContext(caller: CallerContext): AdapterContext {
+  #adapterContext(caller: CallerContext, inputResponses?: AdapterContext["inputResponses"]): AdapterContext {
     return {
       signal: caller.signal,
       principal: caller.principal,
       logger: toAdapterLogger(this.#logger),
+      ...(inputResponses ? { inputResponses } : {}),
     };
   }
 
