@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ElicitationResponse, JobSnapshot } from "@jobtasks/core";
 import { askFor, textResult, type FixtureTool } from "./fixture-tool.js";
+import { contentTools } from "./content-tools.js";
 
 /** Clients without the tasks extension may call the quick tools; the server waits this long at most. */
 const synchronousWaitMs = 30_000;
@@ -106,8 +107,11 @@ const toolWithTask: FixtureTool<Record<string, never>> = {
   },
 };
 
-/** Every fixture the suite's tasks scenarios name. */
-export const fixtureTools: readonly FixtureTool[] = [greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask];
+/**
+ * Every fixture the suite's tasks and tools scenarios name. A no-argument tool comes first: the suite's
+ * header checks call the first listed tool with empty arguments.
+ */
+export const fixtureTools: readonly FixtureTool[] = [...contentTools, greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask];
 
 function working(message: string): JobSnapshot {
   return { status: "working", rawStatus: "running", message };
