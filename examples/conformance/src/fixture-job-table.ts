@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { JobNotFoundError, type ElicitationResponse } from "@jobtasks/core";
+import { JobNotFoundError, type ElicitationResponse, type StartInputResponse } from "@jobtasks/core";
 
 /** One fixture job: what it was started with, and what happened to it since. */
 export interface FixtureJob {
@@ -8,7 +8,7 @@ export interface FixtureJob {
   input: unknown;
   startedAt: number;
   /** Answers given before the start (the tool's inputBeforeStart questions). */
-  startAnswers: Readonly<Record<string, ElicitationResponse>>;
+  startAnswers: Readonly<Record<string, StartInputResponse>>;
   /** Answers delivered through tasks/update, by input request key. */
   answers: Record<string, ElicitationResponse>;
   cancelledAt?: number;
@@ -27,7 +27,7 @@ export class FixtureJobTable {
     this.#maxJobs = maxJobs;
   }
 
-  add(tool: string, input: unknown, startedAt: number, startAnswers: Readonly<Record<string, ElicitationResponse>>): FixtureJob {
+  add(tool: string, input: unknown, startedAt: number, startAnswers: Readonly<Record<string, StartInputResponse>>): FixtureJob {
     const job: FixtureJob = { id: randomUUID(), tool, input, startedAt, startAnswers, answers: {} };
     this.#jobs.set(job.id, job);
     if (this.#jobs.size > this.#maxJobs) this.#jobs.delete(this.#jobs.keys().next().value!);

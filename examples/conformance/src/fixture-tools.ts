@@ -1,7 +1,8 @@
 import { z } from "zod";
-import type { ElicitationResponse, JobSnapshot } from "@jobtasks/core";
-import { askFor, textResult, type FixtureTool } from "./fixture-tool.js";
+import type { JobSnapshot } from "@jobtasks/core";
+import { acceptedField, askFor, textResult, type FixtureTool } from "./fixture-tool.js";
 import { contentTools } from "./content-tools.js";
+import { askFirstTools } from "./ask-first-tools.js";
 
 /** Clients without the tasks extension may call the quick tools; the server waits this long at most. */
 const synchronousWaitMs = 30_000;
@@ -69,7 +70,7 @@ const confirmDelete: FixtureTool<{ filename: string }> = {
         inputRequests: { confirm: askFor(`Delete ${job.input.filename}?`, "confirm", { type: "boolean", title: "Delete" }) },
       };
     }
-    return completed(textResult(accepted(answer, "confirm") === true ? `Deleted ${job.input.filename}` : `Kept ${job.input.filename}`));
+    return completed(textResult(acceptedField(answer, "confirm") === true ? `Deleted ${job.input.filename}` : `Kept ${job.input.filename}`));
   },
 };
 
@@ -86,8 +87,8 @@ const multiInput: FixtureTool<Record<string, never>> = {
     if (Object.keys(outstanding).length > 0) {
       return { status: "input_required", rawStatus: "awaiting_input", message: `waiting for ${Object.keys(outstanding).join(" and ")}`, inputRequests: outstanding };
     }
-    const name = accepted(job.answers["name"], "name");
-    const confirm = accepted(job.answers["confirm"], "confirm");
+    const name = acceptedField(job.answers["name"], "name");
+    const confirm = acceptedField(job.answers["confirm"], "confirm");
     return completed(textResult(`name: ${String(name ?? "(none)")}, confirmed: ${String(confirm === true)}`));
   },
 };
@@ -102,7 +103,7 @@ const toolWithTask: FixtureTool<Record<string, never>> = {
   },
   observe(job, now) {
     if (now - job.startedAt < 500) return working("preparing the greeting");
-    const name = accepted(job.startAnswers["user_name"], "name");
+    const name = acceptedField(job.startAnswers["user_name"], "name");
     return completed(textResult(typeof name === "string" && name !== "" ? `Hello, ${name}!` : "Hello, whoever you are!"));
   },
 };
@@ -111,7 +112,7 @@ const toolWithTask: FixtureTool<Record<string, never>> = {
  * Every fixture the suite's tasks and tools scenarios name. A no-argument tool comes first: the suite's
  * header checks call the first listed tool with empty arguments.
  */
-export const fixtureTools: readonly FixtureTool[] = [...contentTools, greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask];
+export const fixtureTools: readonly FixtureTool[] = [...contentTools, ...askFirstTools, greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask];
 
 function working(message: string): JobSnapshot {
   return { status: "working", rawStatus: "running", message };
@@ -119,9 +120,4 @@ function working(message: string): JobSnapshot {
 
 function completed(result: NonNullable<JobSnapshot["result"]>): JobSnapshot {
   return { status: "completed", rawStatus: result.isError ? "failed" : "succeeded", result };
-}
-
-/** One field of an accepted form answer; undefined for a declined or cancelled one. */
-function accepted(answer: ElicitationResponse | undefined, field: string): unknown {
-  return answer?.action === "accept" ? answer.content?.[field] : undefined;
 }

@@ -1,5 +1,13 @@
 import type { z } from "zod";
-import type { JsonRpcErrorObject, CallToolResult, ElicitationResponse, InputRequest, TaskStatus } from "./mcp-shapes.js";
+import type {
+  JsonRpcErrorObject,
+  CallToolResult,
+  ElicitationResponse,
+  InputRequest,
+  StartInputRequest,
+  StartInputResponse,
+  TaskStatus,
+} from "./mcp-shapes.js";
 import type { JsonValue } from "./json.js";
 
 /**
@@ -20,7 +28,7 @@ export interface AdapterContext {
    * In doStart of a tool with `inputBeforeStart`: the client's answers to the questions asked before the
    * start, keyed as they were asked. They are the client's word, as the arguments are. Absent otherwise.
    */
-  inputResponses?: Readonly<Record<string, ElicitationResponse>>;
+  inputResponses?: Readonly<Record<string, StartInputResponse>>;
 }
 
 export interface AdapterLogger {
@@ -83,12 +91,15 @@ export interface JobTool<Ref extends JsonValue = JsonValue, Input = any> {
   /**
    * Questions to ask before the job starts ("confirm before dispatching the production deploy"), through
    * the protocol's input-required result (multi round trip, 2026-07-28) rather than through a task: return
-   * the requests still unanswered given the answers the client sent with this tools/call, or undefined
-   * when the job may start. doStart then finds the answers in `context.inputResponses`. Only answers to
-   * the requests asked reach it; ask every question in one round, as earlier rounds' answers are not
-   * carried over. Optional: without it the job starts at once.
+   * the requests still unanswered given the answers so far, or undefined when the job may start. A
+   * question may depend on an earlier answer: the core carries earlier rounds' answers in a sealed
+   * `requestState`. doStart then finds every answer in `context.inputResponses`, checked for shape only.
+   * Requests the client cannot answer (it did not declare elicitation, sampling or roots on the request)
+   * are left out; when none is left, the call is refused with -32021 naming the missing capability.
+   * Throw InvalidToolInputError (field: "<key>.<field>") to refuse an answer's content (-32602).
+   * Optional: without it the job starts at once.
    */
-  inputBeforeStart?(input: Input, answers: Readonly<Record<string, ElicitationResponse>>): Record<string, InputRequest> | undefined;
+  inputBeforeStart?(input: Input, answers: Readonly<Record<string, StartInputResponse>>): Record<string, StartInputRequest> | undefined;
   doStart(input: Input, context: AdapterContext): Promise<StartedJob<Ref>>;
 }
 

@@ -22,13 +22,23 @@ export interface McpServerOptions {
 
 const taskIdParams = z.looseObject({ taskId: z.string() });
 
+/** The client capabilities this request, and only this request, declared in its _meta. */
+function declaredCapabilities(context: ServerContext): Record<string, unknown> | undefined {
+  const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/clientCapabilities"];
+  return typeof capabilities === "object" && capabilities !== null ? (capabilities as Record<string, unknown>) : undefined;
+}
+
 /** Whether this request, and only this request, declared the tasks extension in its _meta capabilities. */
 export function declaresTasksExtension(context: ServerContext): boolean {
-  const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[
-    "io.modelcontextprotocol/clientCapabilities"
-  ] as { extensions?: Record<string, unknown> } | undefined;
-  const declared = capabilities?.extensions?.[tasksExtensionId];
+  const extensions = declaredCapabilities(context)?.["extensions"] as Record<string, unknown> | undefined;
+  const declared = extensions?.[tasksExtensionId];
   return typeof declared === "object" && declared !== null;
+}
+
+/** The echoed multi-round-trip state, as the client sent it (no verify hook is set: the service checks it). */
+function readRequestState(context: ServerContext): string | undefined {
+  const state: unknown = context.mcpReq.requestState();
+  return typeof state === "string" ? state : undefined;
 }
 
 /**
@@ -69,6 +79,8 @@ export function createMcpServer(options: McpServerOptions): Server {
         tasksDeclared: declares(context),
         // Multi round trip exists from 2026-07-28 on; a 2025-era client cannot answer questions.
         inputResponses: modern ? (context.mcpReq.inputResponses ?? {}) : undefined,
+        requestState: modern ? readRequestState(context) : undefined,
+        clientCapabilities: declaredCapabilities(context),
       });
       // A CreateTaskResult is a legal answer to tools/call under the extension; the SDK's handler type
       // only knows CallToolResult.

@@ -52,10 +52,12 @@ export interface CallerContext {
   principal: string;
   signal: AbortSignal;
   /**
-   * tools/call only: the answers the client sent with this request (multi round trip); undefined in a
-   * protocol era without it.
+   * tools/call only, for tools that ask before they start (multi round trip): the answers sent with this
+   * request (undefined in a protocol era without it), the echoed requestState, the declared capabilities.
    */
   inputResponses?: Readonly<Record<string, unknown>> | undefined;
+  requestState?: string | undefined;
+  clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
 }
 
 interface OpenedTask {
@@ -137,7 +139,7 @@ export class TaskService {
     synchronousWaitMs: number | undefined,
   ): Promise<CreateTaskResult | CallToolResult | InputRequiredResult> {
     const name = registered.tool.name;
-    const beforeStart = askBeforeStart(registered.tool, input, caller.inputResponses);
+    const beforeStart = askBeforeStart(registered.tool, input, caller, this.#sealer, this.#now());
     if (beforeStart.kind !== "start") return beforeStart.result;
     const context = this.#adapterContext(caller, beforeStart.answers);
     const createdAt = this.#now();
