@@ -50,3 +50,30 @@ export const contentTools: readonly FixtureTool[] = [
     content: [{ type: "text", text: "Logging tool ran; no log level was requested, so no log was sent." }],
   }),
 ];
+
+/** JSON Schema 2020-12 keywords a tool's input schema may carry; tools/list must keep every one. */
+const address = z
+  .object({ street: z.string().optional(), city: z.string().optional() })
+  .meta({ id: "address", $anchor: "addressDef" });
+
+export const jsonSchema2020Tool: FixtureTool = {
+  name: "json_schema_2020_12_tool",
+  description: "Tool with JSON Schema 2020-12 features",
+  inputSchema: z
+    .strictObject({
+      name: z.string().optional(),
+      address: address.optional(),
+      contactMethod: z.enum(["phone", "email"]).optional(),
+      phone: z.string().optional(),
+      email: z.string().optional(),
+    })
+    .meta({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+      if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+      then: { required: ["phone"] },
+      else: { required: ["email"] },
+    }),
+  synchronousWaitMs: 30_000,
+  observe: (job) => ({ status: "completed", rawStatus: "succeeded", result: { content: [{ type: "text", text: `Contact recorded: ${JSON.stringify(job.input)}` }] } }),
+};

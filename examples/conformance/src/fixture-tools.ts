@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { JobSnapshot } from "@jobtasks/core";
 import { acceptedField, askFor, textResult, type FixtureTool } from "./fixture-tool.js";
-import { contentTools } from "./content-tools.js";
+import { contentTools, jsonSchema2020Tool } from "./content-tools.js";
 import { askFirstTools } from "./ask-first-tools.js";
 
 /** Clients without the tasks extension may call the quick tools; the server waits this long at most. */
@@ -112,7 +112,7 @@ const toolWithTask: FixtureTool<Record<string, never>> = {
  * Every fixture the suite's tasks and tools scenarios name. A no-argument tool comes first: the suite's
  * header checks call the first listed tool with empty arguments.
  */
-export const fixtureTools: readonly FixtureTool[] = [...contentTools, ...askFirstTools, greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask];
+export const fixtureTools: readonly FixtureTool[] = [...contentTools, ...askFirstTools, greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask, jsonSchema2020Tool];
 
 function working(message: string): JobSnapshot {
   return { status: "working", rawStatus: "running", message };
