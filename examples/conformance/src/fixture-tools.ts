@@ -93,6 +93,19 @@ const multiInput: FixtureTool<Record<string, never>> = {
   },
 };
 
+const toolWithProgress: FixtureTool<Record<string, never>> = {
+  name: "test_tool_with_progress",
+  description: "Runs three half-second steps, reporting each as progress (notifications/progress to a waiting client).",
+  inputSchema: z.object({}),
+  synchronousWaitMs,
+  observe(job, now) {
+    const done = Math.min(3, Math.floor((now - job.startedAt) / 500));
+    const progress = { progress: done, total: 3 };
+    if (done < 3) return { ...working(`step ${done + 1}/3`), progress };
+    return { ...completed(textResult("Three steps done.")), progress };
+  },
+};
+
 const toolWithTask: FixtureTool<Record<string, never>> = {
   name: "test_tool_with_task",
   description: "Asks for your name before it starts (input-required result), then greets you from a task.",
@@ -112,7 +125,7 @@ const toolWithTask: FixtureTool<Record<string, never>> = {
  * Every fixture the suite's tasks and tools scenarios name. A no-argument tool comes first: the suite's
  * header checks call the first listed tool with empty arguments.
  */
-export const fixtureTools: readonly FixtureTool[] = [...contentTools, ...askFirstTools, greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask, jsonSchema2020Tool];
+export const fixtureTools: readonly FixtureTool[] = [...contentTools, ...askFirstTools, greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask, toolWithProgress, jsonSchema2020Tool];
 
 function working(message: string): JobSnapshot {
   return { status: "working", rawStatus: "running", message };

@@ -58,6 +58,11 @@ export interface JobSnapshot {
   error?: JsonRpcErrorObject;
   /** For `input_required`: every outstanding request, keyed by ids unique for the life of the job. */
   inputRequests?: Record<string, InputRequest>;
+  /**
+   * How far the job is (for instance steps done of `total`), when the upstream says. A client that waits
+   * for a synchronous call with a progressToken receives it as notifications/progress.
+   */
+  progress?: { progress: number; total?: number };
   /** Ask clients to poll more slowly (for instance when the upstream's rate budget runs low). */
   pollIntervalMs?: number;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
 import { TaskProtocolError, errorCodes, tasksExtensionId, tasksExtensionRequired } from "./protocol-error.js";
 import type { TaskService } from "./task-service.js";
+import { progressObserver } from "./progress-notifications.js";
 import type { Logger } from "./logger.js";
 
 export interface McpServerOptions {
@@ -33,6 +34,13 @@ export function declaresTasksExtension(context: ServerContext): boolean {
   const extensions = declaredCapabilities(context)?.["extensions"] as Record<string, unknown> | undefined;
   const declared = extensions?.[tasksExtensionId];
   return typeof declared === "object" && declared !== null;
+}
+
+/** Progress notifications for this call, when its client asked for them with a progressToken. */
+function progressObserverFor(context: ServerContext) {
+  const token = context.mcpReq._meta?.progressToken;
+  if (typeof token !== "string" && typeof token !== "number") return undefined;
+  return progressObserver(token, (notification) => context.mcpReq.notify(notification));
 }
 
 /** The echoed multi-round-trip state, as the client sent it (no verify hook is set: the service checks it). */
@@ -81,6 +89,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         inputResponses: modern ? (context.mcpReq.inputResponses ?? {}) : undefined,
         requestState: modern ? readRequestState(context) : undefined,
         clientCapabilities: declaredCapabilities(context),
+        observeSnapshot: progressObserverFor(context),
       });
       // A CreateTaskResult is a legal answer to tools/call under the extension; the SDK's handler type
       // only knows CallToolResult.

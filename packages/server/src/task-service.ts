@@ -27,6 +27,7 @@ import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
 import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
 import { immediateResult } from "./immediate-result.js";
 import { askBeforeStart, type InputRequiredResult } from "./input-before-start.js";
+import type { SnapshotObserver } from "./progress-notifications.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -58,6 +59,8 @@ export interface CallerContext {
   inputResponses?: Readonly<Record<string, unknown>> | undefined;
   requestState?: string | undefined;
   clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
+  /** tools/call only: sees each observation while a synchronous call waits (progress notifications). */
+  observeSnapshot?: SnapshotObserver | undefined;
 }
 
 interface OpenedTask {
@@ -177,6 +180,7 @@ export class TaskService {
         waitMs: synchronousWaitMs,
         pollIntervalMs: this.#pollInterval(registered.adapter),
         toolName: name,
+        observe: caller.observeSnapshot,
       });
     }
     // The task must be readable before we answer: a first read proves it (adapters make doStart return only
