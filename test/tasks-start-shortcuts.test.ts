@@ -80,6 +80,20 @@ describe("starting a job, on the wire", () => {
     expect(failed).not.toHaveProperty("result");
   });
 
+  it("reports a synchronous call's progress as notifications/progress when the client gave a progressToken", async () => {
+    const { url } = await serve();
+    const response = await rawCall(url, "tools/call", { name: "test_tool_with_progress", arguments: {} }, { meta: { ...envelope(false), progressToken: "p-1" } });
+    expect(response.body?.result).toMatchObject({ content: [{ type: "text", text: "Three steps done." }] });
+    const progress = response.text
+      .split("\n")
+      .filter((line) => line.startsWith("data:") && line.includes("notifications/progress"))
+      .map((line) => (JSON.parse(line.slice(5)) as { params: { progressToken: string; progress: number } }).params);
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.every((params) => params.progressToken === "p-1")).toBe(true);
+    expect(progress.map((params) => params.progress)).toEqual([...progress.map((params) => params.progress)].sort((a, b) => a - b));
+    expect(progress.at(-1)?.progress).toBe(3);
+  });
+
   it("keeps two questions outstanding at once, answered one at a time", async () => {
     const { url } = await serve();
     const created = await rawResult(url, "tools/call", { name: "multi_input", arguments: {} });
