@@ -56,7 +56,7 @@ export async function runConformanceSuite(node22: string, suiteCli: string, args
   let exitCode = 0;
   let output: string;
   try {
-    const { stdout, stderr } = await run(node22, [suiteCli, ...args], { cwd: conformanceCacheDirectory, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } });
+    const { stdout, stderr } = await run(node22, [suiteCli, ...args], { cwd: conformanceCacheDirectory, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: suiteEnvironment() });
     output = stdout + stderr;
   } catch (error) {
     const failed = error as { code?: unknown; signal?: unknown; stdout?: string; stderr?: string };
@@ -68,6 +68,12 @@ export async function runConformanceSuite(node22: string, suiteCli: string, args
   const plain = output.replace(/\u001b\[[0-9;]*m/g, "");
   const summary = plain.split("\n").filter((line) => /^(Total|Passed): /.test(line.trim())).at(-1)?.trim() ?? "(no summary line)";
   return { exitCode, output: plain, summary };
+}
+
+/** The suite needs no credentials: PATH and HOME only, without colours. */
+function suiteEnvironment(): NodeJS.ProcessEnv {
+  const { PATH, HOME, TMPDIR } = process.env;
+  return { ...(PATH ? { PATH } : {}), ...(HOME ? { HOME } : {}), ...(TMPDIR ? { TMPDIR } : {}), NO_COLOR: "1", FORCE_COLOR: "0" };
 }
 
 function nodeBinaryIn(path: string): string {
