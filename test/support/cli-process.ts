@@ -29,6 +29,8 @@ export interface CliHttpServer {
 
 export interface StartCliHttpServerOptions {
   env: Record<string, string>;
+  /** The config file to serve. Default: the demo's. */
+  config?: string;
   /** Default 0: the OS picks a free port. */
   port?: number;
   /** How long to wait for the "listening" line. Default 10 s. */
@@ -58,7 +60,7 @@ export async function startCliHttpServer(options: StartCliHttpServerOptions): Pr
 }
 
 async function startCliHttpServerOnce(options: StartCliHttpServerOptions): Promise<CliHttpServer> {
-  const args = [cliBin, "serve", "--config", demoConfig, "--host", "127.0.0.1", "--port", String(options.port ?? 0)];
+  const args = [cliBin, "serve", "--config", options.config ?? demoConfig, "--host", "127.0.0.1", "--port", String(options.port ?? 0)];
   const child = spawn(process.execPath, args, { cwd: repositoryRoot, env: options.env, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -1,5 +1,13 @@
 import type { z } from "zod";
-import type { JsonRpcErrorObject, CallToolResult, ElicitationResponse, InputRequest, TaskStatus } from "./mcp-shapes.js";
+import type {
+  JsonRpcErrorObject,
+  CallToolResult,
+  ElicitationResponse,
+  InputRequest,
+  StartInputRequest,
+  StartInputResponse,
+  TaskStatus,
+} from "./mcp-shapes.js";
 import type { JsonValue } from "./json.js";
 
 /**
@@ -16,6 +24,11 @@ export interface AdapterContext {
   principal: string;
   /** A structured logger that writes to stderr; never log credentials through it. */
   logger: AdapterLogger;
+  /**
+   * In doStart of a tool with `inputBeforeStart`: the client's answers to the questions asked before the
+   * start, keyed as they were asked. They are the client's word, as the arguments are. Absent otherwise.
+   */
+  inputResponses?: Readonly<Record<string, StartInputResponse>>;
 }
 
 export interface AdapterLogger {
@@ -38,10 +51,18 @@ export interface JobSnapshot {
   updatedAt?: string;
   /** For `completed`: exactly what tools/call would have returned. A job that ran and failed has isError. */
   result?: CallToolResult;
-  /** For `failed`: the JSON-RPC-level fault (job vanished, access lost). */
+  /**
+   * For `failed`: the JSON-RPC-level fault (job vanished, access lost), sent to the client as it is, so an
+   * adapter may end a job this way on purpose; without it the client sees -32603 with `message`.
+   */
   error?: JsonRpcErrorObject;
   /** For `input_required`: every outstanding request, keyed by ids unique for the life of the job. */
   inputRequests?: Record<string, InputRequest>;
+  /**
+   * How far the job is (for instance steps done of `total`), when the upstream says. A client that waits
+   * for a synchronous call with a progressToken receives it as notifications/progress.
+   */
+  progress?: { progress: number; total?: number };
   /** Ask clients to poll more slowly (for instance when the upstream's rate budget runs low). */
   pollIntervalMs?: number;
 }
@@ -49,7 +70,11 @@ export interface JobSnapshot {
 /** What starting a job gives back: a durable reference, already visible upstream. */
 export interface StartedJob<Ref extends JsonValue> {
   ref: Ref;
-  /** The first observation, if starting produced one; saves one status read. */
+  /**
+   * The first observation, if starting produced one; saves one status read. When it is `completed` (the
+   * job finished while it was being started), tools/call answers with its plain result and no task: the
+   * extension's immediate-result shortcut, for clients with or without the extension.
+   */
   snapshot?: JobSnapshot;
 }
 
@@ -70,6 +95,18 @@ export interface JobTool<Ref extends JsonValue = JsonValue, Input = any> {
    * result, cancelling a job that outlives it; unset means such a client gets -32021.
    */
   synchronousWaitMs?: number;
+  /**
+   * Questions to ask before the job starts ("confirm before dispatching the production deploy"), through
+   * the protocol's input-required result (multi round trip, 2026-07-28) rather than through a task: return
+   * the requests still unanswered given the answers so far, or undefined when the job may start. A
+   * question may depend on an earlier answer: the core carries earlier rounds' answers in a sealed
+   * `requestState`. doStart then finds every answer in `context.inputResponses`, checked for shape only.
+   * Requests the client cannot answer (it did not declare elicitation, sampling or roots on the request)
+   * are left out; when none is left, the call is refused with -32021 naming the missing capability.
+   * Throw InvalidToolInputError (field: "<key>.<field>") to refuse an answer's content (-32602).
+   * Optional: without it the job starts at once.
+   */
+  inputBeforeStart?(input: Input, answers: Readonly<Record<string, StartInputResponse>>): Record<string, StartInputRequest> | undefined;
   doStart(input: Input, context: AdapterContext): Promise<StartedJob<Ref>>;
 }
 

@@ -52,6 +52,41 @@ export interface ElicitationResponse {
   content?: Record<string, string | number | boolean | string[]>;
 }
 
+/** A request for the client's model to answer (sampling), as a tool may ask before its job starts. */
+export interface SamplingRequest {
+  method: "sampling/createMessage";
+  params: {
+    messages: Array<{ role: "user" | "assistant"; content: ContentBlock }>;
+    maxTokens: number;
+    systemPrompt?: string;
+  };
+}
+
+/** A request for the client's roots (the directories or files it works in). */
+export interface ListRootsRequest {
+  method: "roots/list";
+  params: Record<string, never>;
+}
+
+/** What a tool may ask before its job starts (multi round trip): a form, the client's model, its roots. */
+export type StartInputRequest = InputRequest | SamplingRequest | ListRootsRequest;
+
+/** The client's model's answer to a SamplingRequest. */
+export interface SamplingResponse {
+  role: "user" | "assistant";
+  content: ContentBlock;
+  model: string;
+  stopReason?: string;
+}
+
+/** The client's answer to a ListRootsRequest. */
+export interface ListRootsResponse {
+  roots: Array<{ uri: string; name?: string }>;
+}
+
+/** The answer to a StartInputRequest, of the matching kind. */
+export type StartInputResponse = ElicitationResponse | SamplingResponse | ListRootsResponse;
+
 export interface TaskFields {
   taskId: string;
   status: TaskStatus;

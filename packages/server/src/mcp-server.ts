@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
 import { TaskProtocolError, errorCodes, tasksExtensionId, tasksExtensionRequired } from "./protocol-error.js";
 import type { TaskService } from "./task-service.js";
+import { progressObserver } from "./progress-notifications.js";
 import type { Logger } from "./logger.js";
 import type { ElicitationResponse, InputRequest } from "@jobtasks/core";
 
@@ -23,13 +24,30 @@ export interface McpServerOptions {
 
 const taskIdParams = z.looseObject({ taskId: z.string() });
 
+/** The client capabilities this request, and only this request, declared in its _meta. */
+function declaredCapabilities(context: ServerContext): Record<string, unknown> | undefined {
+  const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/clientCapabilities"];
+  return typeof capabilities === "object" && capabilities !== null ? (capabilities as Record<string, unknown>) : undefined;
+}
+
 /** Whether this request, and only this request, declared the tasks extension in its _meta capabilities. */
 export function declaresTasksExtension(context: ServerContext): boolean {
-  const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[
-    "io.modelcontextprotocol/clientCapabilities"
-  ] as { extensions?: Record<string, unknown> } | undefined;
-  const declared = capabilities?.extensions?.[tasksExtensionId];
+  const extensions = declaredCapabilities(context)?.["extensions"] as Record<string, unknown> | undefined;
+  const declared = extensions?.[tasksExtensionId];
   return typeof declared === "object" && declared !== null;
+}
+
+/** Progress notifications for this call, when its client asked for them with a progressToken. */
+function progressObserverFor(context: ServerContext) {
+  const token = context.mcpReq._meta?.progressToken;
+  if (typeof token !== "string" && typeof token !== "number") return undefined;
+  return progressObserver(token, (notification) => context.mcpReq.notify(notification));
+}
+
+/** The echoed multi-round-trip state, as the client sent it (no verify hook is set: the service checks it). */
+function readRequestState(context: ServerContext): string | undefined {
+  const state: unknown = context.mcpReq.requestState();
+  return typeof state === "string" ? state : undefined;
 }
 
 /**
@@ -70,6 +88,11 @@ export function createMcpServer(options: McpServerOptions): Server {
         tasksDeclared: declares(context),
         ...progressReporter(request.params._meta?.progressToken, context),
         ...(modern ? {} : formAsker(server, context)),
+        // Multi round trip exists from 2026-07-28 on; a 2025-era client cannot answer questions.
+        inputResponses: modern ? (context.mcpReq.inputResponses ?? {}) : undefined,
+        requestState: modern ? readRequestState(context) : undefined,
+        clientCapabilities: declaredCapabilities(context),
+        observeSnapshot: progressObserverFor(context),
       });
       // A CreateTaskResult is a legal answer to tools/call under the extension; the SDK's handler type
       // only knows CallToolResult.

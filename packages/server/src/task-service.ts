@@ -30,6 +30,9 @@ import { isHandleToolName } from "./handle-tool-definitions.js";
 import { realSleep } from "./wait-for-task-change.js";
 import type { ToolDescriptor } from "./tool-registry.js";
 import { maxQuickFinishWaitMs, refuseHandleToolNames, toolsListedWithHandles, type ClientsWithoutTasks } from "./clients-without-tasks.js";
+import { immediateResult } from "./immediate-result.js";
+import { askBeforeStart, type InputRequiredResult } from "./input-before-start.js";
+import type { SnapshotObserver } from "./progress-notifications.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -60,6 +63,15 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
 export interface CallerContext {
   principal: string;
   signal: AbortSignal;
+  /**
+   * tools/call only, for tools that ask before they start (multi round trip): the answers sent with this
+   * request (undefined in a protocol era without it), the echoed requestState, the declared capabilities.
+   */
+  inputResponses?: Readonly<Record<string, unknown>> | undefined;
+  requestState?: string | undefined;
+  clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
+  /** tools/call only: sees each observation while a synchronous call waits (progress notifications). */
+  observeSnapshot?: SnapshotObserver | undefined;
 }
 
 interface OpenedTask {
@@ -134,7 +146,7 @@ export class TaskService {
     name: string,
     args: unknown,
     caller: CallerContext & { tasksDeclared: boolean } & Pick<HandleCaller, "onProgress" | "askUser">,
-  ): Promise<CreateTaskResult | CallToolResult> {
+  ): Promise<CreateTaskResult | CallToolResult | InputRequiredResult> {
     if (this.clientsWithoutTasks === "handles" && isHandleToolName(name)) return this.#handles.call(name, args, caller);
     const registered = this.registry.tool(name);
     if (!registered) throw new TaskProtocolError(errorCodes.invalidParams, `Unknown tool: ${name}`);
@@ -171,9 +183,11 @@ export class TaskService {
     caller: CallerContext,
     synchronousWaitMs: number | undefined,
     quickFinishWaitMs?: number,
-  ): Promise<CreateTaskResult | CallToolResult> {
+  ): Promise<CreateTaskResult | CallToolResult | InputRequiredResult> {
     const name = registered.tool.name;
-    const context = this.#adapterContext(caller);
+    const beforeStart = askBeforeStart(registered.tool, input, caller, this.#sealer, this.#now());
+    if (beforeStart.kind !== "start") return beforeStart.result;
+    const context = this.#adapterContext(caller, beforeStart.answers);
     const createdAt = this.#now();
     let started;
     try {
@@ -186,6 +200,8 @@ export class TaskService {
       await cancelAbandonedJob({ adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref }, context, this.#logger);
       throw context.signal.reason;
     }
+    const immediate = immediateResult(started.snapshot);
+    if (immediate) return immediate;
     const reference: TaskReference = { adapter: registered.adapterName, tool: name, ref: started.ref, createdAt };
     const target: ReadTarget = { adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref };
     let taskId: string;
@@ -207,6 +223,7 @@ export class TaskService {
         waitMs: synchronousWaitMs,
         pollIntervalMs: this.#pollInterval(registered.adapter),
         toolName: name,
+        observe: caller.observeSnapshot,
       });
     }
     if (quickFinishWaitMs !== undefined) {
@@ -326,11 +343,12 @@ export class TaskService {
     }
   }
 
-  #adapterContext(caller: CallerContext): AdapterContext {
+  #adapterContext(caller: CallerContext, inputResponses?: AdapterContext["inputResponses"]): AdapterContext {
     return {
       signal: caller.signal,
       principal: caller.principal,
       logger: toAdapterLogger(this.#logger),
+      ...(inputResponses ? { inputResponses } : {}),
     };
   }
 

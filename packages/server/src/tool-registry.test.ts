@@ -31,6 +31,25 @@ describe("ToolRegistry", () => {
     expect(properties["shape"]).toMatchObject({ type: "object", additionalProperties: true, default: { type: ["kept", "as", "data"] } });
   });
 
+  it("keeps the $schema marker, and the 2020-12 keywords, of a tool whose schema names its dialect", () => {
+    const scripted = createScriptedAdapter();
+    const dialect = "https://json-schema.org/draft/2020-12/schema";
+    const address = z.object({ city: z.string().optional() }).meta({ id: "address", $anchor: "addressDef" });
+    scripted.adapter.tools[0]!.inputSchema = z
+      .strictObject({ address: address.optional(), phone: z.string().optional() })
+      .meta({ $schema: dialect, if: { required: ["address"] }, then: { required: ["phone"] }, else: {} });
+    const [tool] = new ToolRegistry([{ name: "scripted", adapter: scripted.adapter }]).tools;
+    expect(tool!.descriptor.inputSchema).toMatchObject({
+      $schema: dialect,
+      type: "object",
+      properties: { address: { $ref: "#/$defs/address" } },
+      $defs: { address: { $anchor: "addressDef" } },
+      if: { required: ["address"] },
+      then: { required: ["phone"] },
+      additionalProperties: false,
+    });
+  });
+
   it("refuses two adapters offering the same tool name, and two instances with one name", () => {
     const first = createScriptedAdapter().adapter;
     const second = createScriptedAdapter().adapter;

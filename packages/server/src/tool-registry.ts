@@ -88,7 +88,7 @@ function describeTool(tool: JobTool): ToolDescriptor {
     name: tool.name,
     description: tool.description,
     // "input" gives the schema a client must send: fields with defaults are optional.
-    inputSchema: toObjectJsonSchema(z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" })),
+    inputSchema: toObjectJsonSchema(z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }), declaresDialect(tool.inputSchema)),
   };
   if (tool.title !== undefined) descriptor.title = tool.title;
   if (tool.outputSchema) {
@@ -98,12 +98,18 @@ function describeTool(tool: JobTool): ToolDescriptor {
 }
 
 /**
- * MCP wants object schemas; drop the $schema marker, which some clients reject, and spell the rest so
- * that clients with a narrower schema dialect take it whole (see toPortableJsonSchema).
+ * MCP wants object schemas, spelled so that clients with a narrower schema dialect take them whole (see
+ * toPortableJsonSchema). zod's $schema marker is dropped, as some clients reject it, unless the tool's
+ * schema names its dialect itself (`.meta({ $schema: ... })`): a JSON Schema 2020-12 tool keeps it.
  */
-function toObjectJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = toPortableJsonSchema(withoutSafeIntegerBounds(schema) as Record<string, unknown>);
-  return rest.type === "object" ? rest : { type: "object", ...rest };
+function toObjectJsonSchema(schema: Record<string, unknown>, keepDialect = false): Record<string, unknown> {
+  const { $schema, ...rest } = toPortableJsonSchema(withoutSafeIntegerBounds(schema) as Record<string, unknown>);
+  const kept = keepDialect && $schema !== undefined ? { $schema, ...rest } : rest;
+  return rest.type === "object" ? kept : { type: "object", ...kept };
+}
+
+function declaresDialect(schema: z.ZodType): boolean {
+  return typeof z.globalRegistry.get(schema)?.["$schema"] === "string";
 }
 
 /**

@@ -5,6 +5,7 @@ import { formatDuration } from "./retry-upstream.js";
 import { TaskProtocolError } from "./protocol-error.js";
 import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
 import type { Logger } from "./logger.js";
+import type { SnapshotObserver } from "./progress-notifications.js";
 
 export interface WaitForResultOptions {
   reader: SnapshotReader;
@@ -14,6 +15,8 @@ export interface WaitForResultOptions {
   pollIntervalMs: number;
   toolName: string;
   logger: Logger;
+  /** Sees every observation, for progress notifications. */
+  observe?: SnapshotObserver | undefined;
 }
 
 /**
@@ -37,6 +40,7 @@ async function pollUntilDone(options: WaitForResultOptions): Promise<CallToolRes
   const deadline = Date.now() + options.waitMs;
   for (;;) {
     const snapshot = await reader.read(target, context);
+    await options.observe?.(snapshot);
     switch (snapshot.status) {
       case "completed":
         return snapshot.result ?? { content: [] };
