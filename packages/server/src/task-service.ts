@@ -229,7 +229,12 @@ export class TaskService {
     if (quickFinishWaitMs !== undefined) {
       try {
         return await this.#handles.firstAnswer({
-          read: async () => toDetailedTask(await this.#reader.read(target, context), this.#metadata(taskId, reference, registered.adapter)),
+          read: async () => {
+            const snapshot = await this.#reader.read(target, context);
+            // The quick-finish wait is a synchronous call too: its client may follow the job's progress.
+            await caller.observeSnapshot?.(snapshot);
+            return toDetailedTask(snapshot, this.#metadata(taskId, reference, registered.adapter));
+          },
           // Counted from the call, so the start's own time is inside the bound.
           waitMs: Math.max(0, createdAt + quickFinishWaitMs - this.#now()),
           signal: context.signal,
