@@ -16,11 +16,17 @@ await mkdir(destination, { recursive: true });
 const execPath = process.env["npm_execpath"];
 const pnpm = execPath && /pnpm/.test(execPath) ? execPath : "pnpm";
 const [command, ...prefix] = /\.[cm]?js$/.test(pnpm) ? [process.execPath, pnpm] : [pnpm];
-// -r leaves out the private root; its file lists are long, so only failures are shown.
-const packed = spawnSync(command, [...prefix, "-r", "pack", "--pack-destination", destination], { cwd: root, encoding: "utf8" });
-if (packed.status !== 0) {
-  process.stderr.write(`${packed.stdout ?? ""}${packed.stderr ?? ""}${packed.error ? String(packed.error) : ""}\n`);
-  process.exit(packed.status ?? 1);
+// Only packages that are not private: pnpm's recursive pack would also pack private workspace packages
+// (the conformance fixtures). Their list comes from pnpm itself; file lists are long, so only failures show.
+function runOrExit(args) {
+  const ran = spawnSync(command, [...prefix, ...args], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (ran.status !== 0) {
+    process.stderr.write(`${ran.stdout ?? ""}${ran.stderr ?? ""}${ran.error ? String(ran.error) : ""}\n`);
+    process.exit(ran.status ?? 1);
+  }
+  return ran.stdout;
 }
+const publishable = JSON.parse(runOrExit(["-r", "ls", "--json", "--depth", "-1"])).filter((workspacePackage) => !workspacePackage.private);
+runOrExit([...publishable.flatMap((workspacePackage) => ["--filter", workspacePackage.name]), "pack", "--pack-destination", destination]);
 const tarballs = (await readdir(destination)).filter((file) => file.endsWith(".tgz")).sort();
 console.log(`${tarballs.length} packages packed into ${destination}:\n${tarballs.map((file) => `  ${file}`).join("\n")}`);

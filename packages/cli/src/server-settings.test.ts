@@ -37,7 +37,8 @@ describe("buildTaskService over the shipped example configs", () => {
     const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
     const files: string[] = [];
     for (const example of await readdir(join(repositoryRoot, "examples"))) {
-      if (example.includes(".")) continue;
+      // The conformance fixtures serve the answers the official suite checks (wait mode); see their README.
+      if (example.includes(".") || example === "conformance") continue;
       for (const file of await readdir(join(repositoryRoot, "examples", example))) if (file.endsWith(".config.yaml")) files.push(join(repositoryRoot, "examples", example, file));
     }
     expect(files.length).toBeGreaterThanOrEqual(7);
