@@ -92,6 +92,11 @@ export interface FakeGithub {
   /** Change an attempt in place (the latest when left out). */
   update(id: number, changes: Partial<FakeAttempt>, attempt?: number): void;
   requestsTo(method: string, pathPattern: RegExp): RecordedGithubRequest[];
+  /**
+   * Called when a workflow dispatch arrives; the dispatch is carried out and answered once the returned
+   * promise settles: a dispatch in flight, for tests of a client that leaves meanwhile.
+   */
+  holdDispatchAnswer: (() => Promise<void>) | undefined;
   close(): Promise<void>;
 }
 
@@ -150,6 +155,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     requestsTo(method, pathPattern) {
       return requests.filter((entry) => entry.method === method && pathPattern.test(entry.path));
     },
+    holdDispatchAnswer: undefined,
     async close() {
       await Promise.all([close(apiServer), close(logServer)]);
     },
@@ -159,6 +165,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     const body = await readJson(request);
     requests.push({ method: request.method ?? "GET", path: url.pathname, query: url.search, authorization: request.headers.authorization, body });
+    if (request.method === "POST" && url.pathname.endsWith("/dispatches")) await fake.holdDispatchAnswer?.();
     try {
       route(request.method ?? "GET", url.pathname, body, response);
     } catch (error) {

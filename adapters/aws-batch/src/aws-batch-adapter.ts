@@ -4,7 +4,6 @@ import { type JobAdapterV1, JobNotFoundError, type JobSnapshot, type JobTool } f
 import type { AwsBatchOptions } from "./aws-batch-options.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { submittedAtOf } from "./batch-job-ref.js";
-import { updatedSinceTaskBegan } from "./updated-since-task-began.js";
 import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
 import { assertConfiguredRegionValid } from "./aws-region-source.js";
 import { cancelBatchJob } from "./cancel-batch-job.js";
@@ -123,7 +122,7 @@ export function awsBatch(
 
     async doGetStatus(ref, context) {
       try {
-        return updatedSinceTaskBegan(await snapshotOf(await describe.load(ref.jobId, context.signal), context.signal), ref);
+        return await snapshotOf(await describe.load(ref.jobId, context.signal), context.signal);
       } catch (error) {
         const submittedAt = submittedAtOf(ref);
         if (error instanceof JobNotFoundError && submittedAt !== undefined && Date.now() - submittedAt < visibilityGraceMs) {

@@ -55,7 +55,8 @@ export function buildSubmitRequest(
  * Submit one job for one tool call. The correlation id is made here, once per call, so retries inside this
  * call reuse it and can find a job whose SubmitJob answer was lost. A client that leaves once SubmitJob is
  * on its way does not cut it short (the job may exist already): the submit finishes, and the job it
- * created is terminated, since nobody will ever hold its task id.
+ * created is terminated, since nobody will ever hold its task id. This is the abandoned-start shape, as in
+ * adapters/github-actions/src/start-outliving-client.ts; generalise it on a third use.
  */
 export async function startSubmission(
   base: SubmissionBase,

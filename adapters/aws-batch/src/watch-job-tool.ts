@@ -6,7 +6,6 @@ import { batchJobResultSchema } from "./batch-job-result.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import type { DescribeJobsBatcher } from "./describe-jobs-batcher.js";
 import { resourceNameOf } from "./hide-arns.js";
-import { updatedSinceTaskBegan } from "./updated-since-task-began.js";
 
 /** Batch job ids are UUIDs; array children add ":<index>", multi-node parallel nodes "#<node>". */
 const watchInputSchema = z.strictObject({
@@ -51,8 +50,7 @@ export function createWatchJobTool(
         throw error;
       }
       if (!queueAllowed(job, options.allowedQueues)) throw notVisible();
-      const ref: BatchJobRef = { jobId: input.jobId, watchedAt: Date.now() };
-      return { ref, snapshot: updatedSinceTaskBegan(await dependencies.snapshotOf(job, context.signal), ref) };
+      return { ref: { jobId: input.jobId }, snapshot: await dependencies.snapshotOf(job, context.signal) };
     },
   };
 }

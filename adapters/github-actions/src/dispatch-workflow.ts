@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { UpstreamError, type JobSnapshot, type StartedJob } from "@jobtasks/core";
+import { UpstreamError, type AdapterContext, type JobSnapshot, type StartedJob } from "@jobtasks/core";
 import type { GithubApi } from "./github-api.js";
 import type { RunRef } from "./run-ref.js";
+import { startAnswerAllowanceMs, startOutlivingClient, type StartProgress } from "./start-outliving-client.js";
 import { describeWaitEnd, isUndecidedPost, waitAfterAcceptance } from "./wait-after-acceptance.js";
 
 export interface DispatchRequest {
@@ -25,14 +26,27 @@ const firstSnapshot: JobSnapshot = { status: "working", rawStatus: "queued", mes
 /**
  * Dispatch a workflow and return its run, never before the run is visible. GitHub answers the run id
  * directly when asked (`return_run_details`); older GitHub Enterprise Server answers 204 without one, and
- * then the run is found by the unique value passed in the correlation input.
+ * then the run is found by the unique value passed in the correlation input. A client that leaves once the
+ * dispatch is sent does not cut it short: the run is found and cancelled (see start-outliving-client.ts).
  */
 export async function dispatchWorkflow(
   api: GithubApi,
   request: DispatchRequest,
   settings: DispatchSettings,
-  signal: AbortSignal,
+  context: AdapterContext,
   now: () => number = Date.now,
+): Promise<StartedJob<RunRef>> {
+  return startOutlivingClient(
+    { api, context, deadlineMs: settings.correlationTimeoutMs + startAnswerAllowanceMs, started: `the dispatch of workflow ${request.workflow}` },
+    (signal, progress) => dispatchAndFindRun(api, request, settings, { signal, progress, now }),
+  );
+}
+
+async function dispatchAndFindRun(
+  api: GithubApi,
+  request: DispatchRequest,
+  settings: DispatchSettings,
+  { signal, progress, now }: { signal: AbortSignal; progress: StartProgress; now: () => number },
 ): Promise<StartedJob<RunRef>> {
   const repository = { owner: request.owner, repo: request.repo };
   const distinctId = request.correlationInput ? randomUUID() : undefined;
@@ -52,15 +66,18 @@ export async function dispatchWorkflow(
       if (!(dispatch.returnRunDetails && isRefusedRunDetailsFlag(error))) throw error;
       runId = await api.dispatchWorkflow(repository, { ...dispatch, returnRunDetails: false }, { signal });
     }
+    progress.mayHaveStarted();
   } catch (error) {
     // A 5xx or a broken connection says nothing about whether the run started: the dispatch is never sent
     // twice (two runs), it is looked up by its correlation input when there is one.
     if (!isUndecidedPost(error)) throw error;
+    progress.mayHaveStarted();
     if (!request.correlationInput) throw mayHaveStarted(request, error);
     failure = error;
   }
   if (runId !== undefined) {
     const ref: RunRef = { ...repository, runId, attempt: 1 };
+    progress.created(ref);
     await waitUntilReadable(api, ref, request, settings, signal, now);
     return { ref, snapshot: firstSnapshot };
   }

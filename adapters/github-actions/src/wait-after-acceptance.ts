@@ -11,23 +11,31 @@ const stop = Symbol("stop");
  * the deadline passes. Once GitHub accepted the POST, no error may escape as "try again": the caller would
  * start a second run. So a 404 means "not yet", an error that may pass (5xx, rate limit, broken
  * connection) is waited out within the same bound, and any other error ends the wait; the caller then
- * reports, without retry advice, what was started and how to follow it.
+ * reports, without retry advice, what was started and how to follow it. `signal` is the start's own
+ * deadline (see start-outliving-client.ts), never the client's: when it fires, the wait ends the same way.
  */
 export async function waitAfterAcceptance<T>(
   probe: () => Promise<T | undefined>,
   options: { timeoutMs: number; initialMs: number; signal: AbortSignal; now?: () => number },
 ): Promise<AcceptedOutcome<T>> {
   let lastError: Error | undefined;
-  const found = await waitWithBackoff<T | typeof stop>(async () => {
-    try {
-      return await probe();
-    } catch (error) {
-      if (options.signal.aborted) throw error;
-      if (error instanceof JobNotFoundError || (error instanceof UpstreamError && error.httpStatus === 404)) return undefined;
-      lastError = error instanceof Error ? error : new Error(String(error));
-      return error instanceof UpstreamError && error.isRetryable ? undefined : stop;
-    }
-  }, options);
+  let found: T | typeof stop | undefined;
+  try {
+    found = await waitWithBackoff<T | typeof stop>(async () => {
+      try {
+        return await probe();
+      } catch (error) {
+        if (options.signal.aborted) throw error;
+        if (error instanceof JobNotFoundError || (error instanceof UpstreamError && error.httpStatus === 404)) return undefined;
+        lastError = error instanceof Error ? error : new Error(String(error));
+        return error instanceof UpstreamError && error.isRetryable ? undefined : stop;
+      }
+    }, options);
+  } catch (error) {
+    if (!options.signal.aborted) throw error;
+    // The deadline passed inside a read (one that hung) or a pause: as good as the bound passing.
+    lastError ??= new Error("GitHub did not answer in time");
+  }
   return found === undefined || found === stop ? { found: undefined, lastError } : { found };
 }
 

@@ -43,7 +43,7 @@ export function createWorkflowTool(dependencies: ToolDependencies, workflow: Wor
           correlationInput,
         },
         dependencies.config.dispatch,
-        context.signal,
+        context,
         dependencies.now,
       );
     },
@@ -99,7 +99,7 @@ export function createRunWorkflowTool(dependencies: ToolDependencies, name: stri
           correlationInput,
         },
         dependencies.config.dispatch,
-        context.signal,
+        context,
         dependencies.now,
       );
     },

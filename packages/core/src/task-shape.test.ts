@@ -29,6 +29,21 @@ describe("toDetailedTask", () => {
     expect(done.lastUpdatedAt).toBe("2026-11-29T11:00:00.000Z");
   });
 
+  it("never dates lastUpdatedAt before the task was created, whatever the adapter says", () => {
+    // A run watched an hour after it finished: the upstream's last change is older than the task.
+    const finishedEarlier = { status: "completed" as const, rawStatus: "completed/success", result: { content: [] }, updatedAt: "2026-11-29T09:00:00Z" };
+    expect(toDetailedTask(finishedEarlier, metadata).lastUpdatedAt).toBe("2026-11-29T10:00:00.000Z");
+    expect(toCreateTaskResult(finishedEarlier, metadata).lastUpdatedAt).toBe("2026-11-29T10:00:00.000Z");
+    // A replica whose clock runs behind the one that created the task, with no upstream time.
+    expect(toDetailedTask({ status: "working", rawStatus: "queued" }, { ...metadata, now: metadata.createdAt - 5_000 }).lastUpdatedAt).toBe(
+      "2026-11-29T10:00:00.000Z",
+    );
+    // A time that cannot be read counts as none.
+    expect(toDetailedTask({ status: "working", rawStatus: "queued", updatedAt: "yesterday" }, metadata).lastUpdatedAt).toBe("2026-11-29T11:00:00.000Z");
+    // A later upstream time is passed on as the upstream wrote it.
+    expect(toDetailedTask({ status: "working", rawStatus: "queued", updatedAt: "2026-11-29T10:00:01Z" }, metadata).lastUpdatedAt).toBe("2026-11-29T10:00:01Z");
+  });
+
   it("puts resultType complete inside a completed task's result", () => {
     const result = { content: [{ type: "text", text: "ok" }], isError: true };
     expect(toDetailedTask({ status: "completed", rawStatus: "failure", result }, metadata)).toMatchObject({

@@ -38,7 +38,7 @@ function baseFields(snapshot: JobSnapshot, metadata: TaskMetadata): TaskFields {
     taskId: metadata.taskId,
     status,
     createdAt: new Date(metadata.createdAt).toISOString(),
-    lastUpdatedAt: snapshot.updatedAt ?? new Date(metadata.now).toISOString(),
+    lastUpdatedAt: lastUpdatedAtOf(snapshot, metadata),
     ttlMs: metadata.ttlMs,
   };
   if (snapshot.message !== undefined) fields.statusMessage = snapshot.message;
@@ -48,6 +48,21 @@ function baseFields(snapshot: JobSnapshot, metadata: TaskMetadata): TaskFields {
     fields.pollIntervalMs = Math.max(0, Math.round(pollIntervalMs));
   }
   return fields;
+}
+
+/**
+ * When the task last changed: the upstream's time, but never before the task was created. A job watched
+ * after it finished, a REST job whose update time is older than the task, or an upstream clock behind ours
+ * would otherwise date a change before the task existed. Kept here, where every adapter's snapshot becomes
+ * a task, rather than in each adapter; createdAt is sealed in the task id, so every replica answers the
+ * same. A time that cannot be read counts as none.
+ */
+function lastUpdatedAtOf(snapshot: JobSnapshot, metadata: TaskMetadata): string {
+  const upstream = snapshot.updatedAt === undefined ? Number.NaN : Date.parse(snapshot.updatedAt);
+  const updatedAt = Number.isNaN(upstream) ? metadata.now : upstream;
+  // The upstream's own text when it is late enough, so its precision and form are kept.
+  if (updatedAt === upstream && upstream >= metadata.createdAt) return snapshot.updatedAt as string;
+  return new Date(Math.max(metadata.createdAt, updatedAt)).toISOString();
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   type AdapterContext,
   type CallToolResult,
 } from "@jobtasks/core";
+import { SdkError, SdkErrorCode } from "@modelcontextprotocol/server";
 import type { Logger } from "./logger.js";
 import { TaskProtocolError } from "./protocol-error.js";
 import type { ReadTarget } from "./snapshot-reader.js";
@@ -24,11 +25,28 @@ export function startFailureResult(registered: RegisteredTool, error: unknown, l
     invalidArguments(registered.tool.name, error.field, problem);
   }
   if (error instanceof TaskProtocolError) throw error;
+  if (isClientGone(error)) {
+    // A client that left (or cancelled its call) is no server fault: no error level, no stack.
+    logger.info({ tool: registered.tool.name, reason: (error as Error).message }, "the client left while the job was being started");
+    return toolError(`Could not start ${registered.tool.name}: the call was cancelled or its client went away.`);
+  }
   const known = error instanceof UpstreamError || error instanceof JobNotFoundError;
   if (!known) logger.error({ err: error, tool: registered.tool.name }, "adapter failed to start a job");
   const reason = known ? (error as Error).message : "an unexpected error in the adapter (see the server log)";
   const retry = error instanceof UpstreamError && error.isRetryable ? " This may pass; try again shortly." : "";
   return toolError(`Could not start ${registered.tool.name}: ${reason}.${retry}`);
+}
+
+/**
+ * The errors a doStart ends with when its request's signal fired: the signal's reason as an adapter
+ * rethrows it (the SDK aborts with "Connection closed" when the client goes, or the server stops), or the
+ * AbortError of a fetch or SDK call cut short by it. Only the error is at hand here, so an adapter that
+ * aborts a call of its own without a reason would read as a client that left too; a timeout does not
+ * (TimeoutError).
+ */
+function isClientGone(error: unknown): boolean {
+  if (error instanceof SdkError) return error.code === SdkErrorCode.ConnectionClosed;
+  return error instanceof Error && error.name === "AbortError";
 }
 
 /** The job started but cannot be handed out as a task: stop it rather than leave it running unseen. */
