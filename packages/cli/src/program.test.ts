@@ -64,6 +64,18 @@ describe("the jobtasks command line", () => {
     }
   });
 
+  it("gives the client commands' usage mistakes exit code 4, as their other client errors", async () => {
+    const missing = await run(["call"]);
+    expect(missing.exitCode).toBe(4);
+    expect(missing.stderr).toMatch(/^missing <url-or-tool>\nUsage: jobtasks call/);
+    const typo = await run(["task", "get", "http://127.0.0.1:1/mcp", "jt1.x", "--jsno"]);
+    expect(typo.exitCode).toBe(4);
+    expect(typo.stderr).toMatch(/^unknown option --jsno; did you mean --json\?\nUsage: jobtasks task get/);
+    const badUrl = await run(["watch", "localhost:3000", "jt1.x"]);
+    expect(badUrl.exitCode).toBe(4);
+    expect(badUrl.stderr).toMatch(/^"localhost:3000": expected an http:\/\/ or https:\/\/ URL/);
+  });
+
   it("prints the version with --version and -v", async () => {
     for (const flag of ["--version", "-v"]) {
       const result = await run([flag]);

@@ -11,6 +11,7 @@ Environment:
   JOBTASKS_PREVIOUS_SECRETS  older secrets, comma-separated, still accepted after a rotation
   JOBTASKS_AUTH_TOKENS       "alice:tokenA,bob:tokenB": require Authorization: Bearer <token> over HTTP
   JOBTASKS_LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent; logs go to stderr
+  JOBTASKS_TOKEN             the bearer token call, watch and task send (or --token)
 
 Run "jobtasks <command> --help" for a command's options.`;
 
@@ -20,7 +21,7 @@ Run "jobtasks <command> --help" for a command's options.`;
  */
 export function buildProgram(modules: readonly CommandModule[]): { program: Command; usageExitCode(command: Command): number } {
   const program = new Command("jobtasks")
-    .description("Serve long-running jobs as MCP tasks.")
+    .description("Serve long-running jobs as MCP tasks, and follow tasks from a terminal.")
     .version(packageVersion, "-v, --version", "print the version")
     .helpOption("-h, --help", "show help")
     .addHelpText("after", environmentHelp)
