@@ -150,6 +150,27 @@ describe.each([
   });
 });
 
+describe("jobtasks call with bearer tokens", () => {
+  const aliceToken = "alice-terminal-token-0123456789";
+  let stack: DemoStack;
+  beforeAll(async () => {
+    stack = await startDemoStack({ tokens: `alice:${aliceToken}`, adapter: "rest" });
+  });
+  afterAll(() => stack?.close());
+
+  it("sends --token or JOBTASKS_TOKEN as the bearer token; without one it cannot connect (exit 4)", async () => {
+    const call = ["call", stack.server.url, "demo_pipeline", "--arg", "steps=1", "--arg", "stepMs=10"];
+    const refused = await runCli(call, {});
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(new RegExp(`^cannot connect to ${stack.server.url.replace(/[.]/g, "\\.")}: .*401`, "m"));
+    const byFlag = await runCli([...call, "--token", aliceToken], {});
+    expect(byFlag.code, byFlag.stderr).toBe(0);
+    const byEnvironment = await runCli(call, { JOBTASKS_TOKEN: aliceToken });
+    expect(byEnvironment.code, byEnvironment.stderr).toBe(0);
+    for (const output of [refused, byFlag, byEnvironment]) expect(output.stdout + output.stderr).not.toContain(aliceToken);
+  });
+});
+
 describe("detach, restart the server, watch", () => {
   let api: RunningDemoApi;
   beforeAll(async () => {

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from "node:net";
 import { Command } from "commander";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CommandModule } from "./command-module.js";
@@ -74,6 +75,17 @@ describe("the jobtasks command line", () => {
     const badUrl = await run(["watch", "localhost:3000", "jt1.x"]);
     expect(badUrl.exitCode).toBe(4);
     expect(badUrl.stderr).toMatch(/^"localhost:3000": expected an http:\/\/ or https:\/\/ URL/);
+  });
+
+  it("a server that cannot be reached is a client error (exit 4) naming the URL and the reason", async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const result = await run(["call", `http://127.0.0.1:${port}/mcp`, "demo_pipeline"]);
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toMatch(new RegExp(`^cannot connect to http://127\\.0\\.0\\.1:${port}/mcp: .*ECONNREFUSED`));
   });
 
   it("prints the version with --version and -v", async () => {

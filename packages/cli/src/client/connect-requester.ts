@@ -68,8 +68,13 @@ export async function connectRequester(options: ConnectOptions): Promise<Connect
   };
 }
 
+/** The SDK's message, with the system's reason from deep in the cause chain (ECONNREFUSED, ENOTFOUND). */
 function describeConnectError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { cause?: { code?: string } } | undefined)?.cause?.code ?? (error as { code?: string } | undefined)?.code;
-  return code && !message.includes(code) ? `${message} (${code})` : message;
+  let reason: string | undefined;
+  for (let current = (error as { cause?: unknown } | undefined)?.cause, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    reason = typeof code === "string" || typeof code === "number" ? String(code) : ((current as { message?: string }).message ?? reason);
+  }
+  return reason && !message.includes(reason) ? `${message} (${reason})` : message;
 }
