@@ -48,7 +48,7 @@ export class TaskFollower {
     const follow = new ActiveFollow(options);
     this.current = follow;
     try {
-      return await follow.run(await start());
+      return await follow.run(start);
     } finally {
       this.current = undefined;
     }
@@ -63,16 +63,27 @@ class ActiveFollow {
   private readonly unanswered: UnansweredRequest[] = [];
   private execution: ToolExecution<unknown> | undefined;
   private taskId = "";
+  /** Whether the task id has been printed: an input request may come before the start returns. */
+  private announced = false;
 
   constructor(private readonly options: FollowOptions) {}
 
-  async run(execution: ToolExecution<unknown>): Promise<number> {
+  async run(start: () => Promise<ToolExecution<unknown>>): Promise<number> {
+    // Listening from before the start: a Ctrl-C while the call is on its way must not lose the task.
+    const onInterrupt = () => void this.interrupted();
+    process.on("SIGINT", onInterrupt);
+    try {
+      return await this.follow(await start());
+    } finally {
+      process.off("SIGINT", onInterrupt);
+    }
+  }
+
+  private async follow(execution: ToolExecution<unknown>): Promise<number> {
     this.execution = execution;
     this.taskId = execution.kind === "task" ? execution.handle.taskId : "";
     const { output } = this.options;
-    if (this.execution.kind === "task") output.started(this.taskId);
-    const onInterrupt = () => void this.interrupted();
-    process.on("SIGINT", onInterrupt);
+    if (execution.kind === "task") this.announce(this.taskId);
     const timer = this.options.timeoutMs === undefined ? undefined : setTimeout(() => this.stop({ kind: "timeout" }), this.options.timeoutMs);
     // ext-tasks waits between polls on timers that do not hold the process open: without this, Node could
     // find nothing left to do mid-task and exit 0 before the task ended.
@@ -87,7 +98,6 @@ class ActiveFollow {
       await execution.detach().catch(() => undefined);
       return this.reportStop(this.stopReason);
     } finally {
-      process.off("SIGINT", onInterrupt);
       clearInterval(keepAlive);
       if (timer) clearTimeout(timer);
     }
@@ -101,6 +111,7 @@ class ActiveFollow {
       return holdUntilReleased(signal);
     }
     const form = readElicitationForm(params);
+    this.announce(taskId);
     this.options.output.asked(taskId, inputKey, form);
     let resolution;
     try {
@@ -126,6 +137,12 @@ class ActiveFollow {
     return answer ?? holdUntilReleased(signal);
   }
 
+  private announce(taskId: string): void {
+    if (this.announced || taskId === "") return;
+    this.announced = true;
+    this.options.output.started(taskId);
+  }
+
   private onEvent(event: TaskExecutionEvent<unknown>): void {
     if (event.type !== "task") return;
     const { task } = event;
@@ -134,7 +151,8 @@ class ActiveFollow {
 
   private async interrupted(): Promise<void> {
     if (this.stopReason) return;
-    if (!this.options.interactive) return this.stop({ kind: "detached" });
+    // Without a terminal, or before there is a task to cancel, the only answer is to let go.
+    if (!this.options.interactive || this.execution?.kind !== "task") return this.stop({ kind: "detached" });
     await this.exclusivePrompt(() => this.askAfterInterrupt());
   }
 
