@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, request, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunningDemoApi } from "@jobtasks/demo";
@@ -140,6 +142,22 @@ describe.each([
     expect(run.screen).toMatch(/✔ completed/);
   });
 
+  it("task answer asks at a prompt in a terminal for a task that waits for input", async () => {
+    const asked = await runCli(call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true", "--json"), target.env);
+    expect(asked.code, asked.stderr).toBe(4);
+    const taskId = jsonLines(asked.stdout).at(-1)!["taskId"] as string;
+    const answered = await runInPty(["task", "answer", ...target.args, taskId], target.env, [
+      { waitFor: /fill in the form/, send: "\r" },
+      { waitFor: /Yes \/ . No/, send: "\x1b[C\r" },
+      { waitFor: /Comment \(optional\)/, send: "not now\r" },
+    ]);
+    expect(answered.code, answered.screen).toBe(0);
+    expect(answered.screen).toMatch(/answered appr_/);
+    const watched = await runCli(["watch", ...target.args, taskId, "--json"], target.env);
+    expect(watched.code, watched.stderr).toBe(1);
+    expect(jsonLines(watched.stdout).at(-1)).toMatchObject({ type: "result", result: { isError: true, structuredContent: { status: "rejected", approvalComment: "not now" } } });
+  });
+
   it("Ctrl-C asks whether to cancel or detach; cancel ends the task cancelled (exit 3)", async () => {
     const run = await runInPty(call("--arg", "steps=50", "--arg", "stepMs=100"), target.env, [
       { waitFor: /working: step \d+\/50/, send: "\x03" },
@@ -168,6 +186,48 @@ describe("jobtasks call with bearer tokens", () => {
     const byEnvironment = await runCli(call, { JOBTASKS_TOKEN: aliceToken });
     expect(byEnvironment.code, byEnvironment.stderr).toBe(0);
     for (const output of [refused, byFlag, byEnvironment]) expect(output.stdout + output.stderr).not.toContain(aliceToken);
+  });
+});
+
+/** A gateway in front of the server that only lets through requests carrying its key, and records headers. */
+async function startGateway(upstreamUrl: string, key: string) {
+  const upstream = new URL(upstreamUrl);
+  const seen: IncomingHttpHeaders[] = [];
+  const gateway = createServer((incoming, outgoing) => {
+    seen.push(incoming.headers);
+    if (incoming.headers["x-gateway-key"] !== key) {
+      outgoing.writeHead(403).end("gateway key required");
+      return;
+    }
+    const forwarded = request({ host: upstream.hostname, port: upstream.port, path: incoming.url, method: incoming.method, headers: { ...incoming.headers, host: upstream.host } }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    forwarded.on("error", () => outgoing.destroy());
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => gateway.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}${upstream.pathname}`;
+  return { url, seen, close: () => new Promise<void>((resolve) => gateway.close(() => resolve())) };
+}
+
+describe("jobtasks call through a gateway that needs its own header", () => {
+  it("sends every --header on every request, the tasks/* ones included", async () => {
+    const stack = await startDemoStack({ adapter: "rest" });
+    const gateway = await startGateway(stack.server.url, "open-sesame");
+    try {
+      const refused = await runCli(["call", gateway.url, "demo_pipeline", "--arg", "steps=1"], {});
+      expect(refused.code).toBe(4);
+      const passed = await runCli(["call", gateway.url, "demo_pipeline", "--arg", "steps=1", "--arg", "stepMs=10", "-H", "X-Gateway-Key: open-sesame", "--header", "X-Team:ci"], {});
+      expect(passed.code, passed.stderr).toBe(0);
+      const withKey = gateway.seen.filter((headers) => headers["x-gateway-key"] === "open-sesame");
+      expect(withKey.length).toBeGreaterThan(2);
+      expect(withKey.every((headers) => headers["x-team"] === "ci")).toBe(true);
+      expect(withKey.some((headers) => headers["mcp-method"] === "tasks/get")).toBe(true);
+    } finally {
+      await gateway.close();
+      await stack.close();
+    }
   });
 });
 
