@@ -6,14 +6,14 @@ import { describeField, readElicitationForm } from "./client/elicitation-form.js
 import { exitCodes } from "./client/exit-codes.js";
 import { resolvePreparedAnswer } from "./client/prepared-answers.js";
 import { promptForm } from "./client/prompt-form.js";
-import { asClientError, withClient } from "./client/run-client.js";
+import { asClientError, withClient, type ClientSession } from "./client/run-client.js";
 import { formatToolResult } from "./client/task-output.js";
 import type { CommandModule } from "./command-module.js";
 import { UsageError } from "./usage-error.js";
 
 /** `jobtasks task get|answer|cancel`: one step on a task, for scripts and for looking around. */
 
-type Action = (taskId: string, flags: ClientFlags, session: Parameters<Parameters<typeof withClient>[2]>[0]) => Promise<number>;
+type Action = (taskId: string, flags: ClientFlags, session: ClientSession) => Promise<number>;
 
 function subcommand(name: string, summary: string, description: string, action: Action, withAnswers = false): Command {
   const command = new Command(name)
@@ -34,7 +34,7 @@ function subcommand(name: string, summary: string, description: string, action: 
   });
 }
 
-async function snapshot(session: Parameters<Action>[2], taskId: string) {
+async function snapshot(session: ClientSession, taskId: string) {
   return session.requester.session
     .task(taskId as never)
     .snapshot()

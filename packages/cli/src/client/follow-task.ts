@@ -1,7 +1,7 @@
 import type { ApplicationElicitResult, TaskExecutionEvent, TaskOutcome, ToolExecution } from "@modelcontextprotocol/ext-tasks/client";
 import { ClientError } from "./client-error.js";
 import type { InputHandler } from "./connect-requester.js";
-import { readElicitationForm, type ElicitationForm } from "./elicitation-form.js";
+import { readElicitationForm } from "./elicitation-form.js";
 import { exitCodes } from "./exit-codes.js";
 import { resolvePreparedAnswer, type PreparedAnswers } from "./prepared-answers.js";
 import { promptForm, promptInterrupt } from "./prompt-form.js";
@@ -234,4 +234,3 @@ function holdUntilReleased(signal: AbortSignal | undefined): Promise<never> {
   });
 }
 
-export type { ElicitationForm };
