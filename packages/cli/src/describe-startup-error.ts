@@ -1,17 +1,14 @@
 import { ConfigError } from "@jobtasks/core";
 import { ConfigFileError } from "./load-config.js";
 import { ListenError } from "./listen-error.js";
+import { ClientError } from "./client/client-error.js";
 
 /**
- * What a person reads when `jobtasks` cannot start: the message alone for problems of configuration
- * (they name the field) and for an address that cannot be opened, the usage for a mistyped command line,
- * and the stack only for the unexpected.
+ * What a person reads when a `jobtasks` command cannot go on: the message alone for problems of
+ * configuration (they name the field), for an address that cannot be opened and for a client's failures
+ * (connection, a refused request), the stack only for the unexpected.
  */
-export function describeStartupError(error: unknown, usage: string): string {
-  if (error instanceof ConfigFileError || error instanceof ConfigError || error instanceof ListenError) return error.message;
-  const code = (error as { code?: unknown } | null)?.code;
-  if (error instanceof TypeError && typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
-    return `${error.message}\n\n${usage}`;
-  }
+export function describeStartupError(error: unknown): string {
+  if (error instanceof ConfigFileError || error instanceof ConfigError || error instanceof ListenError || error instanceof ClientError) return error.message;
   return `jobtasks failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
 }

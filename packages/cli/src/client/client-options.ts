@@ -1,0 +1,106 @@
+import type { Command } from "commander";
+import { UsageError } from "../usage-error.js";
+import type { ServerTarget } from "./connect-requester.js";
+import { parseDuration } from "./parse-duration.js";
+import { parsePreparedAnswers, type PreparedAnswers } from "./prepared-answers.js";
+import { splitCommandLine } from "./split-command-line.js";
+
+/** The options every client command shares: where the server is, how to authenticate, how to print. */
+
+export interface ClientFlags {
+  stdio?: string;
+  token?: string;
+  header?: string[];
+  json?: boolean;
+  answer?: string[];
+  answers?: string;
+  timeout?: string;
+}
+
+// No default value: commander would print "(default: [])" in the help.
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+export function addConnectionOptions(command: Command): Command {
+  return command
+    .option("--stdio <command>", 'spawn this MCP server and talk to it over stdio instead of a URL (e.g. "jobtasks serve --config c.yaml --stdio")')
+    .option("--token <token>", "bearer token sent as Authorization over HTTP (default: $JOBTASKS_TOKEN)")
+    .option("-H, --header <name:value>", "extra HTTP header, repeatable (e.g. a gateway's)", collect)
+    .option("--json", "print one JSON line per change, the final result last");
+}
+
+export function addAnswerOptions(command: Command): Command {
+  return command
+    .option("--answer <[key.]field=value>", "answer an input request's form field without asking; repeatable", collect)
+    .option("--answers <json>", `answers as JSON: {"<input key>" or "*": {"field": value}} or {"*": {"action": "decline"}}`);
+}
+
+export function addTimeoutOption(command: Command): Command {
+  return command.option("--timeout <duration>", "stop following after this long (30s, 5m, 1h); the task goes on, exit code 4");
+}
+
+export interface ResolvedTarget {
+  target: ServerTarget;
+  /** The positionals after the URL (all of them with --stdio). */
+  rest: string[];
+  /** How to name this server in a printed command line (never with the token). */
+  display: string;
+}
+
+/** The server from `<url>` or `--stdio "<command>"`, with the token and headers for HTTP. */
+export function resolveTarget(positionals: string[], flags: ClientFlags, environment: NodeJS.ProcessEnv = process.env): ResolvedTarget {
+  if (flags.stdio !== undefined) {
+    if (flags.token !== undefined || (flags.header ?? []).length > 0) throw new UsageError("--token and --header apply to HTTP; a stdio server takes its settings from its own environment");
+    let words: string[];
+    try {
+      words = splitCommandLine(flags.stdio);
+    } catch (error) {
+      throw new UsageError(`--stdio: ${(error as Error).message}`);
+    }
+    const [command, ...args] = words;
+    if (!command) throw new UsageError("--stdio needs a command, e.g. --stdio \"jobtasks serve --config jobtasks.config.yaml --stdio\"");
+    return { target: { kind: "stdio", command, args }, rest: positionals, display: `--stdio ${shellQuote(flags.stdio)}` };
+  }
+  const [url, ...rest] = positionals;
+  if (url === undefined) throw new UsageError("expected the server's URL (http://host:port/mcp) or --stdio \"<command>\"");
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`"${url}" is not a URL; expected http://host:port/mcp or --stdio "<command>"`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new UsageError(`"${url}": expected an http:// or https:// URL`);
+  const headers: Record<string, string> = {};
+  for (const header of flags.header ?? []) {
+    const colon = header.indexOf(":");
+    if (colon <= 0) throw new UsageError(`--header ${header}: expected name:value`);
+    headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+  }
+  const token = flags.token ?? (environment["JOBTASKS_TOKEN"] || undefined);
+  if (token !== undefined) headers["Authorization"] = `Bearer ${token}`;
+  return { target: { kind: "http", url, headers }, rest, display: url };
+}
+
+export function readPreparedAnswers(flags: ClientFlags): PreparedAnswers {
+  try {
+    return parsePreparedAnswers(flags.answer ?? [], flags.answers);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+export function readTimeout(flags: ClientFlags): number | undefined {
+  if (flags.timeout === undefined) return undefined;
+  const milliseconds = parseDuration(flags.timeout);
+  if (milliseconds === undefined) throw new UsageError(`--timeout ${flags.timeout}: expected a duration such as 90, 30s, 5m or 1h`);
+  return milliseconds;
+}
+
+/** Whether a person can be asked: prompts read stdin and draw on stderr. */
+export function isInteractive(): boolean {
+  return process.stdin.isTTY === true && process.stderr.isTTY === true;
+}
+
+/** Quotes a word for a POSIX shell when it needs it. */
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

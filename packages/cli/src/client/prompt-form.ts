@@ -1,0 +1,89 @@
+import { confirm, isCancel, log, multiselect, select, text } from "@clack/prompts";
+import type { ApplicationElicitContentValue, ApplicationElicitResult } from "@modelcontextprotocol/ext-tasks/client";
+import { coerceFieldValue, type ElicitationForm, type FormField } from "./elicitation-form.js";
+
+/**
+ * Asks a person for an elicitation form in the terminal: accept, decline or cancel, then each field with
+ * the prompt that fits its type. Prompts draw on stderr, so stdout keeps only the result. Ctrl-C (or Esc)
+ * inside a prompt answers "interrupted": the caller asks whether to cancel the task or detach.
+ */
+
+export type PromptOutcome = ApplicationElicitResult | "interrupted";
+
+const output = process.stderr;
+
+export async function promptForm(form: ElicitationForm, known: Record<string, ApplicationElicitContentValue> = {}): Promise<PromptOutcome> {
+  log.step(form.message, { output });
+  const action = await select<ApplicationElicitResult["action"]>({
+    message: "Answer",
+    options: [
+      { value: "accept", label: "accept", hint: "fill in the form" },
+      { value: "decline", label: "decline" },
+      { value: "cancel", label: "cancel", hint: "dismiss without answering" },
+    ],
+    output,
+  });
+  if (isCancel(action)) return "interrupted";
+  if (action !== "accept") return { action };
+  const content: Record<string, ApplicationElicitContentValue> = { ...known };
+  for (const field of form.fields) {
+    if (content[field.name] !== undefined) continue;
+    const value = await promptField(field);
+    if (value === "interrupted") return "interrupted";
+    if (value !== undefined) content[field.name] = value;
+  }
+  return { action: "accept", content };
+}
+
+async function promptField(field: FormField): Promise<ApplicationElicitContentValue | undefined | "interrupted"> {
+  const message = `${field.title}${field.required ? "" : " (optional)"}${field.description ? `\n${field.description}` : ""}`;
+  switch (field.kind) {
+    case "boolean": {
+      const answer = await confirm({ message, ...(typeof field.default === "boolean" ? { initialValue: field.default } : {}), output });
+      return isCancel(answer) ? "interrupted" : answer;
+    }
+    case "choice": {
+      const options = field.choices.map((choice) => ({ value: choice.value, label: choice.label }));
+      const answer = await select<string>({ message, options: field.required ? options : [...options, { value: "", label: "(no answer)" }], output });
+      if (isCancel(answer)) return "interrupted";
+      return answer === "" ? undefined : answer;
+    }
+    case "choices": {
+      const answer = await multiselect<string>({ message, options: field.choices.map((choice) => ({ value: choice.value, label: choice.label })), required: field.required, output });
+      return isCancel(answer) ? "interrupted" : answer;
+    }
+    default: {
+      const answer = await text({
+        message,
+        ...(field.default !== undefined ? { defaultValue: String(field.default), placeholder: String(field.default) } : {}),
+        validate: (value) => {
+          if (value === undefined || value === "") return field.required && field.default === undefined ? `${field.title} is required` : undefined;
+          try {
+            coerceFieldValue(field, value);
+            return undefined;
+          } catch (error) {
+            return (error as Error).message;
+          }
+        },
+        output,
+      });
+      if (isCancel(answer)) return "interrupted";
+      return answer === "" ? undefined : coerceFieldValue(field, answer);
+    }
+  }
+}
+
+/** Ctrl-C while following a task: cancel it, leave it running, or go on watching. */
+export async function promptInterrupt(): Promise<"cancel" | "detach" | "continue"> {
+  const answer = await select<"cancel" | "detach" | "continue">({
+    message: "Stop following this task?",
+    options: [
+      { value: "cancel", label: "cancel the task", hint: "asks the server to stop the job" },
+      { value: "detach", label: "detach", hint: "the task goes on; resume with jobtasks watch" },
+      { value: "continue", label: "keep following" },
+    ],
+    output,
+  });
+  // A second Ctrl-C at this question leaves the task alone: the safe way out.
+  return isCancel(answer) ? "detach" : answer;
+}

@@ -1,0 +1,140 @@
+import { spawn } from "node:child_process";
+import { cliBin, cliEnvironment, demoConfig, repositoryRoot } from "./cli-process.js";
+
+/**
+ * `jobtasks call`, `watch` and `task` run as a person or a script runs them: a separate process, with
+ * stdin not a terminal (a script), or inside a pseudo-terminal made by `script` (a person at a keyboard).
+ */
+
+export interface CliRun {
+  code: number | null;
+  /** The signal that ended the process, if one did. */
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunningCli {
+  /** Resolves once the process has exited. */
+  done: Promise<CliRun>;
+  /** Everything printed so far (stdout). */
+  stdout(): string;
+  /** Resolves when stdout has a line that matches, with that line. */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  signal(signal: NodeJS.Signals): void;
+}
+
+/** The command a stdio target spawns: the demo config served over stdio, by the built CLI. */
+export function stdioServerCommand(): string {
+  return [process.execPath, cliBin, "serve", "--config", demoConfig, "--stdio"].map(shellWord).join(" ");
+}
+
+export function startCli(args: string[], environment: Record<string, string>): RunningCli {
+  const child = spawn(process.execPath, [cliBin, ...args], { cwd: repositoryRoot, env: cliEnvironment(environment), stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  const listeners = new Set<() => void>();
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+    for (const listener of listeners) listener();
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const done = new Promise<CliRun>((resolve) => child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return {
+    done,
+    stdout: () => stdout,
+    waitForLine: (pattern, timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const line = stdout.split("\n").find((entry) => pattern.test(entry));
+          if (line === undefined) return;
+          cleanup();
+          resolve(line);
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        void done.then(() => {
+          if (listeners.has(check)) {
+            cleanup();
+            reject(new Error(`exited before a line matching ${pattern}; stdout:\n${stdout}\nstderr:\n${stderr}`));
+          }
+        });
+        check();
+      }),
+    signal: (signal) => child.kill(signal),
+  };
+}
+
+export function runCli(args: string[], environment: Record<string, string>): Promise<CliRun> {
+  return startCli(args, environment).done;
+}
+
+/** JSON lines printed by --json, parsed. */
+export function jsonLines(stdout: string): Array<Record<string, any>> {
+  return stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
+
+export interface PtyStep {
+  /** Waits for this on the screen (ANSI codes removed), after what the previous step saw. */
+  waitFor: RegExp;
+  /** Then types this ("\r" is Enter, "\x03" Ctrl-C, "\x1b[B" the down arrow). */
+  send: string;
+}
+
+/**
+ * Runs the CLI in a pseudo-terminal (`script -qfec`), so its stdin and stderr are terminals as they are
+ * for a person, and types each step's keys once the screen shows what the step waits for.
+ */
+export async function runInPty(args: string[], environment: Record<string, string>, steps: PtyStep[], timeoutMs = 30_000): Promise<{ code: number | null; screen: string }> {
+  // A pty made by `script` without a terminal around it is 0x0: give it a size, as a terminal window has.
+  const commandLine = `stty cols 160 rows 48 && exec ${[process.execPath, cliBin, ...args].map(shellWord).join(" ")}`;
+  const child = spawn("script", ["-qfec", commandLine, "/dev/null"], {
+    cwd: repositoryRoot,
+    env: cliEnvironment({ TERM: "xterm-256color", ...environment }),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let screen = "";
+  let seenUpTo = 0;
+  let step = 0;
+  const done = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+  const advance = () => {
+    while (step < steps.length) {
+      const plain = stripAnsi(screen);
+      const rest = plain.slice(seenUpTo);
+      const match = steps[step]!.waitFor.exec(rest);
+      if (!match) return;
+      seenUpTo += match.index + match[0].length;
+      child.stdin.write(steps[step]!.send);
+      step++;
+    }
+  };
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    screen += chunk;
+    advance();
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const code = await done;
+  clearTimeout(timer);
+  const plain = stripAnsi(screen);
+  if (step < steps.length) throw new Error(`the pty run ended (${code}) before the screen showed ${steps[step]!.waitFor}:\n${plain}`);
+  return { code, screen: plain };
+}
+
+export function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]|\x1b[=>78]|\r/g, "");
+}
+
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

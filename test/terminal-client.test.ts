@@ -1,0 +1,277 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, request, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunningDemoApi } from "@jobtasks/demo";
+import { Cleanup, randomSecret } from "./support/in-process-server.js";
+import { startDemoApiForTests, startDemoStack, type DemoStack } from "./support/demo-stack.js";
+import { cliEnvironment, startCliHttpServer } from "./support/cli-process.js";
+import { jsonLines, runCli, runInPty, startCli, stdioServerCommand } from "./support/terminal-client.js";
+
+/**
+ * `jobtasks call`, `watch` and `task` against the demo, over Streamable HTTP (an in-process server) and
+ * over stdio (the CLI spawning `jobtasks serve --stdio`), judged by exit codes and what is printed.
+ */
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+let home: string;
+beforeAll(async () => {
+  // Never the real home: a stdio server keeps a generated secret under XDG_CONFIG_HOME.
+  home = await mkdtemp(join(tmpdir(), "jobtasks-terminal-"));
+});
+afterAll(async () => {
+  if (home) await rm(home, { recursive: true, force: true });
+});
+
+interface Target {
+  /** What names the server on the command line: the URL, or --stdio "<command>". */
+  args: string[];
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+async function httpTarget(): Promise<Target> {
+  // The REST adapter's demo-api preset, as the shipped demo config serves it (its results carry the log).
+  const stack: DemoStack = await startDemoStack({ adapter: "rest" });
+  return { args: [stack.server.url], env: {}, close: () => stack.close() };
+}
+
+async function stdioTarget(): Promise<Target> {
+  const api: RunningDemoApi = await startDemoApiForTests();
+  // Every stdio server these tests spawn shares the secret, as restarted replicas would.
+  const env = { DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), XDG_CONFIG_HOME: home, HOME: home, JOBTASKS_LOG_LEVEL: "warn" };
+  return { args: ["--stdio", stdioServerCommand()], env, close: () => api.close() };
+}
+
+describe.each([
+  ["Streamable HTTP", httpTarget],
+  ["stdio", stdioTarget],
+] as const)("jobtasks call over %s", (_label, makeTarget) => {
+  let target: Target;
+  beforeAll(async () => {
+    target = await makeTarget();
+  });
+  afterAll(() => target?.close());
+
+  const call = (...args: string[]) => ["call", ...target.args, "demo_pipeline", ...args];
+
+  it("runs a pipeline to completion: exit 0, the task id, the result text and its structured content", async () => {
+    const result = await runCli(call("--arg", "steps=2", "--arg", "stepMs=20"), target.env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^task jt1\.[\w-]+\.[\w-]+$/m);
+    expect(result.stderr).toMatch(/✔ completed in \d+s/);
+    expect(result.stdout).toMatch(/^Pipeline demo-pipeline succeeded/);
+    expect(result.stdout).toContain('"status": "succeeded"');
+  });
+
+  it("a failing pipeline exits 1; --json prints one line per change and the result last", async () => {
+    const result = await runCli(call("--args", '{"steps": 2, "stepMs": 20, "fail": true}', "--json"), target.env);
+    expect(result.code, result.stderr).toBe(1);
+    const lines = jsonLines(result.stdout);
+    const last = lines.at(-1)!;
+    expect(last).toMatchObject({ type: "result", status: "completed", exitCode: 1, result: { isError: true, structuredContent: { status: "failed" } } });
+    expect(lines[0]).toMatchObject({ type: "task", status: "working", taskId: expect.stringMatching(/^jt1\./) });
+    expect(new Set(lines.map((line) => line["taskId"]))).toEqual(new Set([lines[0]!["taskId"]]));
+    expect(lines.slice(0, -1).every((line) => line["type"] === "task")).toBe(true);
+  });
+
+  it("cancelled from another process with task cancel: exit 3", async () => {
+    const running = startCli(call("--arg", "steps=50", "--arg", "stepMs=100", "--json"), target.env);
+    const taskId = JSON.parse(await running.waitForLine(/"type":"task"/))["taskId"] as string;
+    const cancel = await runCli(["task", "cancel", ...target.args, taskId], target.env);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    const result = await running.done;
+    expect(result.code, result.stderr).toBe(3);
+    expect(jsonLines(result.stdout).at(-1)).toMatchObject({ type: "result", status: "cancelled", exitCode: 3, taskId });
+  });
+
+  it("--timeout stops following with exit 4 and leaves the task running, with the watch command", async () => {
+    const result = await runCli(call("--arg", "steps=50", "--arg", "stepMs=100", "--timeout", "1s", "--json"), target.env);
+    expect(result.code, result.stderr).toBe(4);
+    const last = jsonLines(result.stdout).at(-1)!;
+    expect(last).toMatchObject({ type: "timeout", message: "timed out after 1s; the task goes on", resume: [expect.stringContaining(`jobtasks watch `)] });
+    const got = await runCli(["task", "get", ...target.args, last["taskId"] as string, "--json"], target.env);
+    expect(jsonLines(got.stdout)[0]!["status"]).toBe("working");
+    await runCli(["task", "cancel", ...target.args, last["taskId"] as string], target.env);
+  });
+
+  it("answers the approval from --answer flags, and declines it from --answers", async () => {
+    const approved = await runCli(call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true", "--answer", "approve=true", "--answer", "comment=approved by flags"), target.env);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain("Approved: approved by flags");
+    const declined = await runCli(call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true", "--answers", '{"*": {"action": "decline"}}'), target.env);
+    expect(declined.code, declined.stderr).toBe(1);
+    expect(declined.stdout).toMatch(/rejected/);
+  });
+
+  it("without a terminal an unanswered approval exits 4 and says what was asked; task answer and watch finish it", async () => {
+    const asked = await runCli(call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true", "--json"), target.env);
+    expect(asked.code, asked.stderr).toBe(4);
+    const last = jsonLines(asked.stdout).at(-1)!;
+    expect(last).toMatchObject({ type: "unanswered", taskId: expect.stringMatching(/^jt1\./) });
+    const [request] = last["unanswered"] as Array<{ inputKey: string; fields: Array<{ name: string; kind: string; required: boolean }> }>;
+    expect(request!.fields).toContainEqual(expect.objectContaining({ name: "approve", kind: "boolean", required: true }));
+    const taskId = last["taskId"] as string;
+
+    const got = await runCli(["task", "get", ...target.args, taskId, "--json"], target.env);
+    expect(got.code, got.stderr).toBe(0);
+    expect(jsonLines(got.stdout)[0]).toMatchObject({ status: "input_required", inputRequests: { [request!.inputKey]: { method: "elicitation/create" } } });
+
+    const wrong = await runCli(["task", "answer", ...target.args, taskId, "--answer", `${request!.inputKey}.approve=perhaps`], target.env);
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toContain('approve: expected true or false, got "perhaps"');
+    const answered = await runCli(["task", "answer", ...target.args, taskId, "--answer", `${request!.inputKey}.approve=yes`], target.env);
+    expect(answered.code, answered.stderr).toBe(0);
+    const watched = await runCli(["watch", ...target.args, taskId], target.env);
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stdout).toMatch(/succeeded/);
+  });
+
+  it("asks for the approval at a prompt in a terminal, and the answer typed there reaches the job", async () => {
+    const run = await runInPty(call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true"), target.env, [
+      { waitFor: /fill in the form/, send: "\r" },
+      { waitFor: /Yes \/ . No/, send: "\r" },
+      { waitFor: /Comment \(optional\)/, send: "typed at the prompt\r" },
+    ]);
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toContain("Approved: typed at the prompt");
+    expect(run.screen).toMatch(/✔ completed/);
+  });
+
+  it("task answer asks at a prompt in a terminal for a task that waits for input", async () => {
+    const asked = await runCli(call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true", "--json"), target.env);
+    expect(asked.code, asked.stderr).toBe(4);
+    const taskId = jsonLines(asked.stdout).at(-1)!["taskId"] as string;
+    const answered = await runInPty(["task", "answer", ...target.args, taskId], target.env, [
+      { waitFor: /fill in the form/, send: "\r" },
+      { waitFor: /Yes \/ . No/, send: "\x1b[C\r" },
+      { waitFor: /Comment \(optional\)/, send: "not now\r" },
+    ]);
+    expect(answered.code, answered.screen).toBe(0);
+    expect(answered.screen).toMatch(/answered appr_/);
+    const watched = await runCli(["watch", ...target.args, taskId, "--json"], target.env);
+    expect(watched.code, watched.stderr).toBe(1);
+    expect(jsonLines(watched.stdout).at(-1)).toMatchObject({ type: "result", result: { isError: true, structuredContent: { status: "rejected", approvalComment: "not now" } } });
+  });
+
+  it("Ctrl-C asks whether to cancel or detach; cancel ends the task cancelled (exit 3)", async () => {
+    const run = await runInPty(call("--arg", "steps=50", "--arg", "stepMs=100"), target.env, [
+      { waitFor: /working: step \d+\/50/, send: "\x03" },
+      { waitFor: /Stop following this task\?[\s\S]*keep following/, send: "\r" },
+    ]);
+    expect(run.code, run.screen).toBe(3);
+    expect(run.screen).toMatch(/■ cancelled after/);
+  });
+});
+
+describe("jobtasks call with bearer tokens", () => {
+  const aliceToken = "alice-terminal-token-0123456789";
+  let stack: DemoStack;
+  beforeAll(async () => {
+    stack = await startDemoStack({ tokens: `alice:${aliceToken}`, adapter: "rest" });
+  });
+  afterAll(() => stack?.close());
+
+  it("sends --token or JOBTASKS_TOKEN as the bearer token; without one it cannot connect (exit 4)", async () => {
+    const call = ["call", stack.server.url, "demo_pipeline", "--arg", "steps=1", "--arg", "stepMs=10"];
+    const refused = await runCli(call, {});
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(new RegExp(`^cannot connect to ${stack.server.url.replace(/[.]/g, "\\.")}: .*401`, "m"));
+    const byFlag = await runCli([...call, "--token", aliceToken], {});
+    expect(byFlag.code, byFlag.stderr).toBe(0);
+    const byEnvironment = await runCli(call, { JOBTASKS_TOKEN: aliceToken });
+    expect(byEnvironment.code, byEnvironment.stderr).toBe(0);
+    for (const output of [refused, byFlag, byEnvironment]) expect(output.stdout + output.stderr).not.toContain(aliceToken);
+  });
+});
+
+/** A gateway in front of the server that only lets through requests carrying its key, and records headers. */
+async function startGateway(upstreamUrl: string, key: string) {
+  const upstream = new URL(upstreamUrl);
+  const seen: IncomingHttpHeaders[] = [];
+  const gateway = createServer((incoming, outgoing) => {
+    seen.push(incoming.headers);
+    if (incoming.headers["x-gateway-key"] !== key) {
+      outgoing.writeHead(403).end("gateway key required");
+      return;
+    }
+    const forwarded = request({ host: upstream.hostname, port: upstream.port, path: incoming.url, method: incoming.method, headers: { ...incoming.headers, host: upstream.host } }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    forwarded.on("error", () => outgoing.destroy());
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => gateway.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}${upstream.pathname}`;
+  return { url, seen, close: () => new Promise<void>((resolve) => gateway.close(() => resolve())) };
+}
+
+describe("jobtasks call through a gateway that needs its own header", () => {
+  it("sends every --header on every request, the tasks/* ones included", async () => {
+    const stack = await startDemoStack({ adapter: "rest" });
+    const gateway = await startGateway(stack.server.url, "open-sesame");
+    try {
+      const refused = await runCli(["call", gateway.url, "demo_pipeline", "--arg", "steps=1"], {});
+      expect(refused.code).toBe(4);
+      const passed = await runCli(["call", gateway.url, "demo_pipeline", "--arg", "steps=1", "--arg", "stepMs=10", "-H", "X-Gateway-Key: open-sesame", "--header", "X-Team:ci"], {});
+      expect(passed.code, passed.stderr).toBe(0);
+      const withKey = gateway.seen.filter((headers) => headers["x-gateway-key"] === "open-sesame");
+      expect(withKey.length).toBeGreaterThan(2);
+      expect(withKey.every((headers) => headers["x-team"] === "ci")).toBe(true);
+      expect(withKey.some((headers) => headers["mcp-method"] === "tasks/get")).toBe(true);
+    } finally {
+      await gateway.close();
+      await stack.close();
+    }
+  });
+});
+
+describe("detach, restart the server, watch", () => {
+  let api: RunningDemoApi;
+  beforeAll(async () => {
+    api = await startDemoApiForTests();
+  });
+  afterAll(() => api?.close());
+
+  it("over HTTP: Ctrl-C at the approval, detach, SIGKILL the server, start it again, watch finishes the task", async () => {
+    const env = cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), XDG_CONFIG_HOME: home, HOME: home });
+    const first = cleanup.add(await startCliHttpServer({ env }));
+    const detached = await runInPty(["call", first.url, "demo_pipeline", "--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true"], {}, [
+      { waitFor: /fill in the form/, send: "\x03" },
+      { waitFor: /Stop following this task\?[\s\S]*keep following/, send: "\x1b[B\r" },
+    ]);
+    expect(detached.code, detached.screen).toBe(130);
+    expect(detached.screen).toContain("detached: the task goes on");
+    const taskId = /^task (jt1\.\S+)$/m.exec(detached.screen)?.[1];
+    expect(taskId, detached.screen).toBeDefined();
+    expect(detached.screen).toContain(`jobtasks watch ${first.url} ${taskId}`);
+
+    await first.kill();
+    const second = cleanup.add(await startCliHttpServer({ env, port: Number(new URL(first.url).port) }));
+    expect(second.url).toBe(first.url);
+    const watched = await runCli(["watch", second.url, taskId!, "--answer", "approve=true", "--json"], {});
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(jsonLines(watched.stdout).at(-1)).toMatchObject({ type: "result", taskId, status: "completed", result: { structuredContent: { status: "succeeded" } } });
+  });
+
+  it("over stdio: SIGINT without a terminal detaches (exit 130); watch starts a new server process and finishes the task", async () => {
+    const env = { DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), XDG_CONFIG_HOME: home, HOME: home, JOBTASKS_LOG_LEVEL: "warn" };
+    const target = ["--stdio", stdioServerCommand()];
+    const running = startCli(["call", ...target, "demo_pipeline", "--arg", "steps=20", "--arg", "stepMs=50", "--json"], env);
+    const taskId = JSON.parse(await running.waitForLine(/"type":"task"/))["taskId"] as string;
+    running.signal("SIGINT");
+    const detached = await running.done;
+    expect(detached.code, `${detached.signal} ${detached.stderr}`).toBe(130);
+    expect(jsonLines(detached.stdout).at(-1)).toMatchObject({ type: "detached", taskId, resume: [expect.stringContaining(`jobtasks watch --stdio '`)] });
+
+    // The first server process ended with its client; this one only shares the secret.
+    const watched = await runCli(["watch", ...target, taskId, "--json"], env);
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(jsonLines(watched.stdout).at(-1)).toMatchObject({ type: "result", taskId, status: "completed", exitCode: 0 });
+  });
+});
