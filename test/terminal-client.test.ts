@@ -134,7 +134,7 @@ describe.each([
   it("asks for the approval at a prompt in a terminal, and the answer typed there reaches the job", async () => {
     const run = await runInPty(call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true"), target.env, [
       { waitFor: /fill in the form/, send: "\r" },
-      { waitFor: /Yes \/ . No/, send: "\r" },
+      { waitFor: /Yes \/ . No/, send: "y" },
       { waitFor: /Comment \(optional\)/, send: "typed at the prompt\r" },
     ]);
     expect(run.code, run.screen).toBe(0);
@@ -148,7 +148,7 @@ describe.each([
     const taskId = jsonLines(asked.stdout).at(-1)!["taskId"] as string;
     const answered = await runInPty(["task", "answer", ...target.args, taskId], target.env, [
       { waitFor: /fill in the form/, send: "\r" },
-      { waitFor: /Yes \/ . No/, send: "\x1b[C\r" },
+      { waitFor: /Yes \/ . No/, send: "n" },
       { waitFor: /Comment \(optional\)/, send: "not now\r" },
     ]);
     expect(answered.code, answered.screen).toBe(0);

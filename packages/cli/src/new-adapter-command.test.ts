@@ -46,7 +46,7 @@ describe("the new adapter command", () => {
     expect(bad.stderr).toContain("is not a kind");
     const missing = await jobtasks(["new", "adapter"], folder);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain("jobtasks new adapter <kind> [--dir DIR]");
+    expect(missing.stderr).toContain("Usage: jobtasks new adapter [options] <kind>");
     expect(await readdir(folder)).toEqual([]);
   });
 });
