@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import { InvalidToolInputError, UpstreamError, redactSecrets, type AdapterContext } from "@jobtasks/core";
 import { mayHaveReachedUpstream } from "./http-client.js";
 import { queryFirst } from "./json-path.js";
@@ -24,18 +25,10 @@ const maxSubmitPauseMs = 5_000;
  */
 export const maxJobReferenceLength = 512;
 
-function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, milliseconds);
-    signal.addEventListener("abort", onAbort, { once: true });
+async function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
+  // timers/promises rejects with an AbortError of its own; callers expect the signal's reason.
+  await delay(milliseconds, undefined, { signal }).catch((error: unknown) => {
+    throw signal.aborted ? signal.reason : error;
   });
 }
 
