@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import { InvalidToolInputError, UpstreamError, redactSecrets, type AdapterContext } from "@jobtasks/core";
-import { mayHaveReachedUpstream } from "./http-client.js";
+import { InvalidToolInputError, OutcomeUnknownError, UpstreamError, redactSecrets, type AdapterContext } from "@jobtasks/core";
 import { queryFirst } from "./json-path.js";
 import { performRequest, type RequestEnvironment } from "./perform-request.js";
 import { errorSecrets } from "./redact-error.js";
@@ -129,7 +128,7 @@ export async function submitJob(
       // No request before the upstream's Retry-After: one longer than a submit may pause ends the retries.
       const askedToWaitMs = error instanceof UpstreamError ? error.retryAfterMs : undefined;
       if (!retryable || attempt >= attempts || (askedToWaitMs ?? 0) > maxSubmitPauseMs) {
-        if (error instanceof UpstreamError && mayHaveReachedUpstream(error)) throw submitOutcomeUnknown(error.message, error);
+        if (error instanceof OutcomeUnknownError) throw submitOutcomeUnknown(error.message, error);
         throw error;
       }
       const waitMs = askedToWaitMs ?? Math.min(maxSubmitPauseMs, 250 * 2 ** (attempt - 1));
