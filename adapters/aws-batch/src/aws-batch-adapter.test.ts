@@ -27,6 +27,11 @@ function adapterUnderTest() {
   return awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 5 });
 }
 
+function watchStart(adapter: ReturnType<typeof awsBatch>, jobId: string) {
+  const watch = adapter.tools.find((tool) => tool.name === "watch_job")!;
+  return watch.doStart(watch.inputSchema.parse({ jobId }), testContext());
+}
+
 /** Answers DescribeJobs with one copy of the running fixture per asked id, and counts calls and ids. */
 function describeJobsEcho() {
   const calls: string[][] = [];
@@ -108,11 +113,10 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     expect(refusal.message).not.toContain(runningJobId);
   });
 
+  // A status read sends DescribeJobs once (the server's reader retries it); this test once arranged the
+  // adapter's own retries of the read.
   it("treats a 2xx DescribeJobs answer whose body cannot be read (a proxy page, a cut body) as retryable", async () => {
-    nock(batchOrigin)
-      .post("/v1/describejobs")
-      .times(fastRetry.maxAttempts)
-      .reply(200, "<html>gateway</html>", { "content-type": "text/html" });
+    nock(batchOrigin).post("/v1/describejobs").reply(200, "<html>gateway</html>", { "content-type": "text/html" });
     const error = await adapterUnderTest()
       .doGetStatus({ jobId: runningJobId }, testContext())
       .catch((caught: unknown) => caught);
@@ -121,23 +125,33 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     expect(nock.isDone()).toBe(true);
   });
 
-  it("backs off on TooManyRequestsException and succeeds once AWS lets it", async () => {
+  it("sends a throttled status read once, classified as throttled, for the server's reader to retry", async () => {
+    const scope = nock(batchOrigin).post("/v1/describejobs").reply(...throttledReply());
+    const error = await adapterUnderTest()
+      .doGetStatus({ jobId: runningJobId }, testContext())
+      .catch((caught: unknown) => caught);
+    // No retryAfterMs: AWS named no wait, and an invented one would hold every poll of the job off.
+    expect(error).toMatchObject({ isRetryable: true, isThrottled: true, httpStatus: 429, retryAfterMs: undefined });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  // These two were status reads until the server's reader became their only retry loop; watch_job's start,
+  // which the server never retries, still backs off.
+  it("backs off on TooManyRequestsException in watch_job's start and succeeds once AWS lets it", async () => {
     nock(batchOrigin)
       .post("/v1/describejobs")
       .times(2)
       .reply(...throttledReply())
       .post("/v1/describejobs")
       .reply(200, readFixture("describe-jobs-running.json"));
-    const snapshot = await adapterUnderTest().doGetStatus({ jobId: runningJobId }, testContext());
-    expect(snapshot.status).toBe("working");
+    const started = await watchStart(adapterUnderTest(), runningJobId);
+    expect(started.snapshot?.status).toBe("working");
     expect(nock.isDone()).toBe(true);
   });
 
-  it("gives up after the retry budget with a retryable error that says how long to wait", async () => {
+  it("gives up watch_job's start after the retry budget with a retryable error that says how long to wait", async () => {
     const scope = nock(batchOrigin).post("/v1/describejobs").times(fastRetry.maxAttempts).reply(...throttledReply());
-    const error = await adapterUnderTest()
-      .doGetStatus({ jobId: runningJobId }, testContext())
-      .catch((caught: unknown) => caught);
+    const error = await watchStart(adapterUnderTest(), runningJobId).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ isRetryable: true, isThrottled: true, httpStatus: 429, retryAfterMs: fastRetry.maxDelayMs });
     expect((error as Error).message).toContain("TooManyRequestsException");

@@ -4,7 +4,7 @@ import { type JobAdapterV1, JobNotFoundError, type JobSnapshot, type JobTool } f
 import type { AwsBatchOptions } from "./aws-batch-options.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { submittedAtOf } from "./batch-job-ref.js";
-import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
+import { type BackoffPolicy, callOnce, callWithBackoff } from "./call-with-backoff.js";
 import { assertConfiguredRegionValid } from "./aws-region-source.js";
 import { cancelBatchJob } from "./cancel-batch-job.js";
 import { createBatchClient, createLogsClient } from "./create-aws-clients.js";
@@ -66,19 +66,21 @@ export function awsBatch(
   const secrets = [resolved.credentials?.accessKeyId, resolved.credentials?.secretAccessKey, resolved.credentials?.sessionToken];
   const policy: BackoffPolicy = options.random ? { ...resolved.retry, random: options.random } : resolved.retry;
 
-  const describe = createDescribeJobsBatcher({
-    windowMs: resolved.describeBatchWindowMs,
-    describe: async (jobIds) => {
-      // A read of one id names it, so the error that reaches that id's task is about its own job.
-      const operation = jobIds.length === 1 ? `DescribeJobs for job ${jobIds[0]}` : `DescribeJobs for ${jobIds.length} jobs`;
-      const response = await callWithBackoff(operation, () => batchClient.send(new DescribeJobsCommand({ jobs: jobIds })), {
-        policy,
-        retryOn: "transient",
-        secrets,
-      });
-      return jobsOfDescribeJobsResponse(operation, response);
-    },
-  });
+  const describer = (retrying: boolean) =>
+    createDescribeJobsBatcher({
+      windowMs: resolved.describeBatchWindowMs,
+      describe: async (jobIds) => {
+        // A read of one id names it, so the error that reaches that id's task is about its own job.
+        const operation = jobIds.length === 1 ? `DescribeJobs for job ${jobIds[0]}` : `DescribeJobs for ${jobIds.length} jobs`;
+        const send = () => batchClient.send(new DescribeJobsCommand({ jobs: jobIds }));
+        const response = retrying ? await callWithBackoff(operation, send, { policy, retryOn: "transient", secrets }) : await callOnce(operation, send, { secrets });
+        return jobsOfDescribeJobsResponse(operation, response);
+      },
+    });
+  // Status reads send DescribeJobs once: the server's reader retries them. watch_job's start, which the
+  // server never retries, backs off on its own.
+  const describe = describer(false);
+  const describeForWatch = describer(true);
 
   async function snapshotOf(job: JobDetail, signal?: AbortSignal): Promise<JobSnapshot> {
     const finished = job.status === "SUCCEEDED" || (job.status === "FAILED" && !wasCancelled(job));
@@ -90,14 +92,13 @@ export function awsBatch(
     const logTail =
       finished && logsClient && resolved.logs
         ? await readLogTail(logsClient, job, resolved.logs, {
-            policy,
             secrets,
             ...(signal ? { signal } : {}),
             ...(clientForRegion ? { clientForRegion } : {}),
           })
         : undefined;
     const failedChildren = finished && hasFailedChildren(job)
-      ? await readFailedChildren(job, { client: batchClient, policy, secrets, ...(signal ? { signal } : {}) })
+      ? await readFailedChildren(job, { client: batchClient, secrets, ...(signal ? { signal } : {}) })
       : undefined;
     return mapBatchJobStatus(job, logTail, failedChildren);
   }
@@ -111,7 +112,7 @@ export function awsBatch(
   };
   const tools: JobTool<BatchJobRef>[] = resolved.templates.map((template) => createTemplateSubmitTool(template, submitDependencies));
   if (resolved.genericSubmit) tools.push(createGenericSubmitTool(resolved.genericSubmit, submitDependencies));
-  if (resolved.watch) tools.push(createWatchJobTool(resolved.watch, { describe, snapshotOf }));
+  if (resolved.watch) tools.push(createWatchJobTool(resolved.watch, { describe: describeForWatch, snapshotOf }));
 
   return {
     specificationVersion: "v1",

@@ -45,7 +45,10 @@ export interface AwsBatchOptions {
   describeBatchWindowMs?: number;
   /** SubmitJob calls per second from this adapter (AWS allows 50 per account and Region). Default: 20. */
   submitsPerSecond?: number;
-  /** Backoff for throttled or unanswered calls. Default: 5 attempts, 200 ms base, 10 s ceiling, full jitter. */
+  /**
+   * Backoff for throttled or unanswered calls outside status reads (the server's reader retries those).
+   * Default: 5 attempts, 200 ms base, 10 s ceiling, full jitter.
+   */
   retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number };
   /**
    * After a SubmitJob got no answer, wait this long before looking the job up by its name, since ListJobs

@@ -78,8 +78,10 @@ describe("the adapter's random source", () => {
       .reply(200, readFixture("describe-jobs-running.json"));
     const random = vi.fn(() => 0);
     const adapter = awsBatch({ batchClient: testBatchClient(1), retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 }, random });
-    const snapshot = await adapter.doGetStatus({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }, testContext());
-    expect(snapshot.status).toBe("working");
+    // watch_job's start backs off; a status read no longer does (the server's reader retries it).
+    const watch = adapter.tools.find((tool) => tool.name === "watch_job")!;
+    const started = await watch.doStart(watch.inputSchema.parse({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }), testContext());
+    expect(started.snapshot?.status).toBe("working");
     expect(random).toHaveBeenCalledTimes(2);
   });
 });

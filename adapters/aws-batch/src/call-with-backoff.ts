@@ -36,6 +36,23 @@ export function jitteredDelay(policy: BackoffPolicy, attempt: number): number {
 }
 
 /**
+ * Run an AWS call of a status read once: the server's reader owns its retries (quick ones, jitter, the
+ * outage budget), so a failure is only classified here. No retryAfterMs is invented: AWS gave none.
+ */
+export async function callOnce<T>(
+  operation: string,
+  call: () => Promise<T>,
+  options: { secrets: ReadonlyArray<string | undefined>; signal?: AbortSignal; service?: AwsService },
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isAbort(error) || options.signal?.aborted) throw error;
+    throw toUpstreamError(operation, error, options.secrets, undefined, options.service);
+  }
+}
+
+/**
  * Run an AWS call, retrying with exponential backoff and full jitter: many tasks polled at once must not
  * retry in lockstep after a TooManyRequestsException. When the budget runs out the error says how long to
  * wait (retryAfterMs) so the core can slow the client down instead of failing the task.

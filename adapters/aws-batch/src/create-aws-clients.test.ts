@@ -63,8 +63,11 @@ describe("clients built from options", () => {
       requestTimeoutMs: 200,
       retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
     });
-    const error = await adapter
-      .doGetStatus({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }, testContext())
+    // watch_job's start, which backs off on its own (a status read is sent once): two adapter attempts,
+    // and nothing more from the SDK underneath.
+    const watch = adapter.tools.find((tool) => tool.name === "watch_job")!;
+    const error = await watch
+      .doStart(watch.inputSchema.parse({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }), testContext())
       .catch((caught: unknown) => caught);
     await adapter.close?.();
     expect(error).toBeInstanceOf(UpstreamError);

@@ -79,12 +79,21 @@ describe("the result of a failed array job", () => {
     expect(structured.array).not.toHaveProperty("failedChildren");
   });
 
-  it("gives up on the children after the retry budget when ListJobs keeps failing, without failing the read", async () => {
+  // ListJobs is sent once per status read now (the server's reader retries the read); the adapter's own
+  // retry budget this test once exhausted is gone, and the give-up counts from the array's stop instead.
+  it("gives up on the children when ListJobs fails long after the array stopped, without failing the read", async () => {
     describeParent(failedParent(1));
-    nock(batchOrigin).post("/v1/listjobs").times(fastRetry.maxAttempts).reply(503, { __type: "ServiceUnavailable", message: "try later" });
+    nock(batchOrigin).post("/v1/listjobs").reply(503, { __type: "ServiceUnavailable", message: "try later" });
     const snapshot = await adapterUnderTest().doGetStatus({ jobId: parentId }, testContext());
     expect(snapshot.status).toBe("completed");
     expect(textOf(snapshot)).toContain("The failed children could not be named");
+  });
+
+  it("fails the status read, retryable, when ListJobs fails soon after the array stopped, so no note is frozen into the result", async () => {
+    describeParent({ ...failedParent(1), stoppedAt: Date.now() - 60_000 });
+    nock(batchOrigin).post("/v1/listjobs").reply(503, { __type: "ServiceUnavailable", message: "try later" });
+    const error = await adapterUnderTest().doGetStatus({ jobId: parentId }, testContext()).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ isRetryable: true, httpStatus: 503 });
   });
 
   it("reads no children for an array that succeeded, or for a single job", async () => {

@@ -1,13 +1,20 @@
 import { type BatchClient, type JobDetail, ListJobsCommand } from "@aws-sdk/client-batch";
-import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
+import { UpstreamError } from "@jobtasks/core";
+import { callOnce } from "./call-with-backoff.js";
 import { hideArns } from "./hide-arns.js";
 
 /** How many failed children a result names; the rest are counted. */
 export const failedChildrenShown = 10;
 /** One ListJobs page: enough that the lowest indices are named whenever at most this many failed. */
 const listPageSize = 100;
-/** A status read must not wait long for details: past this, the result says they could not be read. */
+/** A status read must not wait long for details: past this, the read counts as failed. */
 const childrenReadTimeoutMs = 5_000;
+/**
+ * How long after the array stopped a ListJobs that may pass fails the status read (which the server then
+ * retries, keeping the task working) rather than freezing "could not be read" into the finished result.
+ * Below the server's default outage budget (10 min), which would otherwise end the task failed.
+ */
+export const childrenGiveUpMs = 5 * 60_000;
 
 export interface FailedChild {
   index: number;
@@ -28,7 +35,6 @@ export function hasFailedChildren(job: JobDetail): boolean {
 
 export interface ChildrenReadDependencies {
   client: BatchClient;
-  policy: BackoffPolicy;
   secrets: ReadonlyArray<string | undefined>;
   /** The status read's own signal: when it fires, the read is being abandoned and so is this. */
   signal?: AbortSignal;
@@ -36,9 +42,10 @@ export interface ChildrenReadDependencies {
 
 /**
  * Which children of a failed array failed, and why: one ListJobs call (arrayJobId, jobStatus FAILED, one
- * page), retried like any idempotent call, within a few seconds. The children are sorted by index and the
- * first few named; the others are counted. A failure to read them never fails the status read: the
- * result then says the details could not be read.
+ * page), sent once per status read, within a few seconds. The children are sorted by index and the first
+ * few named; the others are counted. A failure that may pass (throttling, 5xx, no answer) fails the status
+ * read, for the server's reader to retry, until `childrenGiveUpMs` after the array stopped; past that, and
+ * for a refusal, the result says the details could not be read.
  */
 export async function readFailedChildren(job: JobDetail, dependencies: ChildrenReadDependencies): Promise<FailedChildren> {
   const parentId = job.jobId ?? "";
@@ -46,18 +53,23 @@ export async function readFailedChildren(job: JobDetail, dependencies: ChildrenR
   const signal = dependencies.signal ? AbortSignal.any([dependencies.signal, deadline]) : deadline;
   let summaries: unknown[];
   try {
-    const response = await callWithBackoff(
+    const response = await callOnce(
       `ListJobs for the failed children of array job ${parentId}`,
       () =>
         dependencies.client.send(new ListJobsCommand({ arrayJobId: parentId, jobStatus: "FAILED", maxResults: listPageSize }), {
           abortSignal: signal,
         }),
-      { policy: dependencies.policy, retryOn: "transient", secrets: dependencies.secrets, signal },
+      { secrets: dependencies.secrets, signal },
     );
     summaries = Array.isArray(response.jobSummaryList) ? response.jobSummaryList : [];
   } catch (error) {
     if (dependencies.signal?.aborted) throw error;
     const detail = deadline.aborted ? `no answer within ${childrenReadTimeoutMs / 1000} s` : error instanceof Error ? error.message : String(error);
+    const mayPass = deadline.aborted || (error instanceof UpstreamError && error.isRetryable);
+    const stoppedAgoMs = typeof job.stoppedAt === "number" ? Date.now() - job.stoppedAt : Number.POSITIVE_INFINITY;
+    if (mayPass && stoppedAgoMs < childrenGiveUpMs) {
+      throw error instanceof UpstreamError ? error : new UpstreamError(`AWS Batch ListJobs for the failed children of array job ${parentId}: ${detail}`, { isRetryable: true, cause: error });
+    }
     return { unreadable: detail };
   }
   const listed = summaries.flatMap((summary) => failedChildOf(summary, parentId)).sort((a, b) => a.index - b.index);

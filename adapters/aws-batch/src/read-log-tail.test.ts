@@ -3,11 +3,12 @@ import { UpstreamError } from "@jobtasks/core";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fitLogLines, readLogTail } from "./read-log-tail.js";
-import { blockRealNetwork, fastRetry, logsOrigin, testCredentials, testLogsClient } from "./test-support/aws-test-clients.js";
+import { blockRealNetwork, logsOrigin, testCredentials, testLogsClient } from "./test-support/aws-test-clients.js";
 import { fixtureJob } from "./test-support/fixtures.js";
 
 const logOptions = { logGroupName: "/aws/batch/job", maxLines: 50, maxBytes: 4096, settleMs: 0, giveUpMs: 300_000 };
-const call = { policy: fastRetry, secrets: Object.values(testCredentials) };
+// GetLogEvents is sent once per status read: the server's reader retries the read, so no backoff here.
+const call = { secrets: Object.values(testCredentials) };
 
 describe("fitLogLines", () => {
   it("keeps the newest lines that fit the byte budget, oldest first", () => {
@@ -62,7 +63,7 @@ describe("readLogTail", () => {
   });
 
   it("throws a retryable error when Logs is briefly unavailable, so a finished result does not lose its tail to it", async () => {
-    nock(logsOrigin).post("/").times(fastRetry.maxAttempts).reply(503, { __type: "ServiceUnavailableException", message: "busy" });
+    nock(logsOrigin).post("/").reply(503, { __type: "ServiceUnavailableException", message: "busy" });
     const error = await readLogTail(testLogsClient(), { ...job, stoppedAt: Date.now() - 1000 }, logOptions, call).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).isRetryable).toBe(true);
@@ -83,7 +84,7 @@ describe("readLogTail", () => {
   });
 
   it("keeps expired credentials retryable for a job that stopped moments ago: they can be renewed", async () => {
-    nock(logsOrigin).post("/").times(2).reply(400, { __type: "ExpiredTokenException", message: "expired" }, { "x-amzn-errortype": "ExpiredTokenException" });
+    nock(logsOrigin).post("/").reply(400, { __type: "ExpiredTokenException", message: "expired" }, { "x-amzn-errortype": "ExpiredTokenException" });
     const justStopped = { ...job, stoppedAt: Date.now() - 1000 };
     const error = await readLogTail(testLogsClient(), justStopped, logOptions, call).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
@@ -91,7 +92,7 @@ describe("readLogTail", () => {
   });
 
   it("gives up on a passing Logs fault once the job stopped longer ago than giveUpMs, with a note", async () => {
-    nock(logsOrigin).post("/").times(fastRetry.maxAttempts).reply(503, { __type: "ServiceUnavailableException", message: "busy" });
+    nock(logsOrigin).post("/").reply(503, { __type: "ServiceUnavailableException", message: "busy" });
     const stoppedLongAgo = { ...job, stoppedAt: Date.now() - 6 * 60_000 };
     const tail = await readLogTail(testLogsClient(), stoppedLongAgo, { ...logOptions, giveUpMs: 5 * 60_000 }, call);
     expect(tail?.note).toMatch(/^log unavailable: CloudWatch Logs did not answer .*ServiceUnavailableException/);

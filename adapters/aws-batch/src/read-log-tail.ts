@@ -3,7 +3,7 @@ import { type CloudWatchLogsClient, GetLogEventsCommand } from "@aws-sdk/client-
 import { redactSecrets, UpstreamError } from "@jobtasks/core";
 import type { ResolvedLogTail } from "./aws-batch-options-schema.js";
 import { lastAttemptOf } from "./batch-job-result.js";
-import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
+import { callOnce } from "./call-with-backoff.js";
 import { awsRegionPattern } from "./aws-region-source.js";
 import { awsErrorCodeOf, hideAwsCredentials } from "./upstream-errors.js";
 
@@ -76,7 +76,8 @@ async function clientForLog(
  * Read the last lines of a finished job's CloudWatch log stream, in the Region the job logs to. The log is an extra, not the result, so a
  * Logs error never fails the task. A passing fault (throttling, 5xx, no answer, expired credentials) throws
  * a retryable error while the job stopped less than `giveUpMs` ago, so the task stays working and the
- * tail is read once Logs answers; past that, and for any other error (a missing stream, no permission,
+ * tail is read once Logs answers (GetLogEvents is sent once per read: the server's reader retries the
+ * read); past that, and for any other error (a missing stream, no permission,
  * wrong credentials or endpoint for Logs, a refused request), the result gets a note instead of the tail.
  * The server keeps a finished result forever, so the note is frozen into it; the give-up window is shorter
  * than the server's outage budget, which would otherwise end the task failed.
@@ -86,7 +87,6 @@ export async function readLogTail(
   job: JobDetail,
   options: ResolvedLogTail,
   call: {
-    policy: BackoffPolicy;
     secrets: ReadonlyArray<string | undefined>;
     signal?: AbortSignal;
     /** A client for a log kept in another Region (awslogs-region), when the adapter can build one. */
@@ -101,20 +101,14 @@ export async function readLogTail(
   const reader = await clientForLog(client, location.region, call.clientForRegion);
   if ("note" in reader) return { truncated: false, note: reader.note };
   try {
-    const response = await callWithBackoff(
+    const response = await callOnce(
       "GetLogEvents",
       () =>
         reader.send(
           new GetLogEventsCommand({ logGroupName, logStreamName, startFromHead: false, limit: options.maxLines }),
           call.signal ? { abortSignal: call.signal } : {},
         ),
-      {
-        policy: call.policy,
-        retryOn: "transient",
-        secrets: call.secrets,
-        service: "CloudWatch Logs",
-        ...(call.signal ? { signal: call.signal } : {}),
-      },
+      { secrets: call.secrets, service: "CloudWatch Logs", ...(call.signal ? { signal: call.signal } : {}) },
     );
     const messages = (response.events ?? []).map((event) => event.message ?? "");
     const fitted = fitLogLines(messages, options.maxBytes);

@@ -29,6 +29,12 @@ export interface GithubClientSettings {
   onCredential?: (credential: string) => void;
 }
 
+/**
+ * A request option of ours: false makes throttling report a rate limit at once instead of waiting it out
+ * (status reads, whose waits the server's reader owns). octokit passes unknown request options through.
+ */
+export const waitOutRateLimits = "waitOutRateLimits";
+
 // Each client gets its own throttling buckets: the plugin shares them process-wide by id otherwise.
 let clientCount = 0;
 
@@ -36,12 +42,15 @@ let clientCount = 0;
  * An Octokit with GitHub's rate-limit etiquette built in: throttling (waits out a primary or secondary
  * limit when the wait is short, otherwise gives up so the task can report it and slow its polling), retry
  * of server errors but never of 409 or 429 (throttling owns those) nor of a POST (github-api.ts turns
- * retries off for them: none is idempotent), and conditional GETs.
+ * retries off for them: none is idempotent) nor of a status read (the server's reader retries those), and
+ * conditional GETs.
  */
 export function createGithubClient(settings: GithubClientSettings): GithubClient {
   clientCount += 1;
-  const shouldWait = (retryAfterSeconds: number, _options: unknown, _octokit: unknown, retryCount: number): boolean =>
-    retryCount < 1 && retryAfterSeconds * 1000 <= settings.maxRateLimitWaitMs;
+  const shouldWait = (retryAfterSeconds: number, options: { request?: object }, _octokit: unknown, retryCount: number): boolean =>
+    retryCount < 1 &&
+    retryAfterSeconds * 1000 <= settings.maxRateLimitWaitMs &&
+    (options.request as Record<string, unknown> | undefined)?.[waitOutRateLimits] !== false;
   const metered = createMeteredFetch(settings.fetch, settings.budget, settings.onUpstreamRequest);
   const fetchChain = createConditionalFetch(settings.onCredential ? reportCredentials(metered, settings.onCredential) : metered);
   const authOptions =

@@ -59,7 +59,9 @@ export function githubActions(options: GithubActionsOptions, environment: Enviro
     createWatchRunTool(dependencies, resolved.toolNames.watchRun),
     createRerunRunTool(dependencies, resolved.toolNames.rerunRun),
   ].map((tool) => (config.synchronousWaitMs === undefined ? tool : { ...tool, synchronousWaitMs: config.synchronousWaitMs }));
-  const snapshotDependencies = { api, budget, secrets, now, settings: { logs: config.logs, pollIntervalMs: config.pollIntervalMs, forceCancelAfterMs: config.forceCancelAfterMs } };
+  // Status reads go out once each: the server's reader is their only retry loop.
+  const statusApi = createGithubApi(octokit, secrets, { statusReads: true });
+  const snapshotDependencies = { api: statusApi, budget, secrets, now, settings: { logs: config.logs, pollIntervalMs: config.pollIntervalMs, forceCancelAfterMs: config.forceCancelAfterMs } };
 
   return {
     specificationVersion: "v1",

@@ -136,9 +136,15 @@ export const githubActionsOptionsSchema = z.strictObject({
    * most client timeouts.
    */
   synchronousWaitMs: z.number().int().positive().optional(),
-  /** Longest rate-limit wait done inside one request; longer ones are reported to the client (default 10 000 ms). */
+  /**
+   * Longest rate-limit wait done inside one request outside status reads (which report every limit to the
+   * server at once); longer ones are reported to the client (default 10 000 ms).
+   */
   maxRateLimitWaitMs: z.number().int().nonnegative().default(10_000),
-  /** Retries of a GET that failed with a server error or a broken connection (default 2); the adapter never repeats a POST. */
+  /**
+   * Retries of a GET that failed with a server error or a broken connection, outside status reads (the
+   * server's reader retries those) (default 2); the adapter never repeats a POST.
+   */
   requestRetries: z.number().int().nonnegative().max(10).default(2),
 });
 

@@ -1,6 +1,6 @@
 import { UpstreamError } from "@jobtasks/core";
 import type { z } from "zod";
-import type { GithubClient } from "./create-github-client.js";
+import { waitOutRateLimits, type GithubClient } from "./create-github-client.js";
 import { translateGithubError } from "./github-errors.js";
 import {
   artifactListSchema,
@@ -29,7 +29,16 @@ export interface ApiCallOptions {
 
 type Repository = { owner: string; repo: string };
 
-export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<string | undefined>) {
+export interface GithubApiSettings {
+  /**
+   * For doGetStatus: every request is sent once, and a rate limit is reported rather than waited out. The
+   * server's reader owns the retries of a status read (its quick retries, jitter, Retry-After, outage
+   * budget); retrying here as well would multiply both the requests and the wait of every tasks/get.
+   */
+  statusReads?: boolean;
+}
+
+export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<string | undefined>, settings: GithubApiSettings = {}) {
   async function call(
     action: string,
     route: string,
@@ -39,8 +48,8 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
   ): Promise<{ status: number; data: unknown; headers: Record<string, unknown> }> {
     // Every POST here changes something (dispatch, re-run, review, cancel) and is not idempotent: a 5xx or a
     // broken connection may have done it already, so plugin-retry must not send it again. GETs keep the
-    // configured retries.
-    const retries = route.startsWith("POST ") ? { retries: 0 } : {};
+    // configured retries, except in status reads (see GithubApiSettings).
+    const retries = settings.statusReads ? { retries: 0, [waitOutRateLimits]: false } : route.startsWith("POST ") ? { retries: 0 } : {};
     try {
       const response = await octokit.request(route, {
         ...parameters,

@@ -83,17 +83,30 @@ describe("rate limits", () => {
     expect(retryAfterMs).toBeLessThanOrEqual(3_600_000);
   });
 
-  it("waits out a short secondary limit (retry-after) inside the request and succeeds", async () => {
+  // Once shown through doGetStatus; a status read no longer waits (the next test), so the wait is shown
+  // on the read before a cancel, which the server does not retry.
+  it("waits out a short secondary limit (retry-after) inside a request outside status reads and succeeds", async () => {
     const requests: UpstreamRequestEvent[] = [];
     github()
       .get(attemptPath)
       .reply(403, { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." }, { "retry-after": "1" });
-    github().get(attemptPath).reply(200, workflowRun({ status: "queued" }));
+    github().get(attemptPath).reply(200, workflowRun({ status: "in_progress" }));
+    github().post(`${runPath}/cancel`).reply(202, {});
     const started = Date.now();
-    const snapshot = await createTestAdapter({ maxRateLimitWaitMs: 5_000 }, requests).doGetStatus(runRef, createTestContext());
-    expect(snapshot.status).toBe("working");
+    await createTestAdapter({ maxRateLimitWaitMs: 5_000 }, requests).doCancel!(runRef, createTestContext());
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-    expect(requests.map((request) => request.status)).toEqual([403, 200]);
+    expect(requests.map((request) => request.status)).toEqual([403, 200, 202]);
+  });
+
+  it("reports even a short secondary limit of a status read at once, with its retry-after, for the server's reader to wait out", async () => {
+    const requests: UpstreamRequestEvent[] = [];
+    github()
+      .get(attemptPath)
+      .reply(403, { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." }, { "retry-after": "1" });
+    github().get(attemptPath).optionally().reply(200, workflowRun({ status: "queued" }));
+    const error = await createTestAdapter({ maxRateLimitWaitMs: 5_000 }, requests).doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ httpStatus: 403, isRetryable: true, isThrottled: true, retryAfterMs: 1_000 });
+    expect(requests.map((request) => request.status)).toEqual([403]);
   });
 
   it("does not wait out a secondary limit longer than maxRateLimitWaitMs", async () => {

@@ -1,3 +1,5 @@
+import { setTimeout as delay } from "node:timers/promises";
+
 /**
  * Ask `probe` until it finds something or the deadline passes, waiting `initialMs`, then ×1.5 each time up
  * to `maxMs`. Used where GitHub is eventually consistent: a dispatched run, a commit's run, a new attempt.
@@ -19,17 +21,9 @@ export async function waitWithBackoff<T>(
   }
 }
 
-function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, milliseconds);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
+async function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
+  // timers/promises rejects with an AbortError of its own; callers expect the signal's reason.
+  await delay(milliseconds, undefined, { signal }).catch((error: unknown) => {
+    throw signal.aborted ? signal.reason : error;
   });
 }

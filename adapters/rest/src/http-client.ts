@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from "undici";
-import { UpstreamError, parseRetryAfter } from "@jobtasks/core";
+import { OutcomeUnknownError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
 import { exceedsDepth, maxJsonDepth } from "./json-depth.js";
 import { networkReason, neverSent } from "./network-failure.js";
 
@@ -7,7 +7,9 @@ import { networkReason, neverSent } from "./network-failure.js";
  * The one place this adapter talks HTTP: undici with an injectable dispatcher (MockAgent in tests), a
  * per-request timeout, a size bound on bodies, JSON parsing that never throws anything but UpstreamError,
  * and redirects followed by hand: only to configured origins, and without credentials once a redirect
- * leaves the origin the request was sent to.
+ * leaves the origin the request was sent to. A failure after which the upstream may have acted on the
+ * request (an answer timed out or lost after sending, a success that could not be read) is an
+ * OutcomeUnknownError: harmless for a status read, for a submit it means a job may exist.
  */
 
 export interface HttpClientOptions {
@@ -55,23 +57,6 @@ export interface HttpClient {
 }
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
-
-/**
- * Failures after which the request may have reached the upstream and been acted on: its answer timed out,
- * the connection broke after it was sent, or a success answer could not be read. For a status read this
- * changes nothing; for a submit it means a job may exist, so a blind retry could start a second one.
- */
-const outcomeUnknown = new WeakSet<object>();
-
-function unknownOutcome<T extends UpstreamError>(error: T): T {
-  outcomeUnknown.add(error);
-  return error;
-}
-
-/** Whether the request behind `error` may have been acted on by the upstream (see outcomeUnknown). */
-export function mayHaveReachedUpstream(error: unknown): boolean {
-  return typeof error === "object" && error !== null && outcomeUnknown.has(error);
-}
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {};
@@ -134,10 +119,10 @@ function parseJson(text: string, status: number, where: string): unknown {
       error.message = reason;
     }
     // Garbage from a proxy or an outage page: worth retrying, and the core fails the task once retries run out.
-    throw unknownOutcome(new UpstreamError(`The response to ${where} (HTTP ${status}) is not valid JSON`, { httpStatus: status, isRetryable: true, cause: error }));
+    throw new OutcomeUnknownError(`The response to ${where} (HTTP ${status}) is not valid JSON`, { httpStatus: status, isRetryable: true, cause: error });
   }
   if (exceedsDepth(value)) {
-    throw unknownOutcome(new UpstreamError(`The response to ${where} (HTTP ${status}) is nested more than ${maxJsonDepth} levels deep`, { httpStatus: status, isRetryable: false }));
+    throw new OutcomeUnknownError(`The response to ${where} (HTTP ${status}) is nested more than ${maxJsonDepth} levels deep`, { httpStatus: status, isRetryable: false });
   }
   return value;
 }
@@ -164,11 +149,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       });
     } catch (error) {
       if (signal.aborted && signal.reason instanceof DOMException && signal.reason.name === "TimeoutError") {
-        throw unknownOutcome(new UpstreamError(`the ${purpose} request timed out after ${options.timeoutMs} ms`, { isRetryable: true, cause: error }));
+        throw new OutcomeUnknownError(`the ${purpose} request timed out after ${options.timeoutMs} ms`, { isRetryable: true, cause: error });
       }
       if (signal.aborted) throw signal.reason ?? error;
       const failure = new UpstreamError(`the ${purpose} request failed before an answer arrived: ${networkReason(error)}`, { isRetryable: true, cause: error });
-      throw neverSent(error) ? failure : unknownOutcome(failure);
+      throw neverSent(error) ? failure : OutcomeUnknownError.from(failure);
     }
   }
 
@@ -226,20 +211,20 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           const declaredLength = Number(headers["content-length"]);
           if (Number.isFinite(declaredLength) && declaredLength > options.maxResponseBytes) {
             response.body.destroy();
-            throw unknownOutcome(new UpstreamError(`The response to ${where} (HTTP ${response.statusCode}) is larger than maxResponseBytes (${options.maxResponseBytes} bytes)`, { isRetryable: false }));
+            throw new OutcomeUnknownError(`The response to ${where} (HTTP ${response.statusCode}) is larger than maxResponseBytes (${options.maxResponseBytes} bytes)`, { isRetryable: false });
           }
           let text: string;
           try {
             text = await readBounded(response.body, options.maxResponseBytes, `${where} (HTTP ${response.statusCode})`);
           } catch (error) {
-            if (error instanceof UpstreamError) throw unknownOutcome(error);
-            throw unknownOutcome(new UpstreamError(`Reading the response to ${where} (HTTP ${response.statusCode}) failed`, { isRetryable: true, cause: error }));
+            if (error instanceof UpstreamError) throw OutcomeUnknownError.from(error);
+            throw new OutcomeUnknownError(`Reading the response to ${where} (HTTP ${response.statusCode}) failed`, { isRetryable: true, cause: error });
           }
           const body = parseJson(text, response.statusCode, where);
           return { status: response.statusCode, headers, body, url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
         }
       } catch (error) {
-        throw acted && error instanceof UpstreamError ? unknownOutcome(error) : error;
+        throw acted && error instanceof UpstreamError ? OutcomeUnknownError.from(error) : error;
       } finally {
         clearTimeout(timer);
       }

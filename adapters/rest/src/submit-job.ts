@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { InvalidToolInputError, UpstreamError, redactSecrets, type AdapterContext } from "@jobtasks/core";
-import { mayHaveReachedUpstream } from "./http-client.js";
+import { setTimeout as delay } from "node:timers/promises";
+import { InvalidToolInputError, OutcomeUnknownError, UpstreamError, redactSecrets, type AdapterContext } from "@jobtasks/core";
 import { queryFirst } from "./json-path.js";
 import { performRequest, type RequestEnvironment } from "./perform-request.js";
 import { errorSecrets } from "./redact-error.js";
@@ -24,18 +24,10 @@ const maxSubmitPauseMs = 5_000;
  */
 export const maxJobReferenceLength = 512;
 
-function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, milliseconds);
-    signal.addEventListener("abort", onAbort, { once: true });
+async function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
+  // timers/promises rejects with an AbortError of its own; callers expect the signal's reason.
+  await delay(milliseconds, undefined, { signal }).catch((error: unknown) => {
+    throw signal.aborted ? signal.reason : error;
   });
 }
 
@@ -136,7 +128,7 @@ export async function submitJob(
       // No request before the upstream's Retry-After: one longer than a submit may pause ends the retries.
       const askedToWaitMs = error instanceof UpstreamError ? error.retryAfterMs : undefined;
       if (!retryable || attempt >= attempts || (askedToWaitMs ?? 0) > maxSubmitPauseMs) {
-        if (error instanceof UpstreamError && mayHaveReachedUpstream(error)) throw submitOutcomeUnknown(error.message, error);
+        if (error instanceof OutcomeUnknownError) throw submitOutcomeUnknown(error.message, error);
         throw error;
       }
       const waitMs = askedToWaitMs ?? Math.min(maxSubmitPauseMs, 250 * 2 ** (attempt - 1));

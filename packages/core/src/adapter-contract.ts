@@ -126,6 +126,8 @@ export interface JobAdapterV1<Ref extends JsonValue = JsonValue> {
    * Read the job's current state. Throw JobNotFoundError when the upstream no longer knows it, and
    * UpstreamError (isRetryable) for outages. Terminal answers must never change for the same ref: pin
    * whatever the upstream can re-run (an attempt number) inside the ref.
+   * Retries: the server's reader alone retries a status read; send each request once and classify the
+   * failure (isRetryable, retryAfterMs, isThrottled) instead of looping or waiting it out.
    */
   doGetStatus(ref: Ref, context: AdapterContext): Promise<JobSnapshot>;
   /**

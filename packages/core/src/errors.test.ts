@@ -4,6 +4,7 @@ import {
   ConfigError,
   JobNotFoundError,
   JobtasksError,
+  OutcomeUnknownError,
   UpstreamError,
   isRetryableHttpStatus,
   parseRetryAfter,
@@ -29,6 +30,17 @@ describe("error classes", () => {
     expect(foreign).toBeInstanceOf(JobtasksError);
     expect(foreign).not.toBeInstanceOf(JobNotFoundError);
     expect(new Error("plain")).not.toBeInstanceOf(UpstreamError);
+  });
+
+  it("mark a failure the upstream may have acted on without changing what it says", () => {
+    const cause = new Error("socket hang up");
+    const lost = new UpstreamError("the submit request failed before an answer arrived", { httpStatus: 503, retryAfterMs: 2_000, cause });
+    const marked = OutcomeUnknownError.from(lost);
+    expect(marked).toBeInstanceOf(OutcomeUnknownError);
+    expect(marked).toBeInstanceOf(UpstreamError);
+    expect(marked).toMatchObject({ name: "OutcomeUnknownError", message: lost.message, httpStatus: 503, isRetryable: true, retryAfterMs: 2_000, isThrottled: false, cause });
+    expect(OutcomeUnknownError.from(marked)).toBe(marked);
+    expect(lost).not.toBeInstanceOf(OutcomeUnknownError);
   });
 
   it("derive retryability from the HTTP status unless told", () => {

@@ -93,6 +93,26 @@ export class UpstreamError extends JobtasksError {
   }
 }
 
+/**
+ * An upstream call that may have been acted on although no usable answer came back: it timed out after
+ * the request was sent, the connection broke after sending, or a success answer could not be read. For a
+ * status read it is an UpstreamError like any other; for a call that changes something (a submit) it means
+ * the change may have happened, so a blind retry could make it twice: look before sending again.
+ */
+export class OutcomeUnknownError extends UpstreamError {
+  /** The same failure, marked as one the upstream may have acted on. */
+  static from(error: UpstreamError): OutcomeUnknownError {
+    if (error instanceof OutcomeUnknownError) return error;
+    return new OutcomeUnknownError(error.message, {
+      ...(error.httpStatus !== undefined ? { httpStatus: error.httpStatus } : {}),
+      isRetryable: error.isRetryable,
+      ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+      isThrottled: error.isThrottled,
+      cause: error.cause,
+    });
+  }
+}
+
 /** Timeouts, throttling and server-side faults may pass; client errors will not. */
 export function isRetryableHttpStatus(status: number): boolean {
   return status === 408 || status === 425 || status === 429 || status >= 500;
