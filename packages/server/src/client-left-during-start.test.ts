@@ -1,35 +1,17 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { TaskIdSealer } from "@jobtasks/core";
 import { startHttpServer, type RunningHttpServer } from "./http-server.js";
 import { TaskService } from "./task-service.js";
 import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";
 import { envelope, protocolVersion } from "../../../test/support/raw-rpc.js";
+import { capturingLogger } from "./test-support/capturing-logger.js";
 
 /**
  * A client that disconnects while the adapter's doStart is still working: the adapter ends with whatever
  * the cut-short call throws. That is the client's doing, not the server's: no error-level line, no stack.
  */
-
-interface LogEntry {
-  level: number;
-  msg: string;
-  err?: { stack?: string };
-}
-
-function capturingLogger() {
-  const entries: LogEntry[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") entries.push(JSON.parse(line) as LogEntry);
-      done();
-    },
-  });
-  return { logger: pino({ level: "debug" }, sink), entries };
-}
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

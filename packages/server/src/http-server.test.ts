@@ -1,31 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { TaskIdSealer } from "@jobtasks/core";
 import { BearerTokens } from "./auth.js";
 import { TaskService } from "./task-service.js";
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from "./http-server.js";
 import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";
+import { capturingLogger } from "./test-support/capturing-logger.js";
 
 /** The MCP endpoint's own checks, seen on the wire: headers, status codes, sockets and what is logged. */
-
-interface LogEntry {
-  level: number;
-  msg: string;
-  err?: { stack?: string };
-}
-
-function capturingLogger() {
-  const entries: LogEntry[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") entries.push(JSON.parse(line) as LogEntry);
-      done();
-    },
-  });
-  return { logger: pino({ level: "debug" }, sink), entries };
-}
 
 let http: RunningHttpServer | undefined;
 let service: TaskService | undefined;

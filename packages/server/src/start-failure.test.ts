@@ -1,27 +1,9 @@
-import { Writable } from "node:stream";
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/server";
-import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { UpstreamError } from "@jobtasks/core";
 import { startFailureResult } from "./start-failure.js";
 import type { RegisteredTool } from "./tool-registry.js";
-
-interface LogEntry {
-  level: number;
-  msg: string;
-  err?: { stack?: string };
-}
-
-function capturingLogger() {
-  const entries: LogEntry[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") entries.push(JSON.parse(line) as LogEntry);
-      done();
-    },
-  });
-  return { logger: pino({ level: "debug" }, sink), entries };
-}
+import { capturingLogger } from "./test-support/capturing-logger.js";
 
 const registered = { adapterName: "ci", tool: { name: "run_ci" } } as unknown as RegisteredTool;
 const info = 30;

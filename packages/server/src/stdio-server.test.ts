@@ -1,27 +1,16 @@
 import { describe, expect, it, vi } from "vitest";
-import { PassThrough, Writable } from "node:stream";
-import { pino } from "pino";
+import { PassThrough } from "node:stream";
 import { TaskIdSealer } from "@jobtasks/core";
 import { TaskService } from "./task-service.js";
 import { startStdioServer } from "./stdio-server.js";
 import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";
+import { capturingLogger } from "./test-support/capturing-logger.js";
 
 const envelope = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": { name: "stdio-test", version: "1.0.0" },
   "io.modelcontextprotocol/clientCapabilities": {},
 };
-
-function capturingLogger() {
-  const entries: Array<{ level: number; msg: string }> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") entries.push(JSON.parse(line) as { level: number; msg: string });
-      done();
-    },
-  });
-  return { logger: pino({ level: "debug" }, sink), entries };
-}
 
 function serveOnStreams() {
   const { logger, entries } = capturingLogger();
