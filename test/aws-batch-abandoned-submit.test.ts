@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { awsBatch } from "@jobtasks/aws-batch";
 import { startFakeAwsBatch } from "./support/fake-aws-batch-api.js";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
-import { envelope, protocolVersion } from "./support/raw-rpc.js";
+import { callToolThenLeave, heldAnswer, observeStart } from "./support/leaving-client.js";
 
 /**
  * A client that disconnects while SubmitJob is in flight, through a real server and the adapter's real SDK
@@ -27,52 +27,20 @@ describe("AWS Batch: a client that leaves during SubmitJob", () => {
       },
       {},
     );
-    // Watch the start from the server's side: when it sees the client leave, and when doStart settles.
-    const tool = adapter.tools.find((candidate) => candidate.name === "render_frames")!;
-    const start = tool.doStart.bind(tool);
-    let clientLeft!: () => void;
-    const serverSawClientLeave = new Promise<void>((resolve) => (clientLeft = resolve));
-    let startSettled!: Promise<unknown>;
-    tool.doStart = (input, context) => {
-      context.signal.addEventListener("abort", () => clientLeft(), { once: true });
-      const starting = start(input, context);
-      startSettled = starting.then(
-        () => "returned",
-        () => "threw",
-      );
-      return starting;
-    };
+    // Watch the start from the server's side: when it sees the client leave, and how doStart ends.
+    const start = observeStart(adapter.tools.find((candidate) => candidate.name === "render_frames")!);
     const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "batch", adapter }] }));
 
-    let releaseSubmit!: () => void;
-    const submitReleased = new Promise<void>((resolve) => (releaseSubmit = resolve));
-    let submitArrived!: () => void;
-    const submitInFlight = new Promise<void>((resolve) => (submitArrived = resolve));
-    batch.holdSubmitAnswer = () => {
-      submitArrived();
-      return submitReleased;
-    };
+    const upstream = heldAnswer();
+    batch.holdSubmitAnswer = upstream.hold;
 
-    const client = new AbortController();
-    const call = fetch(server.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": protocolVersion,
-        "mcp-method": "tools/call",
-        "mcp-name": "render_frames",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "render_frames", arguments: {}, _meta: envelope(true) } }),
-      signal: client.signal,
-    }).catch((error: unknown) => error);
-
-    await submitInFlight;
-    client.abort();
-    expect(await call).toMatchObject({ name: "AbortError" });
-    await serverSawClientLeave;
-    releaseSubmit();
-    expect(await startSettled).toBe("threw");
+    const client = callToolThenLeave(server.url, "render_frames");
+    await upstream.arrived;
+    client.leave();
+    expect(await client.answer).toMatchObject({ name: "AbortError" });
+    await start.clientLeft;
+    upstream.release();
+    expect(await start.ended()).toBe("threw");
 
     const [job] = [...batch.jobs.values()];
     expect(batch.callsTo("submitjob")).toHaveLength(1);

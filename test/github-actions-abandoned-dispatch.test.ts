@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { githubActions } from "@jobtasks/github-actions";
 import { startFakeGithub } from "./support/fake-github-api.js";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
-import { envelope, protocolVersion } from "./support/raw-rpc.js";
+import { callToolThenLeave, heldAnswer, observeStart } from "./support/leaving-client.js";
 
 /**
  * A client that disconnects while the workflow dispatch POST is in flight, through a real server and the
@@ -26,53 +26,21 @@ describe("GitHub Actions: a client that leaves during the dispatch", () => {
       },
       {},
     );
-    // Watch the start from the server's side: when it sees the client leave, and when doStart settles.
-    const tool = adapter.tools.find((candidate) => candidate.name === "deploy_app")!;
-    const start = tool.doStart.bind(tool);
-    let clientLeft!: () => void;
-    const serverSawClientLeave = new Promise<void>((resolve) => (clientLeft = resolve));
-    let startSettled!: Promise<unknown>;
-    tool.doStart = (input, context) => {
-      context.signal.addEventListener("abort", () => clientLeft(), { once: true });
-      const starting = start(input, context);
-      startSettled = starting.then(
-        () => "returned",
-        () => "threw",
-      );
-      return starting;
-    };
+    // Watch the start from the server's side: when it sees the client leave, and how doStart ends.
+    const start = observeStart(adapter.tools.find((candidate) => candidate.name === "deploy_app")!);
     const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "github", adapter }] }));
 
-    let releaseDispatch!: () => void;
-    const dispatchReleased = new Promise<void>((resolve) => (releaseDispatch = resolve));
-    let dispatchArrived!: () => void;
-    const dispatchInFlight = new Promise<void>((resolve) => (dispatchArrived = resolve));
-    github.holdDispatchAnswer = () => {
-      dispatchArrived();
-      return dispatchReleased;
-    };
+    const upstream = heldAnswer();
+    github.holdDispatchAnswer = upstream.hold;
 
     const runId = github.nextRunId;
-    const client = new AbortController();
-    const call = fetch(server.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": protocolVersion,
-        "mcp-method": "tools/call",
-        "mcp-name": "deploy_app",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "deploy_app", arguments: {}, _meta: envelope(true) } }),
-      signal: client.signal,
-    }).catch((error: unknown) => error);
-
-    await dispatchInFlight;
-    client.abort();
-    expect(await call).toMatchObject({ name: "AbortError" });
-    await serverSawClientLeave;
-    releaseDispatch();
-    expect(await startSettled).toBe("threw");
+    const client = callToolThenLeave(server.url, "deploy_app");
+    await upstream.arrived;
+    client.leave();
+    expect(await client.answer).toMatchObject({ name: "AbortError" });
+    await start.clientLeft;
+    upstream.release();
+    expect(await start.ended()).toBe("threw");
 
     expect(github.requestsTo("POST", /\/dispatches$/)).toHaveLength(1);
     expect(github.runs.has(runId)).toBe(true);

@@ -5,7 +5,7 @@ import { TaskIdSealer } from "@jobtasks/core";
 import { startHttpServer, type RunningHttpServer } from "./http-server.js";
 import { TaskService } from "./task-service.js";
 import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";
-import { envelope, protocolVersion } from "../../../test/support/raw-rpc.js";
+import { callToolThenLeave } from "../../../test/support/leaving-client.js";
 import { capturingLogger } from "./test-support/capturing-logger.js";
 
 /**
@@ -63,22 +63,10 @@ describe("a client that leaves while doStart runs", () => {
       await service.close();
     });
 
-    const client = new AbortController();
-    const call = fetch(http.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": protocolVersion,
-        "mcp-method": "tools/call",
-        "mcp-name": "scripted_job",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "scripted_job", arguments: {}, _meta: envelope(true) } }),
-      signal: client.signal,
-    }).catch((error: unknown) => error);
+    const client = callToolThenLeave(http.url, "scripted_job");
     await startArrived;
-    client.abort();
-    expect(await call).toMatchObject({ name: "AbortError" });
+    client.leave();
+    expect(await client.answer).toMatchObject({ name: "AbortError" });
     await startSettled;
     await expect.poll(() => entries.map((entry) => entry.msg)).toContain("the client left while the job was being started");
 
