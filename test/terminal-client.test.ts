@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,6 +14,10 @@ import { jsonLines, runCli, runInPty, startCli, stdioServerCommand } from "./sup
  * `jobtasks call`, `watch` and `task` against the demo, over Streamable HTTP (an in-process server) and
  * over stdio (the CLI spawning `jobtasks serve --stdio`), judged by exit codes and what is printed.
  */
+
+// Each test starts several CLI processes (over stdio, a server for every command too): on a loaded
+// 2-core machine one test can take longer than the suite's 20 s default, with nothing wrong.
+vi.setConfig({ testTimeout: 60_000 });
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
