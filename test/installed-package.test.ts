@@ -125,7 +125,7 @@ describe("npx jobtasks, installed without the optional adapters", () => {
     await writeFile(config, `adapters:\n  - name: jobs\n    kind: ${kind}\n    options: {}\n`);
     const result = await npx(["check", "--config", config]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`adapters[0].kind: kind: ${kind} needs the package ${packageName}: npm install ${packageName}`);
+    expect(result.stderr).toContain(`adapters[0].kind: ${kind} needs the package ${packageName}: npm install ${packageName}`);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 

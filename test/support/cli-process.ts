@@ -33,7 +33,7 @@ export interface StartCliHttpServerOptions {
   config?: string;
   /** Default 0: the OS picks a free port. */
   port?: number;
-  /** How long to wait for the "listening" line. Default 10 s. */
+  /** How long to wait for the "listening" line. Default 30 s: a loaded machine starts node slowly. */
   timeoutMs?: number;
   /**
    * How long to keep retrying a fixed `port` that is in use. Default 6 s. Right after a server on it is
@@ -65,7 +65,11 @@ async function startCliHttpServerOnce(options: StartCliHttpServerOptions): Promi
   let stderr = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`jobtasks serve did not log "listening" within ${options.timeoutMs ?? 10_000} ms:\n${stderr}`)), options.timeoutMs ?? 10_000);
+    const timer = setTimeout(() => {
+      // A server that never said it listens is stopped here: nobody else holds it to close it.
+      child.kill("SIGKILL");
+      reject(new Error(`jobtasks serve did not log "listening" within ${options.timeoutMs ?? 30_000} ms:\n${stderr}`));
+    }, options.timeoutMs ?? 30_000);
     child.stderr!.setEncoding("utf8");
     child.stderr!.on("data", (chunk: string) => {
       stderr += chunk;

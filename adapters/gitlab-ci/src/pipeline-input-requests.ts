@@ -45,7 +45,7 @@ export function buildInputRequests(manualJobs: readonly PipelineJob[], blockedDe
         requestedSchema: {
           type: "object",
           properties: {
-            approve: { type: "boolean", title: "Approve the deployment", description: "true approves, false rejects" },
+            approve: { type: "boolean", title: "Approve the deployment", description: "true approves, false rejects", default: false },
             comment: { type: "string", title: "Comment", description: "Recorded with the decision on GitLab" },
           },
           required: ["approve"],
@@ -63,7 +63,7 @@ export function buildInputRequests(manualJobs: readonly PipelineJob[], blockedDe
         requestedSchema: {
           type: "object",
           properties: {
-            play: { type: "boolean", title: "Play the job", description: "true starts the job; false leaves it waiting" },
+            play: { type: "boolean", title: "Play the job", description: "true starts the job; false leaves it waiting", default: false },
           },
           required: ["play"],
         },

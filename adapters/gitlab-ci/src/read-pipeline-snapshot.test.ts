@@ -107,6 +107,10 @@ describe("a pipeline waiting for people", () => {
     // The deployment's own job (7710023) is asked once, as an approval; another pipeline's deployment not at all.
     expect(Object.keys(snapshot.inputRequests ?? {}).sort()).toEqual(["approve-deployment-41207-after-1-approvals", "play-job-7710022"]);
     expect(snapshot.inputRequests?.["approve-deployment-41207-after-1-approvals"]?.params.message).toContain("production");
+    // Each form's boolean defaults to "no", so a client can send the refusal it shows without toggling twice.
+    const booleanOf = (key: string, field: string) => (snapshot.inputRequests?.[key]?.params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema.properties[field];
+    expect(booleanOf("approve-deployment-41207-after-1-approvals", "approve")).toMatchObject({ type: "boolean", default: false });
+    expect(booleanOf("play-job-7710022", "play")).toMatchObject({ type: "boolean", default: false });
   });
 
   it("still asks about the manual jobs when the token may not list deployments", async () => {

@@ -43,7 +43,7 @@ export async function loadAdapterDefinition(
     loaded = (await import(specifier)) as { adapterDefinition?: AdapterDefinition };
   } catch (error) {
     if (entry.kind !== undefined && optionalAdapterPackages.has(specifier) && isMissingPackage(error, specifier)) {
-      throw new ConfigError(`${where}.kind`, `kind: ${entry.kind} needs the package ${specifier}: npm install ${specifier}`, { cause: error });
+      throw new ConfigError(`${where}.kind`, `${entry.kind} needs the package ${specifier}: npm install ${specifier}`, { cause: error });
     }
     throw new ConfigError(where, `cannot load adapter module ${specifier}: ${(error as Error).message}`, { cause: error });
   }
