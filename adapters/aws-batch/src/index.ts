@@ -11,5 +11,5 @@ export type {
 export { awsBatchOptionsSchema, type ResolvedAwsBatchOptions } from "./aws-batch-options-schema.js";
 export type { BatchJobRef } from "./batch-job-ref.js";
 export { batchJobResultSchema, type BatchJobResult } from "./batch-job-result.js";
-export { cancelReasonPrefix, mapBatchJobStatus } from "./map-batch-job-status.js";
+export { cancelReasonPrefix, mapBatchJobStatus } from "./map-aws-batch-status.js";
 export { correlationTagKey } from "./submit-batch-job.js";

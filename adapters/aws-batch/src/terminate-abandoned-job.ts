@@ -1,7 +1,7 @@
 import { TerminateJobCommand } from "@aws-sdk/client-batch";
 import type { AdapterLogger } from "@jobtasks/core";
 import { callWithBackoff } from "./call-with-backoff.js";
-import { cancelReasonPrefix } from "./map-batch-job-status.js";
+import { cancelReasonPrefix } from "./map-aws-batch-status.js";
 import type { SubmitDependencies, SubmittedJob } from "./submit-batch-job.js";
 
 /** Shown as the job's statusReason; the status mapping reads the prefix as a cancel. */
