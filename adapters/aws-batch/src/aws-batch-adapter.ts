@@ -1,7 +1,7 @@
 import { type BatchClient, DescribeJobsCommand, type JobDetail } from "@aws-sdk/client-batch";
 import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
-import { type JobAdapterV1, JobNotFoundError, type JobSnapshot, type JobTool } from "@jobtasks/core";
-import type { AwsBatchOptions } from "./aws-batch-options.js";
+import { AdapterConfigError, type JobAdapterV1, JobNotFoundError, type JobSnapshot, type JobTool } from "@jobtasks/core";
+import { type AwsBatchOptions, awsBatchOptionsSchema, type ResolvedAwsBatchOptions } from "./aws-batch-options.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { submittedAtOf } from "./batch-job-ref.js";
 import { type BackoffPolicy, callOnce, callWithBackoff } from "./call-with-backoff.js";
@@ -14,7 +14,6 @@ import { createGenericSubmitTool } from "./generic-submit-tool.js";
 import { mapBatchJobStatus, wasCancelled } from "./map-aws-batch-status.js";
 import { hasFailedChildren, readFailedChildren } from "./read-failed-children.js";
 import { readLogTail } from "./read-log-tail.js";
-import { resolveAwsBatchOptions } from "./resolve-aws-batch-options.js";
 import { createSubmitRateLimiter } from "./submit-rate-limiter.js";
 import type { SubmitDependencies } from "./submit-batch-job.js";
 import { createTemplateSubmitTool } from "./template-submit-tool.js";
@@ -28,6 +27,31 @@ export const batchRetentionMs = 7 * 24 * 60 * 60 * 1000;
  * unknown. DescribeJobs normally lists a job at once; this only absorbs a lagging read.
  */
 export const visibilityGraceMs = 60_000;
+
+/** Where an option may come from in the environment, named in errors so the fix is obvious. */
+const environmentSources: Record<string, string> = {
+  region: "AWS_REGION",
+  profile: "AWS_PROFILE",
+  "credentials.accessKeyId": "AWS_ACCESS_KEY_ID",
+  "credentials.secretAccessKey": "AWS_SECRET_ACCESS_KEY",
+  "credentials.sessionToken": "AWS_SESSION_TOKEN",
+};
+
+/**
+ * Validate options and fill defaults, failing with the first problem as an AdapterConfigError that names
+ * the option. Option values never appear in the message: they may be credentials. The injected clients and
+ * random source are code only: the schema, strict, would refuse them.
+ */
+function resolveAwsBatchOptions(options: AwsBatchOptions): ResolvedAwsBatchOptions {
+  const { batchClient: _batchClient, logsClient: _logsClient, random: _random, ...configurable } = options;
+  const parsed = awsBatchOptionsSchema.safeParse(configurable);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue ? issue.path.map(String).join(".") || "options" : "options";
+  const source = environmentSources[path];
+  const hint = source ? ` (it may come from the ${source} environment variable)` : "";
+  throw new AdapterConfigError(path, `${issue?.message ?? "invalid"}${hint}`, { cause: parsed.error });
+}
 
 /**
  * Build the AWS Batch adapter: one submit tool per template, an optional allow-listed generic submit tool and

@@ -1,6 +1,6 @@
 import { BatchClient } from "@aws-sdk/client-batch";
 import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
-import type { ResolvedAwsBatchOptions } from "./aws-batch-options-schema.js";
+import type { ResolvedAwsBatchOptions } from "./aws-batch-options.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
 

@@ -1,5 +1,5 @@
 import type { JobTool } from "@jobtasks/core";
-import type { ResolvedGenericSubmit } from "./aws-batch-options-schema.js";
+import type { ResolvedGenericSubmit } from "./aws-batch-options.js";
 import { batchJobResultSchema } from "./batch-job-result.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { startSubmission } from "./start-submission.js";

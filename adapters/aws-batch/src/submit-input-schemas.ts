@@ -4,7 +4,7 @@ import {
   type ResolvedGenericSubmit,
   type ResolvedJobTemplate,
   type ResolvedTemplateParameter,
-} from "./aws-batch-options-schema.js";
+} from "./aws-batch-options.js";
 
 /** What an agent may send to a submit tool; each tool's schema allows only the parts its config permits. */
 export interface SubmitInput {
