@@ -1,15 +1,14 @@
-import { type BatchClient, DescribeJobsCommand, type JobDetail } from "@aws-sdk/client-batch";
+import type { BatchClient, JobDetail } from "@aws-sdk/client-batch";
 import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { AdapterConfigError, type JobAdapterV1, JobNotFoundError, type JobSnapshot, type JobTool } from "@jobtasks/core";
 import { type AwsBatchOptions, awsBatchOptionsSchema, type ResolvedAwsBatchOptions } from "./aws-batch-options.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { submittedAtOf } from "./batch-job-ref.js";
-import { type BackoffPolicy, callOnce, callWithBackoff } from "./call-with-backoff.js";
+import type { BackoffPolicy } from "./call-with-backoff.js";
 import { assertConfiguredRegionValid } from "./aws-region-source.js";
 import { cancelBatchJob } from "./cancel-batch-job.js";
-import { createBatchClient, createLogsClient } from "./aws-batch-api.js";
+import { createBatchClient, createLogsClient, describeJobs } from "./aws-batch-api.js";
 import { createDescribeJobsBatcher } from "./describe-jobs-batcher.js";
-import { jobsOfDescribeJobsResponse } from "./describe-jobs-response.js";
 import { createGenericSubmitTool } from "./generic-submit-tool.js";
 import { mapBatchJobStatus, wasCancelled } from "./map-aws-batch-status.js";
 import { hasFailedChildren, readFailedChildren } from "./read-failed-children.js";
@@ -90,21 +89,15 @@ export function awsBatch(
   const secrets = [resolved.credentials?.accessKeyId, resolved.credentials?.secretAccessKey, resolved.credentials?.sessionToken];
   const policy: BackoffPolicy = options.random ? { ...resolved.retry, random: options.random } : resolved.retry;
 
-  const describer = (retrying: boolean) =>
+  const describer = (retry?: BackoffPolicy) =>
     createDescribeJobsBatcher({
       windowMs: resolved.describeBatchWindowMs,
-      describe: async (jobIds) => {
-        // A read of one id names it, so the error that reaches that id's task is about its own job.
-        const operation = jobIds.length === 1 ? `DescribeJobs for job ${jobIds[0]}` : `DescribeJobs for ${jobIds.length} jobs`;
-        const send = () => batchClient.send(new DescribeJobsCommand({ jobs: jobIds }));
-        const response = retrying ? await callWithBackoff(operation, send, { policy, retryOn: "transient", secrets }) : await callOnce(operation, send, { secrets });
-        return jobsOfDescribeJobsResponse(operation, response);
-      },
+      describe: (jobIds) => describeJobs(batchClient, jobIds, { secrets, ...(retry ? { retry } : {}) }),
     });
   // Status reads send DescribeJobs once: the server's reader retries them. watch_job's start, which the
   // server never retries, backs off on its own.
-  const describe = describer(false);
-  const describeForWatch = describer(true);
+  const describe = describer();
+  const describeForWatch = describer(policy);
 
   async function snapshotOf(job: JobDetail, signal?: AbortSignal): Promise<JobSnapshot> {
     const finished = job.status === "SUCCEEDED" || (job.status === "FAILED" && !wasCancelled(job));
