@@ -13,8 +13,7 @@ import { createGenericSubmitTool } from "./generic-submit-tool.js";
 import { mapBatchJobStatus, wasCancelled } from "./map-aws-batch-status.js";
 import { hasFailedChildren, readFailedChildren } from "./read-failed-children.js";
 import { readLogTail } from "./read-log-tail.js";
-import { createSubmitRateLimiter } from "./submit-rate-limiter.js";
-import type { SubmitDependencies } from "./submit-batch-job.js";
+import { createSubmitRateLimiter, type SubmitDependencies } from "./submit-batch-job.js";
 import { createTemplateSubmitTool } from "./template-submit-tool.js";
 import { createWatchJobTool } from "./watch-job-tool.js";
 
