@@ -1,6 +1,6 @@
-import type { BatchClient, JobDetail } from "@aws-sdk/client-batch";
+import type { BatchClient } from "@aws-sdk/client-batch";
 import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
-import { AdapterConfigError, type JobAdapterV1, JobNotFoundError, type JobSnapshot, type JobTool } from "@jobtasks/core";
+import { AdapterConfigError, type JobAdapterV1, JobNotFoundError, type JobTool } from "@jobtasks/core";
 import { type AwsBatchOptions, awsBatchOptionsSchema, type ResolvedAwsBatchOptions } from "./aws-batch-options.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { submittedAtOf } from "./batch-job-ref.js";
@@ -10,9 +10,7 @@ import { cancelBatchJob } from "./cancel-batch-job.js";
 import { createBatchClient, createLogsClient, describeJobs } from "./aws-batch-api.js";
 import { createDescribeJobsBatcher } from "./describe-jobs-batcher.js";
 import { createGenericSubmitTool } from "./generic-submit-tool.js";
-import { mapBatchJobStatus, wasCancelled } from "./map-aws-batch-status.js";
-import { hasFailedChildren, readFailedChildren } from "./read-failed-children.js";
-import { readLogTail } from "./read-log-tail.js";
+import { createSnapshotReader } from "./read-job-snapshot.js";
 import { createSubmitRateLimiter, type SubmitDependencies } from "./submit-batch-job.js";
 import { createTemplateSubmitTool } from "./template-submit-tool.js";
 import { createWatchJobTool } from "./watch-job-tool.js";
@@ -98,26 +96,13 @@ export function awsBatch(
   const describe = describer();
   const describeForWatch = describer(policy);
 
-  async function snapshotOf(job: JobDetail, signal?: AbortSignal): Promise<JobSnapshot> {
-    const finished = job.status === "SUCCEEDED" || (job.status === "FAILED" && !wasCancelled(job));
-    const stoppedAgoMs = job.stoppedAt === undefined ? undefined : Date.now() - job.stoppedAt;
-    if (finished && resolved.logs && stoppedAgoMs !== undefined && stoppedAgoMs >= 0 && stoppedAgoMs < resolved.logs.settleMs) {
-      // A terminal answer never changes, so it waits until the last log lines have reached CloudWatch Logs.
-      return { status: "working", rawStatus: job.status ?? "", message: `${job.status}: collecting the end of the log` };
-    }
-    const logTail =
-      finished && logsClient && resolved.logs
-        ? await readLogTail(logsClient, job, resolved.logs, {
-            secrets,
-            ...(signal ? { signal } : {}),
-            ...(clientForRegion ? { clientForRegion } : {}),
-          })
-        : undefined;
-    const failedChildren = finished && hasFailedChildren(job)
-      ? await readFailedChildren(job, { client: batchClient, secrets, ...(signal ? { signal } : {}) })
-      : undefined;
-    return mapBatchJobStatus(job, logTail, failedChildren);
-  }
+  const snapshotOf = createSnapshotReader({
+    batchClient,
+    secrets,
+    ...(logsClient && resolved.logs
+      ? { logs: { client: logsClient, options: resolved.logs, ...(clientForRegion ? { clientForRegion } : {}) } }
+      : {}),
+  });
 
   const submitDependencies: SubmitDependencies = {
     client: batchClient,
