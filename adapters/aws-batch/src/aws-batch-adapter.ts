@@ -1,22 +1,17 @@
-import { type BatchClient, DescribeJobsCommand, type JobDetail } from "@aws-sdk/client-batch";
+import type { BatchClient } from "@aws-sdk/client-batch";
 import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
-import { type JobAdapterV1, JobNotFoundError, type JobSnapshot, type JobTool } from "@jobtasks/core";
-import type { AwsBatchOptions } from "./aws-batch-options.js";
+import { AdapterConfigError, type JobAdapterV1, JobNotFoundError, type JobTool } from "@jobtasks/core";
+import { type AwsBatchOptions, awsBatchOptionsSchema, type ResolvedAwsBatchOptions } from "./aws-batch-options.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { submittedAtOf } from "./batch-job-ref.js";
-import { type BackoffPolicy, callOnce, callWithBackoff } from "./call-with-backoff.js";
+import type { BackoffPolicy } from "./call-with-backoff.js";
 import { assertConfiguredRegionValid } from "./aws-region-source.js";
 import { cancelBatchJob } from "./cancel-batch-job.js";
-import { createBatchClient, createLogsClient } from "./create-aws-clients.js";
+import { createBatchClient, createLogsClient, describeJobs } from "./aws-batch-api.js";
 import { createDescribeJobsBatcher } from "./describe-jobs-batcher.js";
-import { jobsOfDescribeJobsResponse } from "./describe-jobs-response.js";
 import { createGenericSubmitTool } from "./generic-submit-tool.js";
-import { mapBatchJobStatus, wasCancelled } from "./map-batch-job-status.js";
-import { hasFailedChildren, readFailedChildren } from "./read-failed-children.js";
-import { readLogTail } from "./read-log-tail.js";
-import { resolveAwsBatchOptions } from "./resolve-aws-batch-options.js";
-import { createSubmitRateLimiter } from "./submit-rate-limiter.js";
-import type { SubmitDependencies } from "./submit-batch-job.js";
+import { createSnapshotReader } from "./read-job-snapshot.js";
+import { createSubmitRateLimiter, type SubmitDependencies } from "./submit-batch-job.js";
 import { createTemplateSubmitTool } from "./template-submit-tool.js";
 import { createWatchJobTool } from "./watch-job-tool.js";
 
@@ -28,6 +23,31 @@ export const batchRetentionMs = 7 * 24 * 60 * 60 * 1000;
  * unknown. DescribeJobs normally lists a job at once; this only absorbs a lagging read.
  */
 export const visibilityGraceMs = 60_000;
+
+/** Where an option may come from in the environment, named in errors so the fix is obvious. */
+const environmentSources: Record<string, string> = {
+  region: "AWS_REGION",
+  profile: "AWS_PROFILE",
+  "credentials.accessKeyId": "AWS_ACCESS_KEY_ID",
+  "credentials.secretAccessKey": "AWS_SECRET_ACCESS_KEY",
+  "credentials.sessionToken": "AWS_SESSION_TOKEN",
+};
+
+/**
+ * Validate options and fill defaults, failing with the first problem as an AdapterConfigError that names
+ * the option. Option values never appear in the message: they may be credentials. The injected clients and
+ * random source are code only: the schema, strict, would refuse them.
+ */
+function resolveAwsBatchOptions(options: AwsBatchOptions): ResolvedAwsBatchOptions {
+  const { batchClient: _batchClient, logsClient: _logsClient, random: _random, ...configurable } = options;
+  const parsed = awsBatchOptionsSchema.safeParse(configurable);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue ? issue.path.map(String).join(".") || "options" : "options";
+  const source = environmentSources[path];
+  const hint = source ? ` (it may come from the ${source} environment variable)` : "";
+  throw new AdapterConfigError(path, `${issue?.message ?? "invalid"}${hint}`, { cause: parsed.error });
+}
 
 /**
  * Build the AWS Batch adapter: one submit tool per template, an optional allow-listed generic submit tool and
@@ -66,42 +86,23 @@ export function awsBatch(
   const secrets = [resolved.credentials?.accessKeyId, resolved.credentials?.secretAccessKey, resolved.credentials?.sessionToken];
   const policy: BackoffPolicy = options.random ? { ...resolved.retry, random: options.random } : resolved.retry;
 
-  const describer = (retrying: boolean) =>
+  const describer = (retry?: BackoffPolicy) =>
     createDescribeJobsBatcher({
       windowMs: resolved.describeBatchWindowMs,
-      describe: async (jobIds) => {
-        // A read of one id names it, so the error that reaches that id's task is about its own job.
-        const operation = jobIds.length === 1 ? `DescribeJobs for job ${jobIds[0]}` : `DescribeJobs for ${jobIds.length} jobs`;
-        const send = () => batchClient.send(new DescribeJobsCommand({ jobs: jobIds }));
-        const response = retrying ? await callWithBackoff(operation, send, { policy, retryOn: "transient", secrets }) : await callOnce(operation, send, { secrets });
-        return jobsOfDescribeJobsResponse(operation, response);
-      },
+      describe: (jobIds) => describeJobs(batchClient, jobIds, { secrets, ...(retry ? { retry } : {}) }),
     });
   // Status reads send DescribeJobs once: the server's reader retries them. watch_job's start, which the
   // server never retries, backs off on its own.
-  const describe = describer(false);
-  const describeForWatch = describer(true);
+  const describe = describer();
+  const describeForWatch = describer(policy);
 
-  async function snapshotOf(job: JobDetail, signal?: AbortSignal): Promise<JobSnapshot> {
-    const finished = job.status === "SUCCEEDED" || (job.status === "FAILED" && !wasCancelled(job));
-    const stoppedAgoMs = job.stoppedAt === undefined ? undefined : Date.now() - job.stoppedAt;
-    if (finished && resolved.logs && stoppedAgoMs !== undefined && stoppedAgoMs >= 0 && stoppedAgoMs < resolved.logs.settleMs) {
-      // A terminal answer never changes, so it waits until the last log lines have reached CloudWatch Logs.
-      return { status: "working", rawStatus: job.status ?? "", message: `${job.status}: collecting the end of the log` };
-    }
-    const logTail =
-      finished && logsClient && resolved.logs
-        ? await readLogTail(logsClient, job, resolved.logs, {
-            secrets,
-            ...(signal ? { signal } : {}),
-            ...(clientForRegion ? { clientForRegion } : {}),
-          })
-        : undefined;
-    const failedChildren = finished && hasFailedChildren(job)
-      ? await readFailedChildren(job, { client: batchClient, secrets, ...(signal ? { signal } : {}) })
-      : undefined;
-    return mapBatchJobStatus(job, logTail, failedChildren);
-  }
+  const snapshotOf = createSnapshotReader({
+    batchClient,
+    secrets,
+    ...(logsClient && resolved.logs
+      ? { logs: { client: logsClient, options: resolved.logs, ...(clientForRegion ? { clientForRegion } : {}) } }
+      : {}),
+  });
 
   const submitDependencies: SubmitDependencies = {
     client: batchClient,

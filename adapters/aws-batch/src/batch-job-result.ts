@@ -2,7 +2,6 @@ import type { JobDetail } from "@aws-sdk/client-batch";
 import type { CallToolResult } from "@jobtasks/core";
 import { z } from "zod";
 import { hideArns } from "./hide-arns.js";
-import { isoTimeOf } from "./iso-time.js";
 import { type FailedChildren, failedChildrenShown } from "./read-failed-children.js";
 import type { LogTail } from "./read-log-tail.js";
 
@@ -46,6 +45,17 @@ export const batchJobResultSchema = z.object({
 });
 
 export type BatchJobResult = z.infer<typeof batchJobResultSchema>;
+
+/**
+ * An epoch-milliseconds time from AWS as ISO 8601, or undefined when it is not a usable date. The SDK does
+ * not check answers, and `new Date(1e20).toISOString()` throws a RangeError, which would turn one odd
+ * field into a failed status read.
+ */
+export function isoTimeOf(epochMs: unknown): string | undefined {
+  if (typeof epochMs !== "number" || !Number.isFinite(epochMs)) return undefined;
+  const date = new Date(epochMs);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
 
 /** The facts of the last attempt: a job retried three times is judged by its third container. */
 export function lastAttemptOf(job: JobDetail): { exitCode?: number; reason?: string; logStreamName?: string } {

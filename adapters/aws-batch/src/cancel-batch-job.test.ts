@@ -2,7 +2,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { cancelReason } from "./cancel-batch-job.js";
-import { mapBatchJobStatus } from "./map-batch-job-status.js";
+import { mapBatchJobStatus } from "./map-aws-batch-status.js";
 import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient, throttledReply } from "./test-support/aws-test-clients.js";
 import { fixtureJob } from "./test-support/fixtures.js";
 import { testContext } from "./test-support/test-context.js";

@@ -2,7 +2,7 @@ import { type BatchClient, TerminateJobCommand } from "@aws-sdk/client-batch";
 import type { AdapterContext } from "@jobtasks/core";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
-import { cancelReasonPrefix } from "./map-batch-job-status.js";
+import { cancelReasonPrefix } from "./map-aws-batch-status.js";
 
 export interface CancelDependencies {
   client: BatchClient;

@@ -1,6 +1,6 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
 import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
-import { unreadableDescribeJobsError } from "./describe-jobs-response.js";
+import { unreadableDescribeJobsError } from "./aws-batch-api.js";
 
 /** DescribeJobs accepts at most this many job ids per call. */
 export const describeJobsMaxIds = 100;

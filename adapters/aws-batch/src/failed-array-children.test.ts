@@ -4,7 +4,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { batchJobResultSchema } from "./batch-job-result.js";
-import { mapBatchJobStatus } from "./map-batch-job-status.js";
+import { mapBatchJobStatus } from "./map-aws-batch-status.js";
 import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient } from "./test-support/aws-test-clients.js";
 import { fixtureJob } from "./test-support/fixtures.js";
 import { testContext } from "./test-support/test-context.js";

@@ -1,7 +1,7 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
 import { type CloudWatchLogsClient, GetLogEventsCommand } from "@aws-sdk/client-cloudwatch-logs";
 import { redactSecrets, UpstreamError } from "@jobtasks/core";
-import type { ResolvedLogTail } from "./aws-batch-options-schema.js";
+import type { ResolvedLogTail } from "./aws-batch-options.js";
 import { lastAttemptOf } from "./batch-job-result.js";
 import { callOnce } from "./call-with-backoff.js";
 import { awsRegionPattern } from "./aws-region-source.js";

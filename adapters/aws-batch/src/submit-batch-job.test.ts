@@ -1,9 +1,9 @@
 import { UpstreamError } from "@jobtasks/core";
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AwsBatchOptions } from "./aws-batch-options.js";
 import { awsBatch } from "./aws-batch-adapter.js";
-import { correlationTagKey } from "./submit-batch-job.js";
+import { correlationTagKey, createSubmitRateLimiter } from "./submit-batch-job.js";
 import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient, throttledReply } from "./test-support/aws-test-clients.js";
 import { readFixture } from "./test-support/fixtures.js";
 import { testContext } from "./test-support/test-context.js";
@@ -250,5 +250,40 @@ describe("submitting through a template tool", () => {
       containerOverrides: { command: ["etl", "--day", "2026-11-02"] },
     });
     expect(bodies[0]?.jobName).toMatch(/^backfill-[0-9a-f]{24}$/);
+  });
+});
+
+describe("createSubmitRateLimiter", () => {
+  it("spaces calls 1000/rate milliseconds apart in arrival order", async () => {
+    // A fake clock: the test proves the spacing the limiter asks for, not how busy the machine is.
+    vi.useFakeTimers();
+    try {
+      const limiter = createSubmitRateLimiter(50, () => Date.now());
+      const startedAt = Date.now();
+      const granted: Array<{ caller: number; atMs: number }> = [];
+      const all = Promise.all(
+        Array.from({ length: 6 }, async (_, caller) => {
+          await limiter.acquire();
+          granted.push({ caller, atMs: Date.now() - startedAt });
+        }),
+      );
+      // Six calls at 50/s: one at once, then one every 20 ms, so the sixth is not let through before 100 ms.
+      await vi.advanceTimersByTimeAsync(99);
+      expect(granted).toHaveLength(5);
+      await vi.advanceTimersByTimeAsync(1);
+      await all;
+      expect(granted).toEqual([0, 20, 40, 60, 80, 100].map((atMs, caller) => ({ caller, atMs })));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("stops waiting when the caller aborts", async () => {
+    const limiter = createSubmitRateLimiter(1);
+    await limiter.acquire();
+    const controller = new AbortController();
+    const waiting = limiter.acquire(controller.signal);
+    controller.abort(new Error("gone"));
+    await expect(waiting).rejects.toThrow("gone");
   });
 });

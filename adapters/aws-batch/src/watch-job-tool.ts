@@ -1,7 +1,7 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
 import { InvalidToolInputError, JobNotFoundError, type JobSnapshot, type JobTool } from "@jobtasks/core";
 import { z } from "zod";
-import type { ResolvedWatchTool } from "./aws-batch-options-schema.js";
+import type { ResolvedWatchTool } from "./aws-batch-options.js";
 import { batchJobResultSchema } from "./batch-job-result.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import type { DescribeJobsBatcher } from "./describe-jobs-batcher.js";

@@ -1,6 +1,6 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
 import { describe, expect, it } from "vitest";
-import { mapBatchJobStatus, wasCancelled } from "./map-batch-job-status.js";
+import { mapBatchJobStatus, wasCancelled } from "./map-aws-batch-status.js";
 import { fixtureJob } from "./test-support/fixtures.js";
 
 const textOf = (snapshot: ReturnType<typeof mapBatchJobStatus>): string =>

@@ -1,8 +1,7 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
 import type { JobSnapshot } from "@jobtasks/core";
-import { buildFinishedResult } from "./batch-job-result.js";
+import { buildFinishedResult, isoTimeOf } from "./batch-job-result.js";
 import { hideArns } from "./hide-arns.js";
-import { isoTimeOf } from "./iso-time.js";
 import type { FailedChildren } from "./read-failed-children.js";
 import type { LogTail } from "./read-log-tail.js";
 

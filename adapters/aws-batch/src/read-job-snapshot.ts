@@ -1,0 +1,48 @@
+import type { BatchClient, JobDetail } from "@aws-sdk/client-batch";
+import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
+import type { JobSnapshot } from "@jobtasks/core";
+import type { ResolvedLogTail } from "./aws-batch-options.js";
+import { mapBatchJobStatus, wasCancelled } from "./map-aws-batch-status.js";
+import { hasFailedChildren, readFailedChildren } from "./read-failed-children.js";
+import { readLogTail } from "./read-log-tail.js";
+
+export interface SnapshotReaderDependencies {
+  batchClient: BatchClient;
+  /** Set when the `logs` option is: the client and budget of the log tail of finished jobs. */
+  logs?: {
+    client: CloudWatchLogsClient;
+    options: ResolvedLogTail;
+    /** A client for a log kept in another Region (awslogs-region), when the adapter can build one. */
+    clientForRegion?: (region: string) => CloudWatchLogsClient;
+  };
+  secrets: ReadonlyArray<string | undefined>;
+}
+
+/**
+ * The snapshot of a job DescribeJobs just returned. A finished job's result also needs what DescribeJobs
+ * does not hold, read here: the end of its log and, for a failed array, which children failed. Status
+ * reads and watch_job's start share it, so both answer a finished job alike.
+ */
+export function createSnapshotReader(dependencies: SnapshotReaderDependencies): (job: JobDetail, signal?: AbortSignal) => Promise<JobSnapshot> {
+  const { batchClient, logs, secrets } = dependencies;
+  return async (job, signal) => {
+    const finished = job.status === "SUCCEEDED" || (job.status === "FAILED" && !wasCancelled(job));
+    const stoppedAgoMs = job.stoppedAt === undefined ? undefined : Date.now() - job.stoppedAt;
+    if (finished && logs && stoppedAgoMs !== undefined && stoppedAgoMs >= 0 && stoppedAgoMs < logs.options.settleMs) {
+      // A terminal answer never changes, so it waits until the last log lines have reached CloudWatch Logs.
+      return { status: "working", rawStatus: job.status ?? "", message: `${job.status}: collecting the end of the log` };
+    }
+    const logTail =
+      finished && logs
+        ? await readLogTail(logs.client, job, logs.options, {
+            secrets,
+            ...(signal ? { signal } : {}),
+            ...(logs.clientForRegion ? { clientForRegion: logs.clientForRegion } : {}),
+          })
+        : undefined;
+    const failedChildren = finished && hasFailedChildren(job)
+      ? await readFailedChildren(job, { client: batchClient, secrets, ...(signal ? { signal } : {}) })
+      : undefined;
+    return mapBatchJobStatus(job, logTail, failedChildren);
+  };
+}
