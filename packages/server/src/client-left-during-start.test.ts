@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { TaskIdSealer } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
 import { startHttpServer, type RunningHttpServer } from "./http-server.js";
 import { TaskService } from "./task-service.js";
 import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";

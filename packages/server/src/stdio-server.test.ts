@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { PassThrough, Writable } from "node:stream";
 import { pino } from "pino";
-import { TaskIdSealer } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
 import { TaskService } from "./task-service.js";
 import { startStdioServer } from "./stdio-server.js";
 import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";

@@ -2,20 +2,15 @@ import {
   ConfigError,
   InvalidToolInputError,
   JobNotFoundError,
-  TaskIdSealer,
-  TaskIdTooLongError,
   UpstreamError,
   isTerminalStatus,
-  toCreateTaskResult,
-  toDetailedTask,
   type AdapterContext,
   type AnyJobAdapter,
   type CallToolResult,
-  type CreateTaskResult,
-  type DetailedTask,
   type ElicitationResponse,
-  type TaskReference,
 } from "@jobtasks/core";
+import { TaskIdSealer, TaskIdTooLongError, type TaskReference } from "./task-id.js";
+import { toCreateTaskResult, toDetailedTask, type CreateTaskResult, type DetailedTask } from "./task-shape.js";
 import { toAdapterLogger, type Logger } from "./logger.js";
 import { errorCodes, TaskProtocolError, taskExpired, taskNotFound, tasksExtensionRequired } from "./protocol-error.js";
 import { SnapshotReader, type ReadTarget, type SnapshotReaderOptions } from "./snapshot-reader.js";
