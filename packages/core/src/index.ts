@@ -51,3 +51,5 @@ export {
   redactSecrets,
 } from "./errors.js";
 export type { UpstreamErrorOptions } from "./errors.js";
+export { configErrorFromIssues, describeConfigIssues, optionNameOf } from "./config-issues.js";
+export type { ConfigIssue } from "./config-issues.js";
