@@ -16,6 +16,7 @@ import { errorCodes, TaskProtocolError, taskExpired, taskNotFound, tasksExtensio
 import { SnapshotReader, type ReadTarget, type SnapshotReaderOptions } from "./snapshot-reader.js";
 import { ToolRegistry, type AdapterInstance, type RegisteredTool } from "./tool-registry.js";
 import { validateToolInput } from "./validate-tool-input.js";
+import { readAdapterRef } from "./adapter-ref.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { waitForResult } from "./wait-for-result.js";
 import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
@@ -318,9 +319,14 @@ export class TaskService {
       this.#logger.warn({ adapter: reference.adapter }, "task id names an adapter this server does not have");
       throw taskNotFound();
     }
+    const ref = readAdapterRef(adapter, reference.ref);
+    if (ref === undefined) {
+      this.#logger.warn({ adapter: reference.adapter }, "task id holds a ref its adapter's refSchema refuses");
+      throw taskNotFound();
+    }
     const ttlMs = adapter.retentionMs ?? null;
     if (ttlMs !== null && this.#now() > reference.createdAt + ttlMs) throw taskExpired();
-    return { taskId, reference, target: { adapterName: reference.adapter, adapter, ref: reference.ref } };
+    return { taskId, reference, target: { adapterName: reference.adapter, adapter, ref } };
   }
 
   async #act(what: string, opened: OpenedTask, action: () => Promise<void>): Promise<void> {
