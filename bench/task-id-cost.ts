@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { TaskIdSealer, type TaskReference } from "@jobtasks/core";
+import { TaskIdSealer, type TaskReference } from "@jobtasks/server";
 import { describeMachine, formatNumber, heading, markdownTable, measureInterleaved } from "./support/measure.js";
 
 /**

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MockAgent } from "undici";
 import type { AdapterContext } from "@jobtasks/core";
+import { createTestContext } from "@jobtasks/testkit";
 import { restAdapter } from "@jobtasks/rest";
 import { SnapshotReader, createSilentLogger, type ReadTarget } from "@jobtasks/server";
 
@@ -26,11 +27,7 @@ const adapter = restAdapter(
 );
 const target: ReadTarget = { adapterName: "jobs", adapter, ref: { id: "j-1", createdAt: Date.now() } };
 
-const context = (): AdapterContext => ({
-  signal: new AbortController().signal,
-  principal: "tester",
-  logger: { debug() {}, info() {}, warn() {}, error() {} },
-});
+const context = (): AdapterContext => createTestContext({ principal: "tester" });
 
 function reader() {
   return new SnapshotReader({ logger: createSilentLogger(), snapshotCacheMs: 0, immediateRetries: 2, immediateRetryDelayMs: 10 });

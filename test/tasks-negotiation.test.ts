@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
-import { TaskIdSealer } from "@jobtasks/core";
-import { TaskService, createSilentLogger, startStdioServer, type ClientsWithoutTasks } from "@jobtasks/server";
+import { TaskIdSealer, TaskService, createSilentLogger, startStdioServer, type ClientsWithoutTasks } from "@jobtasks/server";
 import { envelope, rawCall, rawError, rawResult, tasksExtensionId } from "./support/raw-rpc.js";
 import { Cleanup, randomSecret, startInProcessServer } from "./support/in-process-server.js";
 import { createScriptedAdapter } from "./support/scripted-adapter.js";

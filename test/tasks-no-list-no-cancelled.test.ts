@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
-import { TaskIdSealer } from "@jobtasks/core";
-import { TaskService, createSilentLogger, startStdioServer } from "@jobtasks/server";
+import { TaskIdSealer, TaskService, createSilentLogger, startStdioServer } from "@jobtasks/server";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
 import { rawCall, rawResult, envelope, pollUntil } from "./support/raw-rpc.js";
 import { cancelledSnapshot, createScriptedAdapter } from "./support/scripted-adapter.js";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { TaskIdSealer, type AnyJobAdapter, type CreateTaskResult, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
-import { TaskService, createSilentLogger, type TaskServiceOptions } from "@jobtasks/server";
+import type { AnyJobAdapter, JobAdapterV1, JobSnapshot } from "@jobtasks/core";
+import { TaskIdSealer, TaskService, createSilentLogger, type CreateTaskResult, type TaskServiceOptions } from "@jobtasks/server";
 
 /**
  * The pieces every benchmark builds a TaskService from: a silent logger (logging is not what we measure),

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { TaskIdSealer, type AnyJobAdapter } from "@jobtasks/core";
+import type { AnyJobAdapter } from "@jobtasks/core";
 import {
   BearerTokens,
+  TaskIdSealer,
   TaskService,
   createSilentLogger,
   startHttpServer,

@@ -1,8 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { ConfigError, type AnyJobAdapter } from "@jobtasks/core";
+import { ConfigError, describeConfigIssues, type AnyJobAdapter } from "@jobtasks/core";
 import { configFileSchema, type ServerSettings } from "./config-schema.js";
-import { formatIssues } from "./format-issues.js";
 import { interpolateEnvironment } from "./interpolate-environment.js";
 import { loadAdapterDefinition } from "./adapter-registry.js";
 import { parseConfigText } from "./parse-config-text.js";
@@ -68,7 +67,7 @@ export async function buildConfig(
     throw error;
   }
   const parsed = configFileSchema.safeParse(interpolated);
-  if (!parsed.success) throw new ConfigFileError(source.file, formatIssues(parsed.error.issues));
+  if (!parsed.success) throw new ConfigFileError(source.file, describeConfigIssues(parsed.error.issues, "", "(root)"));
 
   const problems: string[] = [];
   const adapters: LoadedConfig["adapters"] = [];
@@ -84,7 +83,7 @@ export async function buildConfig(
       const definition = await loadAdapterDefinition(entry, where, source.directory);
       const options = definition.optionsSchema.safeParse(entry.options);
       if (!options.success) {
-        problems.push(...formatIssues(options.error.issues, `${where}.options`));
+        problems.push(...describeConfigIssues(options.error.issues, `${where}.options`));
         continue;
       }
       adapters.push({ name: entry.name, adapter: definition.create(options.data, source.environment) });

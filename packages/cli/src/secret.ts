@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { link, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { homedir } from "node:os";
-import { ConfigError, minimumSecretLength } from "@jobtasks/core";
+import { ConfigError } from "@jobtasks/core";
+import { minimumSecretLength } from "@jobtasks/server";
 
 export interface ResolvedSecret {
   secret: string;

@@ -1,5 +1,4 @@
-import { TaskIdSealer } from "@jobtasks/core";
-import { createLogger, startHttpServer, startStdioServer, type Logger } from "@jobtasks/server";
+import { TaskIdSealer, createLogger, startHttpServer, startStdioServer, type Logger } from "@jobtasks/server";
 import { buildTaskService, readServerSettings, servesBeyondLoopbackWithoutTokens } from "./server-settings.js";
 import { loadConfig } from "./load-config.js";
 import { resolveSecret } from "./secret.js";

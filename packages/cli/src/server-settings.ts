@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { ConfigError, TaskIdSealer } from "@jobtasks/core";
-import { BearerTokens, TaskService, isLoopbackHost, type Logger } from "@jobtasks/server";
+import { ConfigError } from "@jobtasks/core";
+import { BearerTokens, TaskIdSealer, TaskService, isLoopbackHost, type Logger } from "@jobtasks/server";
 import type { LoadedConfig } from "./load-config.js";
 import { checkRotatable, readKeptSecret, readPreviousSecrets, secretFilePath } from "./secret.js";
 

@@ -1,7 +1,55 @@
-export type { JsonPrimitive, JsonValue, JsonObject } from "./json.js";
-export * from "./mcp-shapes.js";
-export type * from "./adapter-contract.js";
-export * from "./errors.js";
-export * from "./task-id.js";
-export * from "./task-shape.js";
-export type * from "./adapter-definition.js";
+// The adapter contract (types only), by version; a later version sits beside v1/.
+export type {
+  AdapterContextV1,
+  AdapterDefinitionV1,
+  AdapterLoggerV1,
+  AnyJobAdapterV1,
+  JobAdapterV1,
+  JobSnapshotV1,
+  JobToolV1,
+  StartedJobV1,
+} from "./v1/index.js";
+// The same types under the names adapters used before the contract was versioned.
+export type {
+  AdapterContext,
+  AdapterDefinition,
+  AdapterLogger,
+  AnyJobAdapter,
+  JobSnapshot,
+  JobTool,
+  StartedJob,
+} from "./current-contract-names.js";
+// The MCP wire shapes the contract speaks in.
+export { isTerminalStatus, terminalTaskStatuses } from "./mcp-shapes.js";
+export type {
+  CallToolResult,
+  ContentBlock,
+  ElicitationFormRequest,
+  ElicitationResponse,
+  InputRequest,
+  JsonRpcErrorObject,
+  ListRootsRequest,
+  ListRootsResponse,
+  SamplingRequest,
+  SamplingResponse,
+  StartInputRequest,
+  StartInputResponse,
+  TaskStatus,
+} from "./mcp-shapes.js";
+export type { JsonObject, JsonPrimitive, JsonValue } from "./json.js";
+// The contract's errors, and the helpers adapters build them with.
+export {
+  AdapterConfigError,
+  ConfigError,
+  InvalidToolInputError,
+  JobNotFoundError,
+  JobtasksError,
+  OutcomeUnknownError,
+  UpstreamError,
+  isRetryableHttpStatus,
+  parseRetryAfter,
+  redactSecrets,
+} from "./errors.js";
+export type { UpstreamErrorOptions } from "./errors.js";
+export { configErrorFromIssues, describeConfigIssues, optionNameOf } from "./config-issues.js";
+export type { ConfigIssue } from "./config-issues.js";

@@ -86,24 +86,3 @@ export interface ListRootsResponse {
 
 /** The answer to a StartInputRequest, of the matching kind. */
 export type StartInputResponse = ElicitationResponse | SamplingResponse | ListRootsResponse;
-
-export interface TaskFields {
-  taskId: string;
-  status: TaskStatus;
-  statusMessage?: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  ttlMs: number | null;
-  pollIntervalMs?: number;
-}
-
-/** The answer to tools/call when the server made a task. */
-export type CreateTaskResult = TaskFields & { resultType: "task" };
-
-/** The task as tasks/get and notifications/tasks carry it, with the payload of its status. */
-export type DetailedTask =
-  | (TaskFields & { status: "working" })
-  | (TaskFields & { status: "input_required"; inputRequests: Record<string, InputRequest> })
-  | (TaskFields & { status: "completed"; result: CallToolResult & { resultType: "complete" } })
-  | (TaskFields & { status: "failed"; error: JsonRpcErrorObject })
-  | (TaskFields & { status: "cancelled" });

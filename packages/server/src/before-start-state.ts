@@ -1,4 +1,5 @@
-import type { JsonValue, StartInputResponse, TaskIdSealer } from "@jobtasks/core";
+import type { JsonValue, StartInputResponse } from "@jobtasks/core";
+import type { TaskIdSealer } from "./task-id.js";
 import { errorCodes, TaskProtocolError } from "./protocol-error.js";
 
 /**

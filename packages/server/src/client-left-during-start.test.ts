@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { TaskIdSealer } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
 import { startHttpServer, type RunningHttpServer } from "./http-server.js";
 import { TaskService } from "./task-service.js";
 import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";

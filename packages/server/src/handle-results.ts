@@ -1,4 +1,5 @@
-import type { CallToolResult, DetailedTask, ElicitationFormRequest, InputRequest } from "@jobtasks/core";
+import type { CallToolResult, ElicitationFormRequest, InputRequest } from "@jobtasks/core";
+import type { DetailedTask } from "./task-shape.js";
 import { defaultStatusWaitSeconds } from "./handle-tool-definitions.js";
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { ConfigError, TaskIdSealer, UpstreamError, type CallToolResult } from "@jobtasks/core";
+import { ConfigError, UpstreamError, type CallToolResult } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
 import { createSilentLogger } from "./logger.js";
 import { TaskService, type CallerContext, type TaskServiceOptions } from "./task-service.js";
 import {

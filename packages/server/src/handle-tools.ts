@@ -1,4 +1,5 @@
-import { isTerminalStatus, type CallToolResult, type DetailedTask, type ElicitationResponse, type InputRequest } from "@jobtasks/core";
+import { isTerminalStatus, type CallToolResult, type ElicitationResponse, type InputRequest } from "@jobtasks/core";
+import { type DetailedTask } from "./task-shape.js";
 import { TaskProtocolError } from "./protocol-error.js";
 import { validateToolInput } from "./validate-tool-input.js";
 import { waitForTaskChange } from "./wait-for-task-change.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { TaskIdSealer } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
 import { BearerTokens } from "./auth.js";
 import { TaskService } from "./task-service.js";
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from "./http-server.js";

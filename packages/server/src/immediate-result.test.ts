@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { TaskIdSealer, type CallToolResult, type CreateTaskResult, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
+import { type CallToolResult, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
+import { type CreateTaskResult } from "./task-shape.js";
 import { createSilentLogger } from "./logger.js";
 import { TaskService } from "./task-service.js";
 

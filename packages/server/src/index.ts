@@ -1,15 +1,33 @@
-export * from "./auth.js";
-export * from "./http-server.js";
-export * from "./logger.js";
-export * from "./mcp-server.js";
-export * from "./protocol-error.js";
-export * from "./snapshot-reader.js";
-export * from "./retry-upstream.js";
-export * from "./task-service.js";
-export * from "./tool-registry.js";
-export * from "./stdio-server.js";
-export * from "./task-subscription.js";
-export * from "./task-listen-transport.js";
+// Serving: the extension's semantics, and the transports that carry them.
+export { TaskService, defaultPollIntervalMs } from "./task-service.js";
+export type { CallerContext, TaskServiceOptions } from "./task-service.js";
+export { startHttpServer } from "./http-server.js";
+export type { HttpServerOptions, RunningHttpServer } from "./http-server.js";
+export { startStdioServer } from "./stdio-server.js";
+export type { StdioServerOptions } from "./stdio-server.js";
+export { createMcpServer } from "./mcp-server.js";
+export type { McpServerOptions } from "./mcp-server.js";
+export { clientsWithoutTasksModes } from "./clients-without-tasks.js";
+export type { ClientsWithoutTasks } from "./clients-without-tasks.js";
+export { runTaskSubscription } from "./task-subscription.js";
+export type { TaskSubscriptionOptions } from "./task-subscription.js";
+export { TaskListenTransport } from "./task-listen-transport.js";
+export type { TaskListenTransportOptions } from "./task-listen-transport.js";
+// Who may call, and from where.
+export { BearerTokens } from "./auth.js";
 export { isLoopbackHost } from "./loopback-address.js";
 export { isOrigin, originExpectation } from "./request-guard.js";
-export * from "./clients-without-tasks.js";
+export { createLogger, createSilentLogger } from "./logger.js";
+export type { Logger } from "./logger.js";
+// Task ids: the upstream reference, sealed and bound to the caller.
+export { TaskIdSealer, TaskIdTooLongError, maximumTaskIdLength, minimumSecretLength } from "./task-id.js";
+export type { TaskIdSealerOptions, TaskReference } from "./task-id.js";
+// What a snapshot becomes on the wire.
+export { toCreateTaskResult, toDetailedTask } from "./task-shape.js";
+export type { CreateTaskResult, DetailedTask, TaskFields, TaskMetadata } from "./task-shape.js";
+// The pieces inside TaskService, for embedding and tests.
+export { SnapshotReader, readerDefaults } from "./snapshot-reader.js";
+export type { ReadTarget, SnapshotReaderOptions } from "./snapshot-reader.js";
+export { ToolRegistry } from "./tool-registry.js";
+export type { AdapterInstance, ToolDescriptor } from "./tool-registry.js";
+export { TaskProtocolError, errorCodes } from "./protocol-error.js";

@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   InvalidToolInputError,
-  TaskIdSealer,
   type AdapterContext,
-  type CreateTaskResult,
   type JobAdapterV1,
   type StartInputRequest,
   type StartInputResponse,
 } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
+import { type CreateTaskResult } from "./task-shape.js";
 import { createSilentLogger } from "./logger.js";
 import { TaskProtocolError } from "./protocol-error.js";
 import { TaskService, type CallerContext } from "./task-service.js";

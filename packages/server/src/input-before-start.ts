@@ -1,12 +1,11 @@
 import {
   InvalidToolInputError,
-  TaskIdTooLongError,
   type CallToolResult,
   type JobTool,
   type StartInputRequest,
   type StartInputResponse,
-  type TaskIdSealer,
 } from "@jobtasks/core";
+import { TaskIdTooLongError, type TaskIdSealer } from "./task-id.js";
 import { openBeforeStartState, sealBeforeStartState } from "./before-start-state.js";
 import { parseStartInputResponse } from "./parse-start-input-response.js";
 import { errorCodes, TaskProtocolError } from "./protocol-error.js";

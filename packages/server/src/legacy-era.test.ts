@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { TaskIdSealer } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
 import { createSilentLogger } from "./logger.js";
 import { TaskService } from "./task-service.js";
 import type { ClientsWithoutTasks } from "./clients-without-tasks.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/server";
-import { TaskIdSealer } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
 import { createSilentLogger } from "./logger.js";
 import { TaskService } from "./task-service.js";
 import { startHttpServer, type RunningHttpServer } from "./http-server.js";

@@ -2,13 +2,13 @@ import { LRUCache } from "lru-cache";
 import {
   JobNotFoundError,
   UpstreamError,
-  internalErrorCode,
   isTerminalStatus,
   type AdapterContext,
   type AnyJobAdapter,
   type JobSnapshot,
   type JsonValue,
 } from "@jobtasks/core";
+import { internalErrorCode } from "./task-shape.js";
 import type { Logger } from "./logger.js";
 import { taskExpired } from "./protocol-error.js";
 import { formatDuration, noteRetryAfter, retryDefaults, retryUpstream, untilAborted } from "./retry-upstream.js";

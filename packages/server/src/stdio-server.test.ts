@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { PassThrough } from "node:stream";
-import { TaskIdSealer } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
 import { TaskService } from "./task-service.js";
 import { startStdioServer } from "./stdio-server.js";
 import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { InvalidToolInputError, TaskIdSealer, UpstreamError, type CallToolResult, type CreateTaskResult } from "@jobtasks/core";
+import { InvalidToolInputError, UpstreamError, type CallToolResult } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
+import { type CreateTaskResult } from "./task-shape.js";
 import { createSilentLogger } from "./logger.js";
 import { TaskProtocolError } from "./protocol-error.js";
 import { TaskService, type CallerContext } from "./task-service.js";

@@ -2,25 +2,21 @@ import {
   ConfigError,
   InvalidToolInputError,
   JobNotFoundError,
-  TaskIdSealer,
-  TaskIdTooLongError,
   UpstreamError,
   isTerminalStatus,
-  toCreateTaskResult,
-  toDetailedTask,
   type AdapterContext,
   type AnyJobAdapter,
   type CallToolResult,
-  type CreateTaskResult,
-  type DetailedTask,
   type ElicitationResponse,
-  type TaskReference,
 } from "@jobtasks/core";
+import { TaskIdSealer, TaskIdTooLongError, type TaskReference } from "./task-id.js";
+import { toCreateTaskResult, toDetailedTask, type CreateTaskResult, type DetailedTask } from "./task-shape.js";
 import { toAdapterLogger, type Logger } from "./logger.js";
 import { errorCodes, TaskProtocolError, taskExpired, taskNotFound, tasksExtensionRequired } from "./protocol-error.js";
 import { SnapshotReader, type ReadTarget, type SnapshotReaderOptions } from "./snapshot-reader.js";
 import { ToolRegistry, type AdapterInstance, type RegisteredTool } from "./tool-registry.js";
 import { validateToolInput } from "./validate-tool-input.js";
+import { readAdapterRef } from "./adapter-ref.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { waitForResult } from "./wait-for-result.js";
 import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
@@ -323,9 +319,14 @@ export class TaskService {
       this.#logger.warn({ adapter: reference.adapter }, "task id names an adapter this server does not have");
       throw taskNotFound();
     }
+    const ref = readAdapterRef(adapter, reference.ref);
+    if (ref === undefined) {
+      this.#logger.warn({ adapter: reference.adapter }, "task id holds a ref its adapter's refSchema refuses");
+      throw taskNotFound();
+    }
     const ttlMs = adapter.retentionMs ?? null;
     if (ttlMs !== null && this.#now() > reference.createdAt + ttlMs) throw taskExpired();
-    return { taskId, reference, target: { adapterName: reference.adapter, adapter, ref: reference.ref } };
+    return { taskId, reference, target: { adapterName: reference.adapter, adapter, ref } };
   }
 
   async #act(what: string, opened: OpenedTask, action: () => Promise<void>): Promise<void> {

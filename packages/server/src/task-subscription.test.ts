@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { TaskIdSealer, type CreateTaskResult } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
+import { type CreateTaskResult } from "./task-shape.js";
 import { createSilentLogger } from "./logger.js";
 import { TaskService } from "./task-service.js";
 import { parseTaskListenRequest, runTaskSubscription, type OutgoingMessage } from "./task-subscription.js";

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/server";
-import { isTerminalStatus, type DetailedTask } from "@jobtasks/core";
+import { isTerminalStatus } from "@jobtasks/core";
+import { type DetailedTask } from "./task-shape.js";
 import { tasksExtensionId, tasksExtensionRequired } from "./protocol-error.js";
 import type { TaskService } from "./task-service.js";
 import type { Logger } from "./logger.js";

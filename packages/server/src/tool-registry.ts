@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError, type AnyJobAdapter, type JobTool } from "@jobtasks/core";
 import { toPortableJsonSchema } from "./portable-json-schema.js";
+import { withSecretRedaction } from "./redacting-adapter.js";
 
 /** One adapter instance as the server was configured with it. */
 export interface AdapterInstance {
@@ -40,8 +41,10 @@ export class ToolRegistry {
       if (instance.adapter.specificationVersion !== "v1") {
         throw new ConfigError(`adapters[${index}]`, `adapter "${instance.name}" implements contract ${String(instance.adapter.specificationVersion)}, this server speaks v1`);
       }
-      this.#adapters.set(instance.name, instance.adapter);
-      for (const tool of instance.adapter.tools) {
+      // Every adapter is called through the redactor of its declared secrets, tools included.
+      const adapter = withSecretRedaction(instance.adapter);
+      this.#adapters.set(instance.name, adapter);
+      for (const tool of adapter.tools) {
         if (!toolNamePattern.test(tool.name)) {
           throw new ConfigError(`adapters[${index}]`, `tool name "${tool.name}" must be 1-128 characters of letters, digits, "_", "-" or "."`);
         }
@@ -52,7 +55,7 @@ export class ToolRegistry {
             `tool "${tool.name}" of adapter "${instance.name}" clashes with the same tool of adapter "${existing.adapterName}"; rename one of them`,
           );
         }
-        this.#tools.set(tool.name, { adapterName: instance.name, adapter: instance.adapter, tool, descriptor: describeTool(tool) });
+        this.#tools.set(tool.name, { adapterName: instance.name, adapter, tool, descriptor: describeTool(tool) });
       }
     }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { DetailedTask } from "@jobtasks/core";
+import type { DetailedTask } from "./task-shape.js";
 import { waitForTaskChange } from "./wait-for-task-change.js";
 
 const base = { taskId: "jt1.test", createdAt: "2026-12-01T09:00:00.000Z", lastUpdatedAt: "2026-12-01T09:00:00.000Z", ttlMs: null, pollIntervalMs: 10 };

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { DetailedTask } from "@jobtasks/core";
+import type { DetailedTask } from "./task-shape.js";
 
 export interface WaitForTaskChangeOptions {
   /** One look at the task (through the snapshot cache, so many waiters of one job cost one upstream read). */

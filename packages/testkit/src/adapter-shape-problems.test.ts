@@ -21,6 +21,8 @@ const adapter = (overrides: Record<string, unknown> = {}) => ({
 describe("findAdapterShapeProblems", () => {
   it("accepts a well-formed adapter", () => {
     expect(findAdapterShapeProblems(adapter())).toEqual([]);
+    expect(findAdapterShapeProblems(adapter({ refSchema: z.object({ id: z.string() }), secrets: ["token-0123456789"] }))).toEqual([]);
+    expect(findAdapterShapeProblems(adapter({ secrets: () => ["token-0123456789"] }))).toEqual([]);
     expect(findAdapterShapeProblems(fakeCiAdapter({ ci: createFakeCi("t"), token: "t" }))).toEqual([]);
   });
 
@@ -32,6 +34,9 @@ describe("findAdapterShapeProblems", () => {
     [{ doCancel: "yes" }, "doCancel is neither absent nor a function"],
     [{ pollIntervalMs: 0 }, "pollIntervalMs is not a positive number"],
     [{ retentionMs: -5 }, "retentionMs is neither null nor a positive number"],
+    [{ refSchema: { type: "object" } }, "refSchema is neither absent nor a zod schema"],
+    [{ secrets: "token" }, "secrets is neither absent, an array of strings, nor a function"],
+    [{ secrets: ["token", 7] }, "secrets is neither absent, an array of strings, nor a function"],
     [{ tools: [tool(), tool()] }, "tools[1] (run_job).name is used by another tool"],
     [{ tools: [tool({ name: "run job!" })] }, "tools[0] (run job!).name is not a valid MCP tool name (1-128 of A-Z a-z 0-9 _ - .)"],
     [{ tools: [tool({ description: " " })] }, "tools[0] (run_job).description is empty"],

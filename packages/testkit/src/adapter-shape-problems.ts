@@ -41,6 +41,11 @@ export function findAdapterShapeProblems(adapter: unknown): string[] {
   if (retentionMs !== undefined && retentionMs !== null && !(typeof retentionMs === "number" && retentionMs > 0)) {
     problems.push("retentionMs is neither null nor a positive number");
   }
+  if (candidate.refSchema !== undefined && !isZodSchema(candidate.refSchema)) problems.push("refSchema is neither absent nor a zod schema");
+  const secrets = candidate.secrets;
+  if (secrets !== undefined && typeof secrets !== "function" && !(Array.isArray(secrets) && secrets.every((secret) => typeof secret === "string"))) {
+    problems.push("secrets is neither absent, an array of strings, nor a function");
+  }
 
   if (!Array.isArray(candidate.tools) || candidate.tools.length === 0) return [...problems, "the adapter offers no tools"];
   const names = new Set<string>();

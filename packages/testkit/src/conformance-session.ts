@@ -1,7 +1,7 @@
 import { afterEach, expect } from "vitest";
 import type { AdapterContext, AnyJobAdapter, JsonValue } from "@jobtasks/core";
 import type { ConformanceGroup, ConformanceHarness } from "./conformance-types.js";
-import { createRecordingLogger, type LogEntry } from "./create-test-context.js";
+import { createTestContext, type LogEntry } from "./create-test-context.js";
 import { findSecretLeaks } from "./secret-leaks.js";
 import { findSnapshotProblems } from "./snapshot-problems.js";
 
@@ -42,8 +42,7 @@ export function createConformanceSession<Ref extends JsonValue>(harness: Conform
 
     /** A fresh context whose log entries the suite checks for secrets after the test. */
     createContext(overrides: Partial<AdapterContext> = {}): AdapterContext {
-      const { logger } = createRecordingLogger(logEntries);
-      return { signal: new AbortController().signal, principal: "test", logger, ...overrides };
+      return createTestContext({ logEntries, ...overrides });
     },
 
     expectNoLeaks(value: unknown, label: string): void {

@@ -9,6 +9,15 @@ describe("createTestContext", () => {
     expect(first.signal.aborted).toBe(false);
     expect(first.signal).not.toBe(second.signal);
     first.logger.warn({ attempt: 2 }, "retrying");
+    expect(first.logEntries).toEqual([{ level: "warn", fields: { attempt: 2 }, message: "retrying" }]);
+    expect(second.logEntries).toEqual([]);
+  });
+
+  it("records into an array passed in, so that several contexts share one log", () => {
+    const logEntries: Parameters<typeof createRecordingLogger>[0] = [];
+    createTestContext({ logEntries }).logger.info({}, "first");
+    createTestContext({ logEntries }).logger.error({ code: 7 }, "second");
+    expect(logEntries.map((entry) => entry.message)).toEqual(["first", "second"]);
   });
 
   it("applies overrides", () => {

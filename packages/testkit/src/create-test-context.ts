@@ -20,15 +20,22 @@ export function createRecordingLogger(entries: LogEntry[] = []): { logger: Adapt
   };
 }
 
+/** An AdapterContext that keeps what was logged through it. */
+export type RecordingTestContext = AdapterContext & { readonly logEntries: LogEntry[] };
+
 /**
- * An AdapterContext for adapter tests: a fresh, unaborted signal, principal "test", a silent logger.
- * Pass `{ signal }` to test cancellation of in-flight calls.
+ * An AdapterContext for adapter tests: a fresh, unaborted signal, principal "test", and a silent logger
+ * that keeps every entry in `logEntries` (or in the array passed as `logEntries`, shared between
+ * contexts), so that a test can look for a warning or a leaked secret. Pass `{ signal }` to test
+ * cancellation of in-flight calls; a `logger` passed in replaces the recording one.
  */
-export function createTestContext(overrides: Partial<AdapterContext> = {}): AdapterContext {
+export function createTestContext(overrides: Partial<AdapterContext> & { logEntries?: LogEntry[] } = {}): RecordingTestContext {
+  const { logEntries = [], ...contextOverrides } = overrides;
   return {
     signal: new AbortController().signal,
     principal: "test",
-    logger: createRecordingLogger().logger,
-    ...overrides,
+    logger: createRecordingLogger(logEntries).logger,
+    ...contextOverrides,
+    logEntries,
   };
 }

@@ -7,8 +7,8 @@ import type {
   StartInputRequest,
   StartInputResponse,
   TaskStatus,
-} from "./mcp-shapes.js";
-import type { JsonValue } from "./json.js";
+} from "../mcp-shapes.js";
+import type { JsonValue } from "../json.js";
 
 /**
  * The adapter contract, version 1. Types only: the core calls the `do*` methods, an adapter implements
@@ -17,13 +17,13 @@ import type { JsonValue } from "./json.js";
  */
 
 /** What the core passes on every call into an adapter. */
-export interface AdapterContext {
+export interface AdapterContextV1 {
   /** Aborted when the MCP request that caused this call goes away, or the server shuts down. */
   signal: AbortSignal;
   /** Who is asking: the authenticated principal that owns the task. */
   principal: string;
   /** A structured logger that writes to stderr; never log credentials through it. */
-  logger: AdapterLogger;
+  logger: AdapterLoggerV1;
   /**
    * In doStart of a tool with `inputBeforeStart`: the client's answers to the questions asked before the
    * start, keyed as they were asked. They are the client's word, as the arguments are. Absent otherwise.
@@ -31,7 +31,7 @@ export interface AdapterContext {
   inputResponses?: Readonly<Record<string, StartInputResponse>>;
 }
 
-export interface AdapterLogger {
+export interface AdapterLoggerV1 {
   debug(fields: Record<string, unknown>, message: string): void;
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
@@ -42,7 +42,7 @@ export interface AdapterLogger {
  * One observation of an upstream job, in the extension's terms plus the upstream's own words.
  * `status` is the unified status; `rawStatus` is what the upstream said, kept for messages and logs.
  */
-export interface JobSnapshot {
+export interface JobSnapshotV1 {
   status: TaskStatus;
   rawStatus: string;
   /** Shown to the agent as statusMessage: progress ("step 2/5: test"), what the job waits for, a reason. */
@@ -68,18 +68,18 @@ export interface JobSnapshot {
 }
 
 /** What starting a job gives back: a durable reference, already visible upstream. */
-export interface StartedJob<Ref extends JsonValue> {
+export interface StartedJobV1<Ref extends JsonValue> {
   ref: Ref;
   /**
    * The first observation, if starting produced one; saves one status read. When it is `completed` (the
    * job finished while it was being started), tools/call answers with its plain result and no task: the
    * extension's immediate-result shortcut, for clients with or without the extension.
    */
-  snapshot?: JobSnapshot;
+  snapshot?: JobSnapshotV1;
 }
 
 /** A tool an adapter offers. Calling it starts (or attaches to) one upstream job. */
-export interface JobTool<Ref extends JsonValue = JsonValue, Input = any> {
+export interface JobToolV1<Ref extends JsonValue = JsonValue, Input = any> {
   name: string;
   title?: string;
   description: string;
@@ -107,14 +107,14 @@ export interface JobTool<Ref extends JsonValue = JsonValue, Input = any> {
    * Optional: without it the job starts at once.
    */
   inputBeforeStart?(input: Input, answers: Readonly<Record<string, StartInputResponse>>): Record<string, StartInputRequest> | undefined;
-  doStart(input: Input, context: AdapterContext): Promise<StartedJob<Ref>>;
+  doStart(input: Input, context: AdapterContextV1): Promise<StartedJobV1<Ref>>;
 }
 
 export interface JobAdapterV1<Ref extends JsonValue = JsonValue> {
   readonly specificationVersion: "v1";
   /** The adapter's kind ("github-actions", "aws-batch", "rest", "demo"), used in logs. */
   readonly kind: string;
-  readonly tools: ReadonlyArray<JobTool<Ref>>;
+  readonly tools: ReadonlyArray<JobToolV1<Ref>>;
   /** Suggested client polling interval for this upstream, in milliseconds. */
   readonly pollIntervalMs?: number;
   /**
@@ -123,24 +123,38 @@ export interface JobAdapterV1<Ref extends JsonValue = JsonValue> {
    */
   readonly retentionMs?: number | null;
   /**
+   * The shape of this adapter's job references. When given, the server checks every ref it opens from a
+   * task id against it before any `do*` method sees it, and answers a ref that does not fit (one sealed
+   * by an older version of the adapter) exactly as an unknown task id: -32602 Task not found. The methods
+   * receive the parsed value. Optional: without it the adapter checks its refs itself.
+   */
+  readonly refSchema?: z.ZodType<Ref>;
+  /**
+   * The credentials this adapter holds (tokens, keys, passwords), or a function that returns the current
+   * ones (credentials that renew). The server removes every occurrence of them from what the adapter
+   * hands back: snapshots (messages, results, errors, input requests), start results, thrown errors and
+   * log entries written through `context.logger`. Values shorter than 6 characters are left alone.
+   */
+  readonly secrets?: readonly string[] | (() => readonly string[]);
+  /**
    * Read the job's current state. Throw JobNotFoundError when the upstream no longer knows it, and
    * UpstreamError (isRetryable) for outages. Terminal answers must never change for the same ref: pin
    * whatever the upstream can re-run (an attempt number) inside the ref.
    * Retries: the server's reader alone retries a status read; send each request once and classify the
    * failure (isRetryable, retryAfterMs, isThrottled) instead of looping or waiting it out.
    */
-  doGetStatus(ref: Ref, context: AdapterContext): Promise<JobSnapshot>;
+  doGetStatus(ref: Ref, context: AdapterContextV1): Promise<JobSnapshotV1>;
   /**
    * Deliver answers to outstanding input requests. The core passes only keys that the latest snapshot
    * lists as outstanding. Throw InvalidToolInputError (field: "<key>.<field>") to refuse an answer's
    * content; the client then gets -32602. Optional: an adapter without it never reports input_required.
    */
-  doRespond?(ref: Ref, responses: Record<string, ElicitationResponse>, context: AdapterContext): Promise<void>;
+  doRespond?(ref: Ref, responses: Record<string, ElicitationResponse>, context: AdapterContextV1): Promise<void>;
   /** Ask the upstream to cancel. Cooperative: the job may still finish. Optional. */
-  doCancel?(ref: Ref, context: AdapterContext): Promise<void>;
+  doCancel?(ref: Ref, context: AdapterContextV1): Promise<void>;
   /** Release connections and timers when the server stops. Optional. */
   close?(): Promise<void>;
 }
 
 /** The adapter type the core accepts: any ref type. */
-export type AnyJobAdapter = JobAdapterV1<any>;
+export type AnyJobAdapterV1 = JobAdapterV1<any>;

@@ -1,9 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
-import { ConfigError, JobtasksError } from "./errors.js";
+import { ConfigError, JobtasksError, type JsonValue } from "@jobtasks/core";
 
 /** A job reference too large to travel as a task id (the id also goes in an HTTP header). */
 export class TaskIdTooLongError extends JobtasksError {}
-import type { JsonValue } from "./json.js";
 
 /**
  * Task ids are the upstream job reference, sealed with AES-256-GCM under a key derived from the server's

@@ -1,12 +1,12 @@
 import type { z } from "zod";
-import type { AnyJobAdapter } from "./adapter-contract.js";
+import type { AnyJobAdapterV1 } from "./job-adapter-v1.js";
 
 /**
  * How an adapter package plugs into the `jobtasks` command: the config file names a `kind`, the command
  * validates the instance's `options` block with `optionsSchema` (so errors name the field), then calls
  * `create`. Every adapter package exports one as `adapterDefinition`.
  */
-export interface AdapterDefinition<Options = any> {
+export interface AdapterDefinitionV1<Options = any> {
   readonly kind: string;
   /** The shape of the `options` block of one adapter instance in the config file. */
   readonly optionsSchema: z.ZodType<Options>;
@@ -14,5 +14,5 @@ export interface AdapterDefinition<Options = any> {
    * Build the adapter. `environment` is where credentials named by reference are read from (defaults to
    * process.env); throw AdapterConfigError naming the option or variable when something is missing.
    */
-  create(options: Options, environment?: Readonly<Record<string, string | undefined>>): AnyJobAdapter;
+  create(options: Options, environment?: Readonly<Record<string, string | undefined>>): AnyJobAdapterV1;
 }

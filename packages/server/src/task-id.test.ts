@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "./errors.js";
+import { ConfigError } from "@jobtasks/core";
 import { TaskIdSealer, TaskIdTooLongError, maximumTaskIdLength, type TaskReference } from "./task-id.js";
 
 const secret = "a-test-secret-that-is-long-enough-0123456789";

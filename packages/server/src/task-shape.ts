@@ -1,5 +1,26 @@
-import type { JobSnapshot } from "./adapter-contract.js";
-import type { CreateTaskResult, DetailedTask, TaskFields, TaskStatus } from "./mcp-shapes.js";
+import type { CallToolResult, InputRequest, JobSnapshot, JsonRpcErrorObject, TaskStatus } from "@jobtasks/core";
+
+/** The Task fields of the tasks extension, as tools/call, tasks/get and notifications/tasks carry them. */
+export interface TaskFields {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number | null;
+  pollIntervalMs?: number;
+}
+
+/** The answer to tools/call when the server made a task. */
+export type CreateTaskResult = TaskFields & { resultType: "task" };
+
+/** The task as tasks/get and notifications/tasks carry it, with the payload of its status. */
+export type DetailedTask =
+  | (TaskFields & { status: "working" })
+  | (TaskFields & { status: "input_required"; inputRequests: Record<string, InputRequest> })
+  | (TaskFields & { status: "completed"; result: CallToolResult & { resultType: "complete" } })
+  | (TaskFields & { status: "failed"; error: JsonRpcErrorObject })
+  | (TaskFields & { status: "cancelled" });
 
 /** Everything about a task that does not come from the upstream snapshot. */
 export interface TaskMetadata {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { JobSnapshot } from "./adapter-contract.js";
+import type { JobSnapshot } from "@jobtasks/core";
 import { toCreateTaskResult, toDetailedTask, type TaskMetadata } from "./task-shape.js";
 
 const metadata: TaskMetadata = { taskId: "jt1.key.abc", createdAt: Date.UTC(2026, 10, 29, 10), ttlMs: 86_400_000, pollIntervalMs: 2000, now: Date.UTC(2026, 10, 29, 11) };

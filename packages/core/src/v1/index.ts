@@ -1,0 +1,10 @@
+export type {
+  AdapterContextV1,
+  AdapterLoggerV1,
+  AnyJobAdapterV1,
+  JobAdapterV1,
+  JobSnapshotV1,
+  JobToolV1,
+  StartedJobV1,
+} from "./job-adapter-v1.js";
+export type { AdapterDefinitionV1 } from "./adapter-definition-v1.js";
