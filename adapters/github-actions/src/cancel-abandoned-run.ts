@@ -1,5 +1,5 @@
 import { UpstreamError, type AdapterLogger } from "@jobtasks/core";
-import type { GithubApi } from "./github-api.js";
+import type { GithubApi } from "./github-actions-api.js";
 import type { RunRef } from "./run-ref.js";
 
 /** How long the cancel of an abandoned run may take: the client's signal has fired already. */

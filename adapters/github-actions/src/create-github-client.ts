@@ -41,9 +41,9 @@ let clientCount = 0;
 /**
  * An Octokit with GitHub's rate-limit etiquette built in: throttling (waits out a primary or secondary
  * limit when the wait is short, otherwise gives up so the task can report it and slow its polling), retry
- * of server errors but never of 409 or 429 (throttling owns those) nor of a POST (github-api.ts turns
- * retries off for them: none is idempotent) nor of a status read (the server's reader retries those), and
- * conditional GETs.
+ * of server errors but never of 409 or 429 (throttling owns those) nor of a POST (github-actions-api.ts
+ * turns retries off for them: none is idempotent) nor of a status read (the server's reader retries
+ * those), and conditional GETs.
  */
 export function createGithubClient(settings: GithubClientSettings): GithubClient {
   clientCount += 1;

@@ -7,7 +7,7 @@ import {
   type JobAdapterV1,
   type JobTool,
 } from "@jobtasks/core";
-import { createGithubApi } from "./github-api.js";
+import { createGithubApi } from "./github-actions-api.js";
 import type { GithubActionsConfig } from "./github-actions-options.js";
 import { createGithubClient } from "./create-github-client.js";
 import type { UpstreamRequestEvent } from "./metered-fetch.js";

@@ -1,6 +1,6 @@
 import type { AdapterContext } from "@jobtasks/core";
 import { cancelAbandonedRun } from "./cancel-abandoned-run.js";
-import type { GithubApi } from "./github-api.js";
+import type { GithubApi } from "./github-actions-api.js";
 import type { RunRef } from "./run-ref.js";
 
 /** What a start reports while it goes, so that a run can be stopped if its client leaves meanwhile. */
