@@ -18,7 +18,7 @@ import { resolveGithubActionsOptions, type Environment } from "./resolve-github-
 import { parseDeploymentRequestKey, runRefSchema, type RunRef } from "./run-ref.js";
 import type { ToolDependencies } from "./tool-dependencies.js";
 import { createWatchRunTool } from "./watch-run-tool.js";
-import { createRunWorkflowTool, createWorkflowTool } from "./workflow-dispatch-tools.js";
+import { createRunWorkflowTool, createWorkflowTool } from "./workflow-tool.js";
 
 /**
  * Options of `githubActions(options)`: the config-file options (see github-actions-options.ts for each
