@@ -16,9 +16,10 @@ import { readRunSnapshot } from "./read-run-snapshot.js";
 import { createRerunRunTool } from "./rerun-run-tool.js";
 import { resolveGithubActionsOptions, type Environment } from "./resolve-github-actions-options.js";
 import { parseDeploymentRequestKey, runRefSchema, type RunRef } from "./run-ref.js";
+import { createRunWorkflowTool } from "./run-workflow-tool.js";
 import type { ToolDependencies } from "./tool-dependencies.js";
 import { createWatchRunTool } from "./watch-run-tool.js";
-import { createRunWorkflowTool, createWorkflowTool } from "./workflow-tool.js";
+import { createWorkflowTool } from "./workflow-tool.js";
 
 /**
  * Options of `githubActions(options)`: the config-file options (see github-actions-options.ts for each
