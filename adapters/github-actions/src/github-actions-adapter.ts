@@ -9,8 +9,7 @@ import {
 } from "@jobtasks/core";
 import { createGithubApi } from "./github-actions-api.js";
 import type { GithubActionsConfig } from "./github-actions-options.js";
-import { createGithubClient } from "./create-github-client.js";
-import type { UpstreamRequestEvent } from "./metered-fetch.js";
+import { createGithubClient, type UpstreamRequestEvent } from "./create-github-client.js";
 import { RateBudget } from "./rate-budget.js";
 import { readRunSnapshot } from "./read-run-snapshot.js";
 import { createRerunRunTool } from "./rerun-run-tool.js";
