@@ -1,20 +1,13 @@
-import {
-  InvalidToolInputError,
-  JobNotFoundError,
-  UpstreamError,
-  type AdapterContext,
-  type ElicitationResponse,
-  type JobAdapterV1,
-  type JobTool,
-} from "@jobtasks/core";
+import { UpstreamError, type JobAdapterV1, type JobTool } from "@jobtasks/core";
 import { createGithubApi } from "./github-actions-api.js";
 import type { GithubActionsConfig } from "./github-actions-options.js";
 import { createGithubClient, type UpstreamRequestEvent } from "./create-github-client.js";
 import { RateBudget } from "./rate-budget.js";
 import { readRunSnapshot } from "./read-run-snapshot.js";
 import { createRerunRunTool } from "./rerun-run-tool.js";
+import { respondToDeployments } from "./respond-to-deployments.js";
 import { resolveGithubActionsOptions, type Environment } from "./resolve-github-actions-options.js";
-import { parseDeploymentRequestKey, runRefSchema, type RunRef } from "./run-ref.js";
+import { checkRunRef, type RunRef } from "./run-ref.js";
 import { createRunWorkflowTool } from "./run-workflow-tool.js";
 import type { ToolDependencies } from "./tool-dependencies.js";
 import { createWatchRunTool } from "./watch-run-tool.js";
@@ -71,15 +64,15 @@ export function githubActions(options: GithubActionsOptions, environment: Enviro
     retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
 
     doGetStatus(ref, context) {
-      return readRunSnapshot(snapshotDependencies, checkRef(ref), context);
+      return readRunSnapshot(snapshotDependencies, checkRunRef(ref), context);
     },
 
     async doRespond(ref, responses, context) {
-      await respondToDeployments(api, checkRef(ref), responses, context);
+      await respondToDeployments(api, checkRunRef(ref), responses, context);
     },
 
     async doCancel(ref, context) {
-      const checked = checkRef(ref);
+      const checked = checkRunRef(ref);
       // Cancel acts on the run's current attempt; a finished pinned attempt means a later re-run owns the run now.
       const attempt = await api.getRunAttempt(checked, { signal: context.signal, notFoundMeansGone: true });
       if (attempt.status === "completed") return;
@@ -109,45 +102,4 @@ function rememberForRedaction(secrets: string[]): (credential: string) => void {
     secrets.push(credential);
     if (secrets.length > configured + keptCredentials) secrets.splice(configured, 1);
   };
-}
-
-function checkRef(ref: RunRef): RunRef {
-  const parsed = runRefSchema.safeParse(ref);
-  if (!parsed.success) throw new JobNotFoundError("the task does not name a GitHub Actions run");
-  return parsed.data;
-}
-
-async function respondToDeployments(
-  api: ReturnType<typeof createGithubApi>,
-  ref: RunRef,
-  responses: Record<string, ElicitationResponse>,
-  context: AdapterContext,
-): Promise<void> {
-  // Every answer is read before any is acted on, so a batch with an unreadable answer reviews nothing.
-  const reviews = [];
-  for (const [key, response] of Object.entries(responses)) {
-    const parsed = parseDeploymentRequestKey(ref, key);
-    // A dismissed form (cancel) leaves the deployment waiting; the request stays outstanding.
-    if (!parsed || response.action === "cancel") continue;
-    // A review cannot be undone: an accept whose approve is not a boolean is refused (-32602, the request
-    // stays open) rather than guessed, never posted as a rejection. Decline rejects.
-    const approve = response.action === "accept" ? response.content?.approve : false;
-    if (typeof approve !== "boolean") throw new InvalidToolInputError(`${key}.approve`, "must be true or false");
-    reviews.push({ parsed, response, approve });
-  }
-  for (const { parsed, response, approve } of reviews) {
-    const comment = typeof response.content?.comment === "string" && response.content.comment.trim() !== ""
-      ? response.content.comment
-      : approve ? "Approved through jobtasks" : "Rejected through jobtasks";
-    try {
-      await api.reviewPendingDeployments(ref, { environmentIds: [parsed.environmentId], state: approve ? "approved" : "rejected", comment }, { signal: context.signal });
-    } catch (error) {
-      // 422: the deployment is no longer waiting (someone else answered first); the answer is moot.
-      if (error instanceof UpstreamError && error.httpStatus === 422) {
-        context.logger.info({ runId: ref.runId, environmentId: parsed.environmentId }, "deployment no longer pending");
-        continue;
-      }
-      throw error;
-    }
-  }
 }
