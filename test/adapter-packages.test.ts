@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
  */
 
 const adaptersDirectory = fileURLToPath(new URL("../adapters/", import.meta.url));
-const followTheAnatomy = ["gitlab-ci"];
+const followTheAnatomy = ["gitlab-ci", "github-actions"];
 
 const adapterNames = (await readdir(adaptersDirectory, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
 
