@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
  */
 
 const adaptersDirectory = fileURLToPath(new URL("../adapters/", import.meta.url));
-const followTheAnatomy = ["gitlab-ci", "aws-batch"];
+const followTheAnatomy = ["gitlab-ci", "aws-batch", "github-actions"];
 
 const adapterNames = (await readdir(adaptersDirectory, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
 

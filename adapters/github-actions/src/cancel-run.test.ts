@@ -1,6 +1,6 @@
 import { UpstreamError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { UpstreamRequestEvent } from "./metered-fetch.js";
+import type { UpstreamRequestEvent } from "./create-github-client.js";
 import { createTestAdapter, createTestContext, fixture, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
 
 const attemptPath = `${runPath}/attempts/1`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { collectFailedSteps, type CollectSettings, type LogBudget } from "./collect-failed-steps.js";
-import type { GithubApi } from "./github-api.js";
+import type { GithubApi } from "./github-actions-api.js";
 import type { WorkflowJob } from "./github-response-schemas.js";
 import { runRef } from "./test-support/github-fixtures.js";
 

@@ -1,5 +1,5 @@
 import { UpstreamError } from "@jobtasks/core";
-import type { GithubApi } from "./github-api.js";
+import type { GithubApi } from "./github-actions-api.js";
 import type { WorkflowJob, WorkflowStep } from "./github-response-schemas.js";
 import type { FailedStep } from "./run-result-schema.js";
 import type { RunRef } from "./run-ref.js";

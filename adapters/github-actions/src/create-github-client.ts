@@ -3,7 +3,6 @@ import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import { createConditionalFetch } from "./conditional-fetch.js";
-import { createMeteredFetch, type UpstreamRequestEvent } from "./metered-fetch.js";
 import type { RateBudget } from "./rate-budget.js";
 
 const OctokitWithEtiquette = Octokit.plugin(throttling, retry);
@@ -13,6 +12,16 @@ export type GithubClient = Octokit;
 export type GithubCredentials =
   | { kind: "token"; token: string }
   | { kind: "app"; appId: string | number; privateKey: string; installationId: string | number };
+
+/** One HTTP request that really went to GitHub (retries and conditional 304s included). */
+export interface UpstreamRequestEvent {
+  method: string;
+  /** Path and query, without the host: "/repos/octo/app/actions/runs/42/attempts/1". */
+  path: string;
+  status: number;
+  /** A 304: answered from the ETag cache, free of rate limit. */
+  notModified: boolean;
+}
 
 export interface GithubClientSettings {
   credentials: GithubCredentials;
@@ -41,9 +50,9 @@ let clientCount = 0;
 /**
  * An Octokit with GitHub's rate-limit etiquette built in: throttling (waits out a primary or secondary
  * limit when the wait is short, otherwise gives up so the task can report it and slow its polling), retry
- * of server errors but never of 409 or 429 (throttling owns those) nor of a POST (github-api.ts turns
- * retries off for them: none is idempotent) nor of a status read (the server's reader retries those), and
- * conditional GETs.
+ * of server errors but never of 409 or 429 (throttling owns those) nor of a POST (github-actions-api.ts
+ * turns retries off for them: none is idempotent) nor of a status read (the server's reader retries
+ * those), and conditional GETs. Under all of them, a metered fetch counts what really reaches GitHub.
  */
 export function createGithubClient(settings: GithubClientSettings): GithubClient {
   clientCount += 1;
@@ -92,5 +101,30 @@ function reportCredentials(next: typeof fetch, onCredential: (credential: string
     const credential = authorization?.split(" ").at(-1);
     if (credential) onCredential(credential);
     return next(input, init);
+  };
+}
+
+/**
+ * The innermost fetch: counts every request that reaches GitHub and reads the rate budget off each answer.
+ * Resolves the underlying fetch at call time, so nock (which patches the global fetch) sees the calls.
+ */
+function createMeteredFetch(
+  base: typeof fetch | undefined,
+  budget: RateBudget,
+  onRequest: ((event: UpstreamRequestEvent) => void) | undefined,
+): typeof fetch {
+  return async (input, init) => {
+    const response = await (base ?? globalThis.fetch)(input, init);
+    budget.record(response.headers);
+    if (onRequest) {
+      const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+      onRequest({
+        method: (init?.method ?? "GET").toUpperCase(),
+        path: url.pathname + url.search,
+        status: response.status,
+        notModified: response.status === 304,
+      });
+    }
+    return response;
   };
 }

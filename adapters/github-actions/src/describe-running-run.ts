@@ -1,6 +1,6 @@
 import { UpstreamError, type AdapterContext } from "@jobtasks/core";
 import { cancelledJobCandidates, describeRunProgress, isRunCancelAnnotation } from "./describe-run-progress.js";
-import type { GithubApi } from "./github-api.js";
+import type { GithubApi } from "./github-actions-api.js";
 import type { WorkflowRun } from "./github-response-schemas.js";
 import type { RunRef } from "./run-ref.js";
 

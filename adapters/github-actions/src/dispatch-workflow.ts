@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { UpstreamError, type AdapterContext, type JobSnapshot, type StartedJob } from "@jobtasks/core";
-import type { GithubApi } from "./github-api.js";
+import type { GithubApi } from "./github-actions-api.js";
 import type { RunRef } from "./run-ref.js";
 import { startAnswerAllowanceMs, startOutlivingClient, type StartProgress } from "./start-outliving-client.js";
 import { describeWaitEnd, isUndecidedPost, waitAfterAcceptance } from "./wait-after-acceptance.js";

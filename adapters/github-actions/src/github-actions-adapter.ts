@@ -1,24 +1,17 @@
-import {
-  InvalidToolInputError,
-  JobNotFoundError,
-  UpstreamError,
-  type AdapterContext,
-  type ElicitationResponse,
-  type JobAdapterV1,
-  type JobTool,
-} from "@jobtasks/core";
-import { createGithubApi } from "./github-api.js";
-import type { GithubActionsConfig } from "./github-actions-options.js";
-import { createGithubClient } from "./create-github-client.js";
-import type { UpstreamRequestEvent } from "./metered-fetch.js";
+import { AdapterConfigError, UpstreamError, type JobAdapterV1, type JobTool } from "@jobtasks/core";
+import type { z } from "zod";
+import { createGithubClient, type GithubCredentials, type UpstreamRequestEvent } from "./create-github-client.js";
+import { createGithubApi } from "./github-actions-api.js";
+import { githubActionsOptionsSchema, type GithubActionsConfig, type ResolvedGithubActionsConfig } from "./github-actions-options.js";
 import { RateBudget } from "./rate-budget.js";
 import { readRunSnapshot } from "./read-run-snapshot.js";
 import { createRerunRunTool } from "./rerun-run-tool.js";
-import { resolveGithubActionsOptions, type Environment } from "./resolve-github-actions-options.js";
-import { parseDeploymentRequestKey, runRefSchema, type RunRef } from "./run-ref.js";
+import { respondToDeployments } from "./respond-to-deployments.js";
+import { checkRunRef, type RunRef } from "./run-ref.js";
+import { createRunWorkflowTool } from "./run-workflow-tool.js";
 import type { ToolDependencies } from "./tool-dependencies.js";
 import { createWatchRunTool } from "./watch-run-tool.js";
-import { createRunWorkflowTool, createWorkflowTool } from "./workflow-dispatch-tools.js";
+import { createWorkflowTool } from "./workflow-tool.js";
 
 /**
  * Options of `githubActions(options)`: the config-file options (see github-actions-options.ts for each
@@ -32,6 +25,8 @@ export type GithubActionsOptions = GithubActionsConfig & {
   /** The clock (default Date.now); tests move it to exercise grace periods. */
   now?: () => number;
 };
+
+export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** Build a GitHub Actions adapter. Throws AdapterConfigError naming the option at fault. */
 export function githubActions(options: GithubActionsOptions, environment: Environment = process.env): JobAdapterV1<RunRef> {
@@ -71,15 +66,15 @@ export function githubActions(options: GithubActionsOptions, environment: Enviro
     retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
 
     doGetStatus(ref, context) {
-      return readRunSnapshot(snapshotDependencies, checkRef(ref), context);
+      return readRunSnapshot(snapshotDependencies, checkRunRef(ref), context);
     },
 
     async doRespond(ref, responses, context) {
-      await respondToDeployments(api, checkRef(ref), responses, context);
+      await respondToDeployments(api, checkRunRef(ref), responses, context);
     },
 
     async doCancel(ref, context) {
-      const checked = checkRef(ref);
+      const checked = checkRunRef(ref);
       // Cancel acts on the run's current attempt; a finished pinned attempt means a later re-run owns the run now.
       const attempt = await api.getRunAttempt(checked, { signal: context.signal, notFoundMeansGone: true });
       if (attempt.status === "completed") return;
@@ -111,43 +106,72 @@ function rememberForRedaction(secrets: string[]): (credential: string) => void {
   };
 }
 
-function checkRef(ref: RunRef): RunRef {
-  const parsed = runRefSchema.safeParse(ref);
-  if (!parsed.success) throw new JobNotFoundError("the task does not name a GitHub Actions run");
-  return parsed.data;
+interface ResolvedGithubActionsOptions {
+  config: ResolvedGithubActionsConfig;
+  credentials: GithubCredentials;
+  baseUrl: string;
+  /** "owner/repo", lower case. */
+  repositories: string[];
+  toolNames: { watchRun: string; rerunRun: string; runWorkflow: string | undefined };
+  /** Every credential value, for redaction. */
+  secrets: string[];
 }
 
-async function respondToDeployments(
-  api: ReturnType<typeof createGithubApi>,
-  ref: RunRef,
-  responses: Record<string, ElicitationResponse>,
-  context: AdapterContext,
-): Promise<void> {
-  // Every answer is read before any is acted on, so a batch with an unreadable answer reviews nothing.
-  const reviews = [];
-  for (const [key, response] of Object.entries(responses)) {
-    const parsed = parseDeploymentRequestKey(ref, key);
-    // A dismissed form (cancel) leaves the deployment waiting; the request stays outstanding.
-    if (!parsed || response.action === "cancel") continue;
-    // A review cannot be undone: an accept whose approve is not a boolean is refused (-32602, the request
-    // stays open) rather than guessed, never posted as a rejection. Decline rejects.
-    const approve = response.action === "accept" ? response.content?.approve : false;
-    if (typeof approve !== "boolean") throw new InvalidToolInputError(`${key}.approve`, "must be true or false");
-    reviews.push({ parsed, response, approve });
+/**
+ * Validate the options (the config-file part) and fill what may come from the environment. Every error
+ * names the option, and the environment variable it may come from.
+ */
+function resolveGithubActionsOptions(options: unknown, environment: Environment): ResolvedGithubActionsOptions {
+  const parsed = githubActionsOptionsSchema.safeParse(options);
+  if (!parsed.success) throw zodToConfigError(parsed.error);
+  const config = parsed.data;
+
+  const credentials = resolveCredentials(config, environment);
+  const baseUrl = config.baseUrl ?? environment.GITHUB_API_URL ?? "https://api.github.com";
+  if (!URL.canParse(baseUrl)) throw new AdapterConfigError("baseUrl", "not a URL (from the option, or GITHUB_API_URL)");
+
+  const repositories = new Set((config.repositories ?? []).map((entry) => entry.toLowerCase()));
+  if (config.repositories === undefined) {
+    for (const workflow of config.workflows) repositories.add(workflow.repository.toLowerCase());
+    for (const entry of config.allowedWorkflows) repositories.add(entry.split("/").slice(0, 2).join("/").toLowerCase());
   }
-  for (const { parsed, response, approve } of reviews) {
-    const comment = typeof response.content?.comment === "string" && response.content.comment.trim() !== ""
-      ? response.content.comment
-      : approve ? "Approved through jobtasks" : "Rejected through jobtasks";
-    try {
-      await api.reviewPendingDeployments(ref, { environmentIds: [parsed.environmentId], state: approve ? "approved" : "rejected", comment }, { signal: context.signal });
-    } catch (error) {
-      // 422: the deployment is no longer waiting (someone else answered first); the answer is moot.
-      if (error instanceof UpstreamError && error.httpStatus === 422) {
-        context.logger.info({ runId: ref.runId, environmentId: parsed.environmentId }, "deployment no longer pending");
-        continue;
-      }
-      throw error;
-    }
+  if (repositories.size === 0) {
+    throw new AdapterConfigError("repositories", 'name at least one "owner/repo" (or configure workflows / allowedWorkflows)');
   }
+
+  const toolNames = {
+    watchRun: `${config.toolPrefix}watch_run`,
+    rerunRun: `${config.toolPrefix}rerun_run`,
+    runWorkflow: config.allowedWorkflows.length > 0 ? `${config.toolPrefix}run_workflow` : undefined,
+  };
+  const seen = new Set<string>([toolNames.watchRun, toolNames.rerunRun, ...(toolNames.runWorkflow ? [toolNames.runWorkflow] : [])]);
+  config.workflows.forEach((workflow, index) => {
+    if (seen.has(workflow.tool)) throw new AdapterConfigError(`workflows[${index}].tool`, `the tool name ${workflow.tool} is already taken`);
+    seen.add(workflow.tool);
+  });
+
+  const secrets = credentials.kind === "token" ? [credentials.token] : [credentials.privateKey];
+  return { config, credentials, baseUrl, repositories: [...repositories], toolNames, secrets };
+}
+
+function resolveCredentials(config: ResolvedGithubActionsConfig, environment: Environment): GithubCredentials {
+  if (config.app) {
+    const appId = config.app.appId ?? environment.GITHUB_APP_ID;
+    const privateKey = config.app.privateKey ?? environment.GITHUB_APP_PRIVATE_KEY;
+    const installationId = config.app.installationId ?? environment.GITHUB_APP_INSTALLATION_ID;
+    if (!appId) throw new AdapterConfigError("app.appId", "required (the option, or GITHUB_APP_ID)");
+    if (!privateKey) throw new AdapterConfigError("app.privateKey", "required (the option, or GITHUB_APP_PRIVATE_KEY)");
+    if (!installationId) throw new AdapterConfigError("app.installationId", "required (the option, or GITHUB_APP_INSTALLATION_ID)");
+    if (!privateKey.includes("PRIVATE KEY")) throw new AdapterConfigError("app.privateKey", "expected a PEM private key");
+    return { kind: "app", appId, privateKey: privateKey.replace(/\\n/g, "\n"), installationId };
+  }
+  const token = config.token ?? environment.GITHUB_TOKEN;
+  if (!token) throw new AdapterConfigError("token", "required: set the token option or the GITHUB_TOKEN environment variable (or configure app)");
+  return { kind: "token", token };
+}
+
+function zodToConfigError(error: z.ZodError): AdapterConfigError {
+  const issue = error.issues[0];
+  const path = issue?.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("").replace(/^\./, "") || "options";
+  return new AdapterConfigError(path, issue?.message ?? "invalid", { cause: error });
 }

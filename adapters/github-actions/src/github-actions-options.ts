@@ -3,7 +3,8 @@ import { z } from "zod";
 /**
  * The options of one GitHub Actions adapter instance: what the `options` block of a config file holds, and
  * what `githubActions(options)` takes. Everything here is plain data; the programmatic extras (an injected
- * fetch or Octokit) live in `GithubActionsOptions`.
+ * fetch, a request hook, a clock) are added by `GithubActionsOptions` in github-actions-adapter.ts. The
+ * doc comment of each field is its reference; the README's options table repeats them.
  */
 
 const repositoryPattern = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
@@ -107,6 +108,7 @@ export const githubActionsOptionsSchema = z.strictObject({
       maxReadMs: z.number().int().positive().max(25_000).default(15_000),
     })
     .default({ maxLinesPerStep: 30, maxBytes: 4096, maxFailedJobs: 3, maxReadBytes: 52_428_800, maxReadMs: 15_000 }),
+  /** How a dispatch finds its run. */
   dispatch: z
     .strictObject({
       /** Ask GitHub for the run id in the dispatch answer (default true). */
@@ -119,7 +121,10 @@ export const githubActionsOptionsSchema = z.strictObject({
       correlationPollMs: z.number().int().positive().default(2_000),
     })
     .default({ returnRunDetails: true, correlationTimeoutMs: 60_000, correlationPollMs: 2_000 }),
-  /** How long `watch_run` with a commit waits for that commit's run to appear (default 60 000 ms). */
+  /**
+   * How long `watch_run` with a commit waits for that commit's run to appear, and `rerun_run` for the new
+   * attempt (default 60 000 ms).
+   */
   watchCommitTimeoutMs: z.number().int().positive().default(60_000),
   /** First wait between look-ups for a commit's run or a new re-run attempt (default 2000 ms). */
   lookupPollMs: z.number().int().positive().default(2_000),
@@ -129,11 +134,12 @@ export const githubActionsOptionsSchema = z.strictObject({
    */
   forceCancelAfterMs: z.number().int().positive().nullable().default(null),
   /**
-   * Lets clients without the tasks extension call the tools: the server then waits for the run up to this
-   * long and answers with the plain result. A run that needs an approval, is still going when the bound
-   * ends, or whose client stops waiting first is cancelled and reported as a tool error (nobody could
-   * follow it without a task id). Unset (default): such clients get error -32021, since CI runs outlast
-   * most client timeouts.
+   * For clients without the tasks extension. With the server's `clientsWithoutTasks: handles` (the
+   * default), how long to wait for a quick finish before answering with a handle to follow (at most 30 s
+   * are used; unset: the handle at once). With `wait`, the server waits for the run up to this long and
+   * answers with the plain result; a run that needs an approval, is still going when the bound ends, or
+   * whose client stops waiting first is cancelled and reported as a tool error (nobody could follow it
+   * without a task id); unset, such clients get error -32021, since CI runs outlast most client timeouts.
    */
   synchronousWaitMs: z.number().int().positive().optional(),
   /**

@@ -9,4 +9,4 @@ export {
 export { mapGithubActionsStatus, rawRunStatus, type RunPhase } from "./map-github-actions-status.js";
 export { runResultSchema, type RunResult } from "./run-result-schema.js";
 export type { RunRef } from "./run-ref.js";
-export type { UpstreamRequestEvent } from "./metered-fetch.js";
+export type { UpstreamRequestEvent } from "./create-github-client.js";

@@ -1,6 +1,6 @@
 import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { UpstreamRequestEvent } from "./metered-fetch.js";
+import type { UpstreamRequestEvent } from "./create-github-client.js";
 import {
   createTestAdapter,
   createTestContext,

@@ -2,7 +2,7 @@ import { UpstreamError, type AdapterContext, type JobSnapshot } from "@jobtasks/
 import { buildRunResult } from "./build-run-result.js";
 import { collectFailedSteps, type LogBudget } from "./collect-failed-steps.js";
 import { describeRunningRun } from "./describe-running-run.js";
-import type { GithubApi } from "./github-api.js";
+import type { GithubApi } from "./github-actions-api.js";
 import { mapGithubActionsStatus, rawRunStatus } from "./map-github-actions-status.js";
 import { countReviewsByEnvironment, describePendingDeployments, needsReviewHistory } from "./pending-deployment-requests.js";
 import type { RateBudget } from "./rate-budget.js";

@@ -1,3 +1,4 @@
+import { JobNotFoundError } from "@jobtasks/core";
 import { z } from "zod";
 
 /**
@@ -32,6 +33,13 @@ export const runRefSchema = z.object({
   runId: z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]),
   attempt: z.number().int().positive(),
 });
+
+/** The ref a task id held, checked: a ref of an older version of this adapter may arrive. */
+export function checkRunRef(ref: RunRef): RunRef {
+  const parsed = runRefSchema.safeParse(ref);
+  if (!parsed.success) throw new JobNotFoundError("the task does not name a GitHub Actions run");
+  return parsed.data;
+}
 
 export function describeRun(ref: RunRef): string {
   return `${ref.owner}/${ref.repo} run ${ref.runId} attempt ${ref.attempt}`;

@@ -1,6 +1,6 @@
 import { InvalidToolInputError } from "@jobtasks/core";
 import { z } from "zod";
-import type { GithubApi } from "./github-api.js";
+import type { GithubApi } from "./github-actions-api.js";
 import type { ResolvedGithubActionsConfig } from "./github-actions-options.js";
 
 /** What every tool of one adapter instance shares. */

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import nock from "nock";
 import { createTestContext } from "@jobtasks/testkit";
+import type { UpstreamRequestEvent } from "../create-github-client.js";
 import { githubActions, type GithubActionsOptions } from "../github-actions-adapter.js";
-import type { UpstreamRequestEvent } from "../metered-fetch.js";
 import type { RunRef } from "../run-ref.js";
 
 /** Shared plumbing for this package's nock tests: fixtures, a test adapter, the API origin. */
