@@ -13,3 +13,4 @@ export * from "./task-listen-transport.js";
 export { isLoopbackHost } from "./loopback-address.js";
 export { isOrigin, originExpectation } from "./request-guard.js";
 export * from "./clients-without-tasks.js";
+export { MemoizedTaskIdOpener, defaultMemoizedOpens, type TaskIdOpener } from "./memoized-task-id-opener.js";
