@@ -5,7 +5,7 @@ import { formatNumber, markdownTable } from "./support/measure.js";
 /**
  * Where a server process spent its CPU: reads the .cpuprofile files `node --cpu-prof` wrote and prints the
  * functions with the most self time, and the shares of a few groups (zod, the MCP SDK, Node's HTTP, GC,
- * jobtasks itself). Used with the BENCH_SERVER_NODE_FLAGS of bench/peer-comparison.ts.
+ * jobtasks itself), as shares of the busy time from the first request served on. Used with the BENCH_SERVER_NODE_FLAGS of bench/peer-comparison.ts.
  *
  * Run: node --import tsx bench/summarize-cpu-profile.ts /tmp/profiles
  */
@@ -13,6 +13,7 @@ import { formatNumber, markdownTable } from "./support/measure.js";
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -28,14 +29,30 @@ const groups: Array<[string, (url: string, name: string) => boolean]> = [
   ["undici (Web Request/Response)", (url) => url.includes("undici") || url.includes("internal/deps/undici")],
   ["Node HTTP and streams", (url) => /node:(_http|http|net|stream|internal\/(http|streams|stream_base))/.test(url) || url.startsWith("node:internal/streams")],
   ["jobtasks (packages/*)", (url) => url.includes("/packages/") && !url.includes("node_modules")],
-  ["program (idle, native)", (_url, name) => name === "(program)" || name === "(idle)"],
+  ["Node internals (timers, events, ticks)", (url) => url.startsWith("node:")],
+  ["native (program)", (_url, name) => name === "(program)"],
 ];
 
 function summarize(file: string): void {
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  // Start-up (loading modules) is not what is measured: count from the first sample inside the HTTP
+  // server's request handling on. Idle time is left out, so shares are of the time the process was busy.
+  const serving = (id: number): boolean => {
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const { url, functionName } = byId.get(at)!.callFrame;
+      if (functionName === "route" || url.includes("sdk1-tasks-peer")) return true;
+    }
+    return false;
+  };
+  const firstServing = profile.samples.findIndex(serving);
   const selfMicros = new Map<number, number>();
-  profile.samples.forEach((id, index) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  profile.samples.forEach((id, index) => {
+    if (index < firstServing || byId.get(id)!.callFrame.functionName === "(idle)") return;
+    selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
+  });
   const total = [...selfMicros.values()].reduce((sum, value) => sum + value, 0);
   const byFunction = new Map<string, number>();
   const byGroup = new Map<string, number>();
