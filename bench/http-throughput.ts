@@ -14,7 +14,7 @@ import { serveForBenchmark, type ParentMessage, type ServerProcessMessage } from
  * Run: node --import tsx bench/http-throughput.ts
  */
 
-const requestsPerLevel = 5_000;
+const requestsPerLevel = 2_000;
 const maxMillisecondsPerLevel = 20_000;
 const concurrencyLevels = [1, 8, 32];
 const protocolVersion = "2026-07-28";

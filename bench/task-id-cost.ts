@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { TaskIdSealer, type TaskReference } from "@jobtasks/server";
+import { MemoizedTaskIdOpener, TaskIdSealer, type TaskReference } from "@jobtasks/server";
 import { describeMachine, formatNumber, heading, markdownTable, measureInterleaved } from "./support/measure.js";
 
 /**
@@ -97,17 +97,19 @@ export function runTaskIdCost(): void {
   const taskId = taskIds[0]!;
   const otherServer = new TaskIdSealer({ secret: randomBytes(32).toString("base64url") });
   // Each forgery reaches a different depth of open(); the ones that reach AES-GCM are the interesting ones.
-  const cases: Array<{ name: string; taskId: string; principal: string; opens: boolean }> = [
+  const cases: Array<{ name: string; taskId: string; principal: string; opens: boolean; memoized?: boolean }> = [
     { name: "valid id", taskId, principal, opens: true },
+    { name: "valid id, again, through the server's memo (MemoizedTaskIdOpener)", taskId, principal, opens: true, memoized: true },
     { name: "one ciphertext char flipped", taskId: flipOneCharacter(taskId, taskId.length - 30), principal, opens: false },
     { name: "auth tag char flipped", taskId: flipOneCharacter(taskId, taskId.length - 3), principal, opens: false },
     { name: "another principal's id", taskId, principal: "mallory", opens: false },
     { name: "unknown key id (other server)", taskId: otherServer.seal(reference, principal), principal, opens: false },
     { name: "garbage string", taskId: "not-a-task-id", principal, opens: false },
   ];
+  const memo = new MemoizedTaskIdOpener(sealer);
   const results = interleaved(
     cases.map((forgery) => () => {
-      const opened = sealer.open(forgery.taskId, forgery.principal) !== undefined;
+      const opened = (forgery.memoized ? memo : sealer).open(forgery.taskId, forgery.principal) !== undefined;
       if (opened !== forgery.opens) throw new Error(`${forgery.name}: expected opens=${forgery.opens}`);
     }),
   );

@@ -12,6 +12,7 @@ import { rpcError, writeJson, writeRefusal } from "./http-responses.js";
 import { createRequestGuard, parseAllowedOrigins } from "./request-guard.js";
 import { readJsonBody } from "./read-json-body.js";
 import { malformedInputResponses } from "./malformed-input-responses.js";
+import { createFastTasksGet } from "./fast-tasks-get.js";
 import { stripTaskResultContentFromResponse } from "./strip-task-result-content.js";
 import type { Logger } from "./logger.js";
 
@@ -36,6 +37,8 @@ export interface HttpServerOptions {
    * Origin gets 403; a loopback server also accepts loopback origins. Requests without one are not affected.
    */
   allowedOrigins?: readonly string[];
+  /** Answer well-formed tasks/get without the per-request SDK server (fast-tasks-get.ts). Default true. */
+  fastTasksGet?: boolean;
 }
 
 /** Every request reaches the MCP handler through route(), which sets the principal; never guess one. */
@@ -74,6 +77,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     { fetch: async (request, requestOptions) => stripTaskResultContentFromResponse(request, await handler.fetch(request, requestOptions)) },
     { onerror: (error) => logger.error({ err: error }, "MCP handler failed") },
   );
+
+  // Pollers' tasks/get skips the per-request SDK server when it is well formed beyond doubt (see the file).
+  const fastTasksGet = createFastTasksGet({ service, serverInfo: { name: options.name, version: options.version } });
 
   const server = createServer((request, response) => {
     void route(request, response).catch((error: unknown) => {
@@ -134,6 +140,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     if (listen && serveHttpTaskListen({ listen, body: body.value, request, response, principal, service, logger, ...(options.subscriptionIntervalMs !== undefined ? { intervalMs: options.subscriptionIntervalMs } : {}) })) {
       return;
     }
+    if (options.fastTasksGet !== false && (await fastTasksGet.serve(request, response, body.value, principal))) return;
     await serveMcp(request as never, response, body.value);
   }
 

@@ -21,6 +21,7 @@ export { createLogger, createSilentLogger } from "./logger.js";
 export type { Logger } from "./logger.js";
 // Task ids: the upstream reference, sealed and bound to the caller.
 export { TaskIdSealer, TaskIdTooLongError, maximumTaskIdLength, minimumSecretLength } from "./task-id.js";
+export { MemoizedTaskIdOpener, defaultMemoizedOpens, type TaskIdOpener } from "./memoized-task-id-opener.js";
 export type { TaskIdSealerOptions, TaskReference } from "./task-id.js";
 // What a snapshot becomes on the wire.
 export { toCreateTaskResult, toDetailedTask } from "./task-shape.js";

@@ -24,6 +24,7 @@ import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
 import { HandleTools, type HandleCaller } from "./handle-tools.js";
 import { isHandleToolName } from "./handle-tool-definitions.js";
 import { realSleep } from "./wait-for-task-change.js";
+import { MemoizedTaskIdOpener, type TaskIdOpener } from "./memoized-task-id-opener.js";
 import type { ToolDescriptor } from "./tool-registry.js";
 import { maxQuickFinishWaitMs, refuseHandleToolNames, toolsListedWithHandles, type ClientsWithoutTasks } from "./clients-without-tasks.js";
 import { immediateResult } from "./immediate-result.js";
@@ -53,6 +54,8 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
   now?: () => number;
   /** How the handle tools pause between reads (rejecting on abort); with `now`, a simulated clock for benchmarks. */
   sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
+  /** Opened task ids remembered (keyed by principal and id), so that a poller's id is deciphered once. Default 1024; 0 turns it off. */
+  memoizedTaskIds?: number;
 }
 
 /** Who is calling, and the request's lifetime. */
@@ -84,6 +87,8 @@ interface OpenedTask {
 export class TaskService {
   readonly registry: ToolRegistry;
   readonly #sealer: TaskIdSealer;
+  /** Opens ids through a bounded memo: pollers send the same id again and again. */
+  readonly #opener: TaskIdOpener;
   readonly #reader: SnapshotReader;
   readonly #logger: Logger;
   readonly #now: () => number;
@@ -97,6 +102,7 @@ export class TaskService {
   constructor(options: TaskServiceOptions) {
     this.registry = new ToolRegistry(options.adapters);
     this.#sealer = options.sealer;
+    this.#opener = options.memoizedTaskIds === 0 ? options.sealer : new MemoizedTaskIdOpener(options.sealer, options.memoizedTaskIds);
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
     this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? defaultPollIntervalMs;
@@ -312,7 +318,7 @@ export class TaskService {
   /** Open a task id for a caller, or answer exactly as for a task that does not exist. */
   #open(taskId: unknown, principal: string): OpenedTask {
     if (typeof taskId !== "string") throw taskNotFound();
-    const reference = this.#sealer.open(taskId, principal);
+    const reference = this.#opener.open(taskId, principal);
     if (!reference) throw taskNotFound();
     const adapter = this.registry.adapter(reference.adapter);
     if (!adapter) {

@@ -1,0 +1,134 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { LRUCache } from "lru-cache";
+import { classifyInboundRequest, isJsonContentType } from "@modelcontextprotocol/server";
+import { tasksExtensionId } from "./protocol-error.js";
+import type { TaskService } from "./task-service.js";
+
+/**
+ * tasks/get is what pollers send, over and over. Through the SDK each one builds a Server, a per-request
+ * transport and a Web Request, and zod re-validates the envelope, the params and the answer. This path
+ * answers the one request shape that is well formed beyond doubt, a 2026-07-28 tasks/get whose headers
+ * agree with its body and whose _meta declares the tasks extension, with the same bytes the SDK would
+ * send. Everything else (a missing or odd header, an unknown key, a bad envelope, an id that does not
+ * open, any error at all) is not answered here: it goes on to the SDK, which owns every error answer.
+ * fast-tasks-get.test.ts sends the same requests both ways and compares the answers byte for byte.
+ */
+
+export const fastPathProtocolVersion = "2026-07-28";
+
+const protocolVersionKey = "io.modelcontextprotocol/protocolVersion";
+const clientInfoKey = "io.modelcontextprotocol/clientInfo";
+const clientCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities";
+const envelopeKeys = new Set([protocolVersionKey, clientInfoKey, clientCapabilitiesKey]);
+
+export interface FastTasksGetOptions {
+  service: TaskService;
+  serverInfo: { name: string; version: string };
+}
+
+export interface FastTasksGet {
+  /** Answer the request and return true, or return false, having written nothing, for the SDK to answer. */
+  serve(request: IncomingMessage, response: ServerResponse, body: unknown, principal: string): Promise<boolean>;
+}
+
+export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
+  const { service } = options;
+  const serverInfoJson = JSON.stringify({ "io.modelcontextprotocol/serverInfo": options.serverInfo });
+  // A client sends the same _meta on every request, so the SDK's own verdict on it is asked once per
+  // distinct envelope; bounded, so that clients sending ever new envelopes cost memory no more than 256 of them.
+  const envelopeVerdicts = new LRUCache<string, boolean>({ max: 256 });
+
+  const envelopeServedHere = (meta: Record<string, unknown>): boolean => {
+    const key = JSON.stringify(meta);
+    let verdict = envelopeVerdicts.get(key);
+    if (verdict === undefined) {
+      verdict = sdkServesAsModernTasksGet(meta) && declaresTasks(meta);
+      envelopeVerdicts.set(key, verdict);
+    }
+    return verdict;
+  };
+
+  return {
+    async serve(request, response, body, principal) {
+      const taskId = servableTaskId(request, body);
+      if (taskId === undefined) return false;
+      const meta = (body as { params: { _meta: Record<string, unknown> } }).params._meta;
+      if (!envelopeServedHere(meta)) return false;
+
+      const controller = new AbortController();
+      const abort = () => controller.abort();
+      response.once("close", abort);
+      let task: Record<string, unknown>;
+      try {
+        task = (await service.getTask(taskId, { principal, signal: controller.signal })) as unknown as Record<string, unknown>;
+      } catch {
+        response.off("close", abort);
+        // The client left: nobody reads an answer. Any other failure is the SDK's to answer (it asks again;
+        // a task that does not open costs no upstream read, and errors are rare).
+        return controller.signal.aborted;
+      }
+      response.off("close", abort);
+      const id = JSON.stringify((body as { id: string | number }).id);
+      // The SDK's layout: result first, with resultType, the task, then the server's identity in _meta.
+      const result = JSON.stringify({ resultType: "complete", ...task });
+      const answer = `{"result":${result.slice(0, -1)},"_meta":${serverInfoJson}},"jsonrpc":"2.0","id":${id}}`;
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(answer);
+      return true;
+    },
+  };
+}
+
+/** The task id of a request this path may answer, judged from what varies per request; else undefined. */
+function servableTaskId(request: IncomingMessage, body: unknown): string | undefined {
+  const headers = request.headers;
+  if (!isJsonContentType(headers["content-type"] ?? null)) return undefined;
+  const accept = headers.accept;
+  if (accept === undefined || !accept.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
+  if (headers["mcp-protocol-version"] !== fastPathProtocolVersion || headers["mcp-method"] !== "tasks/get") return undefined;
+  if (!isPlainObject(body) || !hasExactKeys(body, ["jsonrpc", "id", "method", "params"])) return undefined;
+  if (body["jsonrpc"] !== "2.0" || body["method"] !== "tasks/get") return undefined;
+  const id = body["id"];
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
+  const params = body["params"];
+  if (!isPlainObject(params) || !hasExactKeys(params, ["taskId", "_meta"])) return undefined;
+  const taskId = params["taskId"];
+  const meta = params["_meta"];
+  if (typeof taskId !== "string" || !isPlainObject(meta)) return undefined;
+  if (!Object.keys(meta).every((key) => envelopeKeys.has(key)) || meta[protocolVersionKey] !== fastPathProtocolVersion) return undefined;
+  // Mcp-Name must spell the id itself; an encoded (=?base64?...?=) or differing header is the SDK's to judge.
+  if (headers["mcp-name"] !== taskId || taskId.startsWith("=?")) return undefined;
+  return taskId;
+}
+
+/**
+ * Ask the SDK's own classifier whether it serves this envelope as a modern request with our headers; the
+ * id and task id, which vary, are checked by servableTaskId, and do not change its verdict.
+ */
+function sdkServesAsModernTasksGet(meta: Record<string, unknown>): boolean {
+  const outcome = classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: fastPathProtocolVersion,
+    mcpMethodHeader: "tasks/get",
+    mcpNameHeader: "t",
+    body: { jsonrpc: "2.0", id: 0, method: "tasks/get", params: { taskId: "t", _meta: meta } },
+  });
+  return outcome.kind === "modern" && outcome.messageKind === "request" && outcome.classification.revision === fastPathProtocolVersion;
+}
+
+/** The request declared the tasks extension; without it the SDK path answers the capability error. */
+function declaresTasks(meta: Record<string, unknown>): boolean {
+  const capabilities = meta[clientCapabilitiesKey];
+  if (!isPlainObject(capabilities)) return false;
+  const extensions = capabilities["extensions"];
+  return isPlainObject(extensions) && isPlainObject(extensions[tasksExtensionId]);
+}
+
+function hasExactKeys(value: Record<string, unknown>, keys: readonly string[]): boolean {
+  const own = Object.keys(value);
+  return own.length === keys.length && keys.every((key) => Object.hasOwn(value, key));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
