@@ -133,12 +133,17 @@ describe.each(Object.entries(clients))("%s, without the tasks extension", (_name
     const bad = await client.callTool("task_answer", { taskId, key, action: "accept", content: { approve: "yes" } });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/content\.approve: .*Nothing was sent/);
+    // The form's default (approve: false) is no answer: left out, it is refused, not sent as a rejection.
+    const missing = await client.callTool("task_answer", { taskId, key, action: "accept", content: {} });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toMatch(/content\.approve: required.*Nothing was sent/);
     expect((await client.callTool("task_status", { taskId, waitSeconds: 0 })).structuredContent?.["status"]).toBe("input_required");
 
     const sent = await client.callTool("task_answer", { taskId, key, action: "accept", content: { approve: true, comment: "go" } });
     expect(sent.structuredContent).toEqual({ taskId, key, action: "accept", sent: true });
     const again = await client.callTool("task_answer", { taskId, key, action: "decline" });
     expect(again.isError).toBe(true);
+    expect(again.structuredContent).toEqual({ taskId, key, action: "decline", sent: false });
 
     const progress: string[] = [];
     const finished = await client.callTool("task_status", { taskId }, { onprogress: (update) => progress.push(update.message ?? "") });
@@ -168,6 +173,8 @@ describe.each(Object.entries(clients))("%s, without the tasks extension", (_name
     expect(finished.structuredContent?.["status"]).toBe("completed");
     expect(finished.isError).toBe(true);
     expect(finished.structuredContent?.["result"]["status"]).toBe("failed");
+    // The REST adapter's message for an upstream status "failed": not "failed: failed".
+    expect(finished.structuredContent?.["statusMessage"]).toBe("failed");
     expect(textOf(finished)).toMatch(/failed/);
   });
 
@@ -179,7 +186,7 @@ describe.each(Object.entries(clients))("%s, without the tasks extension", (_name
     expect(textOf(requested)).toMatch(/requested/);
     const ended = await followToEnd(client, taskId, 5);
     expect(ended.structuredContent?.["status"]).toBe("cancelled");
-    expect(textOf(ended)).toMatch(/was cancelled/);
+    expect(textOf(ended)).toBe("demo_pipeline was cancelled; it has no result.");
   });
 
   it("answers Task not found for a forged id, and a tool error naming the field for bad arguments", async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "jobtasks";
-import { ToolRegistry } from "@jobtasks/server";
+import { createSilentLogger, TaskIdSealer, TaskService, ToolRegistry } from "@jobtasks/server";
 import { presets } from "@jobtasks/rest";
 import { findPortabilityProblems } from "./support/schema-portability.js";
 import { buildApprovalRequest } from "../examples/demo/src/demo-adapter/demo-approval-request.js";
@@ -75,6 +75,17 @@ describe("tool schema portability", () => {
     }
     expect([...kinds].sort()).toEqual(["aws-batch", "demo", "github-actions", "rest"]);
     expect(schemas).toBeGreaterThanOrEqual(20);
+    expect(findings).toEqual([]);
+  });
+
+  it("task_status, task_answer and task_cancel (listed to clients without the extension) have 0 findings", async () => {
+    const config = await loadConfig(examples[0]!, environment);
+    const service = new TaskService({ adapters: config.adapters, sealer: new TaskIdSealer({ secret: "p".repeat(40) }), logger: createSilentLogger() });
+    const handleTools = service.listTools(false).filter((tool) => tool.name.startsWith("task_"));
+    expect(handleTools.map((tool) => tool.name)).toEqual(["task_status", "task_answer", "task_cancel"]);
+    const findings = handleTools.flatMap((tool) =>
+      (["inputSchema", "outputSchema"] as const).flatMap((kind) => findPortabilityProblems(tool[kind]).map((finding) => `${tool.name} ${kind}.${finding.path}: ${finding.rule}`)),
+    );
     expect(findings).toEqual([]);
   });
 });

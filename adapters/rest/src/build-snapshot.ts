@@ -123,6 +123,11 @@ function cancelRecognized(options: ResolvedRestOptions, body: unknown): boolean 
   return rule.values.some((value) => values.includes(value.toLowerCase()));
 }
 
+/** "failed: rejected"; an upstream whose own word is "failed" reads "failed", not "failed: failed". */
+function failedMessage(rawStatus: string): string {
+  return rawStatus.trim().toLowerCase() === "failed" ? "failed" : `failed: ${rawStatus}`;
+}
+
 export function buildSnapshot(options: ResolvedRestOptions, input: SnapshotInput): JobSnapshot {
   return redactValue(buildUnredactedSnapshot(options, input), input.secrets);
 }
@@ -141,7 +146,7 @@ function buildUnredactedSnapshot(options: ResolvedRestOptions, input: SnapshotIn
     case "completed":
       snapshot.result = completedResult(options, input);
       snapshot.message = reading.isError
-        ? (firstRendered(options.progress.errorMessage, context) ?? `failed: ${reading.rawStatus}`)
+        ? (firstRendered(options.progress.errorMessage, context) ?? failedMessage(reading.rawStatus))
         : (firstRendered(options.progress.completedMessage, context) ?? reading.rawStatus);
       return snapshot;
     case "cancelled":

@@ -73,7 +73,7 @@ export const progressOptionsSchema = z.object({
   percentPath: z.string().optional(),
   /** statusMessage template(s) of a job that completed. Default: the raw status. */
   completedMessage: messageTemplatesSchema,
-  /** statusMessage template(s) of a job that ended with an error value. Default: `failed: <raw status>`. */
+  /** statusMessage template(s) of a job that ended with an error value. Default: `failed: <raw status>` (just `failed` when that is the raw status). */
   errorMessage: messageTemplatesSchema,
   /** statusMessage template(s) of a cancelled job. Default: the raw status. */
   cancelledMessage: messageTemplatesSchema,

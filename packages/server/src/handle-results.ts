@@ -13,6 +13,8 @@ export interface HandleView {
   toolName: string;
   /** The adapter's polling interval, shown even once the task has ended (structuredContent always has one). */
   pollIntervalMs: number;
+  /** Every wait slot was taken: the answer did not wait, and says so. */
+  busy?: boolean;
 }
 
 /** The structured part every answer about a task shares. */
@@ -57,7 +59,7 @@ export function statusAnswer(view: HandleView, first = false): CallToolResult {
         isError: true,
       };
     case "cancelled":
-      return text(`${toolName} was cancelled${task.statusMessage ? ` (${task.statusMessage})` : ""}; it has no result.`, fields);
+      return text(`${toolName} was cancelled${saysMore(task.statusMessage, "cancelled") ? ` (${task.statusMessage})` : ""}; it has no result.`, fields);
     case "input_required":
       return text(
         `${first ? `Started ${toolName}. ` : ""}${toolName} is waiting for an answer${task.statusMessage ? `: ${task.statusMessage}` : ""}.\n` +
@@ -73,11 +75,21 @@ export function statusAnswer(view: HandleView, first = false): CallToolResult {
           ? `Started ${toolName}; it runs on its own, outside this call`
           : `${toolName} is still running`) +
           `${task.statusMessage ? ` (${task.statusMessage})` : ""}. ` +
-          `To follow it, call ${follow}: each call waits up to ${defaultStatusWaitSeconds} s for the job to finish or ask a question, ` +
-          `so call it again while the status is "working". To stop the job, call task_cancel with the same taskId.`,
+          (view.busy
+            ? `The server is busy (every wait is taken), so this call did not wait: wait about ${fields["pollIntervalMs"]} ms, then call ${follow} again. `
+            : `To follow it, call ${follow}: each call waits up to ${defaultStatusWaitSeconds} s for the job to finish or ask a question, ` +
+              `so call it again while the status is "working". `) +
+          `To stop the job, call task_cancel with the same taskId.`,
         fields,
       );
   }
+}
+
+/** Whether a status message adds anything to the status word (an upstream's raw "cancelled" does not). */
+function saysMore(message: string | undefined, status: string): boolean {
+  if (message === undefined) return false;
+  const plain = message.trim().toLowerCase();
+  return plain !== "" && plain !== status && plain !== status.replace("ll", "l");
 }
 
 function describeQuestion(taskId: string, key: string, request: InputRequest): string {

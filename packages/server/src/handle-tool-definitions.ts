@@ -33,7 +33,11 @@ export const handleToolInputSchemas = {
     taskId,
     key: z.string().min(1).describe("The question's key, as task_status listed it under inputRequests"),
     action: z.enum(["accept", "decline", "cancel"]).describe('"accept" with content answers the form; "decline" refuses; "cancel" dismisses it'),
-    content: z.record(z.string(), z.unknown()).optional().describe("The form's fields (its requestedSchema), for action accept"),
+    // What an elicitation form's field may hold: typed values give the schema keywords strict clients check.
+    content: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]))
+      .optional()
+      .describe("The form's fields (its requestedSchema), for action accept"),
   }),
   task_cancel: z.strictObject({ taskId }),
 } satisfies Record<HandleToolName, z.ZodType>;
@@ -85,7 +89,7 @@ const descriptors: Record<HandleToolName, Omit<ToolDescriptor, "inputSchema">> =
         taskId: { type: "string" },
         key: { type: "string" },
         action: { type: "string", enum: ["accept", "decline", "cancel"] },
-        sent: { type: "boolean", const: true },
+        sent: { type: "boolean", description: "false when the question was not outstanding (already answered): nothing was sent" },
       },
       required: ["taskId", "key", "action", "sent"],
     },

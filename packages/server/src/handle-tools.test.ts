@@ -1,11 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { ConfigError, UpstreamError, type CallToolResult } from "@jobtasks/core";
+import { ConfigError, UpstreamError, type CallToolResult, type InputRequest } from "@jobtasks/core";
 import { TaskIdSealer } from "./task-id.js";
+import { TaskProtocolError } from "./protocol-error.js";
 import { createSilentLogger } from "./logger.js";
 import { TaskService, type CallerContext, type TaskServiceOptions } from "./task-service.js";
 import {
   approvalRequest,
+  cancelledSnapshot,
   completedSnapshot,
   createScriptedAdapter,
   inputRequiredSnapshot,
@@ -147,6 +149,30 @@ describe("task_status", () => {
     expect(text(failed)).toMatch(/^scripted_job failed: /);
   });
 
+  it("says the server is busy, and to wait pollIntervalMs, when every wait slot is taken", async () => {
+    const { service } = setup({ service: { maxWaitingCalls: 0 } });
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    const result = await call(service, "task_status", { taskId });
+    expect(result.structuredContent["status"]).toBe("working");
+    expect(text(result)).toBe(
+      `scripted_job is still running (started job). The server is busy (every wait is taken), so this call did not wait: ` +
+        `wait about 5 ms, then call task_status with {"taskId":"${taskId}"} again. To stop the job, call task_cancel with the same taskId.`,
+    );
+    // A call that asked for no wait was not held back: it reads as usual.
+    expect(text(await call(service, "task_status", { taskId, waitSeconds: 0 }))).toMatch(/each call waits up to 40 s/);
+  });
+
+  it("says a cancelled job was cancelled once, not \"cancelled (cancelled)\"", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.lastJob(), cancelledSnapshot());
+    expect(text(await call(service, "task_status", { taskId }))).toBe("scripted_job was cancelled; it has no result.");
+    // A second job: an ended job's snapshot is kept, so the first one's cannot change.
+    const second = (await call(service, "scripted_job", {})).structuredContent.taskId;
+    scripted.update(scripted.lastJob(), { ...cancelledSnapshot(), message: "cancelled by alice" });
+    expect(text(await call(service, "task_status", { taskId: second }))).toBe("scripted_job was cancelled (cancelled by alice); it has no result.");
+  });
+
   it("answers after waitSeconds with the job still working", async () => {
     const { service } = setup();
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
@@ -205,6 +231,32 @@ describe("task_answer and task_cancel", () => {
     expect(scripted.calls.respond).toBe(1);
   });
 
+  it("refuses an accept that leaves out a required field even when the form gives it a default; nothing is sent", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalWithDefault() }));
+    for (const content of [{}, undefined, { comment: "fine" }]) {
+      const refused = await call(service, "task_answer", { taskId, key: "gate", action: "accept", ...(content ? { content } : {}) });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toBe(
+        "Invalid answer to question gate of scripted_job: content.approve: required, and missing from the answer. Nothing was sent; correct it and call task_answer again.",
+      );
+    }
+    // Nor does a default fill in an optional field the answer left out.
+    await call(service, "task_answer", { taskId, key: "gate", action: "accept", content: { approve: false } });
+    expect(scripted.onlyJob().responses).toEqual([{ gate: { action: "accept", content: { approve: false } } }]);
+  });
+
+  it("tasks/update: an accept without a required field is -32602 naming it, and nothing is sent", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalWithDefault(), other: approvalRequest() }));
+    const refused = service.updateTask(taskId, { other: { action: "decline" }, gate: { action: "accept", content: { comment: "fine" } } }, alice);
+    await expect(refused).rejects.toThrow(TaskProtocolError);
+    await expect(refused).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("inputResponses.gate.content.approve") });
+    expect(scripted.calls.respond).toBe(0);
+  });
+
   it("sends decline and cancel without content", async () => {
     const { service, scripted } = setup();
     const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
@@ -224,6 +276,61 @@ describe("task_answer and task_cancel", () => {
     scripted.update(scripted.onlyJob(), completedSnapshot());
     expect((await call(service, "task_cancel", { taskId })).structuredContent).toEqual({ taskId, status: "completed", cancelRequested: false });
     expect(scripted.calls.cancel).toBe(1);
+  });
+});
+
+describe("concurrent answers to one question", () => {
+  it("are sent once: one answer reaches the upstream, the others (task_answer and tasks/update) are told it was already answered", async () => {
+    // An upstream whose status lags behind its answers: it lists the question still after the first answer.
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const key = "job-1-approval-1";
+    const respond = scripted.adapter.doRespond!.bind(scripted.adapter);
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    scripted.adapter.doRespond = async (ref, responses, context) => {
+      await respond(ref, responses, context);
+      await slow;
+    };
+    // Two connections of one caller: their own request lifetimes.
+    const other = { principal: "alice", signal: new AbortController().signal };
+    const decisions = [true, false, true, false];
+    const answers = decisions.map((approve, index) => call(service, "task_answer", { taskId, key, action: "accept", content: { approve } }, index % 2 === 0 ? alice : other));
+    await vi.waitUntil(() => scripted.calls.respond === 1, { timeout: 5_000, interval: 2 });
+    // tasks/update while the first delivery is under way: it waits for it, then finds the key answered.
+    const update = service.updateTask(taskId, { [key]: { action: "decline" } }, alice);
+    release();
+    const results = await Promise.all(answers);
+    expect(await update).toEqual([]);
+    expect(scripted.calls.respond).toBe(1);
+    const sent = results.map((result) => result.structuredContent["sent"]);
+    expect(sent.filter(Boolean)).toHaveLength(1);
+    const winner = sent.indexOf(true);
+    expect(scripted.onlyJob().responses).toEqual([{ [key]: { action: "accept", content: { approve: decisions[winner] } } }]);
+    for (const result of results.filter((_result, index) => index !== winner)) {
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toEqual({ taskId, key, action: "accept", sent: false });
+      expect(text(result)).toBe(`Question ${key} of scripted_job is not outstanding (already answered); nothing was sent. The job is input_required.`);
+    }
+    // Later answers too, while the upstream still lists the question.
+    expect((await call(service, "task_answer", { taskId, key, action: "decline" })).structuredContent["sent"]).toBe(false);
+    expect(await service.updateTask(taskId, { [key]: { action: "decline" } }, alice)).toEqual([]);
+    expect(scripted.calls.respond).toBe(1);
+  });
+
+  it("a refused delivery is not remembered: the question can still be answered", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const key = "job-1-approval-1";
+    const respond = scripted.adapter.doRespond!.bind(scripted.adapter);
+    let failures = 1;
+    scripted.adapter.doRespond = async (ref, responses, context) => {
+      if (failures-- > 0) throw new UpstreamError("the approval endpoint answered 503", { httpStatus: 503, isRetryable: true });
+      await respond(ref, responses, context);
+    };
+    const failed = await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } });
+    expect(failed.isError).toBe(true);
+    expect((await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } })).structuredContent["sent"]).toBe(true);
   });
 });
 
@@ -294,3 +401,11 @@ describe("an expired task", () => {
     expect(scripted.calls.getStatus).toBe(reads);
   });
 });
+
+/** The demo's and GitHub's approval form: approve starts false in a form's UI. */
+function approvalWithDefault(): InputRequest {
+  const request = approvalRequest() as InputRequest & { params: { requestedSchema: { properties: Record<string, Record<string, unknown>> } } };
+  request.params.requestedSchema.properties["approve"] = { type: "boolean", title: "Approve", default: false };
+  request.params.requestedSchema.properties["comment"] = { type: "string", default: "no comment" };
+  return request;
+}

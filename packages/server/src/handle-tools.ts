@@ -28,6 +28,8 @@ export interface TaskOperations {
   cancelTask(taskId: string, caller: HandleCaller): Promise<void>;
   /** The tool that started a task and its adapter's polling interval; throws as tasks/get would for an unusable id. */
   describeTask(taskId: string, principal: string): { toolName: string; pollIntervalMs: number };
+  /** Whether this process already delivered an answer to the question (see AnswerLedger). */
+  wasAnswered(taskId: string, key: string, principal: string): boolean;
 }
 
 export interface HandleToolsOptions {
@@ -74,22 +76,22 @@ export class HandleTools {
    * question), then answer with the result or the handle. The job is never cancelled for running longer.
    */
   async firstAnswer(options: { read: () => Promise<DetailedTask>; waitMs: number; signal: AbortSignal; toolName: string; pollIntervalMs: number }): Promise<CallToolResult> {
-    const task = await this.#wait(options.read, options.waitMs, options.signal, options.pollIntervalMs);
-    return firstAnswer({ task, toolName: options.toolName, pollIntervalMs: options.pollIntervalMs });
+    const { task, busy } = await this.#wait(options.read, options.waitMs, options.signal, options.pollIntervalMs);
+    return firstAnswer({ task, toolName: options.toolName, pollIntervalMs: options.pollIntervalMs, busy });
   }
 
   async #status(args: StatusArguments, caller: HandleCaller): Promise<CallToolResult> {
     const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
     const deadline = this.#options.now() + (args.waitSeconds ?? defaultStatusWaitSeconds) * 1000;
     const read = () => this.#tasks.getTask(args.taskId, caller);
-    let task = await this.#wait(read, deadline - this.#options.now(), caller.signal, pollIntervalMs, caller.onProgress);
+    let { task, busy } = await this.#wait(read, deadline - this.#options.now(), caller.signal, pollIntervalMs, caller.onProgress);
     // A question the user answered in the client's own form is delivered, and the wait goes on; without
     // an answer (no form, dismissed, too slow) the model gets the question and task_answer, as always.
     while (task.status === "input_required" && caller.askUser && deadline - this.#options.now() > 0) {
       if (!(await this.#askUser(args.taskId, task.inputRequests, deadline - this.#options.now(), caller))) break;
-      task = await this.#wait(read, Math.max(0, deadline - this.#options.now()), caller.signal, pollIntervalMs, caller.onProgress);
+      ({ task, busy } = await this.#wait(read, Math.max(0, deadline - this.#options.now()), caller.signal, pollIntervalMs, caller.onProgress));
     }
-    return statusAnswer({ task, toolName, pollIntervalMs });
+    return statusAnswer({ task, toolName, pollIntervalMs, busy });
   }
 
   /** Put the first outstanding question to the user; true when an answer reached the upstream. */
@@ -108,18 +110,23 @@ export class HandleTools {
     const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
     const task = await this.#tasks.getTask(args.taskId, caller);
     const request = task.status === "input_required" ? task.inputRequests[args.key] : undefined;
-    if (!request) return notOutstanding(args, { task, toolName, pollIntervalMs });
+    if (!request || this.#tasks.wasAnswered(args.taskId, args.key, caller.principal)) return this.#notOutstanding(args, task, toolName, pollIntervalMs, caller);
     const checked = checkFormAnswer(request, args.action, args.content);
     if (!checked.ok) {
       return toolError(`Invalid answer to question ${args.key} of ${toolName}: ${checked.field}: ${checked.problem}. Nothing was sent; correct it and call task_answer again.`);
     }
     const delivered = await this.#tasks.updateTask(args.taskId, { [args.key]: checked.response }, caller);
     // Answered meanwhile by someone else, or superseded between the two reads: still sent at most once.
-    if (!delivered.includes(args.key)) return notOutstanding(args, { task: await this.#tasks.getTask(args.taskId, caller), toolName, pollIntervalMs });
+    if (!delivered.includes(args.key)) return this.#notOutstanding(args, await this.#tasks.getTask(args.taskId, caller), toolName, pollIntervalMs, caller);
     return {
       content: [{ type: "text", text: `Sent "${args.action}" to question ${args.key} of ${toolName}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.` }],
       structuredContent: { taskId: args.taskId, key: args.key, action: args.action, sent: true },
     };
+  }
+
+  #notOutstanding(args: AnswerArguments, task: DetailedTask, toolName: string, pollIntervalMs: number, caller: HandleCaller): CallToolResult {
+    const answered = (key: string) => this.#tasks.wasAnswered(args.taskId, key, caller.principal);
+    return notOutstanding(args, { task, toolName, pollIntervalMs }, answered(args.key), answered);
   }
 
   async #cancel(args: { taskId: string }, caller: HandleCaller): Promise<CallToolResult> {
@@ -143,12 +150,19 @@ export class HandleTools {
     };
   }
 
-  async #wait(read: () => Promise<DetailedTask>, waitMs: number, signal: AbortSignal, pollIntervalMs: number, onMessage?: (message: string) => void): Promise<DetailedTask> {
+  /** busy: every wait slot was taken, so the task was read once and not waited for. */
+  async #wait(
+    read: () => Promise<DetailedTask>,
+    waitMs: number,
+    signal: AbortSignal,
+    pollIntervalMs: number,
+    onMessage?: (message: string) => void,
+  ): Promise<{ task: DetailedTask; busy: boolean }> {
     // Each wait holds a request open; past the bound, answer with what is known now rather than refuse.
     const waiting = this.#waitingCalls < this.#options.maxWaitingCalls;
     if (waiting) this.#waitingCalls += 1;
     try {
-      return await waitForTaskChange({
+      const task = await waitForTaskChange({
         read,
         waitMs: waiting ? waitMs : 0,
         signal,
@@ -157,6 +171,7 @@ export class HandleTools {
         sleep: this.#options.sleep,
         ...(onMessage ? { onMessage } : {}),
       });
+      return { task, busy: !waiting && waitMs > 0 };
     } finally {
       if (waiting) this.#waitingCalls -= 1;
     }
@@ -175,10 +190,12 @@ interface AnswerArguments {
   content?: Record<string, unknown>;
 }
 
-function notOutstanding(args: AnswerArguments, view: HandleView): CallToolResult {
-  // No structuredContent: a client checks it against task_answer's outputSchema, which describes a sent answer.
-  const questions = view.task.status === "input_required" ? ` Outstanding now: ${Object.keys(view.task.inputRequests).join(", ")}.` : "";
+function notOutstanding(args: AnswerArguments, view: HandleView, alreadyAnswered: boolean, answered: (key: string) => boolean): CallToolResult {
+  const open = view.task.status === "input_required" ? Object.keys(view.task.inputRequests).filter((key) => !answered(key)) : [];
+  const questions = open.length > 0 ? ` Outstanding now: ${open.join(", ")}.` : "";
+  const why = alreadyAnswered ? "already answered" : "already answered, superseded or never asked";
   return toolError(
-    `Question ${args.key} of ${view.toolName} is not outstanding (already answered, superseded or never asked); nothing was sent. The job is ${view.task.status}.${questions}`,
+    `Question ${args.key} of ${view.toolName} is not outstanding (${why}); nothing was sent. The job is ${view.task.status}.${questions}`,
+    { taskId: args.taskId, key: args.key, action: args.action, sent: false },
   );
 }

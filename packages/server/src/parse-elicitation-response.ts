@@ -1,11 +1,14 @@
-import type { ElicitationResponse } from "@jobtasks/core";
+import type { ElicitationResponse, InputRequest } from "@jobtasks/core";
+import { missingRequiredField } from "./check-form-answer.js";
 import { errorCodes, TaskProtocolError } from "./protocol-error.js";
 
 /**
  * Check one answer from tasks/update before it reaches an adapter: inputResponses arrive from the client
- * and the SDK does not validate them. A malformed answer is -32602 naming the key.
+ * and the SDK does not validate them. A malformed answer is -32602 naming the key; an accept that leaves
+ * out a field the question's form requires is -32602 naming the field, since adapters read a missing
+ * approval as a rejection (a form's default is where its UI starts, not an answer).
  */
-export function parseElicitationResponse(key: string, value: unknown): ElicitationResponse {
+export function parseElicitationResponse(key: string, value: unknown, request?: InputRequest): ElicitationResponse {
   const candidate = value as { action?: unknown; content?: unknown } | null;
   const action = candidate?.action;
   if (action !== "accept" && action !== "decline" && action !== "cancel") {
@@ -20,6 +23,11 @@ export function parseElicitationResponse(key: string, value: unknown): Elicitati
     throw new TaskProtocolError(errorCodes.invalidParams, `Invalid params: inputResponses.${key}.content must be an object`, {
       field: `inputResponses.${key}.content`,
     });
+  }
+  const missing = action === "accept" && request ? missingRequiredField(request, content as Record<string, unknown> | undefined) : undefined;
+  if (missing !== undefined) {
+    const field = `inputResponses.${key}.content.${missing}`;
+    throw new TaskProtocolError(errorCodes.invalidParams, `Invalid params: ${field} is required to accept; nothing was sent`, { field });
   }
   return content === undefined ? { action } : { action, content: content as ElicitationResponse["content"] & object };
 }

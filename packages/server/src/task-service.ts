@@ -18,6 +18,7 @@ import { ToolRegistry, type AdapterInstance, type RegisteredTool } from "./tool-
 import { validateToolInput } from "./validate-tool-input.js";
 import { readAdapterRef } from "./adapter-ref.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
+import { AnswerLedger, answerLedgerKey } from "./answer-ledger.js";
 import { waitForResult } from "./wait-for-result.js";
 import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
 import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
@@ -98,6 +99,7 @@ export class TaskService {
   #synchronousCalls = 0;
   readonly clientsWithoutTasks: ClientsWithoutTasks;
   readonly #handles: HandleTools;
+  readonly #answers: AnswerLedger;
 
   constructor(options: TaskServiceOptions) {
     this.registry = new ToolRegistry(options.adapters);
@@ -110,6 +112,7 @@ export class TaskService {
     this.#synchronousWaitMs = options.synchronousWaitMs ?? {};
     this.#maxSynchronousCalls = options.maxSynchronousCalls ?? 32;
     this.clientsWithoutTasks = options.clientsWithoutTasks ?? "handles";
+    this.#answers = new AnswerLedger({ now: this.#now });
     if (this.clientsWithoutTasks === "handles") refuseHandleToolNames(options.adapters);
     this.#handles = new HandleTools(
       {
@@ -117,6 +120,7 @@ export class TaskService {
         updateTask: (taskId, inputResponses, caller) => this.updateTask(taskId, inputResponses, caller),
         cancelTask: (taskId, caller) => this.cancelTask(taskId, caller),
         describeTask: (taskId, principal) => this.#describe(taskId, principal),
+        wasAnswered: (taskId, key, principal) => this.wasAnswered(taskId, key, principal),
       },
       { maxWaitingCalls: options.maxWaitingCalls ?? 256, now: this.#now, sleep: options.sleep ?? realSleep },
     );
@@ -264,24 +268,37 @@ export class TaskService {
 
   /**
    * tasks/update. Only answers to requests the job has outstanding right now reach the adapter; the rest
-   * (never issued, already answered, superseded) are ignored, as the extension asks.
+   * (never issued, already answered, superseded) are ignored, as the extension asks. Answers to one task
+   * are delivered one at a time, and keys answered from this process count as answered even while the
+   * upstream still lists them (see AnswerLedger).
    */
   async updateTask(taskId: string, inputResponses: Record<string, unknown>, caller: CallerContext): Promise<string[]> {
     const opened = this.#open(taskId, caller.principal);
     const { adapter } = opened.target;
     if (!adapter.doRespond) return [];
-    const context = this.#adapterContext(caller);
-    const snapshot = await this.#reader.read(opened.target, context, { fresh: true });
-    if (snapshot.status !== "input_required" || !snapshot.inputRequests) return [];
-    const answers: Record<string, ElicitationResponse> = {};
-    for (const key of Object.keys(snapshot.inputRequests)) {
-      if (!Object.hasOwn(inputResponses, key)) continue;
-      answers[key] = parseElicitationResponse(key, inputResponses[key]);
-    }
-    if (Object.keys(answers).length === 0) return [];
     const respond = adapter.doRespond.bind(adapter);
-    await this.#act("deliver the answer", opened, () => respond(opened.target.ref, answers, context));
-    return Object.keys(answers);
+    const ledgerKey = answerLedgerKey(opened.reference.adapter, opened.reference.ref);
+    return this.#answers.serialise(ledgerKey, async () => {
+      const context = this.#adapterContext(caller);
+      const snapshot = await this.#reader.read(opened.target, context, { fresh: true });
+      if (snapshot.status !== "input_required" || !snapshot.inputRequests) return [];
+      const answered = this.#answers.answered(ledgerKey);
+      const answers: Record<string, ElicitationResponse> = {};
+      for (const [key, request] of Object.entries(snapshot.inputRequests)) {
+        if (!Object.hasOwn(inputResponses, key) || answered.has(key)) continue;
+        answers[key] = parseElicitationResponse(key, inputResponses[key], request);
+      }
+      if (Object.keys(answers).length === 0) return [];
+      await this.#act("deliver the answer", opened, () => respond(opened.target.ref, answers, context));
+      this.#answers.remember(ledgerKey, Object.keys(answers));
+      return Object.keys(answers);
+    });
+  }
+
+  /** Whether this process delivered an answer to the task's question `key` (and still remembers it). */
+  wasAnswered(taskId: string, key: string, principal: string): boolean {
+    const opened = this.#open(taskId, principal);
+    return this.#answers.answered(answerLedgerKey(opened.reference.adapter, opened.reference.ref)).has(key);
   }
 
   /** tasks/cancel. An acknowledgement, not a promise: the job may still finish first. */
