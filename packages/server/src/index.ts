@@ -1,5 +1,6 @@
 export * from "./auth.js";
-export * from "./http-server.js";
+export type { HttpServerOptions, RunningHttpServer } from "./http-server.js";
+export { startHttpServer } from "./start-http-server.js";
 export * from "./logger.js";
 export * from "./mcp-server.js";
 export * from "./protocol-error.js";
