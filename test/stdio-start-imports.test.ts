@@ -9,9 +9,9 @@ import { cliBin, cliEnvironment, demoConfig, repositoryRoot } from "./support/cl
 /**
  * An agent host spawns a stdio server per conversation and waits for its first answer, so `jobtasks serve
  * --stdio` must not load what that answer does not need: the HTTP stack, the client commands' libraries
- * (MCP client, prompts, live output) or an adapter's HTTP client before a job asks for it. A module hook
- * records every module the process loads up to its answer to server/discover; bench/stdio-startup.ts
- * measures the time.
+ * (MCP client, prompts, live output), or an adapter's HTTP client (undici, Octokit) before a job asks for
+ * it. A module hook records every module the process loads up to its answer to server/discover;
+ * bench/stdio-startup.ts measures the time.
  */
 
 let workspace: string;
@@ -84,6 +84,7 @@ const notBeforeTheFirstAnswer = [
   "@clack/",
   "log-update",
   "undici",
+  "@octokit/",
   "packages/server/dist/http-server.js",
   "packages/cli/dist/client/run-client.js",
   "examples/demo/",
@@ -95,7 +96,7 @@ describe("jobtasks serve --stdio loads only what its first answer needs", () => 
   it.each([
     ["demo config (rest adapter)", demoConfig, "adapters/rest/dist/"],
     ["GitHub config (github-actions adapter)", join(repositoryRoot, "examples/github-ci/jobtasks.config.yaml"), "adapters/github-actions/dist/"],
-  ])("%s: answers server/discover without the HTTP stack, the client libraries or undici", async (_name, config, adapterFiles) => {
+  ])("%s: answers server/discover without the HTTP stack, the client libraries or an upstream HTTP client", async (_name, config, adapterFiles) => {
     const { answer, modules } = await modulesLoadedBeforeFirstAnswer(config, adapterFiles.split("/")[1]!);
     expect(answer).toMatchObject({ id: 1, result: { supportedVersions: ["2026-07-28"] } });
     // The recording works: the SDK's server and the configured adapter were loaded, and were seen.
