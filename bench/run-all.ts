@@ -9,7 +9,7 @@ import { describeMachine } from "./support/measure.js";
  * Run: node --import tsx bench/run-all.ts
  */
 
-const benchmarks = ["task-id-cost.ts", "polling-cost.ts", "http-throughput.ts", "memory.ts", "model-turns.ts"];
+const benchmarks = ["task-id-cost.ts", "polling-cost.ts", "http-throughput.ts", "memory.ts", "model-turns.ts", "stdio-startup.ts"];
 /** No single benchmark should come near this; it only guarantees the suite ends. */
 const perBenchmarkTimeoutMs = 120_000;
 
