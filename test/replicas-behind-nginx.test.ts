@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { accessSync, constants, readFileSync } from "node:fs";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, request as forward, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -26,25 +26,32 @@ const secret = "replicas-behind-nginx-secret-0123456789abcdef";
 const jobs = 11;
 const pollsPerJob = 10;
 
-/** The nginx binary: on PATH or where Debian puts it; installed from Debian's package when missing and root. */
+/**
+ * The nginx binary where Debian puts it. When it is missing, Debian's package is installed with apt-get:
+ * directly as root, else through `sudo -n` (CI machines often allow it without a password). The package's
+ * own service is not started by the install where no init system runs; the test starts nginx itself.
+ */
 function ensureNginx(): string {
   const find = () => ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].find((path) => isExecutable(path));
   const found = find();
   if (found) return found;
-  if (process.getuid?.() !== 0) {
-    throw new Error("nginx is not installed, and this test can install it only as root: run apt-get install nginx (Debian's package), then rerun");
-  }
-  const install = () =>
-    spawnSync("apt-get", ["install", "-y", "--no-install-recommends", "nginx"], { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }, encoding: "utf8", timeout: 240_000 });
-  let result = install();
+  const asRoot = process.getuid?.() === 0 ? [] : ["sudo", "-n"];
+  const run = (args: string[]) => {
+    const [command, ...rest] = [...asRoot, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", ...args];
+    return spawnSync(command!, rest, { encoding: "utf8", timeout: 240_000 });
+  };
+  let result = run(["install", "-y", "--no-install-recommends", "nginx"]);
   if (result.status !== 0) {
     // A fresh machine may not have the package lists yet.
-    spawnSync("apt-get", ["update"], { encoding: "utf8", timeout: 240_000 });
-    result = install();
+    run(["update"]);
+    result = run(["install", "-y", "--no-install-recommends", "nginx"]);
   }
   const installed = find();
-  if (!installed) throw new Error(`could not install nginx with apt-get (exit ${result.status ?? result.signal}):\n${`${result.stdout}\n${result.stderr}`.slice(-2000)}`);
-  return installed;
+  if (installed) return installed;
+  const output = `${result.error?.message ?? ""}\n${result.stdout ?? ""}\n${result.stderr ?? ""}`.trim().slice(-2000);
+  throw new Error(
+    `nginx is not installed and could not be installed (apt-get install nginx${asRoot.length ? " through sudo -n, as this test does not run as root" : ""}: exit ${result.status ?? result.signal}); install Debian's nginx package and rerun.\n${output}`,
+  );
 }
 
 function isExecutable(path: string): boolean {
@@ -116,8 +123,6 @@ let roundRobinUrl: string;
 beforeAll(async () => {
   const nginxBinary = ensureNginx();
   workspace = await mkdtemp(join(tmpdir(), "jobtasks-replicas-"));
-  // nginx may drop to another user for its workers when started as root: let it read its files.
-  await chmod(workspace, 0o755);
   api = await startDemoApiForTests();
   proxy = await startCountingProxy(api.url);
   const config = join(workspace, "jobtasks.config.yaml");
@@ -136,6 +141,7 @@ beforeAll(async () => {
     directory("nginx.conf"),
     [
       "daemon off;",
+      // One process, in the foreground, as the user running the test: the test's child, stopped with it.
       "master_process off;",
       "worker_processes 1;",
       `pid ${directory("nginx.pid")};`,
