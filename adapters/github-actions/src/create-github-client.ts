@@ -1,13 +1,11 @@
-import { createAppAuth } from "@octokit/auth-app";
-import { retry } from "@octokit/plugin-retry";
-import { throttling } from "@octokit/plugin-throttling";
-import { Octokit } from "@octokit/rest";
+import type { Octokit } from "@octokit/rest";
 import { createConditionalFetch } from "./conditional-fetch.js";
 import type { RateBudget } from "./rate-budget.js";
 
-const OctokitWithEtiquette = Octokit.plugin(throttling, retry);
 /** Only the plain Octokit surface is used (octokit.request), so the plugin types need not leak. */
-export type GithubClient = Octokit;
+export interface GithubClient {
+  request(route: string, parameters: Record<string, unknown>): Promise<{ status: number; data: unknown; headers: unknown }>;
+}
 
 export type GithubCredentials =
   | { kind: "token"; token: string }
@@ -56,6 +54,24 @@ let clientCount = 0;
  */
 export function createGithubClient(settings: GithubClientSettings): GithubClient {
   clientCount += 1;
+  const id = clientCount;
+  // Octokit and its plugins load on the first request, not with the adapter: a stdio server that an agent
+  // host spawns answers its first messages (discover, tools/list) without them.
+  let octokit: Promise<Octokit> | undefined;
+  return {
+    request: async (route, parameters) => (await (octokit ??= buildOctokit(settings, id))).request(route, parameters),
+  };
+}
+
+let octokitWithEtiquette: Promise<ReturnType<typeof Octokit.plugin>> | undefined;
+
+async function buildOctokit(settings: GithubClientSettings, id: number): Promise<Octokit> {
+  const [OctokitWithEtiquette, { createAppAuth }] = await Promise.all([
+    (octokitWithEtiquette ??= Promise.all([import("@octokit/rest"), import("@octokit/plugin-throttling"), import("@octokit/plugin-retry")]).then(
+      ([{ Octokit }, { throttling }, { retry }]) => Octokit.plugin(throttling, retry),
+    )),
+    import("@octokit/auth-app"),
+  ]);
   const shouldWait = (retryAfterSeconds: number, options: { request?: object }, _octokit: unknown, retryCount: number): boolean =>
     retryCount < 1 &&
     retryAfterSeconds * 1000 <= settings.maxRateLimitWaitMs &&
@@ -81,7 +97,7 @@ export function createGithubClient(settings: GithubClientSettings): GithubClient
     // Octokit logs warnings with request details to the console by default; the adapter logs for itself.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     throttle: {
-      id: `jobtasks-github-actions-${clientCount}`,
+      id: `jobtasks-github-actions-${id}`,
       onRateLimit: shouldWait,
       onSecondaryRateLimit: shouldWait,
     },

@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { OutcomeUnknownError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
 import { exceedsDepth, maxJsonDepth } from "./json-depth.js";
 import { networkReason, neverSent } from "./network-failure.js";
@@ -132,11 +132,17 @@ export function describeUrl(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
+// undici loads on the first request rather than with the adapter: a stdio server that an agent host
+// spawns answers its first messages (discover, tools/list) before any job needs HTTP.
+let undici: Promise<typeof import("undici")> | undefined;
+const loadUndici = () => (undici ??= import("undici"));
+
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   async function sendOnce(purpose: string, method: string, url: URL, headers: Record<string, string>, payload: string | undefined, signal: AbortSignal, firstOrigin: string) {
     // Credentials go to their origins only, and never follow a redirect to another origin (as fetch does).
     const credentialed = options.credentialOrigins.has(url.origin) && url.origin === firstOrigin;
     const withCredentials = credentialed ? { ...headers, ...options.credentialHeaders } : headers;
+    const { request } = await loadUndici();
     try {
       return await request(url, {
         method: method as Dispatcher.HttpMethod,

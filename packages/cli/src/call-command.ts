@@ -1,7 +1,6 @@
 import { Command } from "commander";
 import { addAnswerOptions, addConnectionOptions, addTimeoutOption, type ClientFlags } from "./client/client-options.js";
 import { exitCodes } from "./client/exit-codes.js";
-import { findTool, followToEnd, withClient } from "./client/run-client.js";
 import { readToolArguments } from "./client/tool-arguments.js";
 import type { CommandModule } from "./command-module.js";
 import { UsageError } from "./usage-error.js";
@@ -29,6 +28,8 @@ export const callCommand: CommandModule = {
     return command
       .addHelpText("after", exitCodeHelp)
       .action(async (first: string, second: string | undefined, flags: CallFlags) => {
+        // The MCP client, the prompts and the live output load only for the client commands.
+        const { findTool, followToEnd, withClient } = await import("./client/run-client.js");
         const positionals = [first, ...(second === undefined ? [] : [second])];
         process.exitCode = await withClient(positionals, flags, async (session) => {
           const [tool, ...extra] = session.resolved.rest;

@@ -1,9 +1,6 @@
 import { Command } from "commander";
-import { createSilentLogger } from "@jobtasks/server";
 import type { CommandModule } from "./command-module.js";
 import { requireConfig } from "./require-config.js";
-import { loadConfig } from "./load-config.js";
-import { buildTaskService, checkOnlySealer, parsePort, readServerSettings } from "./server-settings.js";
 
 export const checkCommand: CommandModule = {
   usageExitCode: 1,
@@ -16,6 +13,11 @@ export const checkCommand: CommandModule = {
       .option("--host <host>", "check this host as serve would read it")
       .action(async (flags: { config?: string; port?: string; host?: string }) => {
         // Everything `serve` would refuse, without listening and without writing a secret file.
+        const [{ createSilentLogger }, { loadConfig }, { buildTaskService, checkOnlySealer, parsePort, readServerSettings }] = await Promise.all([
+          import("@jobtasks/server"),
+          import("./load-config.js"),
+          import("./server-settings.js"),
+        ]);
         const config = await loadConfig(requireConfig(flags.config));
         readServerSettings(config, process.env, {
           ...(flags.port !== undefined ? { port: parsePort("--port", flags.port) } : {}),

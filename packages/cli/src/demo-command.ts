@@ -1,7 +1,5 @@
 import { Command } from "commander";
 import type { CommandModule } from "./command-module.js";
-import { runDemo } from "./demo.js";
-import { parsePort } from "./server-settings.js";
 import { stopOnSignals } from "./stop-on-signals.js";
 
 export const demoCommand: CommandModule = {
@@ -15,6 +13,7 @@ export const demoCommand: CommandModule = {
       .option("--api-port <port>", "the demo job API's port (default: $DEMO_API_PORT or 4010)")
       .option("--stdio", "serve MCP on stdin/stdout for an agent host; the demo job API then takes a free port unless one is asked for")
       .action(async (flags: { port?: string; host?: string; apiPort?: string; stdio?: boolean }) => {
+        const [{ runDemo }, { parsePort }] = await Promise.all([import("./demo.js"), import("./server-settings.js")]);
         const running = await runDemo({
           stdio: flags.stdio ?? false,
           ...(flags.host !== undefined ? { host: flags.host } : {}),

@@ -1,6 +1,5 @@
 import { Command } from "commander";
 import type { CommandModule } from "./command-module.js";
-import { runNewCommand } from "./new-adapter-command.js";
 
 export const newCommand: CommandModule = {
   usageExitCode: 1,
@@ -13,6 +12,7 @@ export const newCommand: CommandModule = {
         .argument("<kind>", "the adapter's kind, in kebab case (for example build-queue)")
         .option("--dir <directory>", "where to write it; refused if it holds anything (default: ./<kind>)")
         .action(async (kind: string, flags: { dir?: string }) => {
+          const { runNewCommand } = await import("./new-adapter-command.js");
           await runNewCommand(["adapter", kind], flags.dir);
         }),
     ),

@@ -1,8 +1,6 @@
 import { Command } from "commander";
 import type { CommandModule } from "./command-module.js";
 import { requireConfig } from "./require-config.js";
-import { serve } from "./serve.js";
-import { parsePort } from "./server-settings.js";
 import { stopOnSignals } from "./stop-on-signals.js";
 
 export const serveCommand: CommandModule = {
@@ -16,6 +14,8 @@ export const serveCommand: CommandModule = {
       .option("--host <host>", "HTTP host (default: $HOST or 127.0.0.1)")
       .option("--stdio", "serve MCP on stdin/stdout instead of HTTP (logs stay on stderr)")
       .action(async (flags: { config?: string; port?: string; host?: string; stdio?: boolean }) => {
+        // Loaded here, not above: every other command builds this one, and none needs the server.
+        const [{ serve }, { parsePort }] = await Promise.all([import("./serve.js"), import("./server-settings.js")]);
         const running = await serve({
           config: requireConfig(flags.config),
           ...(flags.port !== undefined ? { port: parsePort("--port", flags.port) } : {}),

@@ -2,7 +2,6 @@ import { Command } from "commander";
 import { exitCodeHelp } from "./call-command.js";
 import { addAnswerOptions, addConnectionOptions, addTimeoutOption, type ClientFlags } from "./client/client-options.js";
 import { exitCodes } from "./client/exit-codes.js";
-import { followToEnd, withClient } from "./client/run-client.js";
 import type { CommandModule } from "./command-module.js";
 import { UsageError } from "./usage-error.js";
 
@@ -17,6 +16,7 @@ export const watchCommand: CommandModule = {
       .argument("[taskId]", "the task id that call printed");
     addTimeoutOption(addAnswerOptions(addConnectionOptions(command)));
     return command.addHelpText("after", exitCodeHelp).action(async (first: string, second: string | undefined, flags: ClientFlags) => {
+      const { followToEnd, withClient } = await import("./client/run-client.js");
       const positionals = [first, ...(second === undefined ? [] : [second])];
       process.exitCode = await withClient(positionals, flags, async (session) => {
         const [taskId, ...extra] = session.resolved.rest;

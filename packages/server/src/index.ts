@@ -1,7 +1,8 @@
 // Serving: the extension's semantics, and the transports that carry them.
 export { TaskService, defaultPollIntervalMs } from "./task-service.js";
 export type { CallerContext, TaskServiceOptions } from "./task-service.js";
-export { startHttpServer } from "./http-server.js";
+// The HTTP stack loads on the first call, so a stdio server never pays for it.
+export { startHttpServer } from "./start-http-server.js";
 export type { HttpServerOptions, RunningHttpServer } from "./http-server.js";
 export { startStdioServer } from "./stdio-server.js";
 export type { StdioServerOptions } from "./stdio-server.js";
