@@ -84,7 +84,8 @@ describe.each([
   });
 
   it("cancelled from another process with task cancel: exit 3", async () => {
-    const running = startCli(call("--arg", "steps=50", "--arg", "stepMs=100", "--json"), target.env);
+    // 20 × 5 s: the job cannot end before the cancel, however slow the machine; the cancel ends it.
+    const running = startCli(call("--arg", "steps=20", "--arg", "stepMs=5000", "--json"), target.env);
     const taskId = JSON.parse(await running.waitForLine(/"type":"task"/))["taskId"] as string;
     const cancel = await runCli(["task", "cancel", ...target.args, taskId], target.env);
     expect(cancel.code, cancel.stderr).toBe(0);
@@ -94,10 +95,10 @@ describe.each([
   });
 
   it("--timeout stops following with exit 4 and leaves the task running, with the watch command", async () => {
-    const result = await runCli(call("--arg", "steps=50", "--arg", "stepMs=100", "--timeout", "1s", "--json"), target.env);
+    const result = await runCli(call("--arg", "steps=20", "--arg", "stepMs=5000", "--timeout", "1s", "--json"), target.env);
     expect(result.code, result.stderr).toBe(4);
     const last = jsonLines(result.stdout).at(-1)!;
-    expect(last).toMatchObject({ type: "timeout", message: "timed out after 1s; the task goes on", resume: [expect.stringContaining(`jobtasks watch `)] });
+    expect(last).toMatchObject({ type: "timeout", message: "timed out after 1s; the task goes on", resume: [expect.stringContaining(`jobtasks watch `)], exitCode: 4 });
     const got = await runCli(["task", "get", ...target.args, last["taskId"] as string, "--json"], target.env);
     expect(jsonLines(got.stdout)[0]!["status"]).toBe("working");
     await runCli(["task", "cancel", ...target.args, last["taskId"] as string], target.env);
@@ -163,12 +164,100 @@ describe.each([
   });
 
   it("Ctrl-C asks whether to cancel or detach; cancel ends the task cancelled (exit 3)", async () => {
-    const run = await runInPty(call("--arg", "steps=50", "--arg", "stepMs=100"), target.env, [
-      { waitFor: /working: step \d+\/50/, send: "\x03" },
-      { waitFor: /Stop following this task\?[\s\S]*keep following/, send: "\r" },
+    const run = await runInPty(call("--arg", "steps=20", "--arg", "stepMs=5000"), target.env, [
+      { waitFor: /working: step \d+\/20/, send: "\x03" },
+      // "detach" is the highlighted default; "cancel the task" is two down.
+      { waitFor: /Stop following this task\?[\s\S]*● detach[\s\S]*cancel the task/, send: "\x1b[B\x1b[B\r" },
     ]);
     expect(run.code, run.screen).toBe(3);
     expect(run.screen).toMatch(/■ cancelled after/);
+  });
+});
+
+describe("jobtasks call when the task moves on without the terminal", () => {
+  let stack: DemoStack;
+  beforeAll(async () => {
+    stack = await startDemoStack({ adapter: "rest" });
+  });
+  afterAll(() => stack?.close());
+  const approval = () => ["call", stack.server.url, "demo_pipeline", "--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true"];
+  const taskIdOn = (screen: string) => /^task (jt1\.\S+)$/m.exec(screen)?.[1];
+
+  it("--timeout while the approval prompt is open closes the prompt and exits 4 at once", async () => {
+    const run = await runInPty([...approval(), "--timeout", "4s"], {}, [{ waitFor: /fill in the form/, send: "" }]);
+    expect(run.code, run.screen).toBe(4);
+    expect(run.screen).toContain("timed out after 4s; the task goes on");
+    const taskId = taskIdOn(run.screen);
+    expect(run.screen).toContain(`jobtasks watch ${stack.server.url} ${taskId}`);
+    await runCli(["task", "cancel", stack.server.url, taskId!], {});
+  });
+
+  it("a question answered from another terminal closes the prompt, and call follows the task to its end", async () => {
+    const run = await runInPty(approval(), {}, [
+      {
+        waitFor: /fill in the form/,
+        send: async (screen) => {
+          const answered = await runCli(["task", "answer", stack.server.url, taskIdOn(screen)!, "--answer", "approve=true", "--answer", "comment=from elsewhere"], {});
+          expect(answered.code, answered.stderr).toBe(0);
+          return "";
+        },
+      },
+    ]);
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toMatch(/input appr_\S+ is no longer asked/);
+    expect(run.screen).toContain("Approved: from elsewhere");
+    expect(run.screen).toMatch(/✔ completed/);
+  });
+
+  it("an --answer the form refuses exits 4 with the commands that answer and resume; an unknown field is named", async () => {
+    const result = await runCli([...approval(), "--answer", "approve=maybe", "--answer", "nosuch=1", "--json"], {});
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/warning: --answer nosuch: input appr_\S+ has no field "nosuch" \(fields: approve, comment\)/);
+    const last = jsonLines(result.stdout).at(-1)!;
+    expect(last).toMatchObject({ type: "unanswered", exitCode: 4, message: expect.stringContaining('approve: expected true or false, got "maybe"') });
+    expect(last["resume"]).toEqual([expect.stringContaining(`jobtasks task answer ${stack.server.url} ${last["taskId"]} --answer appr_`), `jobtasks watch ${stack.server.url} ${last["taskId"]}`]);
+    await runCli(["task", "cancel", stack.server.url, last["taskId"] as string], {});
+  });
+
+  it("says --json is why nothing was asked", async () => {
+    const result = await runCli([...approval(), "--json"], {});
+    expect(result.code, result.stderr).toBe(4);
+    expect(jsonLines(result.stdout).at(-1)).toMatchObject({ type: "unanswered", exitCode: 4, message: expect.stringContaining("(--json never asks)") });
+  });
+
+  it("task cancel on a task that has already ended says how it ended and exits with that ending", async () => {
+    const done = await runCli(["call", stack.server.url, "demo_pipeline", "--args", '{"steps": 1, "stepMs": 10, "fail": true}', "--json"], {});
+    expect(done.code, done.stderr).toBe(1);
+    const taskId = jsonLines(done.stdout).at(-1)!["taskId"] as string;
+    const cancel = await runCli(["task", "cancel", stack.server.url, taskId], {});
+    expect(cancel.code).toBe(1);
+    expect(cancel.stderr).toContain(`task ${taskId} had already ended: completed; nothing to cancel`);
+  });
+
+  it("a tool it does not have is named, with the server's tools but not the handle tools", async () => {
+    const result = await runCli(["call", stack.server.url, "no_such_tool"], {});
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/this server has no tool "no_such_tool"; it has: .*demo_pipeline/);
+    expect(result.stderr).not.toMatch(/task_status|task_answer|task_cancel/);
+  });
+
+  it("prints a URL's credentials and query values nowhere, not in the watch hint", async () => {
+    const withUser = new URL(stack.server.url);
+    withUser.username = "someone";
+    withUser.password = "pa55word";
+    // fetch refuses a URL with credentials, and its error quotes the URL.
+    const refused = await runCli(["call", withUser.toString(), "demo_pipeline"], {});
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain(`cannot connect to ${stack.server.url}:`);
+    expect(refused.stdout + refused.stderr).not.toMatch(/pa55word|someone/);
+    const url = new URL(stack.server.url);
+    url.search = "?token=s3cr3t-query";
+    const result = await runCli(["call", url.toString(), "demo_pipeline", "--arg", "steps=20", "--arg", "stepMs=5000", "--timeout", "1s", "--json"], {});
+    expect(result.code, result.stderr).toBe(4);
+    const last = jsonLines(result.stdout).at(-1)!;
+    expect(last["resume"]).toEqual([`jobtasks watch '${stack.server.url}?token=***' ${last["taskId"]}`]);
+    expect(result.stdout + result.stderr).not.toContain("s3cr3t-query");
+    await runCli(["task", "cancel", stack.server.url, last["taskId"] as string], {});
   });
 });
 
@@ -247,7 +336,8 @@ describe("detach, restart the server, watch", () => {
     const first = cleanup.add(await startCliHttpServer({ env }));
     const detached = await runInPty(["call", first.url, "demo_pipeline", "--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true"], {}, [
       { waitFor: /fill in the form/, send: "\x03" },
-      { waitFor: /Stop following this task\?[\s\S]*keep following/, send: "\x1b[B\r" },
+      // Enter takes the highlighted default, which leaves the task alone.
+      { waitFor: /Stop following this task\?[\s\S]*cancel the task/, send: "\r" },
     ]);
     expect(detached.code, detached.screen).toBe(130);
     expect(detached.screen).toContain("detached: the task goes on");
@@ -263,10 +353,28 @@ describe("detach, restart the server, watch", () => {
     expect(jsonLines(watched.stdout).at(-1)).toMatchObject({ type: "result", taskId, status: "completed", result: { structuredContent: { status: "succeeded" } } });
   });
 
+  it("over HTTP: losing the server mid-follow exits 4 with the watch command, not as a failed task", async () => {
+    const env = cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), XDG_CONFIG_HOME: home, HOME: home });
+    const first = cleanup.add(await startCliHttpServer({ env }));
+    const running = startCli(["call", first.url, "demo_pipeline", "--arg", "steps=3", "--arg", "stepMs=10000", "--json"], {});
+    const taskId = JSON.parse(await running.waitForLine(/"type":"task"/))["taskId"] as string;
+    await first.kill();
+    const lost = await running.done;
+    expect(lost.code, lost.stderr).toBe(4);
+    expect(jsonLines(lost.stdout).at(-1)).toMatchObject({ type: "disconnected", taskId, exitCode: 4, message: expect.stringMatching(/^lost the server \(.+\); the task goes on there$/), resume: [`jobtasks watch ${first.url} ${taskId}`] });
+
+    // The job went on upstream: a server started again still has it working, and cancels it.
+    const second = cleanup.add(await startCliHttpServer({ env, port: Number(new URL(first.url).port) }));
+    const got = await runCli(["task", "get", second.url, taskId, "--json"], {});
+    expect(jsonLines(got.stdout)[0]!["status"]).toBe("working");
+    await runCli(["task", "cancel", second.url, taskId], {});
+  });
+
   it("over stdio: SIGINT without a terminal detaches (exit 130); watch starts a new server process and finishes the task", async () => {
     const env = { DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), XDG_CONFIG_HOME: home, HOME: home, JOBTASKS_LOG_LEVEL: "warn" };
     const target = ["--stdio", stdioServerCommand()];
-    const running = startCli(["call", ...target, "demo_pipeline", "--arg", "steps=20", "--arg", "stepMs=50", "--json"], env);
+    // 8 × 1 s: still running when the SIGINT lands on a loaded machine, short enough for watch to finish.
+    const running = startCli(["call", ...target, "demo_pipeline", "--arg", "steps=8", "--arg", "stepMs=1000", "--json"], env);
     const taskId = JSON.parse(await running.waitForLine(/"type":"task"/))["taskId"] as string;
     running.signal("SIGINT");
     const detached = await running.done;

@@ -87,8 +87,11 @@ export function jsonLines(stdout: string): Array<Record<string, any>> {
 export interface PtyStep {
   /** Waits for this on the screen (ANSI codes removed), after what the previous step saw. */
   waitFor: RegExp;
-  /** Then types this ("\r" is Enter, "\x03" Ctrl-C, "\x1b[B" the down arrow). */
-  send: string;
+  /**
+   * Then types this ("\r" is Enter, "\x03" Ctrl-C, "\x1b[B" the down arrow), or runs this with the screen
+   * so far (to act from elsewhere while the terminal waits) and types what it resolves with.
+   */
+  send: string | ((screen: string) => Promise<string>);
 }
 
 /**
@@ -107,17 +110,35 @@ export async function runInPty(args: string[], environment: Record<string, strin
   let seenUpTo = 0;
   let step = 0;
   const done = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+  let acting = false;
   const advance = () => {
-    while (step < steps.length) {
+    while (step < steps.length && !acting) {
       const plain = stripAnsi(screen);
       const rest = plain.slice(seenUpTo);
       const match = steps[step]!.waitFor.exec(rest);
       if (!match) return;
       seenUpTo += match.index + match[0].length;
-      child.stdin.write(steps[step]!.send);
+      const { send } = steps[step]!;
       step++;
+      if (typeof send === "string") {
+        child.stdin.write(send);
+        continue;
+      }
+      acting = true;
+      void send(plain).then(
+        (keys) => {
+          acting = false;
+          child.stdin.write(keys);
+          advance();
+        },
+        (error: unknown) => {
+          failure = error;
+          child.kill("SIGKILL");
+        },
+      );
     }
   };
+  let failure: unknown;
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     screen += chunk;
     advance();
@@ -125,6 +146,7 @@ export async function runInPty(args: string[], environment: Record<string, strin
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
   const code = await done;
   clearTimeout(timer);
+  if (failure !== undefined) throw failure;
   const plain = stripAnsi(screen);
   if (step < steps.length) throw new Error(`the pty run ended (${code}) before the screen showed ${steps[step]!.waitFor}:\n${plain}`);
   return { code, screen: plain };

@@ -4,3 +4,14 @@ import { exitCodes } from "./exit-codes.js";
 export class ClientError extends Error {
   readonly exitCode: number = exitCodes.clientError;
 }
+
+/** What went wrong with a request, from deep in the cause chain ("fetch failed (ECONNREFUSED)"). */
+export function describeRequestFailure(error: Error): string {
+  const messages: string[] = [];
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    const text = `${current.message}${typeof code === "string" && !current.message.includes(code) ? ` (${code})` : ""}`;
+    if (!messages.some((known) => known.includes(text))) messages.push(text);
+  }
+  return messages.slice(-2).join(": ") || "the request failed";
+}

@@ -3,6 +3,7 @@ import { UsageError } from "../usage-error.js";
 import type { ServerTarget } from "./connect-requester.js";
 import { parseDuration } from "./parse-duration.js";
 import { parsePreparedAnswers, type PreparedAnswers } from "./prepared-answers.js";
+import { redactUrl } from "./redact-url.js";
 import { splitCommandLine } from "./split-command-line.js";
 
 /** The options every client command shares: where the server is, how to authenticate, how to print. */
@@ -42,7 +43,7 @@ export interface ResolvedTarget {
   target: ServerTarget;
   /** The positionals after the URL (all of them with --stdio). */
   rest: string[];
-  /** How to name this server in a printed command line (never with the token). */
+  /** How to name this server in a printed command line (never with the token, the URL's credentials or query values). */
   display: string;
 }
 
@@ -68,7 +69,7 @@ export function resolveTarget(positionals: string[], flags: ClientFlags, environ
   } catch {
     throw new UsageError(`"${url}" is not a URL; expected http://host:port/mcp or --stdio "<command>"`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new UsageError(`"${url}": expected an http:// or https:// URL`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new UsageError(`"${redactUrl(url)}": expected an http:// or https:// URL`);
   const headers: Record<string, string> = {};
   for (const header of flags.header ?? []) {
     const colon = header.indexOf(":");
@@ -77,7 +78,7 @@ export function resolveTarget(positionals: string[], flags: ClientFlags, environ
   }
   const token = flags.token ?? (environment["JOBTASKS_TOKEN"] || undefined);
   if (token !== undefined) headers["Authorization"] = `Bearer ${token}`;
-  return { target: { kind: "http", url, headers }, rest, display: url };
+  return { target: { kind: "http", url, headers }, rest, display: shellQuote(redactUrl(url)) };
 }
 
 export function readPreparedAnswers(flags: ClientFlags): PreparedAnswers {

@@ -4,6 +4,7 @@ import { packageVersion } from "../package-version.js";
 import { ClientError } from "./client-error.js";
 import { DetachedStdioTransport } from "./detached-stdio-transport.js";
 import { createRawDispatcher } from "./raw-dispatch.js";
+import { redactUrl, redactUrlIn } from "./redact-url.js";
 
 /**
  * The official requester (ext-tasks on the v2 SDK Client), connected to one server: over Streamable
@@ -43,9 +44,11 @@ export async function connectRequester(options: ConnectOptions): Promise<Connect
     await client.connect(transport);
   } catch (error) {
     await transport.close().catch(() => undefined);
-    const where = target.kind === "http" ? target.url : `the stdio server (${target.command})`;
+    const where = target.kind === "http" ? redactUrl(target.url) : `the stdio server (${target.command})`;
     const serverSaid = transport.recentStderr?.();
-    throw new ClientError(`cannot connect to ${where}: ${describeConnectError(error)}${serverSaid ? `\nThe server wrote:\n${serverSaid}` : ""}`, { cause: error });
+    // The fetch error may quote the URL as given, credentials and all.
+    const reason = target.kind === "http" ? redactUrlIn(describeConnectError(error), target.url) : describeConnectError(error);
+    throw new ClientError(`cannot connect to ${where}: ${reason}${serverSaid ? `\nThe server wrote:\n${serverSaid}` : ""}`, { cause: error });
   }
   raw.install();
   const session = createTaskSessionFromClient(client, {

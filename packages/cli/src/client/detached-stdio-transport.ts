@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 
+const stderrTailChars = 4_000;
+
 /**
  * A stdio client transport whose server runs in its own process group. Ctrl-C in a terminal signals the
  * whole foreground group: with the SDK's StdioClientTransport the server would stop at the very moment the
@@ -56,7 +58,8 @@ export class DetachedStdioTransport implements Transport {
       });
       child.stderr!.setEncoding("utf8");
       child.stderr!.on("data", (chunk: string) => {
-        this.stderrTail = (this.stderrTail + chunk).split("\n").slice(-20).join("\n");
+        // Bounded in lines and in characters: one endless line (a dumped blob) must not grow without end.
+        this.stderrTail = (this.stderrTail + chunk).split("\n").slice(-20).join("\n").slice(-stderrTailChars);
       });
     });
   }

@@ -1,11 +1,12 @@
 import type { ApplicationElicitResult, TaskExecutionEvent, TaskOutcome, ToolExecution } from "@modelcontextprotocol/ext-tasks/client";
-import { ClientError } from "./client-error.js";
+import { describeRequestFailure } from "./client-error.js";
 import type { InputHandler } from "./connect-requester.js";
 import { readElicitationForm } from "./elicitation-form.js";
 import { exitCodes } from "./exit-codes.js";
-import { resolvePreparedAnswer, type PreparedAnswers } from "./prepared-answers.js";
+import { resolvePreparedAnswer, unknownGeneralFields, type PreparedAnswers } from "./prepared-answers.js";
 import { promptForm, promptInterrupt } from "./prompt-form.js";
 import { formatElapsed } from "./progress-line.js";
+import { watchStillAsked } from "./watch-still-asked.js";
 import type { TaskEnding, TaskOutput, UnansweredRequest } from "./task-output.js";
 
 /**
@@ -19,12 +20,25 @@ export interface FollowOptions {
   answers: PreparedAnswers;
   /** Whether a person is at the terminal to be asked (stdin and stderr are terminals). */
   interactive: boolean;
+  /** Removes what must not be printed (the URL's credentials) from an error's message. */
+  redact(text: string): string;
+  /** Why nobody is asked when not interactive ("--json", "stdin is not a terminal"). */
+  whyNotAsked: string;
   timeoutMs?: number | undefined;
   /** The command lines that resume (`watch`) or answer (`answer`, without its --answer) this task. */
   resumeHints(taskId: string): { watch: string; answer: string };
+  /** Follows the task afresh (as `watch` does): after its open question was answered elsewhere. */
+  resume(taskId: string): Promise<ToolExecution<unknown>>;
+  /** Whether the task still asks `inputKey` (false once it moved on or ended), read from tasks/get. */
+  stillAsks(taskId: string, inputKey: string): Promise<boolean>;
 }
 
-type Stop = { kind: "detached" } | { kind: "timeout" } | { kind: "unanswered"; requests: UnansweredRequest[] } | { kind: "error"; error: Error };
+type Stop =
+  | { kind: "detached" }
+  | { kind: "timeout" }
+  | { kind: "unanswered"; requests: UnansweredRequest[]; why: string }
+  | { kind: "disconnected"; why: string }
+  | { kind: "error"; error: Error };
 
 /**
  * The input handler has to exist before the session does; it hands each request to whichever follower is
@@ -58,6 +72,8 @@ export class TaskFollower {
 class ActiveFollow {
   private readonly stopController = new AbortController();
   private stopReason: Stop | undefined;
+  /** Aborted to let go of the current execution and follow the task afresh (a stale prompt). */
+  private restartController = new AbortController();
   /** One prompt at a time: an input form and the Ctrl-C question never draw over each other. */
   private promptChain: Promise<unknown> = Promise.resolve();
   private readonly unanswered: UnansweredRequest[] = [];
@@ -79,27 +95,54 @@ class ActiveFollow {
     }
   }
 
-  private async follow(execution: ToolExecution<unknown>): Promise<number> {
-    this.execution = execution;
-    this.taskId = execution.kind === "task" ? execution.handle.taskId : "";
-    const { output } = this.options;
-    if (execution.kind === "task") this.announce(this.taskId);
+  private async follow(first: ToolExecution<unknown>): Promise<number> {
     const timer = this.options.timeoutMs === undefined ? undefined : setTimeout(() => this.stop({ kind: "timeout" }), this.options.timeoutMs);
     // ext-tasks waits between polls on timers that do not hold the process open: without this, Node could
     // find nothing left to do mid-task and exit 0 before the task ended.
     const keepAlive = setInterval(() => undefined, 60_000);
     try {
-      const { outcome } = await execution.settle({ signal: this.stopController.signal, onEvent: (event) => this.onEvent(event) });
+      for (let execution = first; ; ) {
+        const ended = await this.settle(execution);
+        if (ended !== "restart") return ended;
+        // ext-tasks lets go of the task id once the detached execution has settled; then it resumes.
+        await execution.detach().catch(() => undefined);
+        await execution.result().catch(() => undefined);
+        this.restartController = new AbortController();
+        execution = await this.options.resume(this.taskId).catch((error: unknown) => {
+          throw this.stopReason?.kind === "error" ? this.stopReason.error : error;
+        });
+      }
+    } finally {
+      clearInterval(keepAlive);
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  private async settle(execution: ToolExecution<unknown>): Promise<number | "restart"> {
+    this.execution = execution;
+    this.taskId = execution.kind === "task" ? execution.handle.taskId : "";
+    const { output } = this.options;
+    if (execution.kind === "task") this.announce(this.taskId);
+    try {
+      const signal = AbortSignal.any([this.stopController.signal, this.restartController.signal]);
+      const { outcome, lastTask } = await execution.settle({ signal, onEvent: (event) => this.onEvent(event) });
+      // ext-tasks reports a request that failed (the server gone) as a failed outcome too; only a task that
+      // tasks/get said failed has failed, anything else leaves it running upstream.
+      if (execution.kind === "task" && outcome.status === "failed" && (outcome.task ?? lastTask)?.status !== "failed") {
+        const { code } = outcome.error;
+        const message = this.options.redact(describeRequestFailure(outcome.error));
+        this.stop({ kind: "disconnected", why: code === undefined ? `lost the server (${message}); the task goes on there` : `the server refused to read the task: ${message} (${code})` });
+        await execution.detach().catch(() => undefined);
+        return this.reportStop(this.stopReason!);
+      }
       const ending = endingOf(outcome);
       output.finished(execution.kind === "task" ? this.taskId : undefined, ending);
       return ending.exitCode;
     } catch (error) {
+      if (!this.stopReason && this.restartController.signal.aborted) return "restart";
       if (!this.stopReason) throw error;
       await execution.detach().catch(() => undefined);
       return this.reportStop(this.stopReason);
-    } finally {
-      clearInterval(keepAlive);
-      if (timer) clearTimeout(timer);
     }
   }
 
@@ -107,34 +150,55 @@ class ActiveFollow {
   async answer(params: Record<string, unknown> | undefined, taskId: string, inputKey: string, signal: AbortSignal | undefined): Promise<ApplicationElicitResult> {
     if (!params || params["mode"] === "url") {
       // Sampling, roots or a URL elicitation: nothing a terminal answers here.
-      this.stop({ kind: "unanswered", requests: [{ inputKey, form: { message: typeof params?.["message"] === "string" ? params["message"] : "The task asks for input this client cannot give.", fields: [] } }] });
+      const message = typeof params?.["message"] === "string" ? params["message"] : "The task asks for input this client cannot give.";
+      this.stop({ kind: "unanswered", requests: [{ inputKey, form: { message, fields: [] } }], why: "the task asks for input this terminal client cannot give" });
       return holdUntilReleased(signal);
     }
     const form = readElicitationForm(params);
     this.announce(taskId);
     this.options.output.asked(taskId, inputKey, form);
+    for (const name of unknownGeneralFields(this.options.answers, form)) {
+      process.stderr.write(`warning: --answer ${name}: input ${inputKey} has no field "${name}" (fields: ${form.fields.map((field) => field.name).join(", ") || "none"}); not used\n`);
+    }
     let resolution;
     try {
       resolution = resolvePreparedAnswer(this.options.answers, inputKey, form);
     } catch (error) {
-      this.stop({ kind: "error", error: new ClientError((error as Error).message) });
+      // A prepared value the form refuses: nothing is sent, and the task still waits for a right one.
+      this.stop({ kind: "unanswered", requests: [{ inputKey, form }], why: (error as Error).message });
       return holdUntilReleased(signal);
     }
     if (resolution.kind === "answered") return resolution.result;
     if (!this.options.interactive) {
       this.unanswered.push({ inputKey, form });
-      this.stop({ kind: "unanswered", requests: this.unanswered });
+      this.stop({ kind: "unanswered", requests: this.unanswered, why: `the task asks for input and nobody is here to answer (${this.options.whyNotAsked}); answer with --answer or --answers` });
       return holdUntilReleased(signal);
     }
     const known = resolution.content;
-    const answer = await this.exclusivePrompt(async () => {
-      for (;;) {
-        const outcome = await promptForm(form, known);
-        if (outcome !== "interrupted") return outcome;
-        if (!(await this.askAfterInterrupt())) return undefined;
+    // The prompt closes on a stop (a timeout) and when the question is no longer asked (answered elsewhere).
+    const stale = new AbortController();
+    const promptSignal = AbortSignal.any([this.stopController.signal, stale.signal]);
+    const watcher = watchStillAsked(() => this.options.stillAsks(taskId, inputKey), promptSignal, () => stale.abort());
+    try {
+      const answer = await this.exclusivePrompt(async () => {
+        for (;;) {
+          if (promptSignal.aborted) return undefined;
+          const outcome = await promptForm(form, known, promptSignal);
+          if (promptSignal.aborted) return undefined;
+          if (outcome !== "interrupted") return outcome;
+          if (!(await this.askAfterInterrupt(promptSignal))) return undefined;
+        }
+      });
+      if (answer) return answer;
+      if (stale.signal.aborted && !this.stopReason) {
+        process.stderr.write(`input ${inputKey} is no longer asked (answered elsewhere, or the task moved on)\n`);
+        this.restartController.abort(new Error("the question was answered elsewhere"));
       }
-    });
-    return answer ?? holdUntilReleased(signal);
+      return await holdUntilReleased(signal);
+    } finally {
+      stale.abort();
+      await watcher;
+    }
   }
 
   private announce(taskId: string): void {
@@ -153,14 +217,15 @@ class ActiveFollow {
     if (this.stopReason) return;
     // Without a terminal, or before there is a task to cancel, the only answer is to let go.
     if (!this.options.interactive || this.execution?.kind !== "task") return this.stop({ kind: "detached" });
-    await this.exclusivePrompt(() => this.askAfterInterrupt());
+    await this.exclusivePrompt(() => this.askAfterInterrupt(this.stopController.signal));
   }
 
   /** Asks "cancel or detach?"; true when the person chose to keep following. */
-  private async askAfterInterrupt(): Promise<boolean> {
+  private async askAfterInterrupt(signal: AbortSignal): Promise<boolean> {
     const execution = this.execution;
-    if (execution?.kind !== "task") return true;
-    const choice = await promptInterrupt();
+    if (execution?.kind !== "task" || signal.aborted) return true;
+    const choice = await promptInterrupt(signal);
+    if (signal.aborted) return false;
     if (choice === "detach") this.stop({ kind: "detached" });
     if (choice === "cancel") {
       process.stderr.write("asking the server to cancel the task…\n");
@@ -193,19 +258,23 @@ class ActiveFollow {
     const { output } = this.options;
     switch (reason.kind) {
       case "detached":
-        output.stopped(this.taskId, "detached", { reason: "detached: the task goes on without this terminal", hint: [watch] });
+        output.stopped(this.taskId, "detached", { reason: "detached: the task goes on without this terminal", hint: [watch], exitCode: exitCodes.detached });
         return exitCodes.detached;
       case "timeout":
-        output.stopped(this.taskId, "timeout", { reason: `timed out after ${formatElapsed(this.options.timeoutMs ?? 0)}; the task goes on`, hint: [watch] });
+        output.stopped(this.taskId, "timeout", { reason: `timed out after ${formatElapsed(this.options.timeoutMs ?? 0)}; the task goes on`, hint: [watch], exitCode: exitCodes.clientError });
+        return exitCodes.clientError;
+      case "disconnected":
+        output.stopped(this.taskId, "disconnected", { reason: reason.why, hint: [watch], exitCode: exitCodes.clientError });
         return exitCodes.clientError;
       case "unanswered": {
         const [first] = reason.requests;
         const field = first?.form.fields.find((entry) => entry.required) ?? first?.form.fields[0];
         const example = first && field ? `${first.inputKey}.${field.name}=<value>` : "<key>.<field>=<value>";
         output.stopped(this.taskId, "unanswered", {
-          reason: "the task asks for input and nobody is here to answer (stdin is not a terminal); answer with --answer or --answers",
+          reason: reason.why,
           hint: [`${answer} --answer ${example}`, watch],
           unanswered: reason.requests,
+          exitCode: exitCodes.clientError,
         });
         return exitCodes.clientError;
       }

@@ -84,6 +84,11 @@ export function resolvePreparedAnswer(answers: PreparedAnswers, inputKey: string
   return { kind: "incomplete", content, missing, prepared };
 }
 
+/** The fields `*` answers name that this form lacks: worth a warning, as a typo there is silently lost. */
+export function unknownGeneralFields(answers: PreparedAnswers, form: ElicitationForm): string[] {
+  return Object.keys(answers.entries.get(anyKey)?.content ?? {}).filter((name) => !form.fields.some((field) => field.name === name));
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }

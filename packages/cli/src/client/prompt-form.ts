@@ -10,10 +10,12 @@ import { coerceFieldValue, type ElicitationForm, type FormField } from "./elicit
 
 export type PromptOutcome = ApplicationElicitResult | "interrupted";
 
-const output = process.stderr;
+const stream = process.stderr;
 
-export async function promptForm(form: ElicitationForm, known: Record<string, ApplicationElicitContentValue> = {}): Promise<PromptOutcome> {
-  log.step(form.message, { output });
+/** `signal` closes an open prompt (a timeout, a question answered elsewhere): it then answers "interrupted". */
+export async function promptForm(form: ElicitationForm, known: Record<string, ApplicationElicitContentValue> = {}, signal?: AbortSignal): Promise<PromptOutcome> {
+  const where = { output: stream, ...(signal ? { signal } : {}) };
+  log.step(form.message, { output: stream });
   const action = await select<ApplicationElicitResult["action"]>({
     message: "Answer",
     options: [
@@ -21,35 +23,35 @@ export async function promptForm(form: ElicitationForm, known: Record<string, Ap
       { value: "decline", label: "decline" },
       { value: "cancel", label: "cancel", hint: "dismiss without answering" },
     ],
-    output,
+    ...where,
   });
   if (isCancel(action)) return "interrupted";
   if (action !== "accept") return { action };
   const content: Record<string, ApplicationElicitContentValue> = { ...known };
   for (const field of form.fields) {
     if (content[field.name] !== undefined) continue;
-    const value = await promptField(field);
+    const value = await promptField(field, where);
     if (value === "interrupted") return "interrupted";
     if (value !== undefined) content[field.name] = value;
   }
   return { action: "accept", content };
 }
 
-async function promptField(field: FormField): Promise<ApplicationElicitContentValue | undefined | "interrupted"> {
+async function promptField(field: FormField, where: { output: NodeJS.WriteStream; signal?: AbortSignal }): Promise<ApplicationElicitContentValue | undefined | "interrupted"> {
   const message = `${field.title}${field.required ? "" : " (optional)"}${field.description ? `\n${field.description}` : ""}`;
   switch (field.kind) {
     case "boolean": {
-      const answer = await confirm({ message, ...(typeof field.default === "boolean" ? { initialValue: field.default } : {}), output });
+      const answer = await confirm({ message, ...(typeof field.default === "boolean" ? { initialValue: field.default } : {}), ...where });
       return isCancel(answer) ? "interrupted" : answer;
     }
     case "choice": {
       const options = field.choices.map((choice) => ({ value: choice.value, label: choice.label }));
-      const answer = await select<string>({ message, options: field.required ? options : [...options, { value: "", label: "(no answer)" }], output });
+      const answer = await select<string>({ message, options: field.required ? options : [...options, { value: "", label: "(no answer)" }], ...where });
       if (isCancel(answer)) return "interrupted";
       return answer === "" ? undefined : answer;
     }
     case "choices": {
-      const answer = await multiselect<string>({ message, options: field.choices.map((choice) => ({ value: choice.value, label: choice.label })), required: field.required, output });
+      const answer = await multiselect<string>({ message, options: field.choices.map((choice) => ({ value: choice.value, label: choice.label })), required: field.required, ...where });
       return isCancel(answer) ? "interrupted" : answer;
     }
     default: {
@@ -65,7 +67,7 @@ async function promptField(field: FormField): Promise<ApplicationElicitContentVa
             return (error as Error).message;
           }
         },
-        output,
+        ...where,
       });
       if (isCancel(answer)) return "interrupted";
       return answer === "" ? undefined : coerceFieldValue(field, answer);
@@ -73,16 +75,21 @@ async function promptField(field: FormField): Promise<ApplicationElicitContentVa
   }
 }
 
-/** Ctrl-C while following a task: cancel it, leave it running, or go on watching. */
-export async function promptInterrupt(): Promise<"cancel" | "detach" | "continue"> {
+/**
+ * Ctrl-C while following a task: leave it running, go on watching, or cancel it. "detach" comes first and
+ * is highlighted: Ctrl-C then Enter must never cancel a deploy.
+ */
+export async function promptInterrupt(signal?: AbortSignal): Promise<"cancel" | "detach" | "continue"> {
   const answer = await select<"cancel" | "detach" | "continue">({
     message: "Stop following this task?",
     options: [
-      { value: "cancel", label: "cancel the task", hint: "asks the server to stop the job" },
       { value: "detach", label: "detach", hint: "the task goes on; resume with jobtasks watch" },
       { value: "continue", label: "keep following" },
+      { value: "cancel", label: "cancel the task", hint: "asks the server to stop the job" },
     ],
-    output,
+    initialValue: "detach",
+    output: stream,
+    ...(signal ? { signal } : {}),
   });
   // A second Ctrl-C at this question leaves the task alone: the safe way out.
   return isCancel(answer) ? "detach" : answer;

@@ -4,11 +4,13 @@ import { ClientError } from "./client-error.js";
 import { isInteractive, readPreparedAnswers, readTimeout, resolveTarget, type ClientFlags, type ResolvedTarget } from "./client-options.js";
 import { connectRequester, type ConnectedRequester } from "./connect-requester.js";
 import { TaskFollower } from "./follow-task.js";
+import { redactUrlIn } from "./redact-url.js";
 import { createTaskOutput } from "./task-output.js";
 
 /** What `call` and `watch` share: connect, follow one execution to its end, close, give the exit code. */
 
 const requestTimeoutMs = 30_000;
+const handleToolNames = new Set(["task_status", "task_answer", "task_cancel"]);
 
 export interface ClientSession {
   requester: ConnectedRequester;
@@ -39,12 +41,25 @@ export async function followToEnd(session: ClientSession, flags: ClientFlags, st
     output: createTaskOutput(flags.json === true),
     answers,
     interactive: !flags.json && isInteractive(),
+    redact: (text) => (session.resolved.target.kind === "http" ? redactUrlIn(text, session.resolved.target.url) : text),
+    whyNotAsked: flags.json ? "--json never asks" : "stdin is not a terminal",
     timeoutMs,
     resumeHints: (taskId) => ({
       watch: `jobtasks watch ${display} ${taskId}`,
       answer: `jobtasks task answer ${display} ${taskId}`,
     }),
+    resume: (taskId) => resumeTask(session, taskId),
+    stillAsks: async (taskId, inputKey) => {
+      const task = (await session.requester.session.task(taskId as never).snapshot()).raw as Record<string, unknown>;
+      return task["status"] === "input_required" && Object.hasOwn((task["inputRequests"] ?? {}) as object, inputKey);
+    },
   });
+}
+
+/** Follows a task by its id again, as `watch` does. */
+export function resumeTask(session: ClientSession, taskId: string): Promise<ToolExecution<unknown>> {
+  const { session: tasks } = session.requester;
+  return tasks.resumeTask({ endpointId: tasks.endpointId, generation: "v2", taskId: taskId as never, originalOperation: "tools/call" });
 }
 
 /** The tool's declaration, to read `--arg` values by type; undefined when the server does not list tools. */
@@ -56,7 +71,9 @@ export async function findTool(requester: ConnectedRequester, name: string): Pro
     return undefined;
   }
   const tool = tools.find((entry) => entry.name === name);
-  if (!tool) throw new ClientError(`this server has no tool "${name}"; it has: ${tools.map((entry) => entry.name).join(", ") || "none"}`);
+  // The server lists its handle tools to clients without the tasks extension; this client calls with it.
+  const listed = tools.filter((entry) => !handleToolNames.has(entry.name));
+  if (!tool) throw new ClientError(`this server has no tool "${name}"; it has: ${listed.map((entry) => entry.name).join(", ") || "none"}`);
   return tool;
 }
 

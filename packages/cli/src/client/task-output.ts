@@ -25,6 +25,15 @@ export interface UnansweredRequest {
   form: ElicitationForm;
 }
 
+export type StopKind = "detached" | "timeout" | "unanswered" | "disconnected";
+
+export interface StopLines {
+  reason: string;
+  hint: string[];
+  unanswered?: UnansweredRequest[];
+  exitCode: number;
+}
+
 export interface TaskOutput {
   started(taskId: string): void;
   changed(state: TaskState): void;
@@ -34,7 +43,7 @@ export interface TaskOutput {
   resume(): void;
   finished(taskId: string | undefined, ending: TaskEnding): void;
   /** The client stops following; the task goes on. `reason` says why, `hint` how to resume. */
-  stopped(taskId: string, kind: "detached" | "timeout" | "unanswered", lines: { reason: string; hint: string[]; unanswered?: UnansweredRequest[] }): void;
+  stopped(taskId: string, kind: StopKind, lines: StopLines): void;
 }
 
 export function createTaskOutput(json: boolean): TaskOutput {
@@ -59,9 +68,9 @@ class JsonTaskOutput implements TaskOutput {
   finished(taskId: string | undefined, ending: TaskEnding): void {
     this.write({ type: "result", ...(taskId ? { taskId } : {}), ...ending });
   }
-  stopped(taskId: string, kind: "detached" | "timeout" | "unanswered", lines: { reason: string; hint: string[]; unanswered?: UnansweredRequest[] }): void {
+  stopped(taskId: string, kind: StopKind, lines: StopLines): void {
     const unanswered = lines.unanswered?.map((request) => ({ inputKey: request.inputKey, message: request.form.message, fields: request.form.fields }));
-    this.write({ type: kind, taskId, message: lines.reason, resume: lines.hint, ...(unanswered ? { unanswered } : {}) });
+    this.write({ type: kind, taskId, message: lines.reason, resume: lines.hint, ...(unanswered ? { unanswered } : {}), exitCode: lines.exitCode });
   }
   private write(line: Record<string, unknown>): void {
     const text = JSON.stringify(line);
@@ -122,7 +131,7 @@ class HumanTaskOutput implements TaskOutput {
     }
   }
 
-  stopped(taskId: string, kind: "detached" | "timeout" | "unanswered", lines: { reason: string; hint: string[]; unanswered?: UnansweredRequest[] }): void {
+  stopped(taskId: string, kind: StopKind, lines: StopLines): void {
     this.endLive();
     const asked = (lines.unanswered ?? []).flatMap((request) => [
       `  input ${request.inputKey}: ${request.form.message}`,

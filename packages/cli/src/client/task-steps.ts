@@ -96,6 +96,14 @@ export const answerTask: TaskStep = async (taskId, flags, session) => {
 };
 
 export const cancelTask: TaskStep = async (taskId, flags, session) => {
+  const before = (await snapshot(session, taskId)).raw as Record<string, unknown>;
+  if (["completed", "failed", "cancelled"].includes(String(before["status"]))) {
+    // Nothing to cancel: say how it ended, and exit as call would have.
+    const exitCode = exitCodeOfTask(before);
+    if (flags.json) process.stdout.write(`${JSON.stringify({ type: "already-ended", taskId, status: before["status"], exitCode })}\n`);
+    else process.stderr.write(`task ${taskId} had already ended: ${String(before["status"])}; nothing to cancel\n`);
+    return exitCode;
+  }
   await session.requester.session
     .task(taskId as never)
     .cancel()
