@@ -98,6 +98,20 @@ describe("pnpm pack:all", () => {
     }
     expect(maps).toBeGreaterThan(0);
   });
+  it("ships the example configs without the schema path that only reaches the schema in the repository", () => {
+    const contents = join(workspace, "contents");
+    const configs = readdirSync(contents, { recursive: true, encoding: "utf8" }).filter((file) => /\.ya?ml$/.test(file) && !file.includes("/package/templates/"));
+    expect(configs).toContain(join("jobtasks-demo", "package", "jobtasks.config.yaml"));
+    for (const config of configs) {
+      const shipped = readFileSync(join(contents, config), "utf8");
+      expect(shipped, config).not.toContain("yaml-language-server");
+      // Only that line is left out: the rest is the file of the repository.
+      if (!config.startsWith("jobtasks-demo")) continue;
+      const source = readFileSync(join(repositoryRoot, "examples/demo", basename(config)), "utf8");
+      expect(source.split("\n")[0]).toMatch(/^# yaml-language-server: \$schema=\.\.\//);
+      expect(shipped, config).toBe(source.slice(source.indexOf("\n") + 1));
+    }
+  });
 });
 
 describe("npx jobtasks, installed without the optional adapters", () => {
