@@ -146,8 +146,10 @@ describe("npx jobtasks, installed without the optional adapters", () => {
   it("stays light: the GitHub and AWS clients are not installed", () => {
     expect(existsSync(join(install, "node_modules/@octokit"))).toBe(false);
     expect(existsSync(join(install, "node_modules/@aws-sdk"))).toBe(false);
-    // 35 MB when measured (87 MB with both optional adapters); the bound leaves room for dependency updates.
-    expect(lightInstallBytes).toBeLessThan(60 * 1024 * 1024);
+    // 47 MB (du -sk: 47,576 KiB) when measured in December 2026, 99 MB with both optional adapters. The bound
+    // is that figure plus 10 %: a new dependency or a heavier release shows here; then measure again and
+    // update this bound and the README's Install section together.
+    expect(lightInstallBytes).toBeLessThan(52 * 1024 * 1024);
   });
 
   it("serves a config over HTTP", async () => {
