@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { connect, type Socket } from "node:net";
 import { TaskIdSealer } from "./task-id.js";
 import { BearerTokens } from "./auth.js";
 import { TaskService } from "./task-service.js";
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from "./http-server.js";
 import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";
 import { capturingLogger } from "./test-support/capturing-logger.js";
+import { maxRequestBodyBytes } from "./read-json-body.js";
 
 /** The MCP endpoint's own checks, seen on the wire: headers, status codes, sockets and what is logged. */
 
@@ -78,6 +80,59 @@ function post(url: URL, options: { headers?: Record<string, string>; body?: stri
     outgoing.on("error", reject);
     outgoing.end(options.body ?? toolsList);
   });
+}
+
+function requestHead(url: URL, headers: Record<string, string>): string {
+  const lines = [`POST ${url.pathname} HTTP/1.1`, `host: ${url.host}`, "content-type: application/json", "accept: application/json, text/event-stream", "mcp-protocol-version: 2026-07-28", "mcp-method: tools/list"];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  return `${lines.join("\r\n")}\r\n\r\n`;
+}
+
+interface RawAnswer {
+  /** Everything the server sent before it ended the connection. */
+  text: string;
+  error?: Error;
+}
+
+/**
+ * One request on a raw socket that the client never ends: `closedByServer` settles only on the server's
+ * FIN ('end') or a reset ('error', kept in the answer so a test can refuse it), with all bytes read.
+ */
+function rawExchange(url: URL, head: string, body: Buffer): { socket: Socket; closedByServer: Promise<RawAnswer> } {
+  const socket = connect({ host: url.hostname, port: Number(url.port) });
+  const chunks: Buffer[] = [];
+  const closedByServer = new Promise<RawAnswer>((settle) => {
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.once("end", () => settle({ text: Buffer.concat(chunks).toString("utf8") }));
+    socket.once("error", (error) => settle({ text: Buffer.concat(chunks).toString("utf8"), error }));
+  });
+  socket.write(head);
+  socket.write(body);
+  return { socket, closedByServer };
+}
+
+/** The body of a raw HTTP/1.1 answer, or an error when it was cut short (Content-Length or chunked). */
+function completeBody(text: string): string {
+  const split = text.indexOf("\r\n\r\n");
+  const [head, rest] = [text.slice(0, split), text.slice(split + 4)];
+  const length = /\r\ncontent-length: (\d+)/i.exec(head)?.[1];
+  if (length !== undefined) {
+    if (Buffer.byteLength(rest) !== Number(length)) throw new Error(`answer cut short: ${Buffer.byteLength(rest)} of ${length} bytes`);
+    return rest;
+  }
+  if (!/\r\ntransfer-encoding: chunked/i.test(head)) throw new Error("answer with neither Content-Length nor chunked encoding");
+  let body = "";
+  for (let at = 0; ; ) {
+    const sizeEnd = rest.indexOf("\r\n", at);
+    if (sizeEnd < 0) throw new Error("answer cut short inside its chunks");
+    const size = parseInt(rest.slice(at, sizeEnd), 16);
+    if (size === 0) {
+      if (rest.slice(sizeEnd) !== "\r\n\r\n") throw new Error("answer without the end of its last chunk");
+      return body;
+    }
+    body += rest.slice(sizeEnd + 2, sizeEnd + 2 + size);
+    at = sizeEnd + 2 + size + 2;
+  }
 }
 
 describe("Origin", () => {
@@ -160,20 +215,34 @@ describe("rejected requests", () => {
     }
   });
 
-  it("close their keep-alive connection after a 413", async () => {
+  it("close their keep-alive connection after a 413: the whole answer, then the server's end of the socket", async () => {
     const { url } = await start();
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    try {
-      const refused = await post(url, { agent, body: `{"padding":"${"x".repeat(5 * 1024 * 1024)}"}` }).catch((error: unknown) => error);
-      // The server may close while the client still sends; either way it must not hold the connection.
-      if (refused instanceof Error) expect((refused as NodeJS.ErrnoException).code).toMatch(/ECONNRESET|EPIPE/);
-      else {
-        expect((refused as WireAnswer).status).toBe(413);
-        expect((refused as WireAnswer).headers.connection).toBe("close");
-        await (refused as WireAnswer).socketClosed;
-      }
-    } finally {
-      agent.destroy();
+    // Announce more than the bound, send just past it, then wait: only the server can end this connection.
+    const announced = maxRequestBodyBytes + 1024 * 1024;
+    const exchange = rawExchange(url, requestHead(url, { "content-length": String(announced) }), Buffer.alloc(maxRequestBodyBytes + 64 * 1024, "x"));
+    const answer = await exchange.closedByServer;
+    expect(answer.error).toBeUndefined();
+    expect(answer.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(JSON.parse(completeBody(answer.text))).toMatchObject({ jsonrpc: "2.0", error: { code: -32600, message: expect.stringContaining(String(maxRequestBodyBytes)) } });
+  });
+
+  it("hold none of 50 keep-alive connections refused with a bad token: the server closes each after its 401", async () => {
+    const { url } = await start({ tokens: BearerTokens.parse("alice:alice-token-0123456789") });
+    const head = requestHead(url, { authorization: "Bearer not-a-token", connection: "keep-alive", "content-length": String(Buffer.byteLength(toolsList)) });
+    const exchanges = Array.from({ length: 50 }, () => rawExchange(url, head, Buffer.from(toolsList)));
+    // Bounded: a server that held them would leave every wait below pending until the 5 s timer.
+    const closed = await Promise.race([
+      Promise.all(exchanges.map((exchange) => exchange.closedByServer)),
+      new Promise<"still open">((settle) => setTimeout(() => settle("still open"), 5000).unref()),
+    ]);
+    exchanges.forEach((exchange) => exchange.socket.destroy());
+    expect(closed).not.toBe("still open");
+    for (const answer of closed as RawAnswer[]) {
+      expect(answer.error).toBeUndefined();
+      expect(answer.text).toMatch(/^HTTP\/1\.1 401 /);
+      expect(answer.text).toMatch(/\r\nconnection: close\r\n/i);
+      expect(answer.text).toContain("Unauthorized");
     }
   });
 });
