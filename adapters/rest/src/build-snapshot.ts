@@ -2,7 +2,7 @@ import { type CallToolResult, type ElicitationFormRequest, type JobSnapshot } fr
 import { formSchemaProblem } from "./form-schema.js";
 import { inputRequiredOptionsSchema } from "./job-options-schema.js";
 import { queryAll, queryFirst } from "./json-path.js";
-import type { StatusReading } from "./map-status.js";
+import type { StatusReading } from "./map-rest-status.js";
 import { redactValue } from "./redact-value.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import { renderText } from "./template.js";

@@ -13,5 +13,5 @@ export type {
   StatusOptions,
 } from "./job-options-schema.js";
 export { presets, type PresetName } from "./presets.js";
-export { mapStatus, type StatusReading } from "./map-status.js";
+export { mapStatus, type StatusReading } from "./map-rest-status.js";
 export { pollIntervalFor, type PollingPolicy } from "./poll-interval.js";
