@@ -20,8 +20,7 @@ import { mapStatus, type StatusReading } from "./map-rest-status.js";
 import { performRequest, type RequestEnvironment } from "./rest-api.js";
 import { minimumPollIntervalMs, pollIntervalFor } from "./poll-interval.js";
 import { redactError, withRedactedErrors } from "./redact-error.js";
-import { formatOptionsIssues, restOptionsSchema, type RestOptions } from "./rest-options-schema.js";
-import type { ResolvedRestOptions } from "./rest-options.js";
+import { formatOptionsIssues, restOptionsSchema, type ResolvedRestOptions, type RestOptions } from "./rest-options.js";
 import { submitJob } from "./submit-job.js";
 
 /**
