@@ -12,7 +12,6 @@ import {
 import { resolveAuth } from "./auth-headers.js";
 import { buildSnapshot } from "./build-snapshot.js";
 import { cancelJob } from "./cancel-job.js";
-import { checkOutput } from "./check-output.js";
 import { deliverAnswers } from "./deliver-answers.js";
 import { createHttpClient, type HttpResponse } from "./http-client.js";
 import { buildInputSchema, buildOutputSchema } from "./input-schema.js";
@@ -126,8 +125,8 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
       resultBody = resultResponse.body;
     }
     const pollIntervalMs = pollIntervalFor(config.polling, ageMs, response.retryAfterMs);
-    const snapshot = buildSnapshot(config, { reading, body: response.body, resultBody, job, pollIntervalMs, secrets: auth.secrets });
-    return { response, snapshot: checkOutput(snapshot, outputSchemaFor(reference)) };
+    const snapshot = buildSnapshot(config, { reading, body: response.body, resultBody, job, pollIntervalMs, secrets: auth.secrets, outputSchema: outputSchemaFor(reference) });
+    return { response, snapshot };
   }
 
   const outputSchemas = new Map(config.tools.map((tool, index) => [tool.name, buildOutputSchema(tool, `tools.${index}.outputSchema`)]));
@@ -161,8 +160,9 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
         job: { id: reference.id },
         pollIntervalMs: pollIntervalFor(config.polling, 0, started.retryAfterMs),
         secrets: auth.secrets,
+        outputSchema: outputSchemaFor(reference),
       });
-      return { ref: reference, snapshot: checkOutput(snapshot, outputSchemaFor(reference)) };
+      return { ref: reference, snapshot };
     } catch (error) {
       // The job exists: hand out its task, and let the first status read report what this could not.
       context.logger.warn({ tool: tool.name, err: redactError(error, auth.secrets) }, "the submit answer could not be read as a first status; the status read will report");
