@@ -1,7 +1,6 @@
 import type { AdapterDefinition } from "@jobtasks/core";
 import { restAdapter } from "./rest-adapter.js";
-import { restOptionsSchema } from "./rest-options-schema.js";
-import type { ResolvedRestOptions } from "./rest-options.js";
+import { restOptionsSchema, type ResolvedRestOptions } from "./rest-options.js";
 
 /** How the `jobtasks` command builds a `kind: rest` adapter instance from its config file. */
 export const adapterDefinition: AdapterDefinition<ResolvedRestOptions> = {

@@ -1,8 +1,9 @@
 import { type CallToolResult, type ElicitationFormRequest, type JobSnapshot } from "@jobtasks/core";
+import type { z } from "zod";
 import { formSchemaProblem } from "./form-schema.js";
 import { inputRequiredOptionsSchema } from "./job-options-schema.js";
 import { queryAll, queryFirst } from "./json-path.js";
-import type { StatusReading } from "./map-status.js";
+import type { StatusReading } from "./map-rest-status.js";
 import { redactValue } from "./redact-value.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import { renderText } from "./template.js";
@@ -10,7 +11,8 @@ import { renderText } from "./template.js";
 /**
  * From a mapped status response to the snapshot the core turns into a task: message, result, input
  * requests. Pure: the adapter does the HTTP (including a follow-up result GET) and passes what it got.
- * Secrets are redacted once, from every string of the finished snapshot (see redact-value.ts).
+ * Secrets are redacted once, from every string of the finished snapshot (see redact-value.ts), and a
+ * successful result is then held to the tool's outputSchema.
  */
 
 export interface SnapshotInput {
@@ -23,6 +25,8 @@ export interface SnapshotInput {
   job: { id: string };
   pollIntervalMs: number;
   secrets: readonly string[];
+  /** The outputSchema of the tool that started the job, when it declares one. */
+  outputSchema?: z.ZodType | undefined;
 }
 
 const formSchemaSchema = inputRequiredOptionsSchema.shape.schema.unwrap();
@@ -129,7 +133,24 @@ function failedMessage(rawStatus: string): string {
 }
 
 export function buildSnapshot(options: ResolvedRestOptions, input: SnapshotInput): JobSnapshot {
-  return redactValue(buildUnredactedSnapshot(options, input), input.secrets);
+  return checkOutput(redactValue(buildUnredactedSnapshot(options, input), input.secrets), input.outputSchema);
+}
+
+/**
+ * Holding a successful result to the tool's declared outputSchema. Official MCP clients refuse a
+ * successful result whose structuredContent does not match (and one that leaves it out), so a mismatch
+ * from the upstream (a field it did not send, a null, a value redaction changed) is reported as an error
+ * naming the fields, with the upstream's value kept as text, instead of a success the client throws on.
+ */
+function checkOutput(snapshot: JobSnapshot, outputSchema: z.ZodType | undefined): JobSnapshot {
+  const result = snapshot.result;
+  if (!outputSchema || !result || result.isError) return snapshot;
+  const checked = outputSchema.safeParse(result.structuredContent ?? {});
+  if (checked.success) return snapshot;
+  const fields = checked.error.issues.map((issue) => `${issue.path.join(".") || "(result)"}: ${issue.message}`).join("; ");
+  const note = `The job finished, but its result does not match the tool's outputSchema (${fields}); the upstream's result follows as text.`;
+  const reported: CallToolResult = { content: [{ type: "text", text: note }, ...result.content], isError: true };
+  return { ...snapshot, result: reported };
 }
 
 function buildUnredactedSnapshot(options: ResolvedRestOptions, input: SnapshotInput): JobSnapshot {

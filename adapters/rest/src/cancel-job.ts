@@ -1,8 +1,8 @@
 import { JobNotFoundError, UpstreamError, type AdapterContext } from "@jobtasks/core";
 import type { HttpResponse } from "./http-client.js";
 import type { CancelOptions } from "./job-options-schema.js";
-import type { StatusReading } from "./map-status.js";
-import { performRequest, type RequestEnvironment } from "./perform-request.js";
+import type { StatusReading } from "./map-rest-status.js";
+import { performRequest, type RequestEnvironment } from "./rest-api.js";
 import { parseTemplate } from "./template.js";
 
 /**

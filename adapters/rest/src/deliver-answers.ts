@@ -1,7 +1,7 @@
 import { InvalidToolInputError, type AdapterContext, type ElicitationResponse, type JobSnapshot } from "@jobtasks/core";
 import type { HttpResponse } from "./http-client.js";
 import type { InputRequiredOptions } from "./job-options-schema.js";
-import { performRequest, type RequestEnvironment } from "./perform-request.js";
+import { performRequest, type RequestEnvironment } from "./rest-api.js";
 import { readAnswer, type ReadAnswer } from "./read-answer.js";
 
 /**

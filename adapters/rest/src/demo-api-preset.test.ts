@@ -1,10 +1,28 @@
-import { JobNotFoundError, isTerminalStatus, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
+import { JobNotFoundError, isTerminalStatus, type AnyJobAdapter, type JobAdapterV1, type JobSnapshot, type JsonValue } from "@jobtasks/core";
 import { startDemoApi, type RunningDemoApi } from "@jobtasks/demo";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restAdapter, type RestJobReference } from "./rest-adapter.js";
-import { pollUntil } from "./test-support/poll-until.js";
 import { testContext } from "./test-support/test-context.js";
+
+/** Read a job's status until `done` says so, as a client polling tasks/get would; fails after `timeoutMs`. */
+async function pollUntil(
+  adapter: AnyJobAdapter,
+  reference: JsonValue,
+  done: (snapshot: JobSnapshot) => boolean,
+  // Generous for a loaded CI machine; still well inside vitest's 20 s test timeout.
+  timeoutMs = 15_000,
+): Promise<{ last: JobSnapshot; seen: JobSnapshot[] }> {
+  const seen: JobSnapshot[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const snapshot = await adapter.doGetStatus(reference, testContext());
+    seen.push(snapshot);
+    if (done(snapshot)) return { last: snapshot, seen };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`gave up after ${timeoutMs} ms; last status: ${JSON.stringify(seen.at(-1))}`);
+}
 
 // The REAL demo job API on 127.0.0.1, driven through the `demo-api` preset: the same behaviour as the
 // hand-written demo adapter, with nothing but configuration.

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { adapterDefinition } from "./adapter-definition.js";
-import { formatOptionsIssues } from "./rest-options-schema.js";
+import { formatOptionsIssues } from "./rest-options.js";
 
 // Every config we show people must load: the README's YAML blocks, examples/rest-jobs/*.yaml and the
 // demo preset's config. They are read the way the jobtasks CLI reads them: YAML parsed, `${VAR}` and

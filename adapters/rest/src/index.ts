@@ -1,7 +1,13 @@
 export { restAdapter, type RestAdapterRuntime, type RestJobReference } from "./rest-adapter.js";
 export { adapterDefinition } from "./adapter-definition.js";
-export { restOptionsSchema, formatOptionsIssues, type RestOptions } from "./rest-options-schema.js";
-export { resolvedRestOptionsSchema, type ResolvedRestOptions, type AuthOptions } from "./rest-options.js";
+export {
+  restOptionsSchema,
+  resolvedRestOptionsSchema,
+  formatOptionsIssues,
+  type RestOptions,
+  type ResolvedRestOptions,
+  type AuthOptions,
+} from "./rest-options.js";
 export type { ToolOptions, TypedField } from "./tool-options-schema.js";
 export type { RequestOptions } from "./request-options-schema.js";
 export type {
@@ -13,5 +19,5 @@ export type {
   StatusOptions,
 } from "./job-options-schema.js";
 export { presets, type PresetName } from "./presets.js";
-export { mapStatus, type StatusReading } from "./map-status.js";
+export { mapStatus, type StatusReading } from "./map-rest-status.js";
 export { pollIntervalFor, type PollingPolicy } from "./poll-interval.js";

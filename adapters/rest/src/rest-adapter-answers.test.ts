@@ -1,7 +1,7 @@
 import { AdapterConfigError, InvalidToolInputError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
-import type { RestOptions } from "./rest-options-schema.js";
+import type { RestOptions } from "./rest-options.js";
 import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
 import { mockAgent, seen, testContext, type SeenRequest } from "./test-support/test-context.js";
 

@@ -1,7 +1,7 @@
 import { UpstreamError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
-import type { RestOptions } from "./rest-options-schema.js";
+import type { RestOptions } from "./rest-options.js";
 import { mockAgent, testContext } from "./test-support/test-context.js";
 
 // Error messages can carry URLs the upstream chose (a redirect target, an Operation-Location value), and

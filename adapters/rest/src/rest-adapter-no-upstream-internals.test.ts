@@ -1,7 +1,7 @@
 import type { AdapterContext } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
-import type { RestOptions } from "./rest-options-schema.js";
+import type { RestOptions } from "./rest-options.js";
 import { mockAgent, testContext } from "./test-support/test-context.js";
 
 // Every error the adapter throws becomes a statusMessage, a tool error or a tasks/cancel error that the

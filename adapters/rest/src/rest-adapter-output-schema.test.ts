@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
-import type { RestOptions } from "./rest-options-schema.js";
+import type { RestOptions } from "./rest-options.js";
 import { mockAgent, testContext } from "./test-support/test-context.js";
 
 // A tool that declares an outputSchema promises structuredContent that matches it, and official clients

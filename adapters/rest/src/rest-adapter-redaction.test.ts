@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
-import type { RestOptions } from "./rest-options-schema.js";
+import type { RestOptions } from "./rest-options.js";
 import { mockAgent, testContext } from "./test-support/test-context.js";
 
 // Redaction works on values, never on JSON text parsed again: a secret with quotes or backslashes is

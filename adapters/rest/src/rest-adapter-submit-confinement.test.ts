@@ -1,7 +1,7 @@
 import { InvalidToolInputError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
-import type { RestOptions } from "./rest-options-schema.js";
+import type { RestOptions } from "./rest-options.js";
 import { mockAgent, testContext } from "./test-support/test-context.js";
 import { buildUrl } from "./url-builder.js";
 

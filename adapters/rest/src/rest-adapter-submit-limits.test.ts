@@ -1,7 +1,7 @@
 import { AdapterConfigError, UpstreamError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
-import type { RestOptions } from "./rest-options-schema.js";
+import type { RestOptions } from "./rest-options.js";
 import { mockAgent, seen, testContext } from "./test-support/test-context.js";
 
 // A submit is retried only when the user opts in with retries under an idempotency header; a correlation

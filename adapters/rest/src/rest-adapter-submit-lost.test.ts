@@ -1,7 +1,7 @@
 import { UpstreamError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
-import type { RestOptions } from "./rest-options-schema.js";
+import type { RestOptions } from "./rest-options.js";
 import { mockAgent, seen, testContext } from "./test-support/test-context.js";
 
 // Once the upstream may have acted on a submit (it answered 2xx, or the POST was sent and its answer was

@@ -1,28 +1,16 @@
 import type { Dispatcher } from "undici";
-import {
-  AdapterConfigError,
-  JobNotFoundError,
-  type AdapterContext,
-  type ElicitationResponse,
-  type JobAdapterV1,
-  type JobSnapshot,
-  type JobTool,
-  type StartedJob,
-} from "@jobtasks/core";
+import { AdapterConfigError, type AdapterContext, type ElicitationResponse, type JobAdapterV1 } from "@jobtasks/core";
 import { resolveAuth } from "./auth-headers.js";
-import { buildSnapshot } from "./build-snapshot.js";
 import { cancelJob } from "./cancel-job.js";
-import { checkOutput } from "./check-output.js";
 import { deliverAnswers } from "./deliver-answers.js";
-import { createHttpClient, type HttpResponse } from "./http-client.js";
-import { buildInputSchema, buildOutputSchema } from "./input-schema.js";
-import { mapStatus, type StatusReading } from "./map-status.js";
-import { performRequest, type RequestEnvironment } from "./perform-request.js";
-import { minimumPollIntervalMs, pollIntervalFor } from "./poll-interval.js";
-import { redactError, withRedactedErrors } from "./redact-error.js";
-import { formatOptionsIssues, restOptionsSchema, type RestOptions } from "./rest-options-schema.js";
-import type { ResolvedRestOptions } from "./rest-options.js";
-import { submitJob } from "./submit-job.js";
+import { createHttpClient } from "./http-client.js";
+import { buildOutputSchema } from "./input-schema.js";
+import { minimumPollIntervalMs } from "./poll-interval.js";
+import { createStatusReader } from "./read-job-status.js";
+import { withRedactedErrors } from "./redact-error.js";
+import type { RequestEnvironment } from "./rest-api.js";
+import { formatOptionsIssues, restOptionsSchema, type ResolvedRestOptions, type RestOptions } from "./rest-options.js";
+import { startJobTool } from "./start-job-tool.js";
 
 /**
  * The job reference sealed into the task id: the job id (or the status URL, as a path when it is on
@@ -74,102 +62,14 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     secrets: auth.secrets,
   };
 
-  /** The status request and what it says, before any grace window or result is considered. */
-  async function requestStatus(reference: RestJobReference, context: AdapterContext): Promise<{ response: HttpResponse; reading: StatusReading }> {
-    const job = { id: reference.id };
-    const response = await performRequest(
-      environment,
-      {
-        purpose: "status",
-        options: { url: config.status.url ?? "{{job.id}}" },
-        defaultMethod: "GET",
-        defaultAccepted: [200],
-        passThrough: Object.keys(config.status.http).map(Number),
-        context: { job },
-        valuesFrom: "upstream",
-        logger: context.logger,
-      },
-      context.signal,
-    );
-    return { response, reading: mapStatus(config.status, response.status, response.body) };
-  }
-
-  async function readStatus(reference: RestJobReference, context: AdapterContext): Promise<{ response: HttpResponse; snapshot: JobSnapshot }> {
-    const job = { id: reference.id };
-    const { response, reading } = await requestStatus(reference, context);
-    const ageMs = now() - reference.createdAt;
-    if (reading.gone && ageMs < config.status.goneGraceMs) {
-      // Just submitted: an eventually consistent upstream may not list the job yet. Ask again soon.
-      const snapshot: JobSnapshot = {
-        status: "working",
-        rawStatus: reading.rawStatus,
-        message: `The job is not visible upstream yet (${reading.rawStatus})`,
-        pollIntervalMs: pollIntervalFor(config.polling, ageMs, response.retryAfterMs),
-      };
-      return { response, snapshot };
-    }
-    if (reading.gone) throw new JobNotFoundError(`The upstream no longer knows this job (${reading.rawStatus})`);
-    let resultBody: unknown;
-    if (reading.status === "completed" && !reading.isError && config.result.url) {
-      const resultResponse = await performRequest(
-        environment,
-        {
-          purpose: "result",
-          options: { url: config.result.url },
-          defaultMethod: "GET",
-          defaultAccepted: [200],
-          context: { job, body: response.body },
-          valuesFrom: "upstream",
-          logger: context.logger,
-        },
-        context.signal,
-      );
-      resultBody = resultResponse.body;
-    }
-    const pollIntervalMs = pollIntervalFor(config.polling, ageMs, response.retryAfterMs);
-    const snapshot = buildSnapshot(config, { reading, body: response.body, resultBody, job, pollIntervalMs, secrets: auth.secrets });
-    return { response, snapshot: checkOutput(snapshot, outputSchemaFor(reference)) };
-  }
-
   const outputSchemas = new Map(config.tools.map((tool, index) => [tool.name, buildOutputSchema(tool, `tools.${index}.outputSchema`)]));
   /** The output schema a job's result is held to: its tool's, or the only tool's for a reference without one. */
   function outputSchemaFor(reference: RestJobReference) {
     const name = reference.tool ?? (config.tools.length === 1 ? config.tools[0]!.name : undefined);
     return name === undefined ? undefined : outputSchemas.get(name);
   }
-
-  const tools: JobTool<RestJobReference>[] = config.tools.map((tool, index) => ({
-    name: `${config.toolNamePrefix}${tool.name}`,
-    ...(tool.title !== undefined ? { title: tool.title } : {}),
-    description: tool.description,
-    inputSchema: buildInputSchema(tool, `tools.${index}.${tool.inputSchema ? "inputSchema" : "input"}`),
-    ...(tool.outputSchema ? { outputSchema: outputSchemas.get(tool.name)! } : {}),
-    ...(tool.synchronousWaitMs !== undefined ? { synchronousWaitMs: tool.synchronousWaitMs } : {}),
-    doStart: (input: unknown, context: AdapterContext) => withRedactedErrors(auth.secrets, () => startJob(tool, input, context)),
-  }));
-
-  async function startJob(tool: ResolvedRestOptions["tools"][number], input: unknown, context: AdapterContext): Promise<StartedJob<RestJobReference>> {
-    const started = await submitJob(environment, config, tool, input, context);
-    const reference: RestJobReference = { id: started.jobId, createdAt: now(), ...(tool.outputSchema ? { tool: tool.name } : {}) };
-    if (!tool.submit.firstSnapshot || started.body === undefined) return { ref: reference };
-    const reading = mapStatus(config.status, undefined, started.body);
-    // A completed job whose result lives behind a follow-up GET is left to the first status read.
-    if (reading.gone || (reading.status === "completed" && config.result.url)) return { ref: reference };
-    try {
-      const snapshot = buildSnapshot(config, {
-        reading,
-        body: started.body,
-        job: { id: reference.id },
-        pollIntervalMs: pollIntervalFor(config.polling, 0, started.retryAfterMs),
-        secrets: auth.secrets,
-      });
-      return { ref: reference, snapshot: checkOutput(snapshot, outputSchemaFor(reference)) };
-    } catch (error) {
-      // The job exists: hand out its task, and let the first status read report what this could not.
-      context.logger.warn({ tool: tool.name, err: redactError(error, auth.secrets) }, "the submit answer could not be read as a first status; the status read will report");
-      return { ref: reference };
-    }
-  }
+  const { requestStatus, readStatus } = createStatusReader({ environment, config, now, outputSchemaFor });
+  const tools = config.tools.map((tool, index) => startJobTool(tool, index, { environment, config, now, outputSchema: outputSchemas.get(tool.name) }));
 
   const adapter: JobAdapterV1<RestJobReference> = {
     specificationVersion: "v1",

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { checkConfigPaths } from "./check-config-paths.js";
+import { checkConsistency } from "./check-consistency.js";
 import {
   cancelOptionsSchema,
   inputRequiredOptionsSchema,
@@ -7,8 +9,18 @@ import {
   resultOptionsSchema,
   statusOptionsSchema,
 } from "./job-options-schema.js";
+import { presets } from "./presets.js";
 import { headerNameSchema } from "./request-options-schema.js";
 import { toolOptionsSchema } from "./tool-options-schema.js";
+
+/**
+ * The options of a REST adapter: one schema, `restOptionsSchema`, and its input type `RestOptions`. A
+ * declarative config describes a whole job API, so the parts that are each one idea keep their own
+ * files and are composed here: `tool-options-schema.ts` (a tool and its submit request),
+ * `job-options-schema.ts` (following a job: reference, status, progress, result, input, cancel) and
+ * `request-options-schema.ts` (one templated HTTP request, shared by both). The rules that span fields
+ * are in `check-consistency.ts` and `check-config-paths.ts`; presets in `presets.ts`.
+ */
 
 /**
  * Secrets are given by environment-variable name (`tokenEnv`) or inline (`token`, typically written as
@@ -91,4 +103,43 @@ export const resolvedRestOptionsSchema = z.object({
 });
 
 /** The config after presets and defaults: what the adapter runs on. */
-export type ResolvedRestOptions = z.infer<typeof resolvedRestOptionsSchema>;
+export type ResolvedRestOptions = z.output<typeof resolvedRestOptionsSchema>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Objects merge key by key; lists and scalars from the user replace the preset's. */
+function mergeOverPreset(preset: unknown, user: unknown): unknown {
+  if (!isPlainObject(preset) || !isPlainObject(user)) return user === undefined ? preset : user;
+  const merged: Record<string, unknown> = { ...preset };
+  for (const [key, value] of Object.entries(user)) merged[key] = mergeOverPreset(preset[key], value);
+  return merged;
+}
+
+/**
+ * The `options` block of a `kind: rest` adapter instance, as the user writes it: any field of
+ * resolvedRestOptionsSchema, each optional when a preset supplies it. Parsing merges the preset, applies
+ * defaults, checks the rules that span fields and reports every problem with the path of the field at fault.
+ */
+export const restOptionsSchema: z.ZodType<ResolvedRestOptions, Partial<z.input<typeof resolvedRestOptionsSchema>>> = z
+  .looseObject({ preset: z.enum(["azure-lro", "google-operation", "demo-api"]).optional() })
+  .transform((raw, context) => {
+    const merged = raw.preset ? mergeOverPreset(presets[raw.preset], raw) : raw;
+    const parsed = resolvedRestOptionsSchema.safeParse(merged);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) context.addIssue({ code: "custom", path: issue.path, message: issue.message });
+      return z.NEVER;
+    }
+    checkConsistency(parsed.data, context);
+    checkConfigPaths(parsed.data, context);
+    return parsed.data;
+  }) as unknown as z.ZodType<ResolvedRestOptions, Partial<z.input<typeof resolvedRestOptionsSchema>>>;
+
+/** What people write (a preset plus what it cannot know, or a full config), defaults optional. */
+export type RestOptions = z.input<typeof restOptionsSchema>;
+
+/** Human-readable list of problems, one per line, each starting with the field path. */
+export function formatOptionsIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join(".") : "(options)"}: ${issue.message}`).join("; ");
+}

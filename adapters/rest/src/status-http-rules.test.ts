@@ -1,7 +1,7 @@
 import { JobNotFoundError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
-import { restOptionsSchema } from "./rest-options-schema.js";
+import { restOptionsSchema } from "./rest-options.js";
 import { mockAgent, testContext } from "./test-support/test-context.js";
 
 // status.http merges over the defaults (202 working, 404 and 410 gone): adding a rule for 200 must not

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { InvalidToolInputError, OutcomeUnknownError, UpstreamError, redactSecrets, type AdapterContext } from "@jobtasks/core";
 import { queryFirst } from "./json-path.js";
-import { performRequest, type RequestEnvironment } from "./perform-request.js";
+import { performRequest, type RequestEnvironment } from "./rest-api.js";
 import { errorSecrets } from "./redact-error.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import type { ToolOptions } from "./tool-options-schema.js";

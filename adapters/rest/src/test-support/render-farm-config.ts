@@ -1,4 +1,4 @@
-import type { RestOptions } from "../rest-options-schema.js";
+import type { RestOptions } from "../rest-options.js";
 
 /** A made-up render farm API that exercises every part of the config; the tests mock it with MockAgent. */
 export const renderFarmOrigin = "https://render.example.test";

@@ -1,28 +1,13 @@
-import { z } from "zod";
-import { checkConfigPaths } from "./check-config-paths.js";
+import type { z } from "zod";
 import { formSchemaProblem } from "./form-schema.js";
-import { presets, type PresetName } from "./presets.js";
+import type { ResolvedRestOptions } from "./rest-options.js";
 import { parseTemplate } from "./template.js";
-import { resolvedRestOptionsSchema, type ResolvedRestOptions } from "./rest-options.js";
 
 /**
- * The `options` block of a `kind: rest` adapter instance, as the user writes it: any field of
- * ResolvedRestOptions, each optional when a preset supplies it. Parsing merges the preset, applies
- * defaults and reports every problem with the path of the field at fault.
+ * The rules of a REST config that no single field's schema can check: a reference kind and the templates
+ * it needs, status values listed twice, duplicate tool names, an input form that can check its answers.
+ * They run once on the whole config, after presets and defaults, when the adapter is built.
  */
-export type RestOptions = { preset?: PresetName } & Partial<z.input<typeof resolvedRestOptionsSchema>>;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/** Objects merge key by key; lists and scalars from the user replace the preset's. */
-function mergeOverPreset(preset: unknown, user: unknown): unknown {
-  if (!isPlainObject(preset) || !isPlainObject(user)) return user === undefined ? preset : user;
-  const merged: Record<string, unknown> = { ...preset };
-  for (const [key, value] of Object.entries(user)) merged[key] = mergeOverPreset(preset[key], value);
-  return merged;
-}
 
 function lower(values: readonly string[]): string[] {
   return values.map((value) => value.toLowerCase());
@@ -53,7 +38,7 @@ function checkUrlReferenceTemplates(options: ResolvedRestOptions, context: z.Ref
 }
 
 /** Rules that span fields, each reported at the field a user would fix. */
-function checkConsistency(options: ResolvedRestOptions, context: z.RefinementCtx): void {
+export function checkConsistency(options: ResolvedRestOptions, context: z.RefinementCtx): void {
   const kind = options.reference.kind ?? (options.reference.header ? "url" : "id");
   if (kind === "id" && options.status.url === undefined) {
     context.addIssue({ code: "custom", path: ["status", "url"], message: 'required when the reference is a job id (e.g. "/jobs/{{job.id}}")' });
@@ -108,23 +93,4 @@ function checkConsistency(options: ResolvedRestOptions, context: z.RefinementCtx
   if (options.status.inputRequired.length > 0 && !options.inputRequired) {
     context.addIssue({ code: "custom", path: ["inputRequired"], message: "required when status.inputRequired lists values" });
   }
-}
-
-export const restOptionsSchema: z.ZodType<ResolvedRestOptions, RestOptions> = z
-  .looseObject({ preset: z.enum(["azure-lro", "google-operation", "demo-api"]).optional() })
-  .transform((raw, context) => {
-    const merged = raw.preset ? mergeOverPreset(presets[raw.preset], raw) : raw;
-    const parsed = resolvedRestOptionsSchema.safeParse(merged);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) context.addIssue({ code: "custom", path: issue.path, message: issue.message });
-      return z.NEVER;
-    }
-    checkConsistency(parsed.data, context);
-    checkConfigPaths(parsed.data, context);
-    return parsed.data;
-  }) as unknown as z.ZodType<ResolvedRestOptions, RestOptions>;
-
-/** Human-readable list of problems, one per line, each starting with the field path. */
-export function formatOptionsIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.join(".") : "(options)"}: ${issue.message}`).join("; ");
 }

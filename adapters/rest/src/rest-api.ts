@@ -7,8 +7,9 @@ import { TemplateValueError, renderHeaderValue, renderJson } from "./template.js
 import { ForeignOriginError, buildUrl, type UrlPolicy } from "./url-builder.js";
 
 /**
- * Executes one configured request (submit, status, result, respond, cancel): renders its templates,
- * sends it and checks the status. Who is at fault for a bad value decides the error: a value taken from
+ * The upstream client of a REST adapter: the job API is described in config, so this client executes one
+ * configured request (submit, status, result, respond, cancel): it renders the request's templates, sends
+ * it through the HTTP transport (http-client.ts, the only code that speaks HTTP) and checks the status. Who is at fault for a bad value decides the error: a value taken from
  * the tool input is the caller's (InvalidToolInputError), one taken from the upstream is the upstream's.
  */
 

@@ -2,7 +2,7 @@ import { AdapterConfigError } from "@jobtasks/core";
 import { describe, expect, it } from "vitest";
 import { adapterDefinition } from "./adapter-definition.js";
 import { restAdapter } from "./rest-adapter.js";
-import { formatOptionsIssues, restOptionsSchema } from "./rest-options-schema.js";
+import { formatOptionsIssues, restOptionsSchema } from "./rest-options.js";
 import { renderFarmConfig } from "./test-support/render-farm-config.js";
 
 function problems(options: unknown): string[] {

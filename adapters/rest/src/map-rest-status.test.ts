@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { statusOptionsSchema } from "./job-options-schema.js";
-import { mapStatus } from "./map-status.js";
+import { mapStatus } from "./map-rest-status.js";
 
 const options = statusOptionsSchema.parse({
   url: "/jobs/{{job.id}}",

@@ -1,0 +1,65 @@
+import type { AdapterContext, JobTool, StartedJob } from "@jobtasks/core";
+import type { z } from "zod";
+import { buildSnapshot } from "./build-snapshot.js";
+import { buildInputSchema } from "./input-schema.js";
+import { mapStatus } from "./map-rest-status.js";
+import { pollIntervalFor } from "./poll-interval.js";
+import { redactError, withRedactedErrors } from "./redact-error.js";
+import type { RestJobReference } from "./rest-adapter.js";
+import type { RequestEnvironment } from "./rest-api.js";
+import type { ResolvedRestOptions } from "./rest-options.js";
+import { submitJob } from "./submit-job.js";
+import type { ToolOptions } from "./tool-options-schema.js";
+
+/**
+ * The tool of one `tools[]` entry. A REST adapter's tools come from its config, so this one file makes
+ * each of them: its name, description and input schema from the entry, and a doStart that submits the
+ * job and, when the entry asks for it, reads the submit answer as the first status.
+ */
+
+export interface StartJobToolSetup {
+  environment: RequestEnvironment;
+  config: ResolvedRestOptions;
+  now: () => number;
+  /** The tool's outputSchema converted to zod, when it declares one. */
+  outputSchema: z.ZodType | undefined;
+}
+
+export function startJobTool(tool: ToolOptions, index: number, setup: StartJobToolSetup): JobTool<RestJobReference> {
+  const { environment, config, now, outputSchema } = setup;
+  const secrets = environment.secrets;
+
+  async function startJob(input: unknown, context: AdapterContext): Promise<StartedJob<RestJobReference>> {
+    const started = await submitJob(environment, config, tool, input, context);
+    const reference: RestJobReference = { id: started.jobId, createdAt: now(), ...(tool.outputSchema ? { tool: tool.name } : {}) };
+    if (!tool.submit.firstSnapshot || started.body === undefined) return { ref: reference };
+    const reading = mapStatus(config.status, undefined, started.body);
+    // A completed job whose result lives behind a follow-up GET is left to the first status read.
+    if (reading.gone || (reading.status === "completed" && config.result.url)) return { ref: reference };
+    try {
+      const snapshot = buildSnapshot(config, {
+        reading,
+        body: started.body,
+        job: { id: reference.id },
+        pollIntervalMs: pollIntervalFor(config.polling, 0, started.retryAfterMs),
+        secrets,
+        outputSchema,
+      });
+      return { ref: reference, snapshot };
+    } catch (error) {
+      // The job exists: hand out its task, and let the first status read report what this could not.
+      context.logger.warn({ tool: tool.name, err: redactError(error, secrets) }, "the submit answer could not be read as a first status; the status read will report");
+      return { ref: reference };
+    }
+  }
+
+  return {
+    name: `${config.toolNamePrefix}${tool.name}`,
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    description: tool.description,
+    inputSchema: buildInputSchema(tool, `tools.${index}.${tool.inputSchema ? "inputSchema" : "input"}`),
+    ...(outputSchema ? { outputSchema } : {}),
+    ...(tool.synchronousWaitMs !== undefined ? { synchronousWaitMs: tool.synchronousWaitMs } : {}),
+    doStart: (input: unknown, context: AdapterContext) => withRedactedErrors(secrets, () => startJob(input, context)),
+  };
+}
