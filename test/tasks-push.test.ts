@@ -32,7 +32,7 @@ async function serve() {
 
 /** A task without the fields that legitimately differ between two reads. */
 function comparable(task: Record<string, unknown>) {
-  const { lastUpdatedAt: _time, _meta: _meta, resultType: _resultType, ...rest } = task;
+  const { lastUpdatedAt: _time, _meta, resultType: _resultType, ...rest } = task;
   return rest;
 }
 

@@ -90,7 +90,7 @@ describe("starting a job, on the wire", () => {
       .map((line) => (JSON.parse(line.slice(5)) as { params: { progressToken: string; progress: number } }).params);
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress.every((params) => params.progressToken === "p-1")).toBe(true);
-    expect(progress.map((params) => params.progress)).toEqual([...progress.map((params) => params.progress)].sort((a, b) => a - b));
+    expect(progress.map((params) => params.progress)).toEqual(progress.map((params) => params.progress).sort((a, b) => a - b));
     expect(progress.at(-1)?.progress).toBe(3);
   });
 

@@ -18,7 +18,7 @@ afterEach(() => cleanup.run());
 
 /** Like an upstream approval gate: an answered key is gone from the outstanding set. */
 function removeAnsweredKeys(job: ScriptedJob, responses: Record<string, unknown>) {
-  const outstanding = { ...(job.snapshot.inputRequests ?? {}) };
+  const outstanding = { ...job.snapshot.inputRequests };
   for (const key of Object.keys(responses)) delete outstanding[key];
   job.snapshot = Object.keys(outstanding).length > 0 ? inputRequiredSnapshot(outstanding) : { status: "working", rawStatus: "running", message: "resumed" };
 }

@@ -61,9 +61,7 @@ export interface StdioRequesterOptions extends RequesterOptions {
 }
 
 export async function connectHttpRequester(options: HttpRequesterOptions): Promise<ConnectedRequester> {
-  const transport = new StreamableHTTPClientTransport(new URL(options.url), {
-    ...(options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {}),
-  });
+  const transport = new StreamableHTTPClientTransport(new URL(options.url), options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {});
   return connectRequester(transport, options, options.endpointId ?? `http:${options.url}`);
 }
 

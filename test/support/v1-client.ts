@@ -35,9 +35,7 @@ export interface V1ToolResult {
 const clientInfo = { name: "v1-host", version: "1.0.0" };
 
 export async function connectV1Http(url: string, options: { token?: string; capabilities?: Record<string, unknown> } = {}): Promise<V1Connection> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    ...(options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {}),
-  });
+  const transport = new StreamableHTTPClientTransport(new URL(url), options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {});
   return connect(transport, options.capabilities);
 }
 

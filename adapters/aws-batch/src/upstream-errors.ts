@@ -41,13 +41,13 @@ export function isAbort(error: unknown): boolean {
 export function missingConfigurationOf(error: unknown): string | undefined {
   const aws = asAwsError(error);
   if (aws.$metadata?.httpStatusCode !== undefined) return undefined;
-  if (/^Region is missing/.test(aws.message ?? "")) {
+  if ((aws.message ?? "").startsWith("Region is missing")) {
     return (
       "no AWS Region is configured (the region option, AWS_REGION, AWS_DEFAULT_REGION, a profile with a region, " +
       "or on EC2 the instance metadata)"
     );
   }
-  if (/^Region not accepted/.test(aws.message ?? "")) {
+  if ((aws.message ?? "").startsWith("Region not accepted")) {
     return "the AWS Region is not valid (look for spaces, quotes or typos in the region option, AWS_REGION, AWS_DEFAULT_REGION or the profile's region)";
   }
   if (aws.name === "CredentialsProviderError" || aws.name === "TokenProviderError") {

@@ -31,7 +31,7 @@ export function createWorkflowTool(dependencies: ToolDependencies, workflow: Wor
     inputSchema,
     outputSchema: runResultSchema,
     async doStart(input, context) {
-      const given = { ...defaultsOf(workflow.inputs), ...(input.inputs ?? {}) };
+      const given = { ...defaultsOf(workflow.inputs), ...input.inputs };
       return dispatchWorkflow(
         dependencies.api,
         {

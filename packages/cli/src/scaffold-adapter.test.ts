@@ -28,10 +28,11 @@ function withoutColours(text: string): string {
 }
 
 describe("jobtasks new adapter", () => {
-  it("writes a package with the adapter anatomy that typechecks and passes its own tests", { timeout: 240_000 }, async () => {
+  it("writes a package with the adapter anatomy that typechecks, lints and passes its own tests", { timeout: 240_000 }, async () => {
     const directory = join(workArea, "render-farm");
     const scaffolded = await scaffoldAdapter({ kind: "render-farm", directory, coreVersion: "workspace:*" });
     expect(scaffolded.files).toEqual([
+      ".oxlintrc.json",
       "README.md",
       "package.json",
       "src/__fixtures__/job.json",
@@ -62,6 +63,13 @@ describe("jobtasks new adapter", () => {
     const typecheck = await runTool("tsc", ["-p", join(directory, "tsconfig.json")], directory);
     expect(typecheck.output).toBe("");
     expect(typecheck.code).toBe(0);
+    // The same oxlint as the repository's, with the package's own config. The files are named one by one
+    // because the work area is gitignored, and oxlint skips what git ignores when given a folder.
+    const sources = scaffolded.files.filter((file) => file.endsWith(".ts"));
+    const lint = await runTool("oxlint", ["--config", ".oxlintrc.json", ...sources], directory);
+    expect(lint.code, lint.output).toBe(0);
+    expect(lint.output).toContain(`Found 0 warnings and 0 errors.\nFinished in`);
+    expect(lint.output).toContain(`on ${sources.length} files`);
     const tests = await runTool("vitest", ["run", "--root", directory], directory);
     expect(tests.code, tests.output).toBe(0);
     expect(tests.output).toMatch(/Test Files\s+2 passed/);

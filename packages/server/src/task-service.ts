@@ -9,7 +9,7 @@ import {
   type CallToolResult,
   type ElicitationResponse,
 } from "@jobtasks/core";
-import { TaskIdSealer, TaskIdTooLongError, type TaskReference } from "./task-id.js";
+import { type TaskIdSealer, TaskIdTooLongError, type TaskReference } from "./task-id.js";
 import { toCreateTaskResult, toDetailedTask, type CreateTaskResult, type DetailedTask } from "./task-shape.js";
 import { toAdapterLogger, type Logger } from "./logger.js";
 import { errorCodes, TaskProtocolError, taskExpired, taskNotFound, tasksExtensionRequired } from "./protocol-error.js";

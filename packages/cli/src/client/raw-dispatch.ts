@@ -68,6 +68,8 @@ export function createRawDispatcher(transport: Transport, timeoutMs: number): Ra
       transport.onmessage = route;
     },
     rejectAll: (error) => {
+      // A copy: each rejected request deletes itself from the map while the loop runs.
+      // oxlint-disable-next-line unicorn/no-useless-spread
       for (const waiting of [...pending.values()]) waiting.reject(error);
     },
   };
