@@ -1,6 +1,5 @@
 import { LRUCache } from "lru-cache";
 import {
-  JobNotFoundError,
   UpstreamError,
   isTerminalStatus,
   type AdapterContext,
@@ -8,9 +7,9 @@ import {
   type JobSnapshot,
   type JsonValue,
 } from "@jobtasks/core";
-import { internalErrorCode } from "./task-shape.js";
 import type { Logger } from "./logger.js";
 import { taskExpired } from "./protocol-error.js";
+import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
 import { formatDuration, noteRetryAfter, retryDefaults, retryUpstream, untilAborted } from "./retry-upstream.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
@@ -185,50 +184,13 @@ export class SnapshotReader {
   }
 
   #snapshotForError(key: string, target: ReadTarget, error: unknown, readStartedAt: number): JobSnapshot {
-    const fields = { adapter: target.adapterName, kind: target.adapter.kind };
-    if (error instanceof JobNotFoundError) {
-      // Nothing is stored, so whether the job had finished (perhaps "completed", answered a minute ago by
-      // another replica) is unknowable here; "failed" could contradict that, "expired" contradicts nothing
-      // and is what every replica says. Not remembered either: the upstream stays the one to ask.
-      this.#logger.info({ ...fields, error: error.message }, "the upstream no longer knows the job; answered as expired");
-      throw taskExpired();
-    }
-    if (error instanceof UpstreamError && !error.isRetryable) {
-      this.#logger.warn({ ...fields, httpStatus: error.httpStatus, error: error.message }, "upstream refused a status read");
-      return failedSnapshot("upstream_error", `The upstream refused to report this job: ${error.message}`);
-    }
-    const now = this.#now();
-    if (error instanceof UpstreamError && error.isThrottled) {
-      // The upstream answered and asked us to slow down (a rate limit that may reset in an hour): it is
-      // not down, so this does not count toward the outage budget.
-      const waitMs = Math.max(error.retryAfterMs ?? 60_000, 1000);
-      this.#logger.info({ ...fields, httpStatus: error.httpStatus, retryAfterMs: error.retryAfterMs }, "upstream asked to wait");
-      return {
-        status: "working",
-        rawStatus: "upstream_throttled",
-        message: `The upstream asked to wait until ${new Date(now + waitMs).toISOString()} (${error.message}); the job itself is unaffected`,
-        pollIntervalMs: waitMs,
-      };
-    }
     const since = this.#outageSince.get(key) ?? readStartedAt;
-    this.#outageSince.set(key, since);
-    const reason = error instanceof UpstreamError ? error.message : "an unexpected error while reading the job status";
-    if (!(error instanceof UpstreamError)) this.#logger.error({ ...fields, err: error }, "adapter failed to read a job status");
-    else this.#logger.warn({ ...fields, httpStatus: error.httpStatus, error: error.message }, "upstream unavailable");
-    const budget = this.#options.upstreamRetryBudgetMs;
-    const retryAfterMs = error instanceof UpstreamError ? error.retryAfterMs : undefined;
-    if (now - since >= budget) {
-      return failedSnapshot(
-        "upstream_unavailable",
-        `The upstream has been unavailable for more than ${formatDuration(budget)} (${reason}); giving up on this task`,
-      );
-    }
-    return {
-      status: "working",
-      rawStatus: "upstream_unavailable",
-      message: `Upstream unavailable since ${new Date(since).toISOString()} (${reason}); still retrying, will give up after ${formatDuration(budget)}`,
-      ...(retryAfterMs !== undefined ? { pollIntervalMs: retryAfterMs } : {}),
-    };
+    const answer = upstreamErrorSnapshot(error, { since, now: this.#now(), budgetMs: this.#options.upstreamRetryBudgetMs });
+    const { level, fields, message } = answer.log;
+    this.#logger[level]({ adapter: target.adapterName, kind: target.adapter.kind, ...fields }, message);
+    if (answer.snapshot === "expired") throw taskExpired();
+    if (answer.countsAsOutage) this.#outageSince.set(key, since);
+    return answer.snapshot;
   }
 }
 
@@ -236,6 +198,3 @@ function cacheKey(target: ReadTarget): string {
   return `${target.adapterName}\u0000${JSON.stringify(target.ref)}`;
 }
 
-function failedSnapshot(rawStatus: string, message: string): JobSnapshot {
-  return { status: "failed", rawStatus, message, error: { code: internalErrorCode, message } };
-}

@@ -1,5 +1,4 @@
 import {
-  ConfigError,
   InvalidToolInputError,
   JobNotFoundError,
   UpstreamError,
@@ -19,7 +18,7 @@ import { validateToolInput } from "./validate-tool-input.js";
 import { readAdapterRef } from "./adapter-ref.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { AnswerLedger, answerLedgerKey } from "./answer-ledger.js";
-import { waitForResult } from "./wait-for-result.js";
+import { SynchronousCalls } from "./synchronous-calls.js";
 import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
 import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
 import { HandleTools, type HandleCaller } from "./handle-tools.js";
@@ -94,9 +93,7 @@ export class TaskService {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #defaultPollIntervalMs: number;
-  readonly #synchronousWaitMs: Readonly<Record<string, number>>;
-  readonly #maxSynchronousCalls: number;
-  #synchronousCalls = 0;
+  readonly #synchronous: SynchronousCalls;
   readonly clientsWithoutTasks: ClientsWithoutTasks;
   readonly #handles: HandleTools;
   readonly #answers: AnswerLedger;
@@ -109,8 +106,6 @@ export class TaskService {
     this.#now = options.now ?? Date.now;
     this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? defaultPollIntervalMs;
     this.#reader = new SnapshotReader({ ...options, logger: options.logger, now: this.#now });
-    this.#synchronousWaitMs = options.synchronousWaitMs ?? {};
-    this.#maxSynchronousCalls = options.maxSynchronousCalls ?? 32;
     this.clientsWithoutTasks = options.clientsWithoutTasks ?? "handles";
     this.#answers = new AnswerLedger({ now: this.#now });
     if (this.clientsWithoutTasks === "handles") refuseHandleToolNames(options.adapters);
@@ -124,12 +119,7 @@ export class TaskService {
       },
       { maxWaitingCalls: options.maxWaitingCalls ?? 256, now: this.#now, sleep: options.sleep ?? realSleep },
     );
-    for (const [index, name] of Object.keys(this.#synchronousWaitMs).entries()) {
-      if (!this.registry.tool(name)) {
-        const known = this.registry.tools.map((tool) => tool.tool.name).join(", ");
-        throw new ConfigError(`server.synchronousWaitMs.${name}`, `no adapter offers a tool named "${name}" (entry ${index + 1}); tools: ${known}`);
-      }
-    }
+    this.#synchronous = new SynchronousCalls(this.registry, options);
   }
 
   /**
@@ -156,7 +146,7 @@ export class TaskService {
     if (this.clientsWithoutTasks === "handles" && isHandleToolName(name)) return this.#handles.call(name, args, caller);
     const registered = this.registry.tool(name);
     if (!registered) throw new TaskProtocolError(errorCodes.invalidParams, `Unknown tool: ${name}`);
-    const synchronousWaitMs = this.#synchronousWaitMs[name] ?? registered.tool.synchronousWaitMs;
+    const synchronousWaitMs = this.#synchronous.waitMsFor(name, registered.tool.synchronousWaitMs);
     const mode = this.clientsWithoutTasks;
     if (!caller.tasksDeclared && (mode === "refuse" || (mode === "wait" && synchronousWaitMs === undefined))) {
       throw tasksExtensionRequired(`tool ${name} runs as a task and`);
@@ -164,19 +154,7 @@ export class TaskService {
     const input = validateToolInput(name, registered.tool.inputSchema, args);
     if (caller.tasksDeclared) return this.#start(registered, input, caller, undefined);
     if (mode === "handles") return this.#start(registered, input, caller, undefined, Math.min(synchronousWaitMs ?? 0, maxQuickFinishWaitMs));
-    if (this.#synchronousCalls >= this.#maxSynchronousCalls) {
-      // Checked before starting anything: refusing costs nothing upstream.
-      return {
-        content: [{ type: "text", text: `The server is already waiting for ${this.#maxSynchronousCalls} synchronous calls; try again shortly, or use a client with the tasks extension.` }],
-        isError: true,
-      };
-    }
-    this.#synchronousCalls += 1;
-    try {
-      return await this.#start(registered, input, caller, synchronousWaitMs ?? 0);
-    } finally {
-      this.#synchronousCalls -= 1;
-    }
+    return this.#synchronous.admit(() => this.#start(registered, input, caller, synchronousWaitMs ?? 0));
   }
 
   /**
@@ -221,7 +199,7 @@ export class TaskService {
     const firstSnapshot = started.snapshot ? this.#reader.remember(target, started.snapshot) : undefined;
 
     if (synchronousWaitMs !== undefined) {
-      return waitForResult({
+      return this.#synchronous.waitForResult({
         logger: this.#logger,
         reader: this.#reader,
         target,

@@ -1,0 +1,14 @@
+import { z } from "zod";
+
+/** The adapter's options, documented once: this schema is the option reference. */
+export const memoryJobsOptionsSchema = z.strictObject({
+  /** Reads of a running job before it succeeds. Default 3. */
+  pollsToFinish: z.number().int().positive().default(3).describe("Reads of a running job before it succeeds. Default 3."),
+  /** Name of the MCP tool. Default "run_job". */
+  toolName: z.string().regex(/^[A-Za-z0-9_-]+$/).default("run_job").describe('Name of the MCP tool. Default "run_job".'),
+});
+
+/** What people write (defaults optional). */
+export type MemoryJobsOptions = z.input<typeof memoryJobsOptionsSchema>;
+/** What the factory works on (defaults applied). */
+export type MemoryJobsConfig = z.output<typeof memoryJobsOptionsSchema>;
