@@ -2,7 +2,8 @@ import { runAdapterConformance } from "@jobtasks/testkit";
 import { MemoryJobTable, type MemoryJobState } from "./memory-jobs-api.js";
 import { memoryJobs, type MemoryJobRef } from "./memory-jobs-adapter.js";
 
-let table = new MemoryJobTable(2);
+const apiKey = "memory-jobs-key-0123456789";
+let table = new MemoryJobTable(2, apiKey);
 let nextId = 1000;
 const arrange = (state: MemoryJobState): MemoryJobRef => {
   const jobId = nextId++;
@@ -12,8 +13,8 @@ const arrange = (state: MemoryJobState): MemoryJobRef => {
 
 runAdapterConformance<MemoryJobRef>({
   name: "memory-jobs",
-  createAdapter: () => memoryJobs({ pollsToFinish: 2 }, { table: (table = new MemoryJobTable(2)) }),
-  secrets: [],
+  createAdapter: () => memoryJobs({ pollsToFinish: 2, apiKey }, { table: (table = new MemoryJobTable(2, apiKey)) }),
+  secrets: [apiKey],
   statuses: [
     { rawStatus: "running", expected: "working" },
     { rawStatus: "waiting_for_approval", expected: "input_required" },

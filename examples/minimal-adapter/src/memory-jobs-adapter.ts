@@ -12,12 +12,15 @@ const refSchema = z.strictObject({ jobId: z.number().int().positive() });
 export function memoryJobs(options: MemoryJobsOptions = {}, extras: { table?: MemoryJobTable } = {}): JobAdapterV1<MemoryJobRef> {
   const parsed = memoryJobsOptionsSchema.safeParse(options);
   if (!parsed.success) throw configErrorFromIssues(parsed.error);
-  const table = extras.table ?? new MemoryJobTable(parsed.data.pollsToFinish);
+  const { apiKey } = parsed.data;
+  const table = (extras.table ?? new MemoryJobTable(parsed.data.pollsToFinish, apiKey)).withKey(apiKey);
   return {
     specificationVersion: "v1",
     kind: "memory-jobs",
     tools: [runJobTool(parsed.data.toolName, table)],
     refSchema,
+    // Declared, so the server redacts it from every result, message, error and log entry.
+    secrets: apiKey ? [apiKey] : [],
     pollIntervalMs: 500,
     retentionMs: null,
     doGetStatus: async (ref, context) => toSnapshot(ref, table.read(ref.jobId, context.signal)),
@@ -42,7 +45,7 @@ function toSnapshot(ref: MemoryJobRef, job: MemoryJob): JobSnapshot {
     params: {
       mode: "form",
       message: `Approve job ${ref.jobId}?`,
-      requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: "Approve" } }, required: ["approve"] },
+      requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: "Approve", default: false } }, required: ["approve"] },
     },
   };
   return { ...snapshot, inputRequests: { [approvalKey(ref)]: question } };

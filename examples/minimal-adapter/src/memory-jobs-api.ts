@@ -18,7 +18,25 @@ export class MemoryJobTable {
   /** While true every read fails as a 503 would: an outage. */
   unavailable = false;
 
-  constructor(readonly pollsToFinish: number) {}
+  /** `apiKey`: when set, every call must present it, as an upstream's credential would be. */
+  constructor(
+    readonly pollsToFinish: number,
+    readonly apiKey?: string,
+  ) {}
+
+  /** The table as a client holding `key` sees it: every call is refused (401) unless the key is the table's. */
+  withKey(key: string | undefined): Pick<MemoryJobTable, "create" | "read" | "approve" | "cancel" | "pollsToFinish"> {
+    const check = () => {
+      if (this.apiKey !== undefined && key !== this.apiKey) throw new UpstreamError("the job table refused the API key", { httpStatus: 401 });
+    };
+    return {
+      pollsToFinish: this.pollsToFinish,
+      create: (askFirst) => (check(), this.create(askFirst)),
+      read: (id, signal) => (check(), this.read(id, signal)),
+      approve: (id, approved, signal) => (check(), this.approve(id, approved, signal)),
+      cancel: (id, signal) => (check(), this.cancel(id, signal)),
+    };
+  }
 
   create(askFirst: boolean): number {
     const id = this.#nextId++;
