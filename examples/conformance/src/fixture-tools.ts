@@ -15,6 +15,14 @@ const greet: FixtureTool<{ name: string }> = {
   observe: (job) => completed(textResult(`Hello, ${job.input.name}!`)),
 };
 
+const regionEcho: FixtureTool<{ region: string }> = {
+  name: "region_echo",
+  description: "Echoes its region, which clients also send as the Mcp-Param-Region header (SEP-2243).",
+  inputSchema: z.object({ region: z.string().describe("Where to run.").meta({ "x-mcp-header": "Region" }) }),
+  synchronousWaitMs,
+  observe: (job) => completed(textResult(`Region: ${job.input.region}`)),
+};
+
 const slowCompute: FixtureTool<{ seconds: number; label?: string | undefined }> = {
   name: "slow_compute",
   description: "Computes for `seconds` seconds, then answers. seconds: 0 is answered at once, without a task.",
@@ -125,7 +133,7 @@ const toolWithTask: FixtureTool<Record<string, never>> = {
  * Every fixture the suite's tasks and tools scenarios name. A no-argument tool comes first: the suite's
  * header checks call the first listed tool with empty arguments.
  */
-export const fixtureTools: readonly FixtureTool[] = [...contentTools, ...askFirstTools, greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask, toolWithProgress, jsonSchema2020Tool];
+export const fixtureTools: readonly FixtureTool[] = [...contentTools, ...askFirstTools, greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask, toolWithProgress, jsonSchema2020Tool, regionEcho];
 
 function working(message: string): JobSnapshot {
   return { status: "working", rawStatus: "running", message };

@@ -13,6 +13,7 @@ import { createRequestGuard, parseAllowedOrigins } from "./request-guard.js";
 import { readJsonBody } from "./read-json-body.js";
 import { malformedInputResponses } from "./malformed-input-responses.js";
 import { createFastTasksGet } from "./fast-tasks-get.js";
+import { mcpParamHeaderMismatch } from "./mcp-param-headers.js";
 import { stripTaskResultContentFromResponse } from "./strip-task-result-content.js";
 import type { Logger } from "./logger.js";
 
@@ -138,6 +139,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
     const listen = parseTaskListenRequest(body.value);
     if (listen && serveHttpTaskListen({ listen, body: body.value, request, response, principal, service, logger, ...(options.subscriptionIntervalMs !== undefined ? { intervalMs: options.subscriptionIntervalMs } : {}) })) {
+      return;
+    }
+    const paramMismatch = mcpParamHeaderMismatch(body.value, request.headers, (name) => service.registry.tool(name)?.descriptor.inputSchema);
+    if (paramMismatch) {
+      writeJson(response, 400, paramMismatch);
       return;
     }
     if (options.fastTasksGet !== false && (await fastTasksGet.serve(request, response, body.value, principal))) return;
