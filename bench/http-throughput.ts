@@ -1,9 +1,9 @@
 import { fork, type ChildProcess } from "node:child_process";
-import { Agent, request } from "node:http";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { describeMachine, formatNumber, heading, markdownTable, measureConcurrent, percentile } from "./support/measure.js";
 import { serveForBenchmark, type ParentMessage, type ServerProcessMessage } from "./support/http-server-process.js";
+import { createRpcClient, resultOf, type RpcAnswer } from "./support/rpc-client.js";
 
 /**
  * End to end over loopback: how many tasks/get can one server process answer, and how fast, through the
@@ -27,56 +27,24 @@ function envelope() {
   };
 }
 
-interface RpcClient {
-  call(method: string, params: Record<string, unknown>, name: string): Promise<{ status: number; body: string }>;
+interface McpCaller {
+  call(method: string, params: Record<string, unknown>, name: string): Promise<RpcAnswer>;
   close(): void;
 }
 
-/** A minimal keep-alive JSON-RPC client on node:http: cheaper than fetch, so more CPU is left to the server. */
-function createRpcClient(url: string, maxSockets: number): RpcClient {
-  const agent = new Agent({ keepAlive: true, maxSockets });
-  const target = new URL(url);
+/** The shared keep-alive client, framing each call with the 2026-07-28 envelope and routing headers. */
+function createMcpCaller(url: string, maxSockets: number): McpCaller {
+  const client = createRpcClient(url, maxSockets);
   let nextId = 1;
   return {
-    call(method, params, name) {
-      const payload = JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: envelope() } });
-      return new Promise((resolve, reject) => {
-        const outgoing = request(
-          {
-            agent,
-            host: target.hostname,
-            port: target.port,
-            path: target.pathname,
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              accept: "application/json, text/event-stream",
-              "content-length": Buffer.byteLength(payload),
-              "mcp-protocol-version": protocolVersion,
-              "mcp-method": method,
-              "mcp-name": name,
-            },
-          },
-          (response) => {
-            const chunks: Buffer[] = [];
-            response.on("data", (chunk: Buffer) => chunks.push(chunk));
-            response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-            response.on("error", reject);
-          },
-        );
-        outgoing.on("error", reject);
-        outgoing.end(payload);
-      });
-    },
-    close: () => agent.destroy(),
+    call: (method, params, name) =>
+      client.post(JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: envelope() } }), {
+        "mcp-protocol-version": protocolVersion,
+        "mcp-method": method,
+        "mcp-name": name,
+      }),
+    close: () => client.close(),
   };
-}
-
-/** The JSON-RPC result of a body that is either JSON or a short SSE stream. */
-function resultOf(body: string): Record<string, unknown> | undefined {
-  const json = body.trimStart().startsWith("{") ? body : body.split("\n").filter((line) => line.startsWith("data:")).at(-1)?.slice(5);
-  if (json === undefined) return undefined;
-  return (JSON.parse(json) as { result?: Record<string, unknown> }).result;
 }
 
 async function startServerProcess(snapshotCacheMs: number) {
@@ -105,14 +73,14 @@ async function measureServer(snapshotCacheMs: number): Promise<Array<Array<strin
   const server = await startServerProcess(snapshotCacheMs);
   const rows: Array<Array<string | number>> = [];
   try {
-    const setup = createRpcClient(server.url, 1);
+    const setup = createMcpCaller(server.url, 1);
     const created = await setup.call("tools/call", { name: "bench_job", arguments: {} }, "bench_job");
     const taskId = resultOf(created.body)?.["taskId"];
     setup.close();
     if (typeof taskId !== "string") throw new Error(`tools/call did not create a task: HTTP ${created.status} ${created.body.slice(0, 300)}`);
 
     for (const concurrency of concurrencyLevels) {
-      const client = createRpcClient(server.url, concurrency);
+      const client = createMcpCaller(server.url, concurrency);
       let failures = 0;
       const get = async () => {
         const response = await client.call("tasks/get", { taskId }, taskId);
