@@ -136,6 +136,24 @@ export const restOptionsSchema: z.ZodType<ResolvedRestOptions, Partial<z.input<t
     return parsed.data;
   }) as unknown as z.ZodType<ResolvedRestOptions, Partial<z.input<typeof resolvedRestOptionsSchema>>>;
 
+/**
+ * The same fields for editors (the config file's JSON Schema): every field of an object optional, all the
+ * way down, since a preset may supply it and objects merge key by key; a list replaces the preset's, so its
+ * items stay whole. Never used to validate: restOptionsSchema does.
+ */
+export const restOptionsEditorSchema: z.ZodType = optionalAlongObjects(resolvedRestOptionsSchema);
+
+function optionalAlongObjects(schema: z.ZodType): z.ZodType {
+  let inner = schema;
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault) inner = inner.unwrap() as z.ZodType;
+  if (!(inner instanceof z.ZodObject)) return inner;
+  const fields = Object.entries(inner.shape as Record<string, z.ZodType>).map(([key, field]) => [key, optionalAlongObjects(field).optional()] as const);
+  // A new object, not extend(): refinements (checked by restOptionsSchema anyway) cannot travel with it.
+  const rebuilt = z.object(Object.fromEntries(fields));
+  const catchall = inner._zod.def.catchall;
+  return catchall ? rebuilt.catchall(catchall) : rebuilt;
+}
+
 /** What people write (a preset plus what it cannot know, or a full config), defaults optional. */
 export type RestOptions = z.input<typeof restOptionsSchema>;
 

@@ -61,6 +61,17 @@ describe("the config file's JSON Schema", () => {
     expect(validate({ adapters: [{ ...adapter, options: { ...adapter.options, repositories: ["${GITHUB_REPOSITORY:-o/r}"] } }] })).toBe(true);
     expect(validate({ adapters: [{ ...adapter, options: { ...adapter.options, repositories: ["not a repository"] } }] })).toBe(false);
   });
+
+  it("describes a kind: rest options block field by field, each optional because a preset may supply it", () => {
+    const validate = validator();
+    const rest = (options: Record<string, unknown>) => ({ adapters: [{ name: "jobs", kind: "rest", options }] });
+    // A preset with the one field it cannot know, and a nested object merged over the preset's, are fine.
+    expect(validate(rest({ preset: "demo-api", baseUrl: "http://127.0.0.1:4010", status: { path: "$.state" } })), JSON.stringify(validate.errors)).toBe(true);
+    // Wrong types anywhere in the block are refused, which the preset-merging schema alone could not show.
+    expect(validate(rest({ preset: "demo-api", timeoutMs: "fast" }))).toBe(false);
+    expect(validate(rest({ preset: "demo-api", tools: "run_job" }))).toBe(false);
+    expect(validate(rest({ preset: "demo-api", polling: { multiplier: "x" } }))).toBe(false);
+  });
 });
 
 describe("a JSON config naming its schema", () => {

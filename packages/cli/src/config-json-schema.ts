@@ -20,11 +20,34 @@ export function configJsonSchema(definitions: Readonly<Record<string, AdapterDef
   const entry = (schema["properties"] as { adapters: { items: JsonSchema } }).adapters.items;
   const entryProperties = entry["properties"] as Record<string, JsonSchema>;
   entryProperties["kind"] = { ...entryProperties["kind"], enum: Object.keys(definitions) };
+  const definitionsOfKinds: Record<string, JsonSchema> = {};
   entry["allOf"] = Object.entries(definitions).map(([kind, definition]) => {
-    const { $schema: _ignored, ...options } = toJsonSchema(definition.optionsSchema);
-    return { if: { properties: { kind: { const: kind } }, required: ["kind"] }, then: { properties: { options } } };
+    const { $schema: _ignored, $defs, ...options } = toJsonSchema(definition.optionsEditorSchema ?? definition.optionsSchema);
+    // A recursive part of a kind's options is written as a local definition; this schema is embedded
+    // below the root, so its definitions move to the root's, named after the kind, and its references follow.
+    const renamed = (name: string) => `${kind}.${name}`;
+    for (const [name, part] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) definitionsOfKinds[renamed(name)] = withReferencesRenamed(part, renamed);
+    return { if: { properties: { kind: { const: kind } }, required: ["kind"] }, then: { properties: { options: withReferencesRenamed(options, renamed) } } };
   });
-  return { $schema: schema["$schema"], title: "jobtasks config file", ...withoutKey(schema, "$schema") };
+  const rootDefinitions = { ...((schema["$defs"] ?? {}) as JsonSchema), ...definitionsOfKinds };
+  return {
+    $schema: schema["$schema"],
+    title: "jobtasks config file",
+    ...withoutKey(withoutKey(schema, "$schema"), "$defs"),
+    ...(Object.keys(rootDefinitions).length > 0 ? { $defs: rootDefinitions } : {}),
+  };
+}
+
+/** A copy of a schema whose local references (`#/$defs/name`) point to renamed definitions. */
+function withReferencesRenamed(schema: JsonSchema, renamed: (name: string) => string): JsonSchema {
+  const visit = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (typeof value !== "object" || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, key === "$ref" && typeof item === "string" && item.startsWith("#/$defs/") ? `#/$defs/${renamed(item.slice(8))}` : visit(item)]),
+    );
+  };
+  return visit(schema) as JsonSchema;
 }
 
 /** The schema for every built-in kind, their packages loaded from where jobtasks is installed. */

@@ -11,6 +11,12 @@ export interface AdapterDefinitionV1<Options = any> {
   /** The shape of the `options` block of one adapter instance in the config file. */
   readonly optionsSchema: z.ZodType<Options>;
   /**
+   * What a person may write in `options`, for the config file's JSON Schema (editor completion) only, when
+   * the input side of optionsSchema cannot show it (a transform that merges a preset first). Optional;
+   * never used to validate: optionsSchema decides.
+   */
+  readonly optionsEditorSchema?: z.ZodType;
+  /**
    * Build the adapter. `environment` is where credentials named by reference are read from (defaults to
    * process.env); throw AdapterConfigError naming the option or variable when something is missing.
    */
