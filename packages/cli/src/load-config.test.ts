@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigFileError, loadConfig } from "./load-config.js";
+import { exampleConfigEnvironment } from "./test-support/example-config-environment.js";
 
 const fixtures = fileURLToPath(new URL("./__fixtures__/", import.meta.url));
 const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -167,20 +168,7 @@ adapters:
     expect(candidates.map((file) => file.slice(repositoryRoot.length))).toEqual(
       expect.arrayContaining(["examples/demo/jobtasks.config.yaml", "examples/demo/jobtasks.demo-adapter.config.yaml"]),
     );
-    // Placeholders a real deployment would set; none of these reach any network here.
-    const environment = {
-      GITHUB_TOKEN: "ghp_exampleexampleexampleexample0000",
-      GITLAB_TOKEN: "glpat-exampleexampleexample0000",
-      AWS_REGION: "eu-west-1",
-      AWS_ACCESS_KEY_ID: "AKIAEXAMPLE",
-      AWS_SECRET_ACCESS_KEY: "example-secret",
-      AZURE_DOCUMENT_ENDPOINT: "https://example.cognitiveservices.azure.com",
-      AZURE_DOCUMENT_KEY: "example-azure-key",
-      GOOGLE_PROJECT: "example-project",
-      GOOGLE_REGION: "europe-west1",
-      GOOGLE_ACCESS_TOKEN: "example-google-token",
-      RENDER_FARM_TOKEN: "example-render-token",
-    };
+    const environment = exampleConfigEnvironment;
     for (const file of candidates) {
       const config = await loadConfig(file, environment).catch((error: unknown) => {
         throw new Error(`${file}: ${(error as Error).message}`);

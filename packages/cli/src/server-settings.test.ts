@@ -7,6 +7,7 @@ import { TaskIdSealer, createSilentLogger } from "@jobtasks/server";
 import { buildTaskService, readServerSettings, servesBeyondLoopbackWithoutTokens } from "./server-settings.js";
 import { loadConfig, type LoadedConfig } from "./load-config.js";
 import { configFileSchema } from "./config-schema.js";
+import { exampleConfigEnvironment } from "./test-support/example-config-environment.js";
 
 const config = { server: { logLevel: "info" }, adapters: [] } as unknown as LoadedConfig;
 
@@ -42,19 +43,7 @@ describe("buildTaskService over the shipped example configs", () => {
       for (const file of await readdir(join(repositoryRoot, "examples", example))) if (file.endsWith(".config.yaml")) files.push(join(repositoryRoot, "examples", example, file));
     }
     expect(files.length).toBeGreaterThanOrEqual(7);
-    const environment = {
-      GITHUB_TOKEN: "ghp_exampleexampleexampleexample0000",
-      GITLAB_TOKEN: "glpat-exampleexampleexample",
-      AWS_REGION: "eu-west-1",
-      AWS_ACCESS_KEY_ID: "AKIAEXAMPLE",
-      AWS_SECRET_ACCESS_KEY: "example-secret",
-      AZURE_DOCUMENT_ENDPOINT: "https://example.cognitiveservices.azure.com",
-      AZURE_DOCUMENT_KEY: "example-azure-key",
-      GOOGLE_PROJECT: "example-project",
-      GOOGLE_REGION: "europe-west1",
-      GOOGLE_ACCESS_TOKEN: "example-google-token",
-      RENDER_FARM_TOKEN: "example-render-token",
-    };
+    const environment = exampleConfigEnvironment;
     for (const file of files) {
       const config = await loadConfig(file, environment);
       const service = buildTaskService(config, new TaskIdSealer({ secret: "example-configs-secret-0123456789abcdef" }), createSilentLogger());
