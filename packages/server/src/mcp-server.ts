@@ -38,10 +38,15 @@ export function declaresTasksExtension(context: ServerContext): boolean {
 }
 
 /** Progress notifications for this call, when its client asked for them with a progressToken. */
-function progressObserverFor(context: ServerContext) {
+/** The request's progress token, when its client asked for progress (`_meta.progressToken`). */
+function progressTokenOf(context: ServerContext): string | number | undefined {
   const token = context.mcpReq._meta?.progressToken;
-  if (typeof token !== "string" && typeof token !== "number") return undefined;
-  return progressObserver(token, (notification) => context.mcpReq.notify(notification));
+  return typeof token === "string" || typeof token === "number" ? token : undefined;
+}
+
+function progressObserverFor(context: ServerContext) {
+  const token = progressTokenOf(context);
+  return token === undefined ? undefined : progressObserver(token, (notification) => context.mcpReq.notify(notification));
 }
 
 /** The echoed multi-round-trip state, as the client sent it (no verify hook is set: the service checks it). */
@@ -86,7 +91,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         principal,
         signal: context.mcpReq.signal,
         tasksDeclared: declares(context),
-        ...progressReporter(request.params._meta?.progressToken, context),
+        ...progressReporter(context),
         ...(modern ? {} : formAsker(server, context)),
         // Multi round trip exists from 2026-07-28 on; a 2025-era client cannot answer questions.
         inputResponses: modern ? (context.mcpReq.inputResponses ?? {}) : undefined,
@@ -137,8 +142,9 @@ export function createMcpServer(options: McpServerOptions): Server {
  * task_status sends the job's status messages as notifications/progress while it waits, when the request
  * asked for progress (a client that passes a progress token; the v1 SDK Client does so for onprogress).
  */
-function progressReporter(token: unknown, context: ServerContext): { onProgress?: (message: string) => void } {
-  if (typeof token !== "string" && typeof token !== "number") return {};
+function progressReporter(context: ServerContext): { onProgress?: (message: string) => void } {
+  const token = progressTokenOf(context);
+  if (token === undefined) return {};
   let progress = 0;
   return {
     onProgress: (message) => {
