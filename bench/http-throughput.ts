@@ -1,7 +1,14 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { describeMachine, formatNumber, heading, markdownTable, measureConcurrent, percentile } from "./support/measure.js";
+import {
+  describeMachine,
+  formatNumber,
+  heading,
+  markdownTable,
+  measureConcurrent,
+  percentile,
+} from "./support/measure.js";
 import { serveForBenchmark, type ParentMessage, type ServerProcessMessage } from "./support/http-server-process.js";
 import { createRpcClient, resultOf, type RpcAnswer } from "./support/rpc-client.js";
 
@@ -77,7 +84,8 @@ async function measureServer(snapshotCacheMs: number): Promise<Array<Array<strin
     const created = await setup.call("tools/call", { name: "bench_job", arguments: {} }, "bench_job");
     const taskId = resultOf(created.body)?.["taskId"];
     setup.close();
-    if (typeof taskId !== "string") throw new Error(`tools/call did not create a task: HTTP ${created.status} ${created.body.slice(0, 300)}`);
+    if (typeof taskId !== "string")
+      throw new Error(`tools/call did not create a task: HTTP ${created.status} ${created.body.slice(0, 300)}`);
 
     for (const concurrency of concurrencyLevels) {
       const client = createMcpCaller(server.url, concurrency);
@@ -90,7 +98,11 @@ async function measureServer(snapshotCacheMs: number): Promise<Array<Array<strin
       await measureConcurrent({ maxOperations: 300, maxMilliseconds: 3_000 }, concurrency, get);
       failures = 0;
       const before = await server.askCpu();
-      const result = await measureConcurrent({ maxOperations: requestsPerLevel, maxMilliseconds: maxMillisecondsPerLevel }, concurrency, get);
+      const result = await measureConcurrent(
+        { maxOperations: requestsPerLevel, maxMilliseconds: maxMillisecondsPerLevel },
+        concurrency,
+        get,
+      );
       const after = await server.askCpu();
       client.close();
       const serverCpuMicrosEach = (after.cpuMicros - before.cpuMicros) / result.operations;
@@ -115,11 +127,25 @@ async function measureServer(snapshotCacheMs: number): Promise<Array<Array<strin
 }
 
 export async function runHttpThroughput(): Promise<void> {
-  heading(`tasks/get over loopback HTTP (${formatNumber(requestsPerLevel)} requests per level, server in its own process)`);
+  heading(
+    `tasks/get over loopback HTTP (${formatNumber(requestsPerLevel)} requests per level, server in its own process)`,
+  );
   const rows = [...(await measureServer(1000)), ...(await measureServer(0))];
   console.log(
     markdownTable(
-      ["snapshot cache", "concurrency", "requests", "requests/s (wall)", "p50 ms", "p95 ms", "p99 ms", "server CPU µs/request", "requests per server CPU-second", "upstream reads/request", "failures"],
+      [
+        "snapshot cache",
+        "concurrency",
+        "requests",
+        "requests/s (wall)",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "server CPU µs/request",
+        "requests per server CPU-second",
+        "upstream reads/request",
+        "failures",
+      ],
       rows,
     ),
   );

@@ -2,7 +2,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createSilentLogger, runTaskSubscription, type TaskService } from "@jobtasks/server";
-import { benchCaller, benchPrincipal, createBenchService, createStatelessAdapter, startTask } from "./support/bench-service.js";
+import {
+  benchCaller,
+  benchPrincipal,
+  createBenchService,
+  createStatelessAdapter,
+  startTask,
+} from "./support/bench-service.js";
 import { describeMachine, formatNumber, heading, markdownTable } from "./support/measure.js";
 
 /**
@@ -38,7 +44,8 @@ async function createAndPoll(service: TaskService, count: number, finished: bool
   // Bounded in time as well as in count: a machine too busy to finish says so instead of running on.
   const deadline = Date.now() + 40_000;
   for (let done = 0; done < count; done += batch) {
-    if (Date.now() > deadline) throw new Error(`creating ${count} tasks took longer than 40 s; the machine is too busy for this benchmark`);
+    if (Date.now() > deadline)
+      throw new Error(`creating ${count} tasks took longer than 40 s; the machine is too busy for this benchmark`);
     await Promise.all(
       Array.from({ length: Math.min(batch, count - done) }, async () => {
         const taskId = await startTask(service, "bench_job", { finished });
@@ -75,14 +82,22 @@ async function heapAfterManyTasks(): Promise<void> {
     }
     // Growth once the bounded caches are full (the last two checkpoints), and over the whole run.
     const last = checkpoints.length - 1;
-    cells.push(formatNumber(((grown[last]! - grown[last - 1]!) / (checkpoints[last]! - checkpoints[last - 1]!)) * 1000, 3));
+    cells.push(
+      formatNumber(((grown[last]! - grown[last - 1]!) / (checkpoints[last]! - checkpoints[last - 1]!)) * 1000, 3),
+    );
     cells.push(formatNumber((grown[last]! / checkpoints[last]!) * 1000, 2));
     rows.push(cells);
   }
   const [, middle, end] = checkpoints.map((count) => formatNumber(count));
   console.log(
     markdownTable(
-      ["tasks", "baseline MB", ...checkpoints.map((count) => `after ${formatNumber(count)} tasks, MB`), `MB per 1,000 tasks, ${middle} → ${end}`, `MB per 1,000 tasks, all ${end}`],
+      [
+        "tasks",
+        "baseline MB",
+        ...checkpoints.map((count) => `after ${formatNumber(count)} tasks, MB`),
+        `MB per 1,000 tasks, ${middle} → ${end}`,
+        `MB per 1,000 tasks, all ${end}`,
+      ],
       rows,
     ),
   );
@@ -146,11 +161,21 @@ async function subscriptions(): Promise<void> {
   }
   console.log(
     markdownTable(
-      ["subscriptions", "KB per open subscription", "upstream reads/s", "reads/s if polled every 10 s", "CPU % while open (one core = 100)", "MB left after all closed", "messages sent"],
+      [
+        "subscriptions",
+        "KB per open subscription",
+        "upstream reads/s",
+        "reads/s if polled every 10 s",
+        "CPU % while open (one core = 100)",
+        "MB left after all closed",
+        "messages sent",
+      ],
       rows,
     ),
   );
-  console.log("\n(In process only: over HTTP each subscription also holds a socket and an SSE response, a few KB more.)");
+  console.log(
+    "\n(In process only: over HTTP each subscription also holds a socket and an SSE response, a few KB more.)",
+  );
 }
 
 export async function runMemory(): Promise<void> {

@@ -47,8 +47,13 @@ function timedJobAdapter(now: () => number, pollIntervalMs: number) {
     async doGetStatus(ref): Promise<JobSnapshot> {
       counts.getStatus += 1;
       const elapsed = now() - ref.startedAt;
-      if (elapsed >= jobMs) return { status: "completed", rawStatus: "success", result: { content: [{ type: "text", text: "done" }] } };
-      return { status: "working", rawStatus: "running", message: `step ${Math.floor(elapsed / progressEveryMs) + 1} of ${jobMs / progressEveryMs}` };
+      if (elapsed >= jobMs)
+        return { status: "completed", rawStatus: "success", result: { content: [{ type: "text", text: "done" }] } };
+      return {
+        status: "working",
+        rawStatus: "running",
+        message: `step ${Math.floor(elapsed / progressEveryMs) + 1} of ${jobMs / progressEveryMs}`,
+      };
     },
   };
   return { adapter, counts };
@@ -81,7 +86,10 @@ async function followWithHandles(options: { pollIntervalMs: number; waitSeconds?
   // Bounded: a 10-minute job must end long before 1000 calls.
   while (status === "working" && statusCalls < 1000) {
     statusCalls += 1;
-    const answer = await call("task_status", { taskId, ...(options.waitSeconds !== undefined ? { waitSeconds: options.waitSeconds } : {}) });
+    const answer = await call("task_status", {
+      taskId,
+      ...(options.waitSeconds !== undefined ? { waitSeconds: options.waitSeconds } : {}),
+    });
     status = answer.structuredContent?.["status"];
   }
   if (status !== "completed") throw new Error(`the job ended ${String(status)} after ${statusCalls} calls`);
@@ -99,13 +107,31 @@ for (const [label, options] of [
   ["handles, waitSeconds 20", { pollIntervalMs: 2_000, waitSeconds: 20 }],
 ] as const) {
   const outcome = await followWithHandles(options);
-  rows.push([label, outcome.turns, outcome.statusCalls, formatNumber(outcome.upstreamReads), `${formatNumber(outcome.longestCallMs / 1000, 1)} s`]);
+  rows.push([
+    label,
+    outcome.turns,
+    outcome.statusCalls,
+    formatNumber(outcome.upstreamReads),
+    `${formatNumber(outcome.longestCallMs / 1000, 1)} s`,
+  ]);
 }
 // Peers, by arithmetic: a model that polls a plain status tool sleeps between calls, one turn per poll.
 for (const seconds of [15, 30]) {
-  rows.push([`a status tool polled by the model every ${seconds} s (today's CI MCP servers)`, 1 + jobMs / (seconds * 1000), jobMs / (seconds * 1000), jobMs / (seconds * 1000), "0 s"]);
+  rows.push([
+    `a status tool polled by the model every ${seconds} s (today's CI MCP servers)`,
+    1 + jobMs / (seconds * 1000),
+    jobMs / (seconds * 1000),
+    jobMs / (seconds * 1000),
+    "0 s",
+  ]);
 }
-rows.push(["tasks extension: the host polls tasks/get, the model waits for the result", 1, 0, "by the host's polling", "0 s"]);
+rows.push([
+  "tasks extension: the host polls tasks/get, the model waits for the result",
+  1,
+  0,
+  "by the host's polling",
+  "0 s",
+]);
 console.log(markdownTable(["client", "model turns", "task_status calls", "upstream reads", "longest call"], rows));
 console.log(
   `\nA model turn is one tool call and the model's reading of its answer. The bound in the issue: at most 16 task_status calls for a 10-minute job with the defaults.`,

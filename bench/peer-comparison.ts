@@ -2,9 +2,20 @@ import { fork } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { startDemoApi } from "@jobtasks/demo";
-import { describeMachine, formatNumber, heading, markdownTable, measureConcurrent, percentile } from "./support/measure.js";
+import {
+  describeMachine,
+  formatNumber,
+  heading,
+  markdownTable,
+  measureConcurrent,
+  percentile,
+} from "./support/measure.js";
 import { createRpcClient, resultOf, type RpcClient } from "./support/rpc-client.js";
-import { serveForComparison, type ComparisonParentMessage, type ComparisonServerMessage } from "./support/peer-comparison-process.js";
+import {
+  serveForComparison,
+  type ComparisonParentMessage,
+  type ComparisonServerMessage,
+} from "./support/peer-comparison-process.js";
 
 /**
  * jobtasks against the server a competent engineer would write instead (bench/peers/sdk1-tasks-peer.ts:
@@ -34,7 +45,9 @@ interface ServerProcess {
 async function startServerProcess(mode: "jobtasks" | "peer", demoApiUrl: string): Promise<ServerProcess> {
   // BENCH_SERVER_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/profiles" profiles both server processes.
   const extraFlags = process.env["BENCH_SERVER_NODE_FLAGS"]?.split(" ").filter(Boolean) ?? [];
-  const child = fork(fileURLToPath(import.meta.url), ["--serve", mode, demoApiUrl], { execArgv: [...process.execArgv, ...extraFlags] });
+  const child = fork(fileURLToPath(import.meta.url), ["--serve", mode, demoApiUrl], {
+    execArgv: [...process.execArgv, ...extraFlags],
+  });
   const [message] = (await once(child, "message")) as [ComparisonServerMessage];
   if (message.type !== "listening") throw new Error(`the ${mode} server did not start`);
   return {
@@ -71,7 +84,11 @@ interface Case {
 function jobtasksRequest(method: string, params: Record<string, unknown>, name?: string) {
   return (id: number) => ({
     payload: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: modernMeta } }),
-    headers: { "mcp-protocol-version": modernVersion, "mcp-method": method, ...(name === undefined ? {} : { "mcp-name": name }) },
+    headers: {
+      "mcp-protocol-version": modernVersion,
+      "mcp-method": method,
+      ...(name === undefined ? {} : { "mcp-name": name }),
+    },
   });
 }
 
@@ -84,7 +101,11 @@ function peerRequest(method: string, params?: Record<string, unknown>) {
 
 async function call(client: RpcClient, request: { payload: string; headers: Record<string, string> }) {
   const answer = await client.post(request.payload, request.headers);
-  return { status: answer.status, result: answer.status === 200 ? resultOf(answer.body) : undefined, body: answer.body };
+  return {
+    status: answer.status,
+    result: answer.status === 200 ? resultOf(answer.body) : undefined,
+    body: answer.body,
+  };
 }
 
 interface Tally {
@@ -101,36 +122,92 @@ export async function runPeerComparison(): Promise<void> {
   try {
     // A job long enough to stay working for the whole run, on each side.
     const setup = createRpcClient(jobtasks.urls["fastPath"]!, 1);
-    const started = await call(setup, jobtasksRequest("tools/call", { name: "demo_pipeline", arguments: { steps: 50, stepMs: 600_000 } }, "demo_pipeline")(1));
+    const started = await call(
+      setup,
+      jobtasksRequest(
+        "tools/call",
+        { name: "demo_pipeline", arguments: { steps: 50, stepMs: 600_000 } },
+        "demo_pipeline",
+      )(1),
+    );
     setup.close();
     const taskId = started.result?.["taskId"];
     if (typeof taskId !== "string") throw new Error(`jobtasks did not create a task: ${started.body.slice(0, 300)}`);
     const peerSetup = createRpcClient(peer.urls["peer"]!, 1);
-    const peerStarted = await call(peerSetup, peerRequest("tools/call", { name: "demo_pipeline", arguments: { steps: 50, stepMs: 600_000 }, task: { ttl: 3_600_000 } })(1));
+    const peerStarted = await call(
+      peerSetup,
+      peerRequest("tools/call", {
+        name: "demo_pipeline",
+        arguments: { steps: 50, stepMs: 600_000 },
+        task: { ttl: 3_600_000 },
+      })(1),
+    );
     peerSetup.close();
     const peerTaskId = (peerStarted.result?.["task"] as { taskId?: unknown } | undefined)?.taskId;
-    if (typeof peerTaskId !== "string") throw new Error(`the peer did not create a task: ${peerStarted.body.slice(0, 300)}`);
+    if (typeof peerTaskId !== "string")
+      throw new Error(`the peer did not create a task: ${peerStarted.body.slice(0, 300)}`);
 
     const working = (result: Record<string, unknown> | undefined) => result?.["status"] === "working";
     const cases: Case[] = [
-      { name: "jobtasks tasks/get, SDK path, no id memo (before)", server: jobtasks, url: jobtasks.urls["sdkPath"]!, request: jobtasksRequest("tasks/get", { taskId }, taskId), ok: working },
-      { name: "jobtasks tasks/get, SDK path + id memo", server: jobtasks, url: jobtasks.urls["sdkPathMemo"]!, request: jobtasksRequest("tasks/get", { taskId }, taskId), ok: working },
-      { name: "jobtasks tasks/get, fast path + id memo (now)", server: jobtasks, url: jobtasks.urls["fastPath"]!, request: jobtasksRequest("tasks/get", { taskId }, taskId), ok: working },
-      { name: "jobtasks server/discover (its cheapest request)", server: jobtasks, url: jobtasks.urls["fastPath"]!, request: jobtasksRequest("server/discover", {}), ok: (result) => Array.isArray(result?.["supportedVersions"]) },
-      { name: "SDK 1.x peer tasks/get", server: peer, url: peer.urls["peer"]!, request: peerRequest("tasks/get", { taskId: peerTaskId }), ok: working },
-      { name: "SDK 1.x peer ping (its cheapest request)", server: peer, url: peer.urls["peer"]!, request: peerRequest("ping"), ok: (result) => result !== undefined },
+      {
+        name: "jobtasks tasks/get, SDK path, no id memo (before)",
+        server: jobtasks,
+        url: jobtasks.urls["sdkPath"]!,
+        request: jobtasksRequest("tasks/get", { taskId }, taskId),
+        ok: working,
+      },
+      {
+        name: "jobtasks tasks/get, SDK path + id memo",
+        server: jobtasks,
+        url: jobtasks.urls["sdkPathMemo"]!,
+        request: jobtasksRequest("tasks/get", { taskId }, taskId),
+        ok: working,
+      },
+      {
+        name: "jobtasks tasks/get, fast path + id memo (now)",
+        server: jobtasks,
+        url: jobtasks.urls["fastPath"]!,
+        request: jobtasksRequest("tasks/get", { taskId }, taskId),
+        ok: working,
+      },
+      {
+        name: "jobtasks server/discover (its cheapest request)",
+        server: jobtasks,
+        url: jobtasks.urls["fastPath"]!,
+        request: jobtasksRequest("server/discover", {}),
+        ok: (result) => Array.isArray(result?.["supportedVersions"]),
+      },
+      {
+        name: "SDK 1.x peer tasks/get",
+        server: peer,
+        url: peer.urls["peer"]!,
+        request: peerRequest("tasks/get", { taskId: peerTaskId }),
+        ok: working,
+      },
+      {
+        name: "SDK 1.x peer ping (its cheapest request)",
+        server: peer,
+        url: peer.urls["peer"]!,
+        request: peerRequest("ping"),
+        ok: (result) => result !== undefined,
+      },
     ];
     // BENCH_ONLY="fast path" keeps the cases whose name contains it: one step at a time, for a CPU profile.
     const only = process.env["BENCH_ONLY"];
     if (only) cases.splice(0, cases.length, ...cases.filter((each) => each.name.includes(only)));
     const clients = cases.map((each) => createRpcClient(each.url, concurrency));
     const tallies: Tally[] = cases.map(() => ({ cpuMicros: 0, requests: 0, failures: 0, latenciesMs: [] }));
-    const readsBefore = { jobtasks: (await jobtasks.sample()).upstreamReads, peer: (await peer.sample()).upstreamReads };
+    const readsBefore = {
+      jobtasks: (await jobtasks.sample()).upstreamReads,
+      peer: (await peer.sample()).upstreamReads,
+    };
     const runStarted = Date.now();
 
     for (const [index, each] of cases.entries()) {
       // Warm-up: JIT, sockets, caches. Not counted.
-      await measureConcurrent({ maxOperations: warmUpRequests, maxMilliseconds: 3_000 }, concurrency, (id) => call(clients[index]!, each.request(id)));
+      await measureConcurrent({ maxOperations: warmUpRequests, maxMilliseconds: 3_000 }, concurrency, (id) =>
+        call(clients[index]!, each.request(id)),
+      );
     }
     for (let round = 0; round < rounds; round += 1) {
       // Each round starts at another case, so that no case always follows the same neighbour.
@@ -139,10 +216,14 @@ export async function runPeerComparison(): Promise<void> {
         const each = cases[index]!;
         const tally = tallies[index]!;
         const before = await each.server.sample();
-        const result = await measureConcurrent({ maxOperations: requestsPerTurn, maxMilliseconds: maxMillisecondsPerTurn }, concurrency, async (id) => {
-          const answer = await call(clients[index]!, each.request(id + 10));
-          if (!each.ok(answer.result)) tally.failures += 1;
-        });
+        const result = await measureConcurrent(
+          { maxOperations: requestsPerTurn, maxMilliseconds: maxMillisecondsPerTurn },
+          concurrency,
+          async (id) => {
+            const answer = await call(clients[index]!, each.request(id + 10));
+            if (!each.ok(answer.result)) tally.failures += 1;
+          },
+        );
         const after = await each.server.sample();
         tally.cpuMicros += after.cpuMicros - before.cpuMicros;
         tally.requests += result.operations;
@@ -155,7 +236,9 @@ export async function runPeerComparison(): Promise<void> {
 
     const cpuEach = tallies.map((tally) => tally.cpuMicros / tally.requests);
     const peerGet = only ? cpuEach[0]! : cpuEach[4]!;
-    heading(`Server CPU per request against the SDK 1.x tasks peer (concurrency ${concurrency}, ${rounds} rounds of ${formatNumber(requestsPerTurn)} requests per case, in turns)`);
+    heading(
+      `Server CPU per request against the SDK 1.x tasks peer (concurrency ${concurrency}, ${rounds} rounds of ${formatNumber(requestsPerTurn)} requests per case, in turns)`,
+    );
     console.log(
       markdownTable(
         ["case", "requests", "server CPU µs/request", "vs peer tasks/get", "p50 ms", "p95 ms", "failures"],

@@ -33,7 +33,11 @@ async function throughputCacheOnVersusOff(): Promise<void> {
   );
   const caller = benchCaller();
   const rates = await measureInterleavedAsync(
-    prepared.map(({ service, taskId }) => () => service.getTask(taskId, caller)),
+    prepared.map(
+      ({ service, taskId }) =>
+        () =>
+          service.getTask(taskId, caller),
+    ),
     { batchSize: 500, maxRounds: 200, maxMilliseconds: 3_000 },
   );
   const baseline = rates[1]!.microsecondsEach;
@@ -69,7 +73,9 @@ async function concurrentBursts(): Promise<void> {
   const rows: Array<Array<string | number>> = [];
   for (const polls of [10, 100, 1000]) {
     for (const shape of ["same job", "different jobs"] as const) {
-      const cells: Array<string | number> = [`${polls} polls of ${shape === "same job" ? "the same job" : `${polls} different jobs`}`];
+      const cells: Array<string | number> = [
+        `${polls} polls of ${shape === "same job" ? "the same job" : `${polls} different jobs`}`,
+      ];
       for (const snapshotCacheMs of [0, 1000]) {
         const { clock, now } = manualClock();
         const { adapter, counts } = createStatelessAdapter({ readLatencyMs: 20 });
@@ -91,7 +97,14 @@ async function concurrentBursts(): Promise<void> {
   }
   console.log(
     markdownTable(
-      ["burst", "reads, cache off", "reads, cache off, again 0.5 s later", "reads, cache 1 s", "reads, cache 1 s, again 0.5 s later", "wall ms (first burst)"],
+      [
+        "burst",
+        "reads, cache off",
+        "reads, cache off, again 0.5 s later",
+        "reads, cache 1 s",
+        "reads, cache 1 s, again 0.5 s later",
+        "wall ms (first burst)",
+      ],
       rows,
     ),
   );
@@ -161,11 +174,23 @@ async function steadyPolling(): Promise<void> {
   const scenarios: PollingScenario[] = [
     { name: "100 agents, one shared job, every 2 s", agents: 100, sharedJob: true, pollEveryMs: 2000 },
     { name: "100 agents, a job each, every 2 s", agents: 100, sharedJob: false, pollEveryMs: 2000 },
-    { name: "100 agents, a job each, every 0.5 s (ignoring pollIntervalMs)", agents: 100, sharedJob: false, pollEveryMs: 500 },
+    {
+      name: "100 agents, a job each, every 0.5 s (ignoring pollIntervalMs)",
+      agents: 100,
+      sharedJob: false,
+      pollEveryMs: 500,
+    },
   ];
   const rows: Array<Array<string | number>> = [];
   const idleReads = await readsWhenNobodyPolls(1000, simulatedMs);
-  rows.push(["1,000 jobs created, nobody polls (default cache)", "0.0", "—", formatNumber(idleReads / (simulatedMs / 1000), 1), "", formatNumber(idleReads / 1000 / (simulatedMs / 1000), 2)]);
+  rows.push([
+    "1,000 jobs created, nobody polls (default cache)",
+    "0.0",
+    "—",
+    formatNumber(idleReads / (simulatedMs / 1000), 1),
+    "",
+    formatNumber(idleReads / 1000 / (simulatedMs / 1000), 2),
+  ]);
   for (const scenario of scenarios) {
     const off = await simulatePolling(scenario, 0, simulatedMs);
     const on = await simulatePolling(scenario, 1000, simulatedMs);
@@ -180,7 +205,17 @@ async function steadyPolling(): Promise<void> {
     ]);
   }
   console.log(
-    markdownTable(["scenario", "tasks/get per s", "upstream reads/s, cache off", "upstream reads/s, cache 1 s", "saved by cache", "reads per job per 1 s window, cache 1 s"], rows),
+    markdownTable(
+      [
+        "scenario",
+        "tasks/get per s",
+        "upstream reads/s, cache off",
+        "upstream reads/s, cache 1 s",
+        "saved by cache",
+        "reads per job per 1 s window, cache 1 s",
+      ],
+      rows,
+    ),
   );
 }
 

@@ -9,7 +9,15 @@ import { describeMachine } from "./support/measure.js";
  * Run: pnpm bench (builds, then runs this), or node --import tsx bench/run-all.ts after a build.
  */
 
-const benchmarks = ["task-id-cost.ts", "polling-cost.ts", "http-throughput.ts", "peer-comparison.ts", "memory.ts", "model-turns.ts", "stdio-startup.ts"];
+const benchmarks = [
+  "task-id-cost.ts",
+  "polling-cost.ts",
+  "http-throughput.ts",
+  "peer-comparison.ts",
+  "memory.ts",
+  "model-turns.ts",
+  "stdio-startup.ts",
+];
 /** No single benchmark should come near this; it only guarantees the suite ends. */
 const perBenchmarkTimeoutMs = 120_000;
 /** The whole suite stays under 5 minutes: a benchmark that would start after this is skipped, and said so. */

@@ -50,7 +50,11 @@ const compareRoot = process.env["STARTUP_COMPARE_ROOT"];
 /** The two configs, served by the `bin.js` of this checkout or of the one to compare with. */
 function serveCases(binPath: string, label: string): Case[] {
   return [
-    { name: `${label}serve --stdio, demo config (rest adapter)`, args: [binPath, "serve", "--config", "examples/demo/jobtasks.config.yaml", "--stdio"], expect: /"supportedVersions"/ },
+    {
+      name: `${label}serve --stdio, demo config (rest adapter)`,
+      args: [binPath, "serve", "--config", "examples/demo/jobtasks.config.yaml", "--stdio"],
+      expect: /"supportedVersions"/,
+    },
     {
       name: `${label}serve --stdio, GitHub config (github-actions adapter)`,
       args: [binPath, "serve", "--config", "examples/github-ci/jobtasks.config.yaml", "--stdio"],
@@ -67,7 +71,11 @@ const cases: Case[] = [
 
 // A fixed secret: no secret file is read or written. The token is never used: nothing reaches GitHub
 // before a tool is called. Logs stay at the default level, written to stderr as a host would see them.
-const environment = { ...process.env, JOBTASKS_SECRET: "stdio-startup-bench-secret-0123456789abcdef", GITHUB_TOKEN: "ghp_not-a-real-token" };
+const environment = {
+  ...process.env,
+  JOBTASKS_SECRET: "stdio-startup-bench-secret-0123456789abcdef",
+  GITHUB_TOKEN: "ghp_not-a-real-token",
+};
 
 interface Sample {
   /** Wall clock from spawn to the first stdout line. */
@@ -104,7 +112,10 @@ function timeFirstAnswer(entry: Case): Promise<Sample> {
       const wallMs = performance.now() - started;
       const cpuMs = processCpuMs(child.pid!);
       const line = stdout.slice(0, newline);
-      finish(entry.expect.test(line) ? undefined : new Error(`unexpected first line: ${line.slice(0, 300)}`), { wallMs, cpuMs });
+      finish(entry.expect.test(line) ? undefined : new Error(`unexpected first line: ${line.slice(0, 300)}`), {
+        wallMs,
+        cpuMs,
+      });
     });
     child.on("exit", (code) => finish(new Error(`exited with ${code} before answering`)));
     child.stdin.on("error", () => undefined);
@@ -122,15 +133,28 @@ for (let round = 0; round < runs; round++) {
   for (const entry of cases) samples.get(entry)!.push(await timeFirstAnswer(entry));
 }
 
-const median = (entry: Case, key: keyof Sample) => percentile(samples.get(entry)!.map((sample) => sample[key]), 50);
+const median = (entry: Case, key: keyof Sample) =>
+  percentile(
+    samples.get(entry)!.map((sample) => sample[key]),
+    50,
+  );
 const bare = cases[0]!;
 console.log(
   markdownTable(
     ["case", "median ms", "min ms", "max ms", "median minus bare node, ms", "median CPU ms", "CPU minus bare node, ms"],
     cases.map((entry) => {
       const wall = samples.get(entry)!.map((sample) => sample.wallMs);
-      const difference = (key: keyof Sample) => (entry === bare ? "—" : formatNumber(median(entry, key) - median(bare, key)));
-      return [entry.name, formatNumber(median(entry, "wallMs")), formatNumber(Math.min(...wall)), formatNumber(Math.max(...wall)), difference("wallMs"), formatNumber(median(entry, "cpuMs")), difference("cpuMs")];
+      const difference = (key: keyof Sample) =>
+        entry === bare ? "—" : formatNumber(median(entry, key) - median(bare, key));
+      return [
+        entry.name,
+        formatNumber(median(entry, "wallMs")),
+        formatNumber(Math.min(...wall)),
+        formatNumber(Math.max(...wall)),
+        difference("wallMs"),
+        formatNumber(median(entry, "cpuMs")),
+        difference("cpuMs"),
+      ];
     }),
   ),
 );

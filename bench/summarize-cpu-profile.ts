@@ -27,7 +27,12 @@ const groups: Array<[string, (url: string, name: string) => boolean]> = [
   ["zod", (url) => url.includes("/zod/")],
   ["MCP SDK (2.x server, 1.x sdk)", (url) => url.includes("@modelcontextprotocol")],
   ["undici (Web Request/Response)", (url) => url.includes("undici") || url.includes("internal/deps/undici")],
-  ["Node HTTP and streams", (url) => /node:(_http|http|net|stream|internal\/(http|streams|stream_base))/.test(url) || url.startsWith("node:internal/streams")],
+  [
+    "Node HTTP and streams",
+    (url) =>
+      /node:(_http|http|net|stream|internal\/(http|streams|stream_base))/.test(url) ||
+      url.startsWith("node:internal/streams"),
+  ],
   ["jobtasks (packages/*)", (url) => url.includes("/packages/") && !url.includes("node_modules")],
   ["Node internals (timers, events, ticks)", (url) => url.startsWith("node:")],
   ["native (program)", (_url, name) => name === "(program)"],
@@ -58,7 +63,9 @@ function summarize(file: string): void {
   const byGroup = new Map<string, number>();
   for (const [id, micros] of selfMicros) {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-    const where = url.replace(/^.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, "").replace(/^file:\/\/.*\/(packages|bench)\//, "$1/");
+    const where = url
+      .replace(/^.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, "")
+      .replace(/^file:\/\/.*\/(packages|bench)\//, "$1/");
     const key = `${functionName || "(anonymous)"} ${where}:${lineNumber + 1}`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + micros);
     const group = groups.find(([, matches]) => matches(url, functionName))?.[0] ?? "other";
@@ -66,10 +73,25 @@ function summarize(file: string): void {
   }
   const share = (micros: number) => `${formatNumber((micros / total) * 100, 1)} %`;
   console.log(`\n### ${file}\n`);
-  console.log(markdownTable(["group", "self time"], [...byGroup].sort((a, b) => b[1] - a[1]).map(([group, micros]) => [group, share(micros)])));
-  console.log("\n" + markdownTable(["function (top 15 by self time)", "self time"], [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([name, micros]) => [name, share(micros)])));
+  console.log(
+    markdownTable(
+      ["group", "self time"],
+      [...byGroup].sort((a, b) => b[1] - a[1]).map(([group, micros]) => [group, share(micros)]),
+    ),
+  );
+  console.log(
+    "\n" +
+      markdownTable(
+        ["function (top 15 by self time)", "self time"],
+        [...byFunction]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 15)
+          .map(([name, micros]) => [name, share(micros)]),
+      ),
+  );
 }
 
 const directory = process.argv[2];
 if (!directory) throw new Error("usage: summarize-cpu-profile.ts <directory of .cpuprofile files>");
-for (const file of readdirSync(directory).filter((name) => name.endsWith(".cpuprofile"))) summarize(join(directory, file));
+for (const file of readdirSync(directory).filter((name) => name.endsWith(".cpuprofile")))
+  summarize(join(directory, file));

@@ -99,8 +99,19 @@ export function runTaskIdCost(): void {
   // Each forgery reaches a different depth of open(); the ones that reach AES-GCM are the interesting ones.
   const cases: Array<{ name: string; taskId: string; principal: string; opens: boolean; memoized?: boolean }> = [
     { name: "valid id", taskId, principal, opens: true },
-    { name: "valid id, again, through the server's memo (MemoizedTaskIdOpener)", taskId, principal, opens: true, memoized: true },
-    { name: "one ciphertext char flipped", taskId: flipOneCharacter(taskId, taskId.length - 30), principal, opens: false },
+    {
+      name: "valid id, again, through the server's memo (MemoizedTaskIdOpener)",
+      taskId,
+      principal,
+      opens: true,
+      memoized: true,
+    },
+    {
+      name: "one ciphertext char flipped",
+      taskId: flipOneCharacter(taskId, taskId.length - 30),
+      principal,
+      opens: false,
+    },
     { name: "auth tag char flipped", taskId: flipOneCharacter(taskId, taskId.length - 3), principal, opens: false },
     { name: "another principal's id", taskId, principal: "mallory", opens: false },
     { name: "unknown key id (other server)", taskId: otherServer.seal(reference, principal), principal, opens: false },

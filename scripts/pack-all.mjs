@@ -27,14 +27,23 @@ function runOrExit(args) {
   }
   return ran.stdout;
 }
-const publishable = JSON.parse(runOrExit(["-r", "ls", "--json", "--depth", "-1"])).filter((workspacePackage) => !workspacePackage.private);
+const publishable = JSON.parse(runOrExit(["-r", "ls", "--json", "--depth", "-1"])).filter(
+  (workspacePackage) => !workspacePackage.private,
+);
 // tsc -b never deletes what a removed or renamed source once built: such files would ship, their maps
 // pointing at sources that are gone. They are deleted here (only those: tests may be using the rest).
 for (const workspacePackage of publishable) await removeOrphanedBuildOutput(workspacePackage.path);
-runOrExit([...publishable.flatMap((workspacePackage) => ["--filter", workspacePackage.name]), "pack", "--pack-destination", destination]);
+runOrExit([
+  ...publishable.flatMap((workspacePackage) => ["--filter", workspacePackage.name]),
+  "pack",
+  "--pack-destination",
+  destination,
+]);
 const tarballs = (await readdir(destination)).filter((file) => file.endsWith(".tgz")).sort();
 for (const tarball of tarballs) await dropRepositorySchemaReferences(join(destination, tarball));
-console.log(`${tarballs.length} packages packed into ${destination}:\n${tarballs.map((file) => `  ${file}`).join("\n")}`);
+console.log(
+  `${tarballs.length} packages packed into ${destination}:\n${tarballs.map((file) => `  ${file}`).join("\n")}`,
+);
 
 /** Delete dist/X.js, X.d.ts and their maps whose src/X.ts no longer exists. */
 async function removeOrphanedBuildOutput(packageDirectory) {
@@ -44,7 +53,10 @@ async function removeOrphanedBuildOutput(packageDirectory) {
     const built = /^(.*?)(\.d)?\.js(\.map)?$|^(.*?)\.d\.ts(\.map)?$/.exec(entry);
     if (!built) continue;
     const stem = built[1] ?? built[4];
-    const exists = await access(join(packageDirectory, "src", `${stem}.ts`)).then(() => true, () => false);
+    const exists = await access(join(packageDirectory, "src", `${stem}.ts`)).then(
+      () => true,
+      () => false,
+    );
     if (!exists) await rm(join(dist, entry), { force: true });
   }
 }

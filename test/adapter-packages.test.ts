@@ -14,11 +14,16 @@ import { describe, expect, it } from "vitest";
 const adaptersDirectory = fileURLToPath(new URL("../adapters/", import.meta.url));
 const followTheAnatomy = ["gitlab-ci", "aws-batch", "github-actions", "rest"];
 
-const adapterNames = (await readdir(adaptersDirectory, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+const adapterNames = (await readdir(adaptersDirectory, { withFileTypes: true }))
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
 
 async function sourceFiles(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true, recursive: true });
-  return entries.filter((entry) => entry.isFile() && entry.name.endsWith(".ts")).map((entry) => join(entry.parentPath, entry.name));
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+    .map((entry) => join(entry.parentPath, entry.name));
 }
 
 describe("adapters/*", () => {
@@ -39,7 +44,11 @@ describe("adapters/*", () => {
       const runners = [];
       for (const file of tests) {
         const text = await readFile(file, "utf8");
-        if (/import\s*\{[^}]*\brunAdapterConformance\b[^}]*\}\s*from\s*"@jobtasks\/testkit"/.test(text) && /\brunAdapterConformance\s*(<[^>]*>)?\(/.test(text)) runners.push(file);
+        if (
+          /import\s*\{[^}]*\brunAdapterConformance\b[^}]*\}\s*from\s*"@jobtasks\/testkit"/.test(text) &&
+          /\brunAdapterConformance\s*(<[^>]*>)?\(/.test(text)
+        )
+          runners.push(file);
       }
       expect(runners, `a test file under adapters/${name}/src that calls runAdapterConformance`).not.toEqual([]);
     });
@@ -69,17 +78,30 @@ describe("adapters/*", () => {
 
     it("declares its kind in adapter-definition.ts and its public options type as the schema's z.input", async () => {
       expect(await readFile(join(root, "src/adapter-definition.ts"), "utf8")).toContain(`kind: "${kind}"`);
-      expect(await readFile(join(root, `src/${kind}-options.ts`), "utf8")).toMatch(/export type \w+ = z\.input<typeof \w+>/);
+      expect(await readFile(join(root, `src/${kind}-options.ts`), "utf8")).toMatch(
+        /export type \w+ = z\.input<typeof \w+>/,
+      );
     });
 
     it("uses only the public kit: nothing from @jobtasks/server", async () => {
-      const manifest = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as Record<string, Record<string, string> | undefined>;
-      const dependencies = { ...manifest["dependencies"], ...manifest["devDependencies"], ...manifest["peerDependencies"] };
+      const manifest = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as Record<
+        string,
+        Record<string, string> | undefined
+      >;
+      const dependencies = {
+        ...manifest["dependencies"],
+        ...manifest["devDependencies"],
+        ...manifest["peerDependencies"],
+      };
       // The demo job API may be a devDependency: a fake upstream that a preset describing it (rest's demo-api)
       // is tested against in-process, used by tests only and no part of the kit the adapter is built on.
       const shipped = { ...manifest["dependencies"], ...manifest["peerDependencies"] };
       const testUpstream = (name: string) => name === "@jobtasks/demo" && !(name in shipped);
-      expect(Object.keys(dependencies).filter((name) => name.startsWith("@jobtasks/") && !testUpstream(name)).sort()).toEqual(["@jobtasks/core", "@jobtasks/testkit"]);
+      expect(
+        Object.keys(dependencies)
+          .filter((name) => name.startsWith("@jobtasks/") && !testUpstream(name))
+          .sort(),
+      ).toEqual(["@jobtasks/core", "@jobtasks/testkit"]);
       for (const file of await sourceFiles(join(root, "src"))) {
         const text = await readFile(file, "utf8");
         expect(text, file).not.toMatch(/from\s*"(@jobtasks\/server|\.\.\/\.\.\/\.\.\/packages)/);

@@ -17,7 +17,10 @@ afterEach(() => cleanup.run());
 
 const token = "ghp_E2eHandlesTokenNeverLeaksAbCdEf0123456789";
 const productionId = 161088068;
-const credentials = { accessKeyId: "AKIAE2EHANDLES000001", secretAccessKey: "e2e/Handles/Secret/Never/Leaks/0123456789" };
+const credentials = {
+  accessKeyId: "AKIAE2EHANDLES000001",
+  secretAccessKey: "e2e/Handles/Secret/Never/Leaks/0123456789",
+};
 
 const answers: string[] = [];
 async function call(client: V1Connection, name: string, args: Record<string, unknown>): Promise<V1ToolResult> {
@@ -27,7 +30,8 @@ async function call(client: V1Connection, name: string, args: Record<string, unk
 }
 afterEach(() => {
   for (const answer of answers.splice(0)) {
-    for (const secret of [token, credentials.accessKeyId, credentials.secretAccessKey, fakeAccount]) expect(answer).not.toContain(secret);
+    for (const secret of [token, credentials.accessKeyId, credentials.secretAccessKey, fakeAccount])
+      expect(answer).not.toContain(secret);
   }
 });
 
@@ -43,7 +47,9 @@ async function serveGithub(): Promise<{ github: FakeGithub; client: V1Connection
           repository: "octo-org/octo-app",
           workflow: "deploy.yml",
           ref: "main",
-          inputs: { environment: { description: "Where to deploy", options: ["staging", "production"], required: true } },
+          inputs: {
+            environment: { description: "Where to deploy", options: ["staging", "production"], required: true },
+          },
         },
       ],
       pollIntervalMs: 50,
@@ -86,7 +92,12 @@ describe("GitHub Actions for a client without the tasks extension", () => {
     const bad = await call(client, "task_answer", { taskId, key, action: "accept", content: { approve: "sure" } });
     expect(bad.isError).toBe(true);
     expect(github.requestsTo("POST", /\/pending_deployments$/)).toHaveLength(0);
-    const sent = await call(client, "task_answer", { taskId, key, action: "accept", content: { approve: true, comment: "ship" } });
+    const sent = await call(client, "task_answer", {
+      taskId,
+      key,
+      action: "accept",
+      content: { approve: true, comment: "ship" },
+    });
     expect(sent.structuredContent?.["sent"]).toBe(true);
     expect(github.requestsTo("POST", /\/pending_deployments$/).map((review) => review.body)).toEqual([
       { environment_ids: [productionId], state: "approved", comment: "ship" },
@@ -105,13 +116,19 @@ describe("GitHub Actions for a client without the tasks extension", () => {
   it("task_cancel sends GitHub's cancel; task_status then shows the run cancelled", async () => {
     const { github, client } = await serveGithub();
     const runId = github.nextRunId;
-    const taskId = (await call(client, "deploy_app", { inputs: { environment: "staging" } })).structuredContent!["taskId"] as string;
+    const taskId = (await call(client, "deploy_app", { inputs: { environment: "staging" } })).structuredContent![
+      "taskId"
+    ] as string;
     github.update(runId, { status: "in_progress", jobs: [{ ...buildJob, status: "in_progress", conclusion: null }] });
     const requested = await call(client, "task_cancel", { taskId });
     expect(requested.structuredContent).toMatchObject({ cancelRequested: true });
-    expect(github.requestsTo("POST", /\/cancel$/).map((request) => request.path)).toEqual([`/repos/octo-org/octo-app/actions/runs/${runId}/cancel`]);
+    expect(github.requestsTo("POST", /\/cancel$/).map((request) => request.path)).toEqual([
+      `/repos/octo-org/octo-app/actions/runs/${runId}/cancel`,
+    ]);
     github.update(runId, { status: "completed", conclusion: "cancelled" });
-    expect((await call(client, "task_status", { taskId, waitSeconds: 10 })).structuredContent?.["status"]).toBe("cancelled");
+    expect((await call(client, "task_status", { taskId, waitSeconds: 10 })).structuredContent?.["status"]).toBe(
+      "cancelled",
+    );
   });
 });
 
@@ -147,10 +164,19 @@ describe("AWS Batch for a client without the tasks extension", () => {
   it("submit → handle; task_status follows the queue states to the exit code; a non-zero exit is isError", async () => {
     const { batch, client } = await serveBatch();
     const tools = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["render_frames", "watch_job", "task_status", "task_answer", "task_cancel"]);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "render_frames",
+      "watch_job",
+      "task_status",
+      "task_answer",
+      "task_cancel",
+    ]);
     expect(tools[0]).not.toHaveProperty("outputSchema");
     const handle = await call(client, "render_frames", { parameters: { scene: "shots/intro.blend" } });
-    expect(handle.structuredContent).toMatchObject({ status: "working", statusMessage: expect.stringMatching(/^SUBMITTED/) });
+    expect(handle.structuredContent).toMatchObject({
+      status: "working",
+      statusMessage: expect.stringMatching(/^SUBMITTED/),
+    });
     const taskId = handle.structuredContent!["taskId"] as string;
     const job = [...batch.jobs.values()][0]!;
     expect(taskId).not.toContain(job.jobId);
@@ -158,15 +184,24 @@ describe("AWS Batch for a client without the tasks extension", () => {
     batch.update(job.jobId, { status: "RUNNING", startedAt: Date.now() - 60_000 });
     const still = await call(client, "task_status", { taskId, waitSeconds: 0.3 });
     expect(still.structuredContent).toMatchObject({ status: "working", statusMessage: "RUNNING" });
-    batch.update(job.jobId, { status: "FAILED", statusReason: "Essential container in task exited", exitCode: 137, stoppedAt: Date.now() });
+    batch.update(job.jobId, {
+      status: "FAILED",
+      statusReason: "Essential container in task exited",
+      exitCode: 137,
+      stoppedAt: Date.now(),
+    });
     const finished = await call(client, "task_status", { taskId, waitSeconds: 10 });
-    expect(finished.structuredContent).toMatchObject({ status: "completed", result: { status: "FAILED", exitCode: 137 } });
+    expect(finished.structuredContent).toMatchObject({
+      status: "completed",
+      result: { status: "FAILED", exitCode: 137 },
+    });
     expect(finished.isError).toBe(true);
   });
 
   it("task_cancel sends TerminateJob", async () => {
     const { batch, client } = await serveBatch();
-    const taskId = (await call(client, "render_frames", { parameters: { scene: "shots/intro.blend" } })).structuredContent!["taskId"] as string;
+    const taskId = (await call(client, "render_frames", { parameters: { scene: "shots/intro.blend" } }))
+      .structuredContent!["taskId"] as string;
     const job = [...batch.jobs.values()][0]!;
     batch.update(job.jobId, { status: "RUNNING", startedAt: Date.now() });
     expect((await call(client, "task_cancel", { taskId })).structuredContent).toMatchObject({ cancelRequested: true });

@@ -20,8 +20,18 @@ describe("AWS Batch: a client that leaves during SubmitJob", () => {
       {
         region: "us-east-1",
         endpoint: batch.url,
-        credentials: { accessKeyId: "AKIAE2ETESTKEY000001", secretAccessKey: "e2e/Secret+Access/Key/Never/Leaks/0123456789" },
-        templates: [{ tool: "render_frames", description: "Render a scene", jobQueue: "render-queue", jobDefinition: "blender-render:3" }],
+        credentials: {
+          accessKeyId: "AKIAE2ETESTKEY000001",
+          secretAccessKey: "e2e/Secret+Access/Key/Never/Leaks/0123456789",
+        },
+        templates: [
+          {
+            tool: "render_frames",
+            description: "Render a scene",
+            jobQueue: "render-queue",
+            jobDefinition: "blender-render:3",
+          },
+        ],
         retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
         duplicateCheckDelayMs: 10,
       },

@@ -19,9 +19,18 @@ async function serve(): Promise<{ batch: FakeAwsBatch; client: RecordingClient }
     {
       region: "us-east-1",
       endpoint: batch.url,
-      credentials: { accessKeyId: "AKIAE2ETESTKEY000001", secretAccessKey: "e2e/Secret+Access/Key/Never/Leaks/0123456789" },
+      credentials: {
+        accessKeyId: "AKIAE2ETESTKEY000001",
+        secretAccessKey: "e2e/Secret+Access/Key/Never/Leaks/0123456789",
+      },
       templates: [
-        { tool: "render_frames", description: "Render a scene", jobQueue: "render-queue", jobDefinition: "blender-render:3", array: { maxSize: 1000 } },
+        {
+          tool: "render_frames",
+          description: "Render a scene",
+          jobQueue: "render-queue",
+          jobDefinition: "blender-render:3",
+          array: { maxSize: 1000 },
+        },
       ],
       watch: {},
       retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
@@ -56,7 +65,13 @@ async function failedArray(size: number, failed: FakeArrayChild[]) {
 describe("a finished AWS Batch array job", () => {
   it("names the failed children with their exit codes and reasons, in the text and in structuredContent", async () => {
     const { batch, job, task } = await failedArray(10, [
-      { index: 7, status: "FAILED", statusReason: "Essential container in task exited", exitCode: 137, containerReason: oomReason },
+      {
+        index: 7,
+        status: "FAILED",
+        statusReason: "Essential container in task exited",
+        exitCode: 137,
+        containerReason: oomReason,
+      },
       { index: 3, status: "FAILED", statusReason: "Essential container in task exited", exitCode: 1 },
     ]);
     expect(task["status"]).toBe("completed");
@@ -70,19 +85,33 @@ describe("a finished AWS Batch array job", () => {
       failed: 2,
       failedChildren: [
         { index: 3, jobId: `${job.jobId}:3`, exitCode: 1, statusReason: "Essential container in task exited" },
-        { index: 7, jobId: `${job.jobId}:7`, exitCode: 137, containerReason: oomReason, statusReason: "Essential container in task exited" },
+        {
+          index: 7,
+          jobId: `${job.jobId}:7`,
+          exitCode: 137,
+          containerReason: oomReason,
+          statusReason: "Essential container in task exited",
+        },
       ],
     });
     // One ListJobs call for the children, filtered to the failed ones.
-    expect(batch.callsTo("listjobs").map((call) => call.body)).toEqual([{ arrayJobId: job.jobId, jobStatus: "FAILED", maxResults: 100 }]);
+    expect(batch.callsTo("listjobs").map((call) => call.body)).toEqual([
+      { arrayJobId: job.jobId, jobStatus: "FAILED", maxResults: 100 },
+    ]);
     expect(JSON.stringify(task)).not.toContain("arn:aws");
   });
 
   it("names at most the first 10 failed children, and says how many more failed", async () => {
-    const failed = Array.from({ length: 25 }, (_, position) => ({ index: 24 - position, status: "FAILED", exitCode: 2 }));
+    const failed = Array.from({ length: 25 }, (_, position) => ({
+      index: 24 - position,
+      status: "FAILED",
+      exitCode: 2,
+    }));
     const { task } = await failedArray(40, failed);
     const text = task["result"]["content"][0]["text"] as string;
-    expect(text).toContain("Failed children: 0 (exit code 2), 1 (exit code 2), 2 (exit code 2), 3 (exit code 2), 4 (exit code 2),");
+    expect(text).toContain(
+      "Failed children: 0 (exit code 2), 1 (exit code 2), 2 (exit code 2), 3 (exit code 2), 4 (exit code 2),",
+    );
     expect(text).toContain("9 (exit code 2), and 15 more.");
     const array = task["result"]["structuredContent"]["array"];
     expect(array.failedChildren.map((child: { index: number }) => child.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -102,7 +131,13 @@ describe("watch_job on a job that finished before the call", () => {
   it("answers the finished job's result at once, without a task, the job's own end in it", async () => {
     const { batch, client } = await serve();
     const stoppedAt = Date.now() - 3_600_000;
-    const job = batch.addJob({ jobName: "nightly-etl-5c2a", status: "SUCCEEDED", startedAt: stoppedAt - 60_000, stoppedAt, exitCode: 0 });
+    const job = batch.addJob({
+      jobName: "nightly-etl-5c2a",
+      status: "SUCCEEDED",
+      startedAt: stoppedAt - 60_000,
+      stoppedAt,
+      exitCode: 0,
+    });
     // A job already finished when its tool starts is answered with its plain result (the extension's
     // immediate-result shortcut), so no task exists whose lastUpdatedAt could precede its createdAt.
     const answer = await client.callTool("watch_job", { jobId: job.jobId });

@@ -11,7 +11,10 @@ import { recordingClient, type RecordingClient } from "./support/recording-clien
  * SDK client via its `endpoint` option.
  */
 
-const credentials = { accessKeyId: "AKIAE2ETESTKEY000001", secretAccessKey: "e2e/Secret+Access/Key/Never/Leaks/0123456789" };
+const credentials = {
+  accessKeyId: "AKIAE2ETESTKEY000001",
+  secretAccessKey: "e2e/Secret+Access/Key/Never/Leaks/0123456789",
+};
 const secretValues = [credentials.accessKeyId, credentials.secretAccessKey];
 const capacityReason =
   `CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Service cannot fulfill the capacity requested for instance type [g5.2xlarge] ` +
@@ -28,7 +31,9 @@ afterEach(async () => {
   }
 });
 
-async function serve(options: { describeBatchWindowMs?: number } = {}): Promise<{ batch: FakeAwsBatch; client: RecordingClient }> {
+async function serve(
+  options: { describeBatchWindowMs?: number } = {},
+): Promise<{ batch: FakeAwsBatch; client: RecordingClient }> {
   const batch = cleanup.add(await startFakeAwsBatch());
   const adapter = awsBatch(
     {
@@ -41,7 +46,10 @@ async function serve(options: { describeBatchWindowMs?: number } = {}): Promise<
           description: "Render a Blender scene",
           jobQueue: "render-queue",
           jobDefinition: "blender-render:3",
-          parameters: { scene: { pattern: "[a-z0-9/_-]+\\.blend" }, quality: { enum: ["draft", "final"], default: "draft" } },
+          parameters: {
+            scene: { pattern: "[a-z0-9/_-]+\\.blend" },
+            quality: { enum: ["draft", "final"], default: "draft" },
+          },
           array: { maxSize: 1000 },
           retryAttempts: 2,
         },
@@ -62,7 +70,10 @@ async function serve(options: { describeBatchWindowMs?: number } = {}): Promise<
   return { batch, client };
 }
 
-async function submit(client: RecordingClient, args: Record<string, unknown> = { parameters: { scene: "shots/intro.blend" } }) {
+async function submit(
+  client: RecordingClient,
+  args: Record<string, unknown> = { parameters: { scene: "shots/intro.blend" } },
+) {
   const created = await client.callTool("render_frames", args);
   expect(created["resultType"]).toBe("task");
   return created;
@@ -94,7 +105,9 @@ describe("AWS Batch through the server", () => {
     batch.update(job.jobId, { status: "RUNNABLE", statusReason: capacityReason });
     const runnable = await client.get(taskId);
     expect(runnable["status"]).toBe("working");
-    expect(runnable["statusMessage"]).toMatch(/^RUNNABLE: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Service cannot fulfill the capacity requested for instance type \[g5\.2xlarge\]/);
+    expect(runnable["statusMessage"]).toMatch(
+      /^RUNNABLE: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Service cannot fulfill the capacity requested for instance type \[g5\.2xlarge\]/,
+    );
     expect(runnable["statusMessage"]).toContain("render-ce");
     // The compute environment's ARN is shortened: no account id reaches the agent.
     expect(runnable["statusMessage"]).not.toContain(fakeAccount);
@@ -107,7 +120,12 @@ describe("AWS Batch through the server", () => {
     expect(running["status"]).toBe("working");
     expect(running["statusMessage"]).toBe("RUNNING");
 
-    batch.update(job.jobId, { status: "SUCCEEDED", statusReason: "Essential container in task exited", exitCode: 0, stoppedAt: startedAt + 252_000 });
+    batch.update(job.jobId, {
+      status: "SUCCEEDED",
+      statusReason: "Essential container in task exited",
+      exitCode: 0,
+      stoppedAt: startedAt + 252_000,
+    });
     const finished = await client.get(taskId);
     expect(finished["status"]).toBe("completed");
     expect(finished["result"]["isError"]).toBeFalsy();
@@ -124,7 +142,10 @@ describe("AWS Batch through the server", () => {
 
     // Terminal answers do not change, even if the upstream record does (Batch never re-runs a job).
     batch.update(job.jobId, { status: "FAILED", exitCode: 1 });
-    expect(await client.get(taskId)).toMatchObject({ status: "completed", result: { structuredContent: { exitCode: 0 } } });
+    expect(await client.get(taskId)).toMatchObject({
+      status: "completed",
+      result: { structuredContent: { exitCode: 0 } },
+    });
   });
 
   it("a job that exits non-zero is completed with isError and its exit code, not failed", async () => {
@@ -143,7 +164,11 @@ describe("AWS Batch through the server", () => {
     const finished = await client.get(taskId);
     expect(finished["status"]).toBe("completed");
     expect(finished["result"]["isError"]).toBe(true);
-    expect(finished["result"]["structuredContent"]).toMatchObject({ status: "FAILED", exitCode: 137, containerReason: "OutOfMemoryError: Container killed due to memory usage" });
+    expect(finished["result"]["structuredContent"]).toMatchObject({
+      status: "FAILED",
+      exitCode: 137,
+      containerReason: "OutOfMemoryError: Container killed due to memory usage",
+    });
     expect(finished).not.toHaveProperty("error");
   });
 
@@ -153,12 +178,20 @@ describe("AWS Batch through the server", () => {
     expect(created["statusMessage"]).toMatch(/^SUBMITTED: render_frames-[0-9a-f]{24} \(array of 1000\)$/);
     expect(batch.callsTo("submitjob")[0]?.body.arrayProperties).toEqual({ size: 1000 });
     const job = [...batch.jobs.values()][0]!;
-    batch.update(job.jobId, { status: "PENDING", arraySummary: { SUCCEEDED: 734, FAILED: 3, RUNNING: 10, STARTING: 2, RUNNABLE: 251 } });
+    batch.update(job.jobId, {
+      status: "PENDING",
+      arraySummary: { SUCCEEDED: 734, FAILED: 3, RUNNING: 10, STARTING: 2, RUNNABLE: 251 },
+    });
     const progress = await client.get(created["taskId"]);
     expect(progress["status"]).toBe("working");
     expect(progress["statusMessage"]).toBe("PENDING: 734/1000 succeeded, 3 failed, 12 running");
 
-    batch.update(job.jobId, { status: "SUCCEEDED", arraySummary: { SUCCEEDED: 1000 }, startedAt: Date.now() - 1000, stoppedAt: Date.now() });
+    batch.update(job.jobId, {
+      status: "SUCCEEDED",
+      arraySummary: { SUCCEEDED: 1000 },
+      startedAt: Date.now() - 1000,
+      stoppedAt: Date.now(),
+    });
     const finished = await client.get(created["taskId"]);
     expect(finished["status"]).toBe("completed");
     expect(finished["result"]["structuredContent"]["array"]).toEqual({ size: 1000, succeeded: 1000, failed: 0 });
@@ -172,11 +205,19 @@ describe("AWS Batch through the server", () => {
 
     expect((await client.cancel(taskId))["resultType"]).toBe("complete");
     const terminations = batch.callsTo("terminatejob");
-    expect(terminations.map((call) => call.body)).toEqual([{ jobId: job.jobId, reason: "jobtasks: cancelled via MCP tasks/cancel" }]);
+    expect(terminations.map((call) => call.body)).toEqual([
+      { jobId: job.jobId, reason: "jobtasks: cancelled via MCP tasks/cancel" },
+    ]);
     // Cooperative: Batch has not stopped the container yet.
     expect((await client.get(taskId))["status"]).toBe("working");
 
-    batch.update(job.jobId, { status: "FAILED", statusReason: "jobtasks: cancelled via MCP tasks/cancel", isTerminated: true, stoppedAt: Date.now(), exitCode: 143 });
+    batch.update(job.jobId, {
+      status: "FAILED",
+      statusReason: "jobtasks: cancelled via MCP tasks/cancel",
+      isTerminated: true,
+      stoppedAt: Date.now(),
+      exitCode: 143,
+    });
     const cancelled = await client.get(taskId);
     expect(cancelled["status"]).toBe("cancelled");
     expect(cancelled["statusMessage"]).toBe("Cancelled: jobtasks: cancelled via MCP tasks/cancel");
@@ -192,13 +233,22 @@ describe("AWS Batch through the server", () => {
     // arrive well inside it, so the call count below measures coalescing, not the scheduler.
     const { batch, client } = await serve({ describeBatchWindowMs: 1_000 });
     const count = 30;
-    const created = await Promise.all(Array.from({ length: count }, (_, index) => submit(client, { parameters: { scene: `shots/shot${index}.blend` } })));
+    const created = await Promise.all(
+      Array.from({ length: count }, (_, index) =>
+        submit(client, { parameters: { scene: `shots/shot${index}.blend` } }),
+      ),
+    );
     expect(batch.callsTo("submitjob")).toHaveLength(count);
     // Each job in its own state, so a mixed-up answer would show.
     const expected = new Map<string, string>();
     for (const [index, task] of created.entries()) {
-      const job = [...batch.jobs.values()].find((candidate) => candidate.parameters["scene"] === `shots/shot${index}.blend`)!;
-      batch.update(job.jobId, { status: "RUNNABLE", statusReason: `waiting for capacity, position ${index} in the queue` });
+      const job = [...batch.jobs.values()].find(
+        (candidate) => candidate.parameters["scene"] === `shots/shot${index}.blend`,
+      )!;
+      batch.update(job.jobId, {
+        status: "RUNNABLE",
+        statusReason: `waiting for capacity, position ${index} in the queue`,
+      });
       expected.set(task["taskId"], `RUNNABLE: waiting for capacity, position ${index} in the queue`);
     }
 
@@ -247,7 +297,8 @@ describe("AWS Batch through the server", () => {
     const refusal = {
       status: 403,
       code: "InvalidSignatureException",
-      message: "The request signature we calculated does not match the signature you provided. Authorization: {authorization}",
+      message:
+        "The request signature we calculated does not match the signature you provided. Authorization: {authorization}",
     };
     batch.refuseDescribe.set(job.jobId, refusal);
     const refused = await client.get(watched["taskId"]);
@@ -264,7 +315,9 @@ describe("AWS Batch through the server", () => {
     expect(started["content"][0]["text"]).not.toMatch(/Signature=[0-9a-f]{64}/);
 
     // The fake did echo the key: without the adapter's redaction the answers above would carry it.
-    expect(batch.callsTo("describejobs").some((call) => call.authorization?.includes(credentials.accessKeyId))).toBe(true);
+    expect(batch.callsTo("describejobs").some((call) => call.authorization?.includes(credentials.accessKeyId))).toBe(
+      true,
+    );
     client.expectNoneContains(secretValues);
   });
 });

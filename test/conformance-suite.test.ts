@@ -63,17 +63,30 @@ describe(`the MCP conformance suite ${conformanceSuiteVersion} against examples/
   });
 
   const suite = (args: string[]) =>
-    runConformanceSuite(node22, suiteCli, ["server", "--url", server.url, "--expected-failures", expectedFailures, "-o", resultsDirectory, ...args], runTimeoutMs);
+    runConformanceSuite(
+      node22,
+      suiteCli,
+      ["server", "--url", server.url, "--expected-failures", expectedFailures, "-o", resultsDirectory, ...args],
+      runTimeoutMs,
+    );
 
-  it("passes every 2026-07-28 server scenario but the out-of-scope ones", async () => {
-    const run = await suite(["--spec-version", "2026-07-28", "--suite", "all"]);
-    expect(run.exitCode, `${run.summary}\n${run.output}`).toBe(0);
-    expect(run.summary).toMatch(/^Total: \d+ passed/);
-  }, runTimeoutMs);
+  it(
+    "passes every 2026-07-28 server scenario but the out-of-scope ones",
+    async () => {
+      const run = await suite(["--spec-version", "2026-07-28", "--suite", "all"]);
+      expect(run.exitCode, `${run.summary}\n${run.output}`).toBe(0);
+      expect(run.summary).toMatch(/^Total: \d+ passed/);
+    },
+    runTimeoutMs,
+  );
 
-  it.each(tasksScenarios)("passes the tasks extension's %s", async (scenario) => {
-    const run = await suite(["--scenario", scenario]);
-    expect(run.exitCode, `${run.summary}\n${run.output}`).toBe(0);
-    expect(run.summary).toMatch(/^Passed: (\d+)\/\1, 0 failed/);
-  }, runTimeoutMs);
+  it.each(tasksScenarios)(
+    "passes the tasks extension's %s",
+    async (scenario) => {
+      const run = await suite(["--scenario", scenario]);
+      expect(run.exitCode, `${run.summary}\n${run.output}`).toBe(0);
+      expect(run.summary).toMatch(/^Passed: (\d+)\/\1, 0 failed/);
+    },
+    runTimeoutMs,
+  );
 });

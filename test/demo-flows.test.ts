@@ -1,6 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
-import { answerElicitations, connectHttpRequester, connectStdioRequester, type ConnectedRequester } from "./support/requester.js";
+import {
+  answerElicitations,
+  connectHttpRequester,
+  connectStdioRequester,
+  type ConnectedRequester,
+} from "./support/requester.js";
 import { Cleanup, randomSecret } from "./support/in-process-server.js";
 import { startDemoApiForTests, startDemoStack, type DemoStack } from "./support/demo-stack.js";
 import { cliBin, cliEnvironment, demoConfig, repositoryRoot } from "./support/cli-process.js";
@@ -18,7 +23,8 @@ interface ToolResult {
 }
 
 function completedResult(outcome: TaskOutcome<unknown>): ToolResult {
-  if (outcome.status !== "completed") throw new Error(`expected a completed task, got ${JSON.stringify(outcome).slice(0, 600)}`);
+  if (outcome.status !== "completed")
+    throw new Error(`expected a completed task, got ${JSON.stringify(outcome).slice(0, 600)}`);
   return outcome.result as ToolResult;
 }
 
@@ -53,7 +59,9 @@ describe.each([
   afterAll(() => stack?.close());
 
   const connect = (onInputRequest?: ReturnType<typeof answerElicitations>["handler"]) =>
-    connectHttpRequester({ url: stack.server.url, ...(onInputRequest ? { onInputRequest } : {}) }).then((requester) => cleanup.add(requester));
+    connectHttpRequester({ url: stack.server.url, ...(onInputRequest ? { onInputRequest } : {}) }).then((requester) =>
+      cleanup.add(requester),
+    );
 
   it("success: completed with text and structured content, progress shown on the way", async () => {
     const requester = await connect();
@@ -89,7 +97,10 @@ describe.each([
   });
 
   it("reject: completed with isError and the reviewer's comment", async () => {
-    const elicitations = answerElicitations({ action: "accept", content: { approve: false, comment: "not on a Friday" } });
+    const elicitations = answerElicitations({
+      action: "accept",
+      content: { approve: false, comment: "not on a Friday" },
+    });
     const requester = await connect(elicitations.handler);
     const execution = await requester.session.callTool("demo_pipeline", { steps: 3, stepMs: 10, approval: true });
     const result = completedResult((await execution.settle()).outcome);
@@ -143,12 +154,17 @@ describe("demo pipeline with bearer tokens (official requester)", () => {
 
   it("alice runs and approves her pipeline; bob cannot see her task; no token cannot connect", async () => {
     const elicitations = answerElicitations({ action: "accept", content: { approve: true } });
-    const alice = cleanup.add(await connectHttpRequester({ url: stack.server.url, token: aliceToken, onInputRequest: elicitations.handler }));
+    const alice = cleanup.add(
+      await connectHttpRequester({ url: stack.server.url, token: aliceToken, onInputRequest: elicitations.handler }),
+    );
     const execution = await alice.session.callTool("demo_pipeline", { steps: 2, stepMs: 10, approval: true });
     if (execution.kind !== "task") throw new Error("expected a task");
     const taskId = execution.handle.taskId;
     const bob = cleanup.add(await connectHttpRequester({ url: stack.server.url, token: bobToken }));
-    await expect(bob.session.task(taskId).snapshot()).rejects.toMatchObject({ code: -32602, message: "Failed to retrieve task: Task not found" });
+    await expect(bob.session.task(taskId).snapshot()).rejects.toMatchObject({
+      code: -32602,
+      message: "Failed to retrieve task: Task not found",
+    });
     const result = completedResult((await execution.settle()).outcome);
     expect(result.structuredContent?.["status"]).toBe("succeeded");
     await expect(connectHttpRequester({ url: stack.server.url })).rejects.toThrow(/401|nauthori/);

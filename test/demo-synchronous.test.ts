@@ -23,21 +23,43 @@ afterAll(async () => {
 
 describe("the demo for a client without the tasks extension", () => {
   it("answers tools/call with a quick pipeline's result, not a task", async () => {
-    const server = cleanup.add(await startCliHttpServer({ env: cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret() }) }));
-    const result = await rawResult(server.url, "tools/call", { name: "demo_pipeline", arguments: { steps: 2, stepMs: 10 } }, { tasks: false });
+    const server = cleanup.add(
+      await startCliHttpServer({ env: cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret() }) }),
+    );
+    const result = await rawResult(
+      server.url,
+      "tools/call",
+      { name: "demo_pipeline", arguments: { steps: 2, stepMs: 10 } },
+      { tasks: false },
+    );
     expect(result["resultType"]).toBe("complete");
     expect(result["isError"]).not.toBe(true);
     expect(result["structuredContent"]).toMatchObject({ status: "succeeded" });
   });
 
   it("answers a pipeline that asks for approval with a handle and leaves it waiting, not cancelled", async () => {
-    const server = cleanup.add(await startCliHttpServer({ env: cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret() }) }));
-    const result = await rawResult(server.url, "tools/call", { name: "demo_pipeline", arguments: { steps: 2, stepMs: 10, approval: true } }, { tasks: false });
+    const server = cleanup.add(
+      await startCliHttpServer({ env: cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret() }) }),
+    );
+    const result = await rawResult(
+      server.url,
+      "tools/call",
+      { name: "demo_pipeline", arguments: { steps: 2, stepMs: 10, approval: true } },
+      { tasks: false },
+    );
     expect(result["resultType"]).not.toBe("task");
     expect(result["isError"]).not.toBe(true);
-    expect(result["structuredContent"]).toMatchObject({ status: "input_required", taskId: expect.stringMatching(/^jt1\./) });
+    expect(result["structuredContent"]).toMatchObject({
+      status: "input_required",
+      taskId: expect.stringMatching(/^jt1\./),
+    });
     expect(JSON.stringify(result["content"])).toContain("task_answer");
-    const status = await rawResult(server.url, "tools/call", { name: "task_status", arguments: { taskId: result["structuredContent"]["taskId"], waitSeconds: 0 } }, { tasks: false });
+    const status = await rawResult(
+      server.url,
+      "tools/call",
+      { name: "task_status", arguments: { taskId: result["structuredContent"]["taskId"], waitSeconds: 0 } },
+      { tasks: false },
+    );
     expect(status["structuredContent"]["status"]).toBe("input_required");
   });
 });

@@ -46,6 +46,8 @@ describe("GitHub Actions: a client that leaves during the dispatch", () => {
     expect(github.runs.has(runId)).toBe(true);
     // The run was read back, then cancelled: the one it created, and only once.
     expect(github.requestsTo("GET", new RegExp(`/runs/${runId}/attempts/1$`)).length).toBeGreaterThan(0);
-    expect(github.requestsTo("POST", /\/(cancel|force-cancel)$/).map((request) => request.path)).toEqual([`/repos/octo-org/octo-app/actions/runs/${runId}/cancel`]);
+    expect(github.requestsTo("POST", /\/(cancel|force-cancel)$/).map((request) => request.path)).toEqual([
+      `/repos/octo-org/octo-app/actions/runs/${runId}/cancel`,
+    ]);
   });
 });

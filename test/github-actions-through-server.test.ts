@@ -28,7 +28,9 @@ function createAdapter(github: FakeGithub) {
           repository: "octo-org/octo-app",
           workflow: "deploy.yml",
           ref: "main",
-          inputs: { environment: { description: "Where to deploy", options: ["staging", "production"], required: true } },
+          inputs: {
+            environment: { description: "Where to deploy", options: ["staging", "production"], required: true },
+          },
         },
       ],
       pollIntervalMs: 1_000,
@@ -43,7 +45,9 @@ function createAdapter(github: FakeGithub) {
 
 async function serve() {
   const github = cleanup.add(await startFakeGithub());
-  const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "github", adapter: createAdapter(github) }] }));
+  const server = cleanup.add(
+    await startInProcessServer({ adapters: [{ name: "github", adapter: createAdapter(github) }] }),
+  );
   return { github, server, client: recordingClient(server.url) };
 }
 
@@ -55,7 +59,13 @@ const buildJob = (status: FakeJob["status"], conclusion: string | null = null): 
   started_at: "2026-11-20T10:00:05Z",
   completed_at: status === "completed" ? "2026-11-20T10:03:00Z" : null,
   steps: [
-    { name: "Set up job", status: "completed", conclusion: "success", started_at: "2026-11-20T10:00:05Z", completed_at: "2026-11-20T10:00:07Z" },
+    {
+      name: "Set up job",
+      status: "completed",
+      conclusion: "success",
+      started_at: "2026-11-20T10:00:05Z",
+      completed_at: "2026-11-20T10:00:07Z",
+    },
     {
       name: "Run tests",
       status: status === "completed" ? "completed" : "in_progress",
@@ -63,8 +73,16 @@ const buildJob = (status: FakeJob["status"], conclusion: string | null = null): 
       started_at: "2026-11-20T10:00:07Z",
       completed_at: status === "completed" ? "2026-11-20T10:02:58Z" : null,
     },
-    { name: "Upload bundle", status: status === "completed" ? "completed" : "queued", conclusion: status === "completed" ? "success" : null },
-    { name: "Complete job", status: status === "completed" ? "completed" : "queued", conclusion: status === "completed" ? "success" : null },
+    {
+      name: "Upload bundle",
+      status: status === "completed" ? "completed" : "queued",
+      conclusion: status === "completed" ? "success" : null,
+    },
+    {
+      name: "Complete job",
+      status: status === "completed" ? "completed" : "queued",
+      conclusion: status === "completed" ? "success" : null,
+    },
   ],
 });
 
@@ -77,10 +95,34 @@ const failedDeployJob: FakeJob = {
   started_at: "2026-11-20T10:05:00Z",
   completed_at: "2026-11-20T10:07:12Z",
   steps: [
-    { name: "Set up job", status: "completed", conclusion: "success", started_at: "2026-11-20T10:05:00Z", completed_at: "2026-11-20T10:05:02Z" },
-    { name: "Deploy to production", status: "completed", conclusion: "success", started_at: "2026-11-20T10:05:02Z", completed_at: "2026-11-20T10:06:00Z" },
-    { name: "Run smoke tests", status: "completed", conclusion: "failure", started_at: "2026-11-20T10:06:01Z", completed_at: "2026-11-20T10:07:10Z" },
-    { name: "Complete job", status: "completed", conclusion: "success", started_at: "2026-11-20T10:07:11Z", completed_at: "2026-11-20T10:07:12Z" },
+    {
+      name: "Set up job",
+      status: "completed",
+      conclusion: "success",
+      started_at: "2026-11-20T10:05:00Z",
+      completed_at: "2026-11-20T10:05:02Z",
+    },
+    {
+      name: "Deploy to production",
+      status: "completed",
+      conclusion: "success",
+      started_at: "2026-11-20T10:05:02Z",
+      completed_at: "2026-11-20T10:06:00Z",
+    },
+    {
+      name: "Run smoke tests",
+      status: "completed",
+      conclusion: "failure",
+      started_at: "2026-11-20T10:06:01Z",
+      completed_at: "2026-11-20T10:07:10Z",
+    },
+    {
+      name: "Complete job",
+      status: "completed",
+      conclusion: "success",
+      started_at: "2026-11-20T10:07:11Z",
+      completed_at: "2026-11-20T10:07:12Z",
+    },
   ],
 };
 
@@ -120,7 +162,12 @@ describe("GitHub Actions through the server", () => {
     expect(taskId).not.toContain(String(runId));
 
     // Progress while the build runs.
-    github.update(runId, { status: "in_progress", runStartedAt: "2026-11-20T10:00:00Z", updatedAt: "2026-11-20T10:01:00Z", jobs: [buildJob("in_progress")] });
+    github.update(runId, {
+      status: "in_progress",
+      runStartedAt: "2026-11-20T10:00:00Z",
+      updatedAt: "2026-11-20T10:01:00Z",
+      jobs: [buildJob("in_progress")],
+    });
     const running = await client.get(taskId);
     expect(running["status"]).toBe("working");
     expect(running["statusMessage"]).toBe("build: step 2/4 'Run tests' (0 of 1 job done)");
@@ -131,7 +178,12 @@ describe("GitHub Actions through the server", () => {
       updatedAt: "2026-11-20T10:04:00Z",
       jobs: [buildJob("completed", "success"), { id: deployJobId, name: "deploy", status: "waiting" }],
       pendingDeployments: [
-        { environmentId: productionId, environmentName: "production", canApprove: true, reviewers: [{ type: "User", login: "octocat" }] },
+        {
+          environmentId: productionId,
+          environmentName: "production",
+          canApprove: true,
+          reviewers: [{ type: "User", login: "octocat" }],
+        },
       ],
     });
     const waiting = await client.get(taskId);
@@ -142,15 +194,22 @@ describe("GitHub Actions through the server", () => {
     const form = waiting["inputRequests"][key];
     expect(form).toMatchObject({
       method: "elicitation/create",
-      params: { mode: "form", requestedSchema: { type: "object", required: ["approve"], properties: { approve: { type: "boolean" } } } },
+      params: {
+        mode: "form",
+        requestedSchema: { type: "object", required: ["approve"], properties: { approve: { type: "boolean" } } },
+      },
     });
     expect(form.params.message).toContain("production");
 
     // The agent approves; the answer becomes GitHub's review.
-    const acknowledged = await client.update(taskId, { [key]: { action: "accept", content: { approve: true, comment: "smoke tests next" } } });
+    const acknowledged = await client.update(taskId, {
+      [key]: { action: "accept", content: { approve: true, comment: "smoke tests next" } },
+    });
     expect(acknowledged["resultType"]).toBe("complete");
     const reviews = github.requestsTo("POST", /\/runs\/\d+\/pending_deployments$/);
-    expect(reviews.map((review) => review.body)).toEqual([{ environment_ids: [productionId], state: "approved", comment: "smoke tests next" }]);
+    expect(reviews.map((review) => review.body)).toEqual([
+      { environment_ids: [productionId], state: "approved", comment: "smoke tests next" },
+    ]);
     expect(reviews[0]?.path).toContain(`/runs/${runId}/`);
 
     // Answering the same key again changes nothing: the request is no longer outstanding.
@@ -160,7 +219,10 @@ describe("GitHub Actions through the server", () => {
     github.update(runId, {
       status: "in_progress",
       updatedAt: "2026-11-20T10:05:30Z",
-      jobs: [buildJob("completed", "success"), { ...failedDeployJob, status: "in_progress", conclusion: null, completed_at: null, steps: [] }],
+      jobs: [
+        buildJob("completed", "success"),
+        { ...failedDeployJob, status: "in_progress", conclusion: null, completed_at: null, steps: [] },
+      ],
     });
     const deploying = await client.get(taskId);
     expect(deploying["status"]).toBe("working");
@@ -169,8 +231,18 @@ describe("GitHub Actions through the server", () => {
 
     // The run ends with the smoke tests failing: completed with isError, the failed step's log in the result.
     github.logs.set(deployJobId, deployLog);
-    github.run(runId).artifacts.push({ id: 4_412_200_001, name: "deploy-report", sizeInBytes: 20_480, createdAt: "2026-11-20T10:07:00Z" });
-    github.update(runId, { status: "completed", conclusion: "failure", updatedAt: "2026-11-20T10:07:20Z", jobs: [buildJob("completed", "success"), failedDeployJob] });
+    github.run(runId).artifacts.push({
+      id: 4_412_200_001,
+      name: "deploy-report",
+      sizeInBytes: 20_480,
+      createdAt: "2026-11-20T10:07:00Z",
+    });
+    github.update(runId, {
+      status: "completed",
+      conclusion: "failure",
+      updatedAt: "2026-11-20T10:07:20Z",
+      jobs: [buildJob("completed", "success"), failedDeployJob],
+    });
     const finished = await client.get(taskId);
     expect(finished["status"]).toBe("completed");
     const result = finished["result"];
@@ -207,7 +279,16 @@ describe("GitHub Actions through the server", () => {
     expect(rerun["resultType"]).toBe("task");
     expect(github.requestsTo("POST", new RegExp(`/runs/${runId}/rerun-failed-jobs$`))).toHaveLength(1);
     expect(rerun["taskId"]).not.toBe(taskId);
-    github.update(runId, { status: "in_progress", runStartedAt: "2026-11-20T11:00:00Z", updatedAt: "2026-11-20T11:00:30Z", jobs: [{ ...failedDeployJob, status: "in_progress", conclusion: null, completed_at: null, steps: [] }] }, 2);
+    github.update(
+      runId,
+      {
+        status: "in_progress",
+        runStartedAt: "2026-11-20T11:00:00Z",
+        updatedAt: "2026-11-20T11:00:30Z",
+        jobs: [{ ...failedDeployJob, status: "in_progress", conclusion: null, completed_at: null, steps: [] }],
+      },
+      2,
+    );
     expect((await client.get(rerun["taskId"]))["status"]).toBe("working");
     const afterRerun = await client.get(taskId);
     expect(afterRerun["status"]).toBe("completed");
@@ -215,7 +296,10 @@ describe("GitHub Actions through the server", () => {
 
     // A replica with the same secret and nothing cached: the adapter itself reads the pinned attempt 1.
     const replica = cleanup.add(
-      await startInProcessServer({ adapters: [{ name: "github", adapter: createAdapter(github) }], secret: server.secret }),
+      await startInProcessServer({
+        adapters: [{ name: "github", adapter: createAdapter(github) }],
+        secret: server.secret,
+      }),
     );
     const replicaClient = recordingClient(replica.url);
     const attemptOneRead = github.requestsTo("GET", new RegExp(`/runs/${runId}/attempts/1$`)).length;
@@ -245,13 +329,18 @@ describe("GitHub Actions through the server", () => {
     const key = `deploy-${runId}-1-${productionId}-0`;
     expect(Object.keys((await client.get(taskId))["inputRequests"])).toEqual([key]);
     await client.update(taskId, { [key]: { action: "decline" } });
-    expect(github.requestsTo("POST", /\/pending_deployments$/).map((review) => review.body.state)).toEqual(["rejected"]);
+    expect(github.requestsTo("POST", /\/pending_deployments$/).map((review) => review.body.state)).toEqual([
+      "rejected",
+    ]);
 
     // GitHub ends a rejected run "failure"; the deploy job never ran, so it has no log to fetch.
     github.update(runId, {
       status: "completed",
       conclusion: "failure",
-      jobs: [buildJob("completed", "success"), { id: deployJobId, name: "deploy", status: "completed", conclusion: "failure", steps: [] }],
+      jobs: [
+        buildJob("completed", "success"),
+        { id: deployJobId, name: "deploy", status: "completed", conclusion: "failure", steps: [] },
+      ],
     });
     const finished = await client.get(taskId);
     expect(finished["status"]).toBe("completed");
@@ -265,7 +354,10 @@ describe("GitHub Actions through the server", () => {
     const runId = github.nextRunId;
     const taskId = (await client.callTool("deploy_app", { inputs: { environment: "production" } }))["taskId"] as string;
     const waitForProduction = () =>
-      github.update(runId, { status: "waiting", pendingDeployments: [{ environmentId: productionId, environmentName: "production", canApprove: true }] });
+      github.update(runId, {
+        status: "waiting",
+        pendingDeployments: [{ environmentId: productionId, environmentName: "production", canApprove: true }],
+      });
     const approve = { action: "accept", content: { approve: true } };
 
     waitForProduction();
@@ -288,7 +380,10 @@ describe("GitHub Actions through the server", () => {
     expect((await client.get(taskId))["status"]).toBe("input_required");
 
     await client.update(taskId, { [secondKey]: approve });
-    expect(github.requestsTo("POST", /\/pending_deployments$/).map((review) => review.body.state)).toEqual(["approved", "approved"]);
+    expect(github.requestsTo("POST", /\/pending_deployments$/).map((review) => review.body.state)).toEqual([
+      "approved",
+      "approved",
+    ]);
     client.expectNoneContains([token]);
   });
 
@@ -316,7 +411,9 @@ describe("GitHub Actions through the server", () => {
     const after = await client.get(taskId);
     expect(after["status"]).toBe("completed");
     expect(after["result"]["isError"]).toBe(true);
-    expect(after["result"]["structuredContent"]["failedSteps"][0]["logTail"]).toContain("smoke: GET /api/orders -> 503 Service Unavailable");
+    expect(after["result"]["structuredContent"]["failedSteps"][0]["logTail"]).toContain(
+      "smoke: GET /api/orders -> 503 Service Unavailable",
+    );
     expect(github.logRequests).toHaveLength(2);
     client.expectNoneContains([token]);
   });
@@ -325,7 +422,9 @@ describe("GitHub Actions through the server", () => {
     const { github, client } = await serve();
     // Another run, running next to an unrelated one that must not be touched.
     const otherRunId = github.nextRunId;
-    const otherTaskId = (await client.callTool("deploy_app", { inputs: { environment: "staging" } }))["taskId"] as string;
+    const otherTaskId = (await client.callTool("deploy_app", { inputs: { environment: "staging" } }))[
+      "taskId"
+    ] as string;
     const runId = github.nextRunId;
     const taskId = (await client.callTool("deploy_app", { inputs: { environment: "staging" } }))["taskId"] as string;
     const twoJobs: FakeJob[] = [
@@ -333,7 +432,11 @@ describe("GitHub Actions through the server", () => {
       { id: 31_000_000_003, name: "e2e", status: "in_progress", started_at: "2026-11-20T10:00:05Z", steps: [] },
     ];
     github.update(runId, { status: "in_progress", runStartedAt: "2026-11-20T10:00:00Z", jobs: twoJobs });
-    github.update(otherRunId, { status: "in_progress", runStartedAt: "2026-11-20T10:00:00Z", jobs: [buildJob("in_progress")] });
+    github.update(otherRunId, {
+      status: "in_progress",
+      runStartedAt: "2026-11-20T10:00:00Z",
+      jobs: [buildJob("in_progress")],
+    });
 
     const acknowledged = await client.cancel(taskId);
     expect(acknowledged["resultType"]).toBe("complete");

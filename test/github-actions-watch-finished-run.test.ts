@@ -16,7 +16,15 @@ afterEach(() => cleanup.run());
 describe("watch_run on a run that finished an hour before the watch", () => {
   it("reports lastUpdatedAt no earlier than createdAt, in tools/call and tasks/get", async () => {
     const github = cleanup.add(await startFakeGithub());
-    const adapter = githubActions({ token: "ghp_E2eTokenWatchFinished0123456789AbCd", baseUrl: github.url, repositories: [`${fakeOwner}/${fakeRepo}`], requestRetries: 0 }, {});
+    const adapter = githubActions(
+      {
+        token: "ghp_E2eTokenWatchFinished0123456789AbCd",
+        baseUrl: github.url,
+        repositories: [`${fakeOwner}/${fakeRepo}`],
+        requestRetries: 0,
+      },
+      {},
+    );
     const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "github", adapter }] }));
     const client = recordingClient(server.url);
 
@@ -31,7 +39,16 @@ describe("watch_run on a run that finished an hour before the watch", () => {
       headBranch: "main",
       event: "schedule",
       createdAt: startedAt,
-      attempts: [{ status: "completed", conclusion: "success", updatedAt: hourAgo, runStartedAt: startedAt, jobs: [], pendingDeployments: [] }],
+      attempts: [
+        {
+          status: "completed",
+          conclusion: "success",
+          updatedAt: hourAgo,
+          runStartedAt: startedAt,
+          jobs: [],
+          pendingDeployments: [],
+        },
+      ],
       reviews: [],
       annotations: new Map(),
       artifacts: [],

@@ -12,7 +12,9 @@ const secret = "an-example-secret-that-is-long-enough-0123456789";
 
 async function check(env: Record<string, string>): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [cliBin, "check", "--config", config], { env: cliEnvironment({ JOBTASKS_SECRET: secret, ...env }) });
+    const { stdout, stderr } = await run(process.execPath, [cliBin, "check", "--config", config], {
+      env: cliEnvironment({ JOBTASKS_SECRET: secret, ...env }),
+    });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -35,7 +37,10 @@ describe("examples/gitlab-ci", () => {
   });
 
   it("stops naming the project when GITLAB_PROJECT is not a project", async () => {
-    const { code, output } = await check({ GITLAB_TOKEN: "glpat-exampleTokenForTheCheck01", GITLAB_PROJECT: "not a project" });
+    const { code, output } = await check({
+      GITLAB_TOKEN: "glpat-exampleTokenForTheCheck01",
+      GITLAB_PROJECT: "not a project",
+    });
     expect(code).toBe(1);
     expect(output).toContain("adapters[0].options.projects[0]");
   });

@@ -19,7 +19,10 @@ const project = "acme/shop";
 
 async function serve() {
   const gitlab = cleanup.add(startFakeGitlab(project));
-  const adapter = gitlabCi({ token, baseUrl: gitlab.baseUrl, projects: [project], pollIntervalMs: 1_000, dispatcher: gitlab.agent }, {});
+  const adapter = gitlabCi(
+    { token, baseUrl: gitlab.baseUrl, projects: [project], pollIntervalMs: 1_000, dispatcher: gitlab.agent },
+    {},
+  );
   const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "gitlab", adapter }] }));
   return { gitlab, client: recordingClient(server.url) };
 }
@@ -34,27 +37,43 @@ describe("GitLab CI through the server", () => {
   it("create, a manual job and an approval answered, a failing job with its trace, then a retry that succeeds", async () => {
     const { gitlab, client } = await serve();
 
-    const created = await client.callTool("create_pipeline", { project, ref: "main", variables: { DEPLOY_TARGET: "production" } });
+    const created = await client.callTool("create_pipeline", {
+      project,
+      ref: "main",
+      variables: { DEPLOY_TARGET: "production" },
+    });
     expect(created).toMatchObject({ resultType: "task", status: "working", pollIntervalMs: 1_000 });
     const taskId = created["taskId"] as string;
     // The task id is opaque: no project path or pipeline id in clear.
     expect(taskId).not.toContain("acme");
     expect(taskId).not.toContain("500001");
     const [creation] = gitlab.requestsTo("POST", /\/pipeline$/);
-    expect(creation?.body).toEqual({ ref: "main", variables: [{ key: "DEPLOY_TARGET", value: "production", variable_type: "env_var" }] });
+    expect(creation?.body).toEqual({
+      ref: "main",
+      variables: [{ key: "DEPLOY_TARGET", value: "production", variable_type: "env_var" }],
+    });
     expect(creation?.headers["private-token"]).toBe(token);
 
     const pipeline = pipelineOf(gitlab, 500_001);
     pipeline.status = "manual";
     pipeline.jobs = [
-      { id: 9001, name: "build", stage: "build", status: "success", artifacts: [{ file_type: "archive", filename: "artifacts.zip", size: 2048 }] },
+      {
+        id: 9001,
+        name: "build",
+        stage: "build",
+        status: "success",
+        artifacts: [{ file_type: "archive", filename: "artifacts.zip", size: 2048 }],
+      },
       { id: 9002, name: "smoke staging", stage: "deploy", status: "manual" },
       { id: 9003, name: "deploy production", stage: "deploy", status: "manual" },
     ];
     pipeline.deployments = [{ id: 77, jobId: 9003, environment: "production", approvals: 0 }];
     const waiting = await client.get(taskId);
     expect(waiting["status"]).toBe("input_required");
-    expect(Object.keys(waiting["inputRequests"]).sort()).toEqual(["approve-deployment-77-after-0-approvals", "play-job-9002"]);
+    expect(Object.keys(waiting["inputRequests"]).sort()).toEqual([
+      "approve-deployment-77-after-0-approvals",
+      "play-job-9002",
+    ]);
 
     // One answer now, the other later: partial answers are allowed and keys stay stable meanwhile.
     await client.update(taskId, { "play-job-9002": { action: "accept", content: { play: true } } });
@@ -62,12 +81,18 @@ describe("GitLab CI through the server", () => {
     pipeline.jobs[1]!.status = "success";
     const stillWaiting = await client.get(taskId);
     expect(Object.keys(stillWaiting["inputRequests"])).toEqual(["approve-deployment-77-after-0-approvals"]);
-    await client.update(taskId, { "approve-deployment-77-after-0-approvals": { action: "accept", content: { approve: true, comment: "ship it" } } });
-    expect(gitlab.requestsTo("POST", /\/deployments\/77\/approval$/).map((request) => request.body)).toEqual([{ status: "approved", comment: "ship it" }]);
+    await client.update(taskId, {
+      "approve-deployment-77-after-0-approvals": { action: "accept", content: { approve: true, comment: "ship it" } },
+    });
+    expect(gitlab.requestsTo("POST", /\/deployments\/77\/approval$/).map((request) => request.body)).toEqual([
+      { status: "approved", comment: "ship it" },
+    ]);
     // A second answer to the same key is ignored: the deployment is no longer outstanding once it moved on.
     pipeline.deployments = [];
     pipeline.status = "running";
-    await client.update(taskId, { "approve-deployment-77-after-0-approvals": { action: "accept", content: { approve: true } } });
+    await client.update(taskId, {
+      "approve-deployment-77-after-0-approvals": { action: "accept", content: { approve: true } },
+    });
     expect(gitlab.requestsTo("POST", /\/deployments\/77\/approval$/)).toHaveLength(1);
 
     pipeline.status = "failed";
@@ -86,7 +111,9 @@ describe("GitLab CI through the server", () => {
     expect(result["failedStages"]).toEqual(["deploy"]);
     expect(result["failedJobs"][0]).toMatchObject({ name: "deploy production", failureReason: "script_failure" });
     expect(result["failedJobs"][0]["traceTail"]).toContain("health check failed: 503");
-    expect(result["artifacts"]).toEqual([{ jobId: 9001, jobName: "build", fileType: "archive", filename: "artifacts.zip", sizeInBytes: 2048 }]);
+    expect(result["artifacts"]).toEqual([
+      { jobId: 9001, jobName: "build", fileType: "archive", filename: "artifacts.zip", sizeInBytes: 2048 },
+    ]);
 
     // Retry: a new task that does not report the old failure, then the retried pipeline's own end.
     const retried = await client.callTool("retry_pipeline", { project, pipelineId: 500_001 });
@@ -124,12 +151,18 @@ describe("GitLab CI through the server", () => {
     const watched = await client.callTool("watch_pipeline", { project, sha: "d6f0a1b2" });
     expect(watched["resultType"]).toBe("task");
 
-    const outside = await client.call("tools/call", { name: "create_pipeline", arguments: { project: "someone/else" } });
+    const outside = await client.call("tools/call", {
+      name: "create_pipeline",
+      arguments: { project: "someone/else" },
+    });
     expect(outside?.error?.code).toBe(-32602);
     expect(outside?.error?.message).toContain("project");
     expect(gitlab.requestsTo("POST", /./)).toHaveLength(1);
 
-    const noPipeline = await client.call("tools/call", { name: "watch_pipeline", arguments: { project, sha: "0123abcd" } });
+    const noPipeline = await client.call("tools/call", {
+      name: "watch_pipeline",
+      arguments: { project, sha: "0123abcd" },
+    });
     expect(noPipeline?.error?.code).toBe(-32602);
     expect(noPipeline?.error?.message).toContain("sha");
   });

@@ -8,7 +8,14 @@ import { createDemoAdapter, startDemoApiForTests } from "./support/demo-stack.js
 import { Cleanup, randomSecret, startInProcessServer } from "./support/in-process-server.js";
 import { cliBin, cliEnvironment, demoConfig, repositoryRoot } from "./support/cli-process.js";
 import { rawResult } from "./support/raw-rpc.js";
-import { connectV1Http, connectV1Stdio, followToEnd, textOf, type ToolClient, type V1ToolResult } from "./support/v1-client.js";
+import {
+  connectV1Http,
+  connectV1Stdio,
+  followToEnd,
+  textOf,
+  type ToolClient,
+  type V1ToolResult,
+} from "./support/v1-client.js";
 import { connectModernWithoutTasks } from "./support/modern-client.js";
 
 /**
@@ -43,7 +50,12 @@ interface Setup {
 }
 
 async function inProcess(connect: (url: string) => Promise<ToolClient>): Promise<Setup> {
-  const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "demo", adapter: createDemoAdapter("rest", api.url) }], service: { snapshotCacheMs: 10 } }));
+  const server = cleanup.add(
+    await startInProcessServer({
+      adapters: [{ name: "demo", adapter: createDemoAdapter("rest", api.url) }],
+      service: { snapshotCacheMs: 10 },
+    }),
+  );
   const client = cleanup.add(await connect(server.url));
   return { client, readWithExtension: (taskId) => rawResult(server.url, "tasks/get", { taskId }) };
 }
@@ -63,7 +75,9 @@ const clients: Record<string, () => Promise<Setup>> = {
       }),
     );
     // A replica in this process with the same secret and adapter instance name reads the stdio server's ids.
-    const replica = cleanup.add(await startInProcessServer({ adapters: [{ name: "demo", adapter: createDemoAdapter("rest", api.url) }], secret }));
+    const replica = cleanup.add(
+      await startInProcessServer({ adapters: [{ name: "demo", adapter: createDemoAdapter("rest", api.url) }], secret }),
+    );
     return { client, readWithExtension: (taskId) => rawResult(replica.url, "tasks/get", { taskId }) };
   },
   "a 2026-07-28 client that omits the extension": () => inProcess((url) => connectModernWithoutTasks(url)),
@@ -127,7 +141,10 @@ describe.each(Object.entries(clients))("%s, without the tasks extension", (_name
     const taskId = taskIdOf(await client.callTool("demo_pipeline", { steps: 4, stepMs: 1_200, approval: true }));
     const asked = await untilAsked(client, taskId);
     const [key] = Object.keys(asked.structuredContent?.["inputRequests"]);
-    expect(asked.structuredContent?.["inputRequests"][key!]).toMatchObject({ method: "elicitation/create", params: { requestedSchema: { required: ["approve"] } } });
+    expect(asked.structuredContent?.["inputRequests"][key!]).toMatchObject({
+      method: "elicitation/create",
+      params: { requestedSchema: { required: ["approve"] } },
+    });
     expect(textOf(asked)).toContain(`task_answer {"taskId":"${taskId}","key":"${key}","action":"accept"`);
 
     const bad = await client.callTool("task_answer", { taskId, key, action: "accept", content: { approve: "yes" } });
@@ -137,19 +154,33 @@ describe.each(Object.entries(clients))("%s, without the tasks extension", (_name
     const missing = await client.callTool("task_answer", { taskId, key, action: "accept", content: {} });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toMatch(/content\.approve: required.*Nothing was sent/);
-    expect((await client.callTool("task_status", { taskId, waitSeconds: 0 })).structuredContent?.["status"]).toBe("input_required");
+    expect((await client.callTool("task_status", { taskId, waitSeconds: 0 })).structuredContent?.["status"]).toBe(
+      "input_required",
+    );
 
-    const sent = await client.callTool("task_answer", { taskId, key, action: "accept", content: { approve: true, comment: "go" } });
+    const sent = await client.callTool("task_answer", {
+      taskId,
+      key,
+      action: "accept",
+      content: { approve: true, comment: "go" },
+    });
     expect(sent.structuredContent).toEqual({ taskId, key, action: "accept", sent: true });
     const again = await client.callTool("task_answer", { taskId, key, action: "decline" });
     expect(again.isError).toBe(true);
     expect(again.structuredContent).toEqual({ taskId, key, action: "decline", sent: false });
 
     const progress: string[] = [];
-    const finished = await client.callTool("task_status", { taskId }, { onprogress: (update) => progress.push(update.message ?? "") });
+    const finished = await client.callTool(
+      "task_status",
+      { taskId },
+      { onprogress: (update) => progress.push(update.message ?? "") },
+    );
     expect(finished.structuredContent).toMatchObject({ status: "completed", result: { status: "succeeded" } });
     // Steps 3 and 4 start while task_status waits; the REST adapter's growing poll interval may skip one.
-    expect(progress.some((message) => /step [34]\/4/.test(message)), progress.join(" | ")).toBe(true);
+    expect(
+      progress.some((message) => /step [34]\/4/.test(message)),
+      progress.join(" | "),
+    ).toBe(true);
   });
 
   it.each([
@@ -208,31 +239,36 @@ describe("a closed connection", () => {
   it.each([
     ["the v1 SDK Client over Streamable HTTP is closed", (url: string) => connectV1Http(url), "close"],
     ["a 2026-07-28 client aborts the call", (url: string) => connectModernWithoutTasks(url), "abort"],
-  ] as const)("ends task_status's wait at once, with no further upstream reads, when %s", async (_name, connect, how) => {
-    const scripted = createScriptedAdapter({ pollIntervalMs: 20 });
-    const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }));
-    const client = cleanup.add(await connect(server.url));
-    const taskId = taskIdOf(await client.callTool("scripted_job", {}));
-    const controller = new AbortController();
-    const waiting = client.callTool("task_status", { taskId }, { signal: controller.signal });
-    const readsBefore = scripted.calls.getStatus;
-    await vi.waitUntil(() => scripted.calls.getStatus >= readsBefore + 3, { timeout: 10_000, interval: 5 });
-    if (how === "abort") controller.abort();
-    else await client.close();
-    await expect(waiting).rejects.toThrow();
-    // The server notices the closed request and stops polling for it: the count settles.
-    await vi.waitUntil(
-      async () => {
-        const seen = scripted.calls.getStatus;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        return scripted.calls.getStatus === seen;
-      },
-      { timeout: 5_000, interval: 1 },
-    );
-    const settled = scripted.calls.getStatus;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(scripted.calls.getStatus).toBe(settled);
-  });
+  ] as const)(
+    "ends task_status's wait at once, with no further upstream reads, when %s",
+    async (_name, connect, how) => {
+      const scripted = createScriptedAdapter({ pollIntervalMs: 20 });
+      const server = cleanup.add(
+        await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }),
+      );
+      const client = cleanup.add(await connect(server.url));
+      const taskId = taskIdOf(await client.callTool("scripted_job", {}));
+      const controller = new AbortController();
+      const waiting = client.callTool("task_status", { taskId }, { signal: controller.signal });
+      const readsBefore = scripted.calls.getStatus;
+      await vi.waitUntil(() => scripted.calls.getStatus >= readsBefore + 3, { timeout: 10_000, interval: 5 });
+      if (how === "abort") controller.abort();
+      else await client.close();
+      await expect(waiting).rejects.toThrow();
+      // The server notices the closed request and stops polling for it: the count settles.
+      await vi.waitUntil(
+        async () => {
+          const seen = scripted.calls.getStatus;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          return scripted.calls.getStatus === seen;
+        },
+        { timeout: 5_000, interval: 1 },
+      );
+      const settled = scripted.calls.getStatus;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(scripted.calls.getStatus).toBe(settled);
+    },
+  );
 });
 
 describe("a v1 host that shows forms itself (stdio, elicitation declared)", () => {
@@ -261,42 +297,52 @@ describe("a v1 host that shows forms itself (stdio, elicitation declared)", () =
   });
 });
 
-
 describe("a 10-minute job on a simulated clock (the server's now and sleep), default waits", () => {
   it.each([
     ["the v1 SDK Client over Streamable HTTP", (url: string) => connectV1Http(url)],
     ["a 2026-07-28 client that omits the extension", (url: string) => connectModernWithoutTasks(url)],
-  ] as const)("%s follows it to its result in at most 16 task_status calls, none near its 60 s timeout", async (_name, connect) => {
-    const clock = { now: Date.UTC(2026, 11, 1, 9, 0) };
-    const scripted = createScriptedAdapter({ pollIntervalMs: 5_000 });
-    let startedAt = 0;
-    const server = cleanup.add(
-      await startInProcessServer({
-        adapters: [{ name: "scripted", adapter: scripted.adapter }],
-        service: {
-          now: () => clock.now,
-          // Simulated time passes only while the server waits; the job moves with it.
-          sleep: async (milliseconds) => {
-            clock.now += milliseconds;
-            const elapsed = clock.now - startedAt;
-            scripted.update(scripted.lastJob(), elapsed >= 600_000 ? completedSnapshot("deployed after 10 minutes") : workingSnapshot(`minute ${Math.floor(elapsed / 60_000) + 1} of 10`));
+  ] as const)(
+    "%s follows it to its result in at most 16 task_status calls, none near its 60 s timeout",
+    async (_name, connect) => {
+      const clock = { now: Date.UTC(2026, 11, 1, 9, 0) };
+      const scripted = createScriptedAdapter({ pollIntervalMs: 5_000 });
+      let startedAt = 0;
+      const server = cleanup.add(
+        await startInProcessServer({
+          adapters: [{ name: "scripted", adapter: scripted.adapter }],
+          service: {
+            now: () => clock.now,
+            // Simulated time passes only while the server waits; the job moves with it.
+            sleep: async (milliseconds) => {
+              clock.now += milliseconds;
+              const elapsed = clock.now - startedAt;
+              scripted.update(
+                scripted.lastJob(),
+                elapsed >= 600_000
+                  ? completedSnapshot("deployed after 10 minutes")
+                  : workingSnapshot(`minute ${Math.floor(elapsed / 60_000) + 1} of 10`),
+              );
+            },
           },
-        },
-      }),
-    );
-    const client = cleanup.add(await connect(server.url));
-    startedAt = clock.now;
-    const taskId = taskIdOf(await client.callTool("scripted_job", {}));
-    const waits: number[] = [];
-    let result: V1ToolResult;
-    do {
-      const before = clock.now;
-      result = await client.callTool("task_status", { taskId });
-      waits.push(clock.now - before);
-    } while (result.structuredContent?.["status"] === "working" && waits.length < 100);
-    expect(result.structuredContent).toMatchObject({ status: "completed", result: { text: "deployed after 10 minutes" } });
-    expect(clock.now - startedAt).toBeGreaterThanOrEqual(600_000);
-    expect(waits.length).toBeLessThanOrEqual(16);
-    expect(Math.max(...waits)).toBeLessThanOrEqual(40_000);
-  });
+        }),
+      );
+      const client = cleanup.add(await connect(server.url));
+      startedAt = clock.now;
+      const taskId = taskIdOf(await client.callTool("scripted_job", {}));
+      const waits: number[] = [];
+      let result: V1ToolResult;
+      do {
+        const before = clock.now;
+        result = await client.callTool("task_status", { taskId });
+        waits.push(clock.now - before);
+      } while (result.structuredContent?.["status"] === "working" && waits.length < 100);
+      expect(result.structuredContent).toMatchObject({
+        status: "completed",
+        result: { text: "deployed after 10 minutes" },
+      });
+      expect(clock.now - startedAt).toBeGreaterThanOrEqual(600_000);
+      expect(waits.length).toBeLessThanOrEqual(16);
+      expect(Math.max(...waits)).toBeLessThanOrEqual(40_000);
+    },
+  );
 });

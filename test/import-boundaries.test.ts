@@ -31,7 +31,9 @@ function importsOf(text: string): string[] {
 
 async function sourceFilesUnder(directory: string): Promise<SourceFile[]> {
   const entries = await readdir(join(root, directory), { withFileTypes: true, recursive: true });
-  const files = entries.filter((entry) => entry.isFile() && /\.(?:ts|mts|js|mjs)$/.test(entry.name) && !entry.name.endsWith(".d.ts"));
+  const files = entries.filter(
+    (entry) => entry.isFile() && /\.(?:ts|mts|js|mjs)$/.test(entry.name) && !entry.name.endsWith(".d.ts"),
+  );
   return Promise.all(
     files.map(async (entry) => {
       const path = join(entry.parentPath, entry.name);
@@ -42,19 +44,31 @@ async function sourceFilesUnder(directory: string): Promise<SourceFile[]> {
 
 async function workspaceFolders(parent: string): Promise<string[]> {
   const entries = await readdir(join(root, parent), { withFileTypes: true });
-  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 }
 
 function isTestCode(path: string): boolean {
   return path.endsWith(".test.ts") || path.includes("/test-support/");
 }
 
-const packageName = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+const packageName = (specifier: string) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
 
 /** Adapter package names, read from their package.json, so a renamed adapter stays covered. */
 async function adapterPackageNames(): Promise<string[]> {
   const names = await workspaceFolders("adapters");
-  return Promise.all(names.map(async (name) => (JSON.parse(await readFile(join(root, "adapters", name, "package.json"), "utf8")) as { name: string }).name));
+  return Promise.all(
+    names.map(
+      async (name) =>
+        (JSON.parse(await readFile(join(root, "adapters", name, "package.json"), "utf8")) as { name: string }).name,
+    ),
+  );
 }
 
 /** The violations of the rules in one list of "file → specifier (why)" lines, empty when the tree keeps them. */
@@ -70,7 +84,10 @@ async function boundaryViolations(): Promise<string[]> {
     for (const file of await sourceFilesUnder(`adapters/${name}/src`)) {
       for (const specifier of file.imports) {
         const imported = packageName(specifier);
-        if (specifier.startsWith(".") && !posix.join(posix.dirname(file.path), specifier).startsWith(`adapters/${name}/`)) {
+        if (
+          specifier.startsWith(".") &&
+          !posix.join(posix.dirname(file.path), specifier).startsWith(`adapters/${name}/`)
+        ) {
           refuse(file, specifier, "an adapter reaches outside its folder");
         }
         if (!imported.startsWith("@jobtasks/") && !adapters.includes(imported)) continue;
@@ -88,7 +105,8 @@ async function boundaryViolations(): Promise<string[]> {
   for (const file of await sourceFilesUnder("packages/core/src")) {
     for (const specifier of file.imports) {
       const imported = packageName(specifier);
-      if (imported.startsWith("@jobtasks/") || adapters.includes(imported)) refuse(file, specifier, "the core imports no other workspace package");
+      if (imported.startsWith("@jobtasks/") || adapters.includes(imported))
+        refuse(file, specifier, "the core imports no other workspace package");
       if (imported.startsWith("@modelcontextprotocol/")) refuse(file, specifier, "the core imports no MCP SDK");
     }
   }
@@ -105,7 +123,14 @@ describe("import boundaries", () => {
       'const lazy = await import("undici");',
       'let t: typeof import("zod");',
     ].join("\n");
-    expect(importsOf(text)).toEqual(["@jobtasks/core", "@jobtasks/testkit", "./c.js", "./side-effect.js", "undici", "zod"]);
+    expect(importsOf(text)).toEqual([
+      "@jobtasks/core",
+      "@jobtasks/testkit",
+      "./c.js",
+      "./side-effect.js",
+      "undici",
+      "zod",
+    ]);
   });
 
   it("finds every adapter and reads imports from each", async () => {
@@ -113,7 +138,10 @@ describe("import boundaries", () => {
     expect(names.length).toBeGreaterThanOrEqual(4);
     for (const name of names) {
       const files = await sourceFilesUnder(`adapters/${name}/src`);
-      expect(files.some((file) => file.imports.includes("@jobtasks/core")), name).toBe(true);
+      expect(
+        files.some((file) => file.imports.includes("@jobtasks/core")),
+        name,
+      ).toBe(true);
     }
   });
 
@@ -121,7 +149,10 @@ describe("import boundaries", () => {
     expect(await boundaryViolations()).toEqual([]);
   });
 
-  it.each(knownExceptions)("the allowed import $specifier in $file is still there (else drop it from the list)", async ({ file, specifier }) => {
-    expect(importsOf(await readFile(join(root, file), "utf8"))).toContain(specifier);
-  });
+  it.each(knownExceptions)(
+    "the allowed import $specifier in $file is still there (else drop it from the list)",
+    async ({ file, specifier }) => {
+      expect(importsOf(await readFile(join(root, file), "utf8"))).toContain(specifier);
+    },
+  );
 });

@@ -5,7 +5,15 @@ import { basename, dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerElicitations, connectStdioRequester } from "./support/requester.js";
 import { pollUntil, rawCall, rawResult } from "./support/raw-rpc.js";
-import { hostEnvironment, installedBytes, npmInstall, packAll, repositoryRoot, runToEnd, startUntil } from "./support/installed-package.js";
+import {
+  hostEnvironment,
+  installedBytes,
+  npmInstall,
+  packAll,
+  repositoryRoot,
+  runToEnd,
+  startUntil,
+} from "./support/installed-package.js";
 import { discoverOverStdio, hostConfigBlocks, hostLaunch, readSnippets } from "./support/host-snippets.js";
 
 /**
@@ -15,7 +23,9 @@ import { discoverOverStdio, hostConfigBlocks, hostLaunch, readSnippets } from ".
  */
 
 const optionalAdapters = ["jobtasks-github-actions", "jobtasks-aws-batch"];
-const packageVersion = (JSON.parse(readFileSync(join(repositoryRoot, "packages/cli/package.json"), "utf8")) as { version: string }).version;
+const packageVersion = (
+  JSON.parse(readFileSync(join(repositoryRoot, "packages/cli/package.json"), "utf8")) as { version: string }
+).version;
 
 let workspace: string;
 let packed: string;
@@ -28,7 +38,12 @@ let lightInstallBytes: number;
 const tarballName = (file: string) => basename(file).replace(/-\d+\.\d+\.\d+\.tgz$/, "");
 // Only PATH and HOME, also for npx: this process's environment (pnpm's NODE_PATH among it) could find
 // packages the install does not hold.
-const npx = (args: string[]) => runToEnd("npx", ["--no-install", "jobtasks", ...args], { cwd: install, env: hostEnvironment(install, home), timeoutMs: 60_000 });
+const npx = (args: string[]) =>
+  runToEnd("npx", ["--no-install", "jobtasks", ...args], {
+    cwd: install,
+    env: hostEnvironment(install, home),
+    timeoutMs: 60_000,
+  });
 
 beforeAll(async () => {
   workspace = await mkdtemp(join(tmpdir(), "jobtasks-installed-"));
@@ -40,7 +55,12 @@ beforeAll(async () => {
   await writeFile(join(packed, "left-over.tgz"), "from an earlier run");
   tarballs = await packAll(packed);
   // First without the optional adapters and the testkit: what a user of the demo or the REST adapter installs.
-  await npmInstall(install, tarballs.filter((file) => !optionalAdapters.includes(tarballName(file)) && tarballName(file) !== "jobtasks-testkit"));
+  await npmInstall(
+    install,
+    tarballs.filter(
+      (file) => !optionalAdapters.includes(tarballName(file)) && tarballName(file) !== "jobtasks-testkit",
+    ),
+  );
   lightInstallBytes = await installedBytes(join(install, "node_modules"));
 }, 300_000);
 
@@ -54,7 +74,13 @@ function publishablePackages(): Array<{ directory: string; name: string }> {
     readdirSync(join(repositoryRoot, group))
       .map((entry) => join(repositoryRoot, group, entry))
       .filter((directory) => existsSync(join(directory, "package.json")))
-      .map((directory) => ({ directory, manifest: JSON.parse(readFileSync(join(directory, "package.json"), "utf8")) as { name: string; private?: boolean } }))
+      .map((directory) => ({
+        directory,
+        manifest: JSON.parse(readFileSync(join(directory, "package.json"), "utf8")) as {
+          name: string;
+          private?: boolean;
+        },
+      }))
       .filter(({ manifest }) => !manifest.private)
       .map(({ directory, manifest }) => ({ directory, name: manifest.name.replace(/^@/, "").replace("/", "-") })),
   );
@@ -63,7 +89,11 @@ function publishablePackages(): Array<{ directory: string; name: string }> {
 describe("pnpm pack:all", () => {
   it("writes one tarball per publishable package, into a folder it empties first", () => {
     expect(readdirSync(packed).sort()).toEqual(tarballs.map((file) => basename(file)).sort());
-    expect(tarballs.map(tarballName).sort()).toEqual(publishablePackages().map(({ name }) => name).sort());
+    expect(tarballs.map(tarballName).sort()).toEqual(
+      publishablePackages()
+        .map(({ name }) => name)
+        .sort(),
+    );
   });
 
   it("gives every tarball the LICENSE, a README, a CHANGELOG, real versions and where the project lives", async () => {
@@ -72,14 +102,22 @@ describe("pnpm pack:all", () => {
     for (const file of tarballs) {
       const contents = join(workspace, "contents", tarballName(file));
       await mkdir(contents, { recursive: true });
-      expect((await runToEnd("tar", ["-xzf", file, "-C", contents], { cwd: workspace, env: process.env })).code).toBe(0);
+      expect((await runToEnd("tar", ["-xzf", file, "-C", contents], { cwd: workspace, env: process.env })).code).toBe(
+        0,
+      );
       const unpacked = join(contents, "package");
       expect(readFileSync(join(unpacked, "LICENSE"), "utf8"), file).toBe(license);
-      for (const name of ["README.md", "CHANGELOG.md"]) expect(existsSync(join(unpacked, name)), `${file}: ${name}`).toBe(true);
+      for (const name of ["README.md", "CHANGELOG.md"])
+        expect(existsSync(join(unpacked, name)), `${file}: ${name}`).toBe(true);
       const manifestText = readFileSync(join(unpacked, "package.json"), "utf8");
       expect(manifestText, file).not.toContain("workspace:");
       const manifest = JSON.parse(manifestText) as Record<string, any>;
-      expect(manifest, file).toMatchObject({ license: "Apache-2.0", repository: { url: expect.any(String) }, homepage: expect.any(String), bugs: { url: expect.any(String) } });
+      expect(manifest, file).toMatchObject({
+        license: "Apache-2.0",
+        repository: { url: expect.any(String) },
+        homepage: expect.any(String),
+        bugs: { url: expect.any(String) },
+      });
       expect(manifest["engines"]?.["node"], file).toBe(">=20");
     }
   });
@@ -94,13 +132,16 @@ describe("pnpm pack:all", () => {
       if (!file.endsWith(".map")) continue;
       maps++;
       const map = JSON.parse(readFileSync(join(contents, file), "utf8")) as { sources: string[] };
-      for (const source of map.sources) expect(existsSync(resolve(dirname(join(contents, file)), source)), `${file} -> ${source}`).toBe(true);
+      for (const source of map.sources)
+        expect(existsSync(resolve(dirname(join(contents, file)), source)), `${file} -> ${source}`).toBe(true);
     }
     expect(maps).toBeGreaterThan(0);
   });
   it("ships the example configs without the schema path that only reaches the schema in the repository", () => {
     const contents = join(workspace, "contents");
-    const configs = readdirSync(contents, { recursive: true, encoding: "utf8" }).filter((file) => /\.ya?ml$/.test(file) && !file.includes("/package/templates/"));
+    const configs = readdirSync(contents, { recursive: true, encoding: "utf8" }).filter(
+      (file) => /\.ya?ml$/.test(file) && !file.includes("/package/templates/"),
+    );
     expect(configs).toContain(join("jobtasks-demo", "package", "jobtasks.config.yaml"));
     for (const config of configs) {
       const shipped = readFileSync(join(contents, config), "utf8");
@@ -127,8 +168,14 @@ describe("npx jobtasks, installed without the optional adapters", () => {
     expect(shipped.stdout).toContain("demo_pipeline  (adapter demo, rest)");
     expect(shipped.code).toBe(0);
     const own = join(elsewhere, "rest.config.yaml");
-    await writeFile(own, `adapters:\n  - name: jobs\n    kind: rest\n    options: { preset: demo-api, baseUrl: "http://127.0.0.1:9" }\n`);
-    expect(await npx(["check", "--config", own])).toMatchObject({ code: 0, stdout: expect.stringContaining("demo_pipeline") });
+    await writeFile(
+      own,
+      `adapters:\n  - name: jobs\n    kind: rest\n    options: { preset: demo-api, baseUrl: "http://127.0.0.1:9" }\n`,
+    );
+    expect(await npx(["check", "--config", own])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("demo_pipeline"),
+    });
   });
 
   it.each([
@@ -139,7 +186,9 @@ describe("npx jobtasks, installed without the optional adapters", () => {
     await writeFile(config, `adapters:\n  - name: jobs\n    kind: ${kind}\n    options: {}\n`);
     const result = await npx(["check", "--config", config]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`adapters[0].kind: ${kind} needs the package ${packageName}: npm install ${packageName}`);
+    expect(result.stderr).toContain(
+      `adapters[0].kind: ${kind} needs the package ${packageName}: npm install ${packageName}`,
+    );
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -153,11 +202,15 @@ describe("npx jobtasks, installed without the optional adapters", () => {
   });
 
   it("serves a config over HTTP", async () => {
-    const server = await startUntil("npx", ["--no-install", "jobtasks", "serve", "--config", demoConfig(), "--port", "0"], {
-      cwd: install,
-      env: hostEnvironment(install, home, { DEMO_API_URL: "http://127.0.0.1:9" }),
-      ready: /"url":"(http:\/\/[^"]+)"/,
-    });
+    const server = await startUntil(
+      "npx",
+      ["--no-install", "jobtasks", "serve", "--config", demoConfig(), "--port", "0"],
+      {
+        cwd: install,
+        env: hostEnvironment(install, home, { DEMO_API_URL: "http://127.0.0.1:9" }),
+        ready: /"url":"(http:\/\/[^"]+)"/,
+      },
+    );
     try {
       const discovered = await rawResult(server.match[1]!, "server/discover", {}, { tasks: false });
       expect(discovered["capabilities"]?.["extensions"]).toHaveProperty(["io.modelcontextprotocol/tasks"]);
@@ -174,13 +227,19 @@ describe("npx jobtasks, installed without the optional adapters", () => {
     });
     try {
       const url = demo.match[1]!;
-      const created = await rawResult(url, "tools/call", { name: "demo_pipeline", arguments: { steps: 1, stepMs: 10 } });
+      const created = await rawResult(url, "tools/call", {
+        name: "demo_pipeline",
+        arguments: { steps: 1, stepMs: 10 },
+      });
       const taskId = created["taskId"] as string;
       const done = await pollUntil(
         () => rawCall(url, "tasks/get", { taskId }),
         (response) => response.body?.result?.["status"] !== "working",
       );
-      expect(done.body?.result).toMatchObject({ status: "completed", result: { structuredContent: { status: "succeeded" } } });
+      expect(done.body?.result).toMatchObject({
+        status: "completed",
+        result: { structuredContent: { status: "succeeded" } },
+      });
     } finally {
       await demo.stop();
     }
@@ -212,12 +271,19 @@ describe("the install with every tarball (npm install packed/*.tgz)", () => {
 
   beforeAll(async () => {
     // The rest of the tarballs into the same folder: it then holds every package pack:all wrote.
-    await npmInstall(install, tarballs.filter((file) => optionalAdapters.includes(tarballName(file)) || tarballName(file) === "jobtasks-testkit"));
+    await npmInstall(
+      install,
+      tarballs.filter(
+        (file) => optionalAdapters.includes(tarballName(file)) || tarballName(file) === "jobtasks-testkit",
+      ),
+    );
   }, 300_000);
 
   it("holds every package, the testkit's vitest peer included", async () => {
     for (const file of tarballs) {
-      const manifest = JSON.parse(readFileSync(join(workspace, "contents", tarballName(file), "package", "package.json"), "utf8")) as { name: string };
+      const manifest = JSON.parse(
+        readFileSync(join(workspace, "contents", tarballName(file), "package", "package.json"), "utf8"),
+      ) as { name: string };
       expect(existsSync(join(install, "node_modules", manifest.name, "package.json")), manifest.name).toBe(true);
     }
     expect(existsSync(join(install, "node_modules", "vitest", "package.json"))).toBe(true);
@@ -231,7 +297,11 @@ describe("the install with every tarball (npm install packed/*.tgz)", () => {
       command: join(install, "node_modules/.bin/jobtasks"),
       args: ["serve", "--config", config, "--stdio"],
       cwd: elsewhere,
-      env: hostEnvironment(install, home, { AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKIAEXAMPLE", AWS_SECRET_ACCESS_KEY: "example" }),
+      env: hostEnvironment(install, home, {
+        AWS_REGION: "eu-west-1",
+        AWS_ACCESS_KEY_ID: "AKIAEXAMPLE",
+        AWS_SECRET_ACCESS_KEY: "example",
+      }),
     });
     expect(discovery.answer["result"]?.["capabilities"]).toBeDefined();
     expect(discovery.stderr).toContain("serving MCP on stdio");
@@ -241,39 +311,62 @@ describe("the install with every tarball (npm install packed/*.tgz)", () => {
   it("covers every agent-host config in docs/connect-a-client.md, for every host", () => {
     expect(hostConfigBlocks()).toEqual(snippets.map((snippet) => snippet.text));
     expect(snippets.map((snippet) => snippet.name).sort()).toEqual(
-      expect.arrayContaining(["claude-code-http", "claude-code-stdio", "claude-desktop", "cursor-http", "cursor-stdio", "vscode-http", "vscode-stdio"]),
+      expect.arrayContaining([
+        "claude-code-http",
+        "claude-code-stdio",
+        "claude-desktop",
+        "cursor-http",
+        "cursor-stdio",
+        "vscode-http",
+        "vscode-stdio",
+      ]),
     );
   });
 
-  it.each(snippets.map((snippet) => [snippet.name, snippet] as const))("host snippet %s: the server it starts or names answers server/discover", async (_name, snippet) => {
-    const launch = hostLaunch(snippet);
-    if (launch.transport === "http") {
-      // The snippets name the demo's default address; the test's demo listens on a free port instead.
-      expect(launch.url).toBe("http://127.0.0.1:3000/mcp");
-      const demo = await startUntil(join(install, "node_modules/.bin/jobtasks"), ["demo", "--port", "0", "--api-port", "0"], {
-        cwd: elsewhere,
-        env: hostEnvironment(install, home),
-        ready: /MCP endpoint\s+http:\/\/127\.0\.0\.1:(\d+)\/mcp/,
-      });
-      try {
-        const url = launch.url.replace(":3000/", `:${demo.match[1]}/`);
-        const discovered = await rawResult(url, "server/discover", {}, { tasks: false });
-        expect(discovered["capabilities"]?.["extensions"]).toHaveProperty(["io.modelcontextprotocol/tasks"]);
-      } finally {
-        await demo.stop();
+  it.each(snippets.map((snippet) => [snippet.name, snippet] as const))(
+    "host snippet %s: the server it starts or names answers server/discover",
+    async (_name, snippet) => {
+      const launch = hostLaunch(snippet);
+      if (launch.transport === "http") {
+        // The snippets name the demo's default address; the test's demo listens on a free port instead.
+        expect(launch.url).toBe("http://127.0.0.1:3000/mcp");
+        const demo = await startUntil(
+          join(install, "node_modules/.bin/jobtasks"),
+          ["demo", "--port", "0", "--api-port", "0"],
+          {
+            cwd: elsewhere,
+            env: hostEnvironment(install, home),
+            ready: /MCP endpoint\s+http:\/\/127\.0\.0\.1:(\d+)\/mcp/,
+          },
+        );
+        try {
+          const url = launch.url.replace(":3000/", `:${demo.match[1]}/`);
+          const discovered = await rawResult(url, "server/discover", {}, { tasks: false });
+          expect(discovered["capabilities"]?.["extensions"]).toHaveProperty(["io.modelcontextprotocol/tasks"]);
+        } finally {
+          await demo.stop();
+        }
+        return;
       }
-      return;
-    }
-    // A config of the user's own, where the snippet's placeholder path points; its credential comes from
-    // the snippet's env (GitHub is never called: nothing is started).
-    const ownConfig = join(workspace, "own", "jobtasks.config.yaml");
-    await mkdir(dirname(ownConfig), { recursive: true });
-    await writeFile(ownConfig, readFileSync(join(repositoryRoot, "examples/github-ci/jobtasks.config.yaml"), "utf8"));
-    const args = launch.args.map((arg) => (arg === "/absolute/path/to/jobtasks.config.yaml" ? ownConfig : arg));
-    const discovery = await discoverOverStdio({ command: launch.command, args, cwd: elsewhere, env: hostEnvironment(install, home, launch.env) });
-    expect(discovery.answer["result"]?.["capabilities"]?.["extensions"], discovery.stderr).toHaveProperty(["io.modelcontextprotocol/tasks"]);
-    for (const line of discovery.stdoutLines) expect(JSON.parse(line), "stdout carries MCP messages only").toMatchObject({ jsonrpc: "2.0" });
-    expect(discovery.exit, "ends by itself when the host closes stdin").toEqual({ code: 0, signal: null });
-    expect(discovery.stderr).not.toMatch(/Warning/);
-  });
+      // A config of the user's own, where the snippet's placeholder path points; its credential comes from
+      // the snippet's env (GitHub is never called: nothing is started).
+      const ownConfig = join(workspace, "own", "jobtasks.config.yaml");
+      await mkdir(dirname(ownConfig), { recursive: true });
+      await writeFile(ownConfig, readFileSync(join(repositoryRoot, "examples/github-ci/jobtasks.config.yaml"), "utf8"));
+      const args = launch.args.map((arg) => (arg === "/absolute/path/to/jobtasks.config.yaml" ? ownConfig : arg));
+      const discovery = await discoverOverStdio({
+        command: launch.command,
+        args,
+        cwd: elsewhere,
+        env: hostEnvironment(install, home, launch.env),
+      });
+      expect(discovery.answer["result"]?.["capabilities"]?.["extensions"], discovery.stderr).toHaveProperty([
+        "io.modelcontextprotocol/tasks",
+      ]);
+      for (const line of discovery.stdoutLines)
+        expect(JSON.parse(line), "stdout carries MCP messages only").toMatchObject({ jsonrpc: "2.0" });
+      expect(discovery.exit, "ends by itself when the host closes stdin").toEqual({ code: 0, signal: null });
+      expect(discovery.stderr).not.toMatch(/Warning/);
+    },
+  );
 });

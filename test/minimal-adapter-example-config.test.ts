@@ -15,7 +15,9 @@ const secret = "an-example-secret-that-is-long-enough-0123456789";
 
 async function check(config: string): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [cliBin, "check", "--config", config], { env: cliEnvironment({ JOBTASKS_SECRET: secret }) });
+    const { stdout, stderr } = await run(process.execPath, [cliBin, "check", "--config", config], {
+      env: cliEnvironment({ JOBTASKS_SECRET: secret }),
+    });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -35,7 +37,10 @@ describe("examples/minimal-adapter", () => {
     const directory = await mkdtemp(join(tmpdir(), "minimal-adapter-"));
     try {
       await symlink(join(example, "dist"), join(directory, "dist"));
-      await writeFile(join(directory, "jobtasks.config.yaml"), "adapters:\n  - name: memory\n    module: ./dist/index.js\n    options:\n      pollsToFinish: 0\n");
+      await writeFile(
+        join(directory, "jobtasks.config.yaml"),
+        "adapters:\n  - name: memory\n    module: ./dist/index.js\n    options:\n      pollsToFinish: 0\n",
+      );
       const { code, output } = await check(join(directory, "jobtasks.config.yaml"));
       expect(code).toBe(1);
       expect(output).toContain("adapters[0].options.pollsToFinish");

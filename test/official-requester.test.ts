@@ -11,12 +11,19 @@ describe("the official requester against the scripted adapter", () => {
     const scripted = createScriptedAdapter({
       onRespond: (job, responses) => {
         const answer = Object.values(responses)[0];
-        job.snapshot = completedSnapshot(answer?.content?.["approve"] ? "approved" : "rejected", !answer?.content?.["approve"]);
+        job.snapshot = completedSnapshot(
+          answer?.content?.["approve"] ? "approved" : "rejected",
+          !answer?.content?.["approve"],
+        );
       },
     });
-    const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }));
+    const server = cleanup.add(
+      await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }),
+    );
     const elicitations = answerElicitations({ action: "accept", content: { approve: true } });
-    const requester = cleanup.add(await connectHttpRequester({ url: server.url, onInputRequest: elicitations.handler }));
+    const requester = cleanup.add(
+      await connectHttpRequester({ url: server.url, onInputRequest: elicitations.handler }),
+    );
     const execution = await requester.session.callTool("scripted_job", { label: "x", startAs: "input_required" });
     expect(execution.kind).toBe("task");
     const { outcome } = await execution.settle();
@@ -24,6 +31,8 @@ describe("the official requester against the scripted adapter", () => {
     expect(elicitations.asked).toHaveLength(1);
     if (outcome.status !== "completed") return;
     expect(outcome.result).toMatchObject({ content: [{ type: "text", text: "approved" }] });
-    expect(scripted.onlyJob().responses).toEqual([{ "job-1-approval-1": { action: "accept", content: { approve: true } } }]);
+    expect(scripted.onlyJob().responses).toEqual([
+      { "job-1-approval-1": { action: "accept", content: { approve: true } } },
+    ]);
   });
 });

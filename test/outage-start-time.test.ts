@@ -26,7 +26,9 @@ async function serve(retryBudgetMs: number) {
       service: { upstreamRetryBudgetMs: retryBudgetMs, now: () => now },
     }),
   );
-  const taskId = (await rawResult(server.url, "tools/call", { name: "scripted_job", arguments: {} }))["taskId"] as string;
+  const taskId = (await rawResult(server.url, "tools/call", { name: "scripted_job", arguments: {} }))[
+    "taskId"
+  ] as string;
   const job = scripted.onlyJob();
   const readStatus = scripted.adapter.doGetStatus.bind(scripted.adapter);
   scripted.adapter.doGetStatus = async (ref, context): Promise<JobSnapshot> => {
@@ -43,7 +45,9 @@ describe("the start of an outage", () => {
     const { get } = await serve(10 * 60_000);
     const task = await get();
     expect(task["status"]).toBe("working");
-    expect(task["statusMessage"]).toMatch(/^Upstream unavailable since 2026-11-02T08:00:00\.000Z \(upstream answered 503\)/);
+    expect(task["statusMessage"]).toMatch(
+      /^Upstream unavailable since 2026-11-02T08:00:00\.000Z \(upstream answered 503\)/,
+    );
     // Later failed reads keep the first stamp.
     expect((await get())["statusMessage"]).toMatch(/^Upstream unavailable since 2026-11-02T08:00:00\.000Z /);
   });

@@ -64,7 +64,10 @@ function isExecutable(path: string): boolean {
 }
 
 /** The nginx block of README.md's "Replicas" section, on the given ports; without the hash, plain round robin. */
-function readmeNginxBlock(ports: { listen: number; replicas: [number, number] }, routing: "hash" | "round robin"): string {
+function readmeNginxBlock(
+  ports: { listen: number; replicas: [number, number] },
+  routing: "hash" | "round robin",
+): string {
   const readme = readFileSync(join(repositoryRoot, "README.md"), "utf8");
   const section = readme.slice(readme.indexOf("\n## Replicas\n"));
   const block = /```nginx\n([\s\S]*?)```/.exec(section)?.[1];
@@ -94,15 +97,21 @@ async function freePort(): Promise<number> {
 }
 
 /** A proxy in front of the demo job API that counts status reads (GET /jobs/<id>) per job. */
-async function startCountingProxy(target: string): Promise<{ url: string; reads: Map<string, number>; server: Server }> {
+async function startCountingProxy(
+  target: string,
+): Promise<{ url: string; reads: Map<string, number>; server: Server }> {
   const reads = new Map<string, number>();
   const server = createServer((incoming, outgoing) => {
     const job = incoming.method === "GET" ? /^\/jobs\/([A-Za-z0-9_-]+)$/.exec(incoming.url ?? "")?.[1] : undefined;
     if (job) reads.set(job, (reads.get(job) ?? 0) + 1);
-    const upstream = forward(new URL(incoming.url ?? "/", target), { method: incoming.method, headers: incoming.headers }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
+    const upstream = forward(
+      new URL(incoming.url ?? "/", target),
+      { method: incoming.method, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
     upstream.on("error", () => outgoing.destroy());
     incoming.pipe(upstream);
   });
@@ -128,7 +137,18 @@ beforeAll(async () => {
   const config = join(workspace, "jobtasks.config.yaml");
   await writeFile(
     config,
-    ["server:", "  name: replicas-test", "  snapshotCacheMs: 60000", "adapters:", "  - name: demo", "    kind: rest", "    options:", "      preset: demo-api", "      baseUrl: ${DEMO_API_URL}", ""].join("\n"),
+    [
+      "server:",
+      "  name: replicas-test",
+      "  snapshotCacheMs: 60000",
+      "adapters:",
+      "  - name: demo",
+      "    kind: rest",
+      "    options:",
+      "      preset: demo-api",
+      "      baseUrl: ${DEMO_API_URL}",
+      "",
+    ].join("\n"),
   );
   const env = cliEnvironment({ JOBTASKS_SECRET: secret, DEMO_API_URL: proxy.url });
   const started = await Promise.all([0, 1, 2].map(() => startCliHttpServer({ env, config, timeoutMs: 30_000 })));
@@ -149,7 +169,9 @@ beforeAll(async () => {
       "events { worker_connections 256; }",
       "http {",
       "  access_log off;",
-      ...["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((kind) => `  ${kind}_temp_path ${directory(`${kind}-temp`)};`),
+      ...["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map(
+        (kind) => `  ${kind}_temp_path ${directory(`${kind}-temp`)};`,
+      ),
       // Not part of the recipe: which replica answered, so the test can see the routing.
       "  add_header X-Replica $upstream_addr always;",
       readmeNginxBlock({ listen: hashedPort, replicas: replicaPorts }, "hash"),
@@ -158,7 +180,9 @@ beforeAll(async () => {
       "",
     ].join("\n"),
   );
-  nginx = spawn(nginxBinary, ["-p", workspace, "-e", directory("error.log"), "-c", directory("nginx.conf")], { stdio: ["ignore", "pipe", "pipe"] });
+  nginx = spawn(nginxBinary, ["-p", workspace, "-e", directory("error.log"), "-c", directory("nginx.conf")], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   nginx.stdout!.on("data", (chunk: Buffer) => (nginxOutput += chunk.toString("utf8")));
   nginx.stderr!.on("data", (chunk: Buffer) => (nginxOutput += chunk.toString("utf8")));
   hashedUrl = `http://127.0.0.1:${hashedPort}/mcp`;
@@ -167,7 +191,10 @@ beforeAll(async () => {
   for (const url of [hashedUrl, roundRobinUrl]) {
     await pollUntil(
       async () => {
-        if (running.exitCode !== null) throw new Error(`nginx exited (${running.exitCode}):\n${nginxOutput}\n${readFileSync(directory("error.log"), "utf8")}`);
+        if (running.exitCode !== null)
+          throw new Error(
+            `nginx exited (${running.exitCode}):\n${nginxOutput}\n${readFileSync(directory("error.log"), "utf8")}`,
+          );
         return rawCall(url, "server/discover", {}).then(
           (response) => response.httpStatus,
           () => 0,
@@ -197,7 +224,10 @@ async function createTasks(count: number): Promise<Array<{ taskId: string; job: 
   const created: Array<{ taskId: string; job: string }> = [];
   for (let index = 0; index < count; index++) {
     const before = new Set(proxy.reads.keys());
-    const result = await rawResult(creator.url, "tools/call", { name: "demo_pipeline", arguments: { steps: 1, stepMs: 600_000 } });
+    const result = await rawResult(creator.url, "tools/call", {
+      name: "demo_pipeline",
+      arguments: { steps: 1, stepMs: 600_000 },
+    });
     expect(result["resultType"]).toBe("task");
     // The creator reads the new job once (or not at all, when the submit's answer was its first snapshot).
     await rawResult(creator.url, "tasks/get", { taskId: result["taskId"] });

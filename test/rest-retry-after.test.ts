@@ -30,7 +30,12 @@ const target: ReadTarget = { adapterName: "jobs", adapter, ref: { id: "j-1", cre
 const context = (): AdapterContext => createTestContext({ principal: "tester" });
 
 function reader() {
-  return new SnapshotReader({ logger: createSilentLogger(), snapshotCacheMs: 0, immediateRetries: 2, immediateRetryDelayMs: 10 });
+  return new SnapshotReader({
+    logger: createSilentLogger(),
+    snapshotCacheMs: 0,
+    immediateRetries: 2,
+    immediateRetryDelayMs: 10,
+  });
 }
 
 /** Each status GET the upstream received, with the time it arrived and the time its answer was sent. */
@@ -39,7 +44,11 @@ function answerStatus(answers: { statusCode: number; retryAfter?: string; body: 
   for (const answer of answers) {
     jobs.intercept({ path: "/api/jobs/j-1", method: "GET" }).reply(() => {
       gets.push(performance.now());
-      return { statusCode: answer.statusCode, data: answer.body, responseOptions: { headers: answer.retryAfter ? { "retry-after": answer.retryAfter } : {} } };
+      return {
+        statusCode: answer.statusCode,
+        data: answer.body,
+        responseOptions: { headers: answer.retryAfter ? { "retry-after": answer.retryAfter } : {} },
+      };
     });
   }
   return gets;

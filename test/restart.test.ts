@@ -38,7 +38,9 @@ function holdInput(): { handler: InputHandler; asked: Promise<void> } {
   const handler: InputHandler = (_request, context) =>
     new Promise((_resolve, reject) => {
       signalAsked();
-      context.signal?.addEventListener("abort", () => reject(context.signal?.reason ?? new Error("released")), { once: true });
+      context.signal?.addEventListener("abort", () => reject(context.signal?.reason ?? new Error("released")), {
+        once: true,
+      });
     });
   return { handler, asked };
 }
@@ -46,7 +48,12 @@ function holdInput(): { handler: InputHandler; asked: Promise<void> } {
 describe("restart", () => {
   it("SIGKILL mid-task, same secret and port: the official requester resumes the same task and finishes it", async () => {
     const secret = randomSecret();
-    const env = cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: secret, XDG_CONFIG_HOME: configHome, HOME: configHome });
+    const env = cliEnvironment({
+      DEMO_API_URL: api.url,
+      JOBTASKS_SECRET: secret,
+      XDG_CONFIG_HOME: configHome,
+      HOME: configHome,
+    });
     const first = cleanup.add(await startCliHttpServer({ env }));
     const endpointId = "jobtasks-demo-deployment";
 
@@ -68,7 +75,9 @@ describe("restart", () => {
     const second = cleanup.add(await startCliHttpServer({ env, port }));
     expect(second.url).toBe(first.url);
     const elicitations = answerElicitations({ action: "accept", content: { approve: true } });
-    const resumed = cleanup.add(await connectHttpRequester({ url: second.url, endpointId, onInputRequest: elicitations.handler }));
+    const resumed = cleanup.add(
+      await connectHttpRequester({ url: second.url, endpointId, onInputRequest: elicitations.handler }),
+    );
     const continued = await resumed.session.resumeTask(reference!);
     const { outcome } = await continued.settle();
     expect(outcome.status).toBe("completed");
@@ -84,9 +93,15 @@ describe("restart", () => {
     const home = await mkdtemp(join(configHome, "generated-"));
     const env = cliEnvironment({ DEMO_API_URL: api.url, XDG_CONFIG_HOME: home, HOME: home });
     const first = cleanup.add(await startCliHttpServer({ env }));
-    const created = await rawResult(first.url, "tools/call", { name: "demo_pipeline", arguments: { steps: 2, stepMs: 20, approval: true } });
+    const created = await rawResult(first.url, "tools/call", {
+      name: "demo_pipeline",
+      arguments: { steps: 2, stepMs: 20, approval: true },
+    });
     const taskId = created["taskId"] as string;
-    const waiting = await pollUntil(() => rawResult(first.url, "tasks/get", { taskId }), (task) => task["status"] === "input_required");
+    const waiting = await pollUntil(
+      () => rawResult(first.url, "tasks/get", { taskId }),
+      (task) => task["status"] === "input_required",
+    );
     const [inputKey] = Object.keys(waiting["inputRequests"]);
     await first.kill();
 
@@ -101,14 +116,24 @@ describe("restart", () => {
     const reopened = await rawResult(second.url, "tasks/get", { taskId });
     expect(reopened["status"]).toBe("input_required");
     expect(Object.keys(reopened["inputRequests"])).toEqual([inputKey]);
-    await rawResult(second.url, "tasks/update", { taskId, inputResponses: { [inputKey!]: { action: "accept", content: { approve: true } } } });
-    const finished = await pollUntil(() => rawResult(second.url, "tasks/get", { taskId }), (task) => task["status"] === "completed");
+    await rawResult(second.url, "tasks/update", {
+      taskId,
+      inputResponses: { [inputKey!]: { action: "accept", content: { approve: true } } },
+    });
+    const finished = await pollUntil(
+      () => rawResult(second.url, "tasks/get", { taskId }),
+      (task) => task["status"] === "completed",
+    );
     expect(finished["result"]["isError"]).not.toBe(true);
     for (const output of [first.stderr(), second.stderr()]) expect(output).not.toContain(kept);
 
     // A server with another config directory generates another secret and cannot open the id.
     const elsewhere = await mkdtemp(join(configHome, "other-"));
-    const stranger = cleanup.add(await startCliHttpServer({ env: cliEnvironment({ DEMO_API_URL: api.url, XDG_CONFIG_HOME: elsewhere, HOME: elsewhere }) }));
+    const stranger = cleanup.add(
+      await startCliHttpServer({
+        env: cliEnvironment({ DEMO_API_URL: api.url, XDG_CONFIG_HOME: elsewhere, HOME: elsewhere }),
+      }),
+    );
     expect((await rawError(stranger.url, "tasks/get", { taskId })).code).toBe(-32602);
   });
 });

@@ -7,7 +7,12 @@ import { restAdapter } from "@jobtasks/rest";
 import { readerDefaults } from "@jobtasks/server";
 import { startFakeAwsBatch } from "./support/fake-aws-batch-api.js";
 import { fakeOwner, fakeRepo, startFakeGithub } from "./support/fake-github-api.js";
-import { startFaultyUpstream, type FaultyUpstream, type HealthyAnswer, type Outage } from "./support/faulty-upstream.js";
+import {
+  startFaultyUpstream,
+  type FaultyUpstream,
+  type HealthyAnswer,
+  type Outage,
+} from "./support/faulty-upstream.js";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
 import { recordingClient, type RecordingClient } from "./support/recording-client.js";
 
@@ -31,7 +36,11 @@ async function serve(adapter: AnyJobAdapter): Promise<RecordingClient> {
     await startInProcessServer({
       adapters: [{ name: "upstream", adapter }],
       // The production reader, except the cache: each tasks/get below must reach the upstream.
-      service: { snapshotCacheMs: 0, immediateRetries: readerDefaults.immediateRetries, immediateRetryDelayMs: readerDefaults.immediateRetryDelayMs },
+      service: {
+        snapshotCacheMs: 0,
+        immediateRetries: readerDefaults.immediateRetries,
+        immediateRetryDelayMs: readerDefaults.immediateRetryDelayMs,
+      },
     }),
   );
   return recordingClient(server.url);
@@ -45,7 +54,12 @@ async function pollDuringOutage(client: RecordingClient, upstream: FaultyUpstrea
     const before = upstream.requests.length;
     const startedAt = performance.now();
     const task = await client.get(taskId);
-    polls.push({ status: task["status"], message: String(task["statusMessage"]), requests: upstream.requests.length - before, ms: performance.now() - startedAt });
+    polls.push({
+      status: task["status"],
+      message: String(task["statusMessage"]),
+      requests: upstream.requests.length - before,
+      ms: performance.now() - startedAt,
+    });
   }
   return polls;
 }
@@ -74,14 +88,30 @@ describe("github-actions: one owner for status-read retries", () => {
         headBranch: "main",
         event: "push",
         createdAt,
-        attempts: [{ status: "queued", conclusion: null, updatedAt: createdAt, runStartedAt: createdAt, jobs: [], pendingDeployments: [] }],
+        attempts: [
+          {
+            status: "queued",
+            conclusion: null,
+            updatedAt: createdAt,
+            runStartedAt: createdAt,
+            jobs: [],
+            pendingDeployments: [],
+          },
+        ],
         reviews: [],
         annotations: new Map(),
         artifacts: [],
       });
       const upstream = cleanup.add(await startFaultyUpstream({ forwardTo: github.url }));
       // Production settings: requestRetries and maxRateLimitWaitMs at their defaults.
-      const adapter = githubActions({ token: "ghp_StatusReadRetriesToken0123456789", baseUrl: upstream.url, repositories: [`${fakeOwner}/${fakeRepo}`] }, {});
+      const adapter = githubActions(
+        {
+          token: "ghp_StatusReadRetriesToken0123456789",
+          baseUrl: upstream.url,
+          repositories: [`${fakeOwner}/${fakeRepo}`],
+        },
+        {},
+      );
       const client = await serve(adapter);
       const watched = await client.callTool("watch_run", { runId });
       expect(watched["status"]).toBe("working");
@@ -97,7 +127,14 @@ describe("aws-batch: one owner for status-read retries", () => {
       const upstream = cleanup.add(await startFaultyUpstream({ forwardTo: batch.url }));
       // Production settings: retry at its default (5 attempts, 200 ms base).
       const adapter = awsBatch(
-        { region: "us-east-1", endpoint: upstream.url, credentials: { accessKeyId: "AKIASTATUSREADTEST01", secretAccessKey: "status/read/retries/secret/0123456789" } },
+        {
+          region: "us-east-1",
+          endpoint: upstream.url,
+          credentials: {
+            accessKeyId: "AKIASTATUSREADTEST01",
+            secretAccessKey: "status/read/retries/secret/0123456789",
+          },
+        },
         {},
       );
       cleanup.add({ close: () => adapter.close!() });
@@ -115,13 +152,26 @@ describe("gitlab-ci: one owner for status-read retries", () => {
   const pipelinePath = `/api/v4/projects/${encodeURIComponent(project)}/pipelines/500001`;
   const answer: HealthyAnswer = (method, path) =>
     method === "GET" && path === pipelinePath
-      ? { status: 200, body: { id: 500_001, status: "running", ref: "main", sha: "6dcb09b5", web_url: "https://gitlab.example/acme/shop/-/pipelines/500001", updated_at: "2026-11-30T10:00:00.000Z" } }
+      ? {
+          status: 200,
+          body: {
+            id: 500_001,
+            status: "running",
+            ref: "main",
+            sha: "6dcb09b5",
+            web_url: "https://gitlab.example/acme/shop/-/pipelines/500001",
+            updated_at: "2026-11-30T10:00:00.000Z",
+          },
+        }
       : { status: 404, body: { message: "404 Not Found" } };
 
   for (const outage of outages) {
     it(`answers each tasks/get within 5 s and 3 requests during a lasting ${outage}`, async () => {
       const upstream = cleanup.add(await startFaultyUpstream({ answer }));
-      const adapter = gitlabCi({ token: "glpat-StatusReadRetries0123", baseUrl: `${upstream.url}/api/v4`, projects: [project] }, {});
+      const adapter = gitlabCi(
+        { token: "glpat-StatusReadRetries0123", baseUrl: `${upstream.url}/api/v4`, projects: [project] },
+        {},
+      );
       const client = await serve(adapter);
       const watched = await client.callTool("watch_pipeline", { project, pipelineId: 500_001 });
       expect(watched["status"]).toBe("working");

@@ -30,7 +30,10 @@ export async function load(url, context, next) {
 `,
   );
   registerHook = join(workspace, "register.mjs");
-  await writeFile(registerHook, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  await writeFile(
+    registerHook,
+    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
 });
 
 afterAll(async () => {
@@ -51,10 +54,21 @@ const discover = `${JSON.stringify({
 })}\n`;
 
 /** Serves `config` on stdio, sends server/discover, and gives the first answer and the modules loaded by then. */
-async function modulesLoadedBeforeFirstAnswer(config: string, name: string): Promise<{ answer: Record<string, any>; modules: string[] }> {
+async function modulesLoadedBeforeFirstAnswer(
+  config: string,
+  name: string,
+): Promise<{ answer: Record<string, any>; modules: string[] }> {
   const record = join(workspace, `${name}.txt`);
-  const env = cliEnvironment({ JOBTASKS_SECRET: "start-imports-test-secret-0123456789abcdef", GITHUB_TOKEN: "ghp_not-a-real-token", RECORD_LOADS_TO: record });
-  const child = spawn(process.execPath, ["--import", registerHook, cliBin, "serve", "--config", config, "--stdio"], { cwd: repositoryRoot, env, stdio: ["pipe", "pipe", "pipe"] });
+  const env = cliEnvironment({
+    JOBTASKS_SECRET: "start-imports-test-secret-0123456789abcdef",
+    GITHUB_TOKEN: "ghp_not-a-real-token",
+    RECORD_LOADS_TO: record,
+  });
+  const child = spawn(process.execPath, ["--import", registerHook, cliBin, "serve", "--config", config, "--stdio"], {
+    cwd: repositoryRoot,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
@@ -64,7 +78,9 @@ async function modulesLoadedBeforeFirstAnswer(config: string, name: string): Pro
         stdout += chunk.toString("utf8");
         if (stdout.includes("\n")) resolve(stdout.slice(0, stdout.indexOf("\n")));
       });
-      child.once("exit", (code) => reject(new Error(`jobtasks serve exited with ${code} before answering:\n${stderr}`)));
+      child.once("exit", (code) =>
+        reject(new Error(`jobtasks serve exited with ${code} before answering:\n${stderr}`)),
+      );
       child.stdin.write(discover);
     });
     // Read while the process still runs: nothing loaded after the answer counts.
@@ -95,13 +111,22 @@ const loadedFrom = (modules: string[], part: string) => modules.filter((url) => 
 describe("jobtasks serve --stdio loads only what its first answer needs", () => {
   it.each([
     ["demo config (rest adapter)", demoConfig, "adapters/rest/dist/"],
-    ["GitHub config (github-actions adapter)", join(repositoryRoot, "examples/github-ci/jobtasks.config.yaml"), "adapters/github-actions/dist/"],
-  ])("%s: answers server/discover without the HTTP stack, the client libraries or an upstream HTTP client", async (_name, config, adapterFiles) => {
-    const { answer, modules } = await modulesLoadedBeforeFirstAnswer(config, adapterFiles.split("/")[1]!);
-    expect(answer).toMatchObject({ id: 1, result: { supportedVersions: ["2026-07-28"] } });
-    // The recording works: the SDK's server and the configured adapter were loaded, and were seen.
-    expect(loadedFrom(modules, "@modelcontextprotocol/server")).not.toEqual([]);
-    expect(loadedFrom(modules, adapterFiles)).not.toEqual([]);
-    for (const part of notBeforeTheFirstAnswer) expect({ part, loaded: loadedFrom(modules, part) }).toEqual({ part, loaded: [] });
-  }, 60_000);
+    [
+      "GitHub config (github-actions adapter)",
+      join(repositoryRoot, "examples/github-ci/jobtasks.config.yaml"),
+      "adapters/github-actions/dist/",
+    ],
+  ])(
+    "%s: answers server/discover without the HTTP stack, the client libraries or an upstream HTTP client",
+    async (_name, config, adapterFiles) => {
+      const { answer, modules } = await modulesLoadedBeforeFirstAnswer(config, adapterFiles.split("/")[1]!);
+      expect(answer).toMatchObject({ id: 1, result: { supportedVersions: ["2026-07-28"] } });
+      // The recording works: the SDK's server and the configured adapter were loaded, and were seen.
+      expect(loadedFrom(modules, "@modelcontextprotocol/server")).not.toEqual([]);
+      expect(loadedFrom(modules, adapterFiles)).not.toEqual([]);
+      for (const part of notBeforeTheFirstAnswer)
+        expect({ part, loaded: loadedFrom(modules, part) }).toEqual({ part, loaded: [] });
+    },
+    60_000,
+  );
 });

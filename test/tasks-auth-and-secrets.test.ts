@@ -38,7 +38,11 @@ describe("bearer tokens", () => {
   it("no token or a wrong token is HTTP 401 with a JSON-RPC error body", async () => {
     const { call } = await serve();
     for (const token of [undefined, "not-a-valid-token-at-all", `${aliceToken}x`, aliceToken.slice(0, -1)]) {
-      const response = await call("tools/call", { name: "scripted_job", arguments: {} }, token === undefined ? {} : { token });
+      const response = await call(
+        "tools/call",
+        { name: "scripted_job", arguments: {} },
+        token === undefined ? {} : { token },
+      );
       expect(response.httpStatus, String(token)).toBe(401);
       expect(response.body?.jsonrpc).toBe("2.0");
       expect(typeof response.body?.error?.code).toBe("number");
@@ -59,11 +63,19 @@ describe("bearer tokens", () => {
     const created = await rawResult(url, "tools/call", { name: "scripted_job", arguments: {} }, { token: aliceToken });
     const taskId = created["taskId"] as string;
     scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ "job-1-approval-1": approvalRequest() }));
-    const randomAnswer = await rawError(url, "tasks/get", { taskId: `jt1.${taskId.split(".")[1]}.${"Q".repeat(100)}` }, { token: bobToken });
+    const randomAnswer = await rawError(
+      url,
+      "tasks/get",
+      { taskId: `jt1.${taskId.split(".")[1]}.${"Q".repeat(100)}` },
+      { token: bobToken },
+    );
     expect(randomAnswer).toEqual(notFound);
     for (const [method, params] of [
       ["tasks/get", { taskId }],
-      ["tasks/update", { taskId, inputResponses: { "job-1-approval-1": { action: "accept", content: { approve: true } } } }],
+      [
+        "tasks/update",
+        { taskId, inputResponses: { "job-1-approval-1": { action: "accept", content: { approve: true } } } },
+      ],
       ["tasks/cancel", { taskId }],
     ] as const) {
       expect(await rawError(url, method, params, { token: bobToken }), method).toEqual(randomAnswer);
@@ -95,7 +107,8 @@ describe("secrets", () => {
     for (const answer of answers) {
       for (const secretValue of [secret, aliceToken, bobToken]) expect(answer.text).not.toContain(secretValue);
       for (const [name, value] of answer.headers) {
-        for (const secretValue of [secret, aliceToken, bobToken]) expect(`${name}: ${value}`).not.toContain(secretValue);
+        for (const secretValue of [secret, aliceToken, bobToken])
+          expect(`${name}: ${value}`).not.toContain(secretValue);
       }
     }
   });

@@ -24,7 +24,8 @@ async function serve(options: { secret?: string; retentionMs?: number | null; no
       ...(options.now ? { service: { now: options.now } } : {}),
     }),
   );
-  const create = async () => (await rawResult(server.url, "tools/call", { name: "scripted_job", arguments: {} }))["taskId"] as string;
+  const create = async () =>
+    (await rawResult(server.url, "tools/call", { name: "scripted_job", arguments: {} }))["taskId"] as string;
   return { scripted, url: server.url, secret: server.secret, create };
 }
 
@@ -38,7 +39,10 @@ function tamper(taskId: string): string {
 async function expectNotFoundEverywhere(url: string, taskId: unknown) {
   for (const [method, params] of [
     ["tasks/get", { taskId }],
-    ["tasks/update", { taskId, inputResponses: { "job-1-approval-1": { action: "accept", content: { approve: true } } } }],
+    [
+      "tasks/update",
+      { taskId, inputResponses: { "job-1-approval-1": { action: "accept", content: { approve: true } } } },
+    ],
     ["tasks/cancel", { taskId }],
   ] as const) {
     const error = await rawError(url, method, params);
@@ -108,12 +112,17 @@ describe("no sticky routing", () => {
     const adapters = [{ name: "scripted", adapter: scripted.adapter }];
     const first = cleanup.add(await startInProcessServer({ adapters, secret }));
     const second = cleanup.add(await startInProcessServer({ adapters, secret }));
-    const taskId = (await rawResult(first.url, "tools/call", { name: "scripted_job", arguments: {} }))["taskId"] as string;
+    const taskId = (await rawResult(first.url, "tools/call", { name: "scripted_job", arguments: {} }))[
+      "taskId"
+    ] as string;
     scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ "job-1-approval-1": approvalRequest() }));
     const seenBySecond = await rawResult(second.url, "tasks/get", { taskId });
     expect(seenBySecond["taskId"]).toBe(taskId);
     expect(seenBySecond["status"]).toBe("input_required");
-    await rawResult(second.url, "tasks/update", { taskId, inputResponses: { "job-1-approval-1": { action: "accept", content: { approve: true } } } });
+    await rawResult(second.url, "tasks/update", {
+      taskId,
+      inputResponses: { "job-1-approval-1": { action: "accept", content: { approve: true } } },
+    });
     expect(scripted.onlyJob().responses).toHaveLength(1);
     await rawResult(first.url, "tasks/cancel", { taskId });
     expect(scripted.onlyJob().cancelRequested).toBe(true);
@@ -124,7 +133,9 @@ describe("no sticky routing", () => {
     const adapters = [{ name: "scripted", adapter: scripted.adapter }];
     const first = cleanup.add(await startInProcessServer({ adapters }));
     const stranger = cleanup.add(await startInProcessServer({ adapters }));
-    const taskId = (await rawResult(first.url, "tools/call", { name: "scripted_job", arguments: {} }))["taskId"] as string;
+    const taskId = (await rawResult(first.url, "tools/call", { name: "scripted_job", arguments: {} }))[
+      "taskId"
+    ] as string;
     expect(await rawError(stranger.url, "tasks/get", { taskId })).toEqual(notFound);
   });
 });

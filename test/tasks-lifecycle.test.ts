@@ -18,7 +18,9 @@ afterEach(() => cleanup.run());
 
 async function serve(options: ScriptedAdapterOptions = {}) {
   const scripted = createScriptedAdapter(options);
-  const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }));
+  const server = cleanup.add(
+    await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }),
+  );
   const url = server.url;
   const create = async (args: Record<string, unknown> = {}) => {
     const result = await rawResult(url, "tools/call", { name: "scripted_job", arguments: args });
@@ -58,7 +60,9 @@ describe("creating a task", () => {
   it("a CreateTaskResult carries only Task fields (no CallToolResult fields such as content)", async () => {
     const { create } = await serve();
     const { created } = await create();
-    const extra = Object.keys(created).filter((key) => !taskFieldNames.includes(key) && key !== "resultType" && key !== "_meta");
+    const extra = Object.keys(created).filter(
+      (key) => !taskFieldNames.includes(key) && key !== "resultType" && key !== "_meta",
+    );
     // A task-unaware reader would take `content: []` for an empty, successful tool result.
     expect(extra).toEqual([]);
   });
@@ -111,7 +115,13 @@ describe("tasks/get payload per status", () => {
   it("input_required: every outstanding request, keyed, shaped like a standalone elicitation/create form", async () => {
     const { create, get, scripted } = await serve();
     const { taskId, job } = await create();
-    scripted.update(job, inputRequiredSnapshot({ "deploy-7-production": approvalRequest("Deploy to production?"), "deploy-7-staging": approvalRequest("Deploy to staging?") }));
+    scripted.update(
+      job,
+      inputRequiredSnapshot({
+        "deploy-7-production": approvalRequest("Deploy to production?"),
+        "deploy-7-staging": approvalRequest("Deploy to staging?"),
+      }),
+    );
     const task = await get(taskId);
     expect(task["status"]).toBe("input_required");
     expect(Object.keys(task["inputRequests"]).sort()).toEqual(["deploy-7-production", "deploy-7-staging"]);
@@ -121,7 +131,10 @@ describe("tasks/get payload per status", () => {
       params: {
         mode: "form",
         message: "Deploy to production?",
-        requestedSchema: expect.objectContaining({ type: "object", properties: expect.objectContaining({ approve: { type: "boolean", title: "Approve" } }) }),
+        requestedSchema: expect.objectContaining({
+          type: "object",
+          properties: expect.objectContaining({ approve: { type: "boolean", title: "Approve" } }),
+        }),
       },
     });
     expect(task).not.toHaveProperty("result");
@@ -145,7 +158,12 @@ describe("tasks/get payload per status", () => {
   it("failed: a JSON-RPC error object and a statusMessage", async () => {
     const { create, get, scripted } = await serve();
     const { taskId, job } = await create();
-    scripted.update(job, { status: "failed", rawStatus: "gone", message: "the run was deleted", error: { code: -32603, message: "the run was deleted" } });
+    scripted.update(job, {
+      status: "failed",
+      rawStatus: "gone",
+      message: "the run was deleted",
+      error: { code: -32603, message: "the run was deleted" },
+    });
     const task = await get(taskId);
     expect(task["status"]).toBe("failed");
     expect(task["error"]).toEqual({ code: -32603, message: "the run was deleted" });
@@ -176,7 +194,11 @@ describe("tasks/get payload per status", () => {
   it("an unknown upstream status (mapped by the adapter to working) keeps the task working", async () => {
     const { create, get, scripted } = await serve();
     const { taskId, job } = await create();
-    scripted.update(job, { status: "working", rawStatus: "quantum_superposition", message: "upstream says quantum_superposition" });
+    scripted.update(job, {
+      status: "working",
+      rawStatus: "quantum_superposition",
+      message: "upstream says quantum_superposition",
+    });
     const task = await get(taskId);
     expect(task["status"]).toBe("working");
     expect(task["statusMessage"]).toContain("quantum_superposition");
@@ -187,7 +209,10 @@ describe("terminal statuses never change", () => {
   for (const [name, terminal] of [
     ["completed", completedSnapshot("first answer")],
     ["cancelled", cancelledSnapshot()],
-    ["failed", { status: "failed" as const, rawStatus: "gone", message: "gone", error: { code: -32603, message: "gone" } }],
+    [
+      "failed",
+      { status: "failed" as const, rawStatus: "gone", message: "gone", error: { code: -32603, message: "gone" } },
+    ],
   ] as const) {
     it(`${name} stays ${name} even when the upstream later says otherwise`, async () => {
       const { create, get, scripted } = await serve();

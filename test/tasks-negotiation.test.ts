@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
-import { TaskIdSealer, TaskService, createSilentLogger, startStdioServer, type ClientsWithoutTasks } from "@jobtasks/server";
+import {
+  TaskIdSealer,
+  TaskService,
+  createSilentLogger,
+  startStdioServer,
+  type ClientsWithoutTasks,
+} from "@jobtasks/server";
 import { envelope, rawCall, rawError, rawResult, tasksExtensionId } from "./support/raw-rpc.js";
 import { Cleanup, randomSecret, startInProcessServer } from "./support/in-process-server.js";
 import { createScriptedAdapter } from "./support/scripted-adapter.js";
@@ -54,18 +60,27 @@ describe("negotiation", () => {
 
   it("a client that declares other extensions but not tasks is refused too (refuse)", async () => {
     const { url } = await serve({ clientsWithoutTasks: "refuse" });
-    const meta = { ...envelope(false), "io.modelcontextprotocol/clientCapabilities": { extensions: { "example.com/other": {} } } };
+    const meta = {
+      ...envelope(false),
+      "io.modelcontextprotocol/clientCapabilities": { extensions: { "example.com/other": {} } },
+    };
     const error = await rawError(url, "tools/call", { name: "scripted_job", arguments: {} }, { meta });
     expect(error.code).toBe(-32021);
   });
 
   it("tasks/get, tasks/update and tasks/cancel without the extension are -32021", async () => {
     const { url, scripted } = await serve();
-    const created = await rawResult(url, "tools/call", { name: "scripted_job", arguments: { startAs: "input_required" } });
+    const created = await rawResult(url, "tools/call", {
+      name: "scripted_job",
+      arguments: { startAs: "input_required" },
+    });
     const taskId = created["taskId"] as string;
     for (const [method, params] of [
       ["tasks/get", { taskId }],
-      ["tasks/update", { taskId, inputResponses: { "job-1-approval-1": { action: "accept", content: { approve: true } } } }],
+      [
+        "tasks/update",
+        { taskId, inputResponses: { "job-1-approval-1": { action: "accept", content: { approve: true } } } },
+      ],
       ["tasks/cancel", { taskId }],
     ] as const) {
       const error = await rawError(url, method, params, { tasks: false });
@@ -80,7 +95,12 @@ describe("negotiation", () => {
     const { url } = await serve({ synchronousWaitMs: 200 });
     const first = await rawResult(url, "tools/call", { name: "scripted_job", arguments: { startAs: "completed" } });
     expect(first["resultType"]).toBe("task");
-    const second = await rawResult(url, "tools/call", { name: "scripted_job", arguments: { startAs: "completed" } }, { tasks: false });
+    const second = await rawResult(
+      url,
+      "tools/call",
+      { name: "scripted_job", arguments: { startAs: "completed" } },
+      { tasks: false },
+    );
     expect(second["resultType"]).not.toBe("task");
     expect(second["taskId"]).toBeUndefined();
     expect(second["content"]).toEqual([{ type: "text", text: "finished job" }]);
@@ -104,8 +124,14 @@ describe("negotiation", () => {
     };
     await clientSide.start();
     const request = async (id: number, method: string, params: Record<string, unknown>, tasks: boolean) => {
-      await clientSide.send({ jsonrpc: "2.0", id, method, params: { ...params, _meta: envelope(tasks) } } as JSONRPCMessage);
-      for (let attempt = 0; attempt < 200 && !answers.has(id); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      await clientSide.send({
+        jsonrpc: "2.0",
+        id,
+        method,
+        params: { ...params, _meta: envelope(tasks) },
+      } as JSONRPCMessage);
+      for (let attempt = 0; attempt < 200 && !answers.has(id); attempt += 1)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       return answers.get(id) as { result?: Record<string, unknown>; error?: { code: number } } | undefined;
     };
 
@@ -123,9 +149,17 @@ describe("negotiation", () => {
 
   it("a synchronous-capable tool answers a non-declaring client with a plain CallToolResult, never a task", async () => {
     const { url } = await serve({ synchronousWaitMs: 200 });
-    const response = await rawCall(url, "tools/call", { name: "scripted_job", arguments: { startAs: "completed" } }, { tasks: false });
+    const response = await rawCall(
+      url,
+      "tools/call",
+      { name: "scripted_job", arguments: { startAs: "completed" } },
+      { tasks: false },
+    );
     expect(response.body?.error).toBeUndefined();
-    expect(response.body?.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "finished job" }] });
+    expect(response.body?.result).toMatchObject({
+      resultType: "complete",
+      content: [{ type: "text", text: "finished job" }],
+    });
     expect(response.text).not.toContain('"resultType":"task"');
     expect(response.body?.result?.["taskId"]).toBeUndefined();
     expect(response.body?.result?.["isError"]).not.toBe(true);

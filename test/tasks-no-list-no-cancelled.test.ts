@@ -16,7 +16,9 @@ afterEach(() => cleanup.run());
 describe("rules of absence", () => {
   it("has no tasks/list: it is an unknown method, and lists nothing", async () => {
     const scripted = createScriptedAdapter();
-    const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }));
+    const server = cleanup.add(
+      await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }),
+    );
     await rawResult(server.url, "tools/call", { name: "scripted_job", arguments: {} });
     const response = await rawCall(server.url, "tasks/list", {});
     expect(response.body?.error?.code).toBe(-32601);
@@ -37,14 +39,29 @@ describe("rules of absence", () => {
     clientSide.onmessage = (message) => received.push(JSON.parse(JSON.stringify(message)) as Record<string, any>);
     await clientSide.start();
     // The client and server packages each declare the same Transport shape; the cast bridges the two names.
-    const handle = startStdioServer({ service, logger: createSilentLogger(), name: "absence", version: "1.0.0", transport: serverSide as never });
+    const handle = startStdioServer({
+      service,
+      logger: createSilentLogger(),
+      name: "absence",
+      version: "1.0.0",
+      transport: serverSide as never,
+    });
     cleanup.add({ close: () => handle.close() });
     const send = (message: Record<string, unknown>) => clientSide.send(message as JSONRPCMessage);
-    const answer = (id: number) => pollUntil(async () => received.find((message) => message["id"] === id), (found) => found !== undefined);
+    const answer = (id: number) =>
+      pollUntil(
+        async () => received.find((message) => message["id"] === id),
+        (found) => found !== undefined,
+      );
 
     await send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: envelope(true) } });
     await answer(1);
-    await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "scripted_job", arguments: {}, _meta: envelope(true) } });
+    await send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "scripted_job", arguments: {}, _meta: envelope(true) },
+    });
     const taskId = (await answer(2))!["result"]["taskId"] as string;
     await send({ jsonrpc: "2.0", id: 3, method: "tasks/cancel", params: { taskId, _meta: envelope(true) } });
     expect((await answer(3))!["result"]).toMatchObject({ resultType: "complete" });

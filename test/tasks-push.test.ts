@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { rawResult } from "./support/raw-rpc.js";
 import { openListenStream } from "./support/listen-stream.js";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
-import { approvalRequest, completedSnapshot, createScriptedAdapter, inputRequiredSnapshot } from "./support/scripted-adapter.js";
+import {
+  approvalRequest,
+  completedSnapshot,
+  createScriptedAdapter,
+  inputRequiredSnapshot,
+} from "./support/scripted-adapter.js";
 
 /**
  * Push: subscriptions/listen with notifications.taskIds, acknowledged with the ids the server agreed to,
@@ -46,24 +51,40 @@ describe("push (subscriptions/listen)", () => {
     expect(stream.httpStatus).toBe(200);
     expect(stream.contentType).toContain("text/event-stream");
 
-    const acknowledged = await stream.waitFor((message) => message.method === "notifications/subscriptions/acknowledged");
+    const acknowledged = await stream.waitFor(
+      (message) => message.method === "notifications/subscriptions/acknowledged",
+    );
     expect(acknowledged.params?.["notifications"]["taskIds"]).toEqual([mine]);
 
-    const working = await stream.waitFor((message) => message.method === "notifications/tasks" && message.params?.["status"] === "working");
+    const working = await stream.waitFor(
+      (message) => message.method === "notifications/tasks" && message.params?.["status"] === "working",
+    );
     expect(working.params?.["taskId"]).toBe(mine);
 
     scripted.update(job, inputRequiredSnapshot({ "gate-1": approvalRequest() }));
-    const waiting = await stream.waitFor((message) => message.method === "notifications/tasks" && message.params?.["status"] === "input_required");
+    const waiting = await stream.waitFor(
+      (message) => message.method === "notifications/tasks" && message.params?.["status"] === "input_required",
+    );
     const viaGet = await rawResult(url, "tasks/get", { taskId: mine }, { token: aliceToken });
     expect(comparable(waiting.params!)).toEqual(comparable(viaGet));
 
     scripted.update(job, completedSnapshot("pushed result"));
-    const completed = await stream.waitFor((message) => message.method === "notifications/tasks" && message.params?.["status"] === "completed");
-    expect(completed.params?.["result"]).toEqual({ resultType: "complete", content: [{ type: "text", text: "pushed result" }], structuredContent: { text: "pushed result" } });
+    const completed = await stream.waitFor(
+      (message) => message.method === "notifications/tasks" && message.params?.["status"] === "completed",
+    );
+    expect(completed.params?.["result"]).toEqual({
+      resultType: "complete",
+      content: [{ type: "text", text: "pushed result" }],
+      structuredContent: { text: "pushed result" },
+    });
     await stream.ended;
 
     const methods = stream.messages.map((message) => message.method).filter((method) => method !== undefined);
-    expect(methods.filter((method) => method !== "notifications/subscriptions/acknowledged" && method !== "notifications/tasks")).toEqual([]);
+    expect(
+      methods.filter(
+        (method) => method !== "notifications/subscriptions/acknowledged" && method !== "notifications/tasks",
+      ),
+    ).toEqual([]);
     // Nothing about bob's task reached alice.
     expect(JSON.stringify(stream.messages)).not.toContain(bobs);
   });

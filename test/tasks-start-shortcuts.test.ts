@@ -14,7 +14,11 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
 async function serve() {
-  return cleanup.add(await startInProcessServer({ adapters: [{ name: "fixtures", adapter: conformanceAdapter({ pollIntervalMs: 20 }) }] }));
+  return cleanup.add(
+    await startInProcessServer({
+      adapters: [{ name: "fixtures", adapter: conformanceAdapter({ pollIntervalMs: 20 }) }],
+    }),
+  );
 }
 
 /** _meta for a request declaring the given client capabilities (plus the tasks extension unless told). */
@@ -40,13 +44,21 @@ describe("starting a job, on the wire", () => {
     const { url } = await serve();
     const meta = declaring({ elicitation: {} });
     const round1 = await rawResult(url, "tools/call", { name: "test_tool_with_task", arguments: {} }, { meta });
-    expect(round1).toMatchObject({ resultType: "input_required", inputRequests: { user_name: { method: "elicitation/create" } } });
+    expect(round1).toMatchObject({
+      resultType: "input_required",
+      inputRequests: { user_name: { method: "elicitation/create" } },
+    });
     expect(typeof round1["requestState"]).toBe("string");
     expect(round1).not.toHaveProperty("taskId");
     const round2 = await rawResult(
       url,
       "tools/call",
-      { name: "test_tool_with_task", arguments: {}, inputResponses: { user_name: { action: "accept", content: { name: "Alice" } } }, requestState: round1["requestState"] },
+      {
+        name: "test_tool_with_task",
+        arguments: {},
+        inputResponses: { user_name: { action: "accept", content: { name: "Alice" } } },
+        requestState: round1["requestState"],
+      },
       { meta },
     );
     expect(round2).toMatchObject({ resultType: "task", status: "working" });
@@ -61,8 +73,23 @@ describe("starting a job, on the wire", () => {
   it("refuses an edited requestState with -32602, and a question the client cannot answer with -32021 and HTTP 400", async () => {
     const { url } = await serve();
     const meta = declaring({ elicitation: {} }, false);
-    const round1 = await rawResult(url, "tools/call", { name: "test_input_required_result_elicitation", arguments: {} }, { meta });
-    const tampered = await rawCall(url, "tools/call", { name: "test_input_required_result_elicitation", arguments: {}, inputResponses: {}, requestState: `${round1["requestState"]}x` }, { meta });
+    const round1 = await rawResult(
+      url,
+      "tools/call",
+      { name: "test_input_required_result_elicitation", arguments: {} },
+      { meta },
+    );
+    const tampered = await rawCall(
+      url,
+      "tools/call",
+      {
+        name: "test_input_required_result_elicitation",
+        arguments: {},
+        inputResponses: {},
+        requestState: `${round1["requestState"]}x`,
+      },
+      { meta },
+    );
     expect(tampered.body?.error).toMatchObject({ code: -32602, data: { field: "requestState" } });
     const missing = await rawCall(url, "tools/call", { name: "test_missing_capability", arguments: {} }, { meta });
     expect(missing.httpStatus).toBe(400);
@@ -76,13 +103,21 @@ describe("starting a job, on the wire", () => {
       () => rawResult(url, "tasks/get", { taskId: created["taskId"] }),
       (task) => task["status"] !== "working",
     );
-    expect(failed).toMatchObject({ status: "failed", error: { code: -32603, message: "Internal error: protocol_error_job crashed (simulated)" } });
+    expect(failed).toMatchObject({
+      status: "failed",
+      error: { code: -32603, message: "Internal error: protocol_error_job crashed (simulated)" },
+    });
     expect(failed).not.toHaveProperty("result");
   });
 
   it("reports a synchronous call's progress as notifications/progress when the client gave a progressToken", async () => {
     const { url } = await serve();
-    const response = await rawCall(url, "tools/call", { name: "test_tool_with_progress", arguments: {} }, { meta: { ...envelope(false), progressToken: "p-1" } });
+    const response = await rawCall(
+      url,
+      "tools/call",
+      { name: "test_tool_with_progress", arguments: {} },
+      { meta: { ...envelope(false), progressToken: "p-1" } },
+    );
     expect(response.body?.result).toMatchObject({ content: [{ type: "text", text: "Three steps done." }] });
     const progress = response.text
       .split("\n")
@@ -90,7 +125,9 @@ describe("starting a job, on the wire", () => {
       .map((line) => (JSON.parse(line.slice(5)) as { params: { progressToken: string; progress: number } }).params);
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress.every((params) => params.progressToken === "p-1")).toBe(true);
-    expect(progress.map((params) => params.progress)).toEqual(progress.map((params) => params.progress).sort((a, b) => a - b));
+    expect(progress.map((params) => params.progress)).toEqual(
+      progress.map((params) => params.progress).sort((a, b) => a - b),
+    );
     expect(progress.at(-1)?.progress).toBe(3);
   });
 
@@ -100,12 +137,21 @@ describe("starting a job, on the wire", () => {
     const taskId = created["taskId"];
     const asking = await rawResult(url, "tasks/get", { taskId });
     expect(Object.keys(asking["inputRequests"]).sort()).toEqual(["confirm", "name"]);
-    await rawResult(url, "tasks/update", { taskId, inputResponses: { name: { action: "accept", content: { name: "Ada" } } } });
+    await rawResult(url, "tasks/update", {
+      taskId,
+      inputResponses: { name: { action: "accept", content: { name: "Ada" } } },
+    });
     const partly = await rawResult(url, "tasks/get", { taskId });
     expect(partly).toMatchObject({ status: "input_required" });
     expect(Object.keys(partly["inputRequests"])).toEqual(["confirm"]);
-    await rawResult(url, "tasks/update", { taskId, inputResponses: { confirm: { action: "accept", content: { confirm: true } } } });
+    await rawResult(url, "tasks/update", {
+      taskId,
+      inputResponses: { confirm: { action: "accept", content: { confirm: true } } },
+    });
     const done = await rawResult(url, "tasks/get", { taskId });
-    expect(done).toMatchObject({ status: "completed", result: { content: [{ type: "text", text: "name: Ada, confirmed: true" }] } });
+    expect(done).toMatchObject({
+      status: "completed",
+      result: { content: [{ type: "text", text: "name: Ada, confirmed: true" }] },
+    });
   });
 });

@@ -20,12 +20,17 @@ afterEach(() => cleanup.run());
 function removeAnsweredKeys(job: ScriptedJob, responses: Record<string, unknown>) {
   const outstanding = { ...job.snapshot.inputRequests };
   for (const key of Object.keys(responses)) delete outstanding[key];
-  job.snapshot = Object.keys(outstanding).length > 0 ? inputRequiredSnapshot(outstanding) : { status: "working", rawStatus: "running", message: "resumed" };
+  job.snapshot =
+    Object.keys(outstanding).length > 0
+      ? inputRequiredSnapshot(outstanding)
+      : { status: "working", rawStatus: "running", message: "resumed" };
 }
 
 async function serve(options: ScriptedAdapterOptions = {}) {
   const scripted = createScriptedAdapter(options);
-  const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }));
+  const server = cleanup.add(
+    await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }),
+  );
   const url = server.url;
   const create = async () => {
     const result = await rawResult(url, "tools/call", { name: "scripted_job", arguments: {} });
@@ -36,7 +41,8 @@ async function serve(options: ScriptedAdapterOptions = {}) {
     url,
     create,
     get: (taskId: string) => rawResult(url, "tasks/get", { taskId }),
-    update: (taskId: string, inputResponses: Record<string, unknown>) => rawResult(url, "tasks/update", { taskId, inputResponses }),
+    update: (taskId: string, inputResponses: Record<string, unknown>) =>
+      rawResult(url, "tasks/update", { taskId, inputResponses }),
     cancel: (taskId: string) => rawResult(url, "tasks/cancel", { taskId }),
   };
 }
@@ -85,7 +91,10 @@ describe("tasks/update", () => {
   it("a partial set of answers keeps the task input_required with the rest outstanding", async () => {
     const { create, update, get, scripted } = await serve({ onRespond: removeAnsweredKeys });
     const { taskId, job } = await create();
-    scripted.update(job, inputRequiredSnapshot({ "gate-production": approvalRequest(), "gate-staging": approvalRequest() }));
+    scripted.update(
+      job,
+      inputRequiredSnapshot({ "gate-production": approvalRequest(), "gate-staging": approvalRequest() }),
+    );
     await update(taskId, { "gate-staging": approve });
     const task = await get(taskId);
     expect(task["status"]).toBe("input_required");
@@ -147,7 +156,9 @@ describe("tasks/cancel", () => {
   });
 
   it("may end completed when the work won the race", async () => {
-    const { create, cancel, get, scripted } = await serve({ onCancel: (job) => (job.snapshot = completedSnapshot("finished first")) });
+    const { create, cancel, get, scripted } = await serve({
+      onCancel: (job) => (job.snapshot = completedSnapshot("finished first")),
+    });
     const { taskId } = await create();
     await cancel(taskId);
     const task = await get(taskId);

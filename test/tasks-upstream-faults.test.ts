@@ -2,7 +2,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
 import { rawError, rawResult } from "./support/raw-rpc.js";
 import { Cleanup, randomSecret, startInProcessServer } from "./support/in-process-server.js";
-import { approvalRequest, completedSnapshot, createScriptedAdapter, inputRequiredSnapshot, workingSnapshot } from "./support/scripted-adapter.js";
+import {
+  approvalRequest,
+  completedSnapshot,
+  createScriptedAdapter,
+  inputRequiredSnapshot,
+  workingSnapshot,
+} from "./support/scripted-adapter.js";
 
 /**
  * When the upstream misbehaves: an outage keeps the task working with a message saying so, until the retry
@@ -25,7 +31,9 @@ async function serve() {
       service: { upstreamRetryBudgetMs: retryBudgetMs, now: () => now },
     }),
   );
-  const taskId = (await rawResult(server.url, "tools/call", { name: "scripted_job", arguments: {} }))["taskId"] as string;
+  const taskId = (await rawResult(server.url, "tools/call", { name: "scripted_job", arguments: {} }))[
+    "taskId"
+  ] as string;
   return {
     scripted,
     job: scripted.onlyJob(),
@@ -80,25 +88,42 @@ describe("upstream faults", () => {
     const { scripted, job, url, taskId } = await serve();
     scripted.failReads(job, new JobNotFoundError("run 42 was deleted"));
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      expect(await rawError(url, "tasks/get", { taskId })).toEqual({ code: -32602, message: "Failed to retrieve task: Task has expired" });
+      expect(await rawError(url, "tasks/get", { taskId })).toEqual({
+        code: -32602,
+        message: "Failed to retrieve task: Task has expired",
+      });
     }
     scripted.update(job, inputRequiredSnapshot({ "gate-1": approvalRequest() }));
-    expect(await rawError(url, "tasks/update", { taskId, inputResponses: { "gate-1": { action: "decline" } } })).toMatchObject({ code: -32602, message: "Failed to retrieve task: Task has expired" });
+    expect(
+      await rawError(url, "tasks/update", { taskId, inputResponses: { "gate-1": { action: "decline" } } }),
+    ).toMatchObject({ code: -32602, message: "Failed to retrieve task: Task has expired" });
     expect(scripted.calls.respond).toBe(0);
   });
 
   it("a task that completed reads expired, never failed, once the upstream forgets its job", async () => {
     const scripted = createScriptedAdapter();
     const secret = randomSecret();
-    const first = cleanup.add(await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }], secret }));
-    const taskId = (await rawResult(first.url, "tools/call", { name: "scripted_job", arguments: {} }))["taskId"] as string;
+    const first = cleanup.add(
+      await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }], secret }),
+    );
+    const taskId = (await rawResult(first.url, "tools/call", { name: "scripted_job", arguments: {} }))[
+      "taskId"
+    ] as string;
     scripted.update(scripted.onlyJob(), completedSnapshot("all green"));
     expect((await rawResult(first.url, "tasks/get", { taskId }))["status"]).toBe("completed");
     scripted.failReads(scripted.onlyJob(), new JobNotFoundError("run 42 was deleted"));
     // Another replica (or this one after a restart) never saw the job finish.
-    const second = cleanup.add(await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }], secret }));
-    expect(await rawError(second.url, "tasks/get", { taskId })).toMatchObject({ code: -32602, message: "Failed to retrieve task: Task has expired" });
-    expect(await rawError(second.url, "tasks/cancel", { taskId })).toMatchObject({ code: -32602, message: "Failed to retrieve task: Task has expired" });
+    const second = cleanup.add(
+      await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }], secret }),
+    );
+    expect(await rawError(second.url, "tasks/get", { taskId })).toMatchObject({
+      code: -32602,
+      message: "Failed to retrieve task: Task has expired",
+    });
+    expect(await rawError(second.url, "tasks/cancel", { taskId })).toMatchObject({
+      code: -32602,
+      message: "Failed to retrieve task: Task has expired",
+    });
     // The replica that saw it finish keeps its finished answer: terminal statuses never change.
     expect((await rawResult(first.url, "tasks/get", { taskId }))["status"]).toBe("completed");
   });
@@ -113,8 +138,12 @@ describe("upstream faults", () => {
 
   it("a start the upstream refuses answers a tool error the agent can read, and no task", async () => {
     const scripted = createScriptedAdapter();
-    const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }));
-    scripted.failStarts(new UpstreamError("upstream answered 422: workflow has no dispatch trigger", { httpStatus: 422 }));
+    const server = cleanup.add(
+      await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] }),
+    );
+    scripted.failStarts(
+      new UpstreamError("upstream answered 422: workflow has no dispatch trigger", { httpStatus: 422 }),
+    );
     const result = await rawResult(server.url, "tools/call", { name: "scripted_job", arguments: {} });
     expect(result["taskId"]).toBeUndefined();
     expect(result["resultType"]).not.toBe("task");

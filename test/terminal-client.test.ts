@@ -47,7 +47,13 @@ async function httpTarget(): Promise<Target> {
 async function stdioTarget(): Promise<Target> {
   const api: RunningDemoApi = await startDemoApiForTests();
   // Every stdio server these tests spawn shares the secret, as restarted replicas would.
-  const env = { DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), XDG_CONFIG_HOME: home, HOME: home, JOBTASKS_LOG_LEVEL: "warn" };
+  const env = {
+    DEMO_API_URL: api.url,
+    JOBTASKS_SECRET: randomSecret(),
+    XDG_CONFIG_HOME: home,
+    HOME: home,
+    JOBTASKS_LOG_LEVEL: "warn",
+  };
   return { args: ["--stdio", stdioServerCommand()], env, close: () => api.close() };
 }
 
@@ -77,7 +83,12 @@ describe.each([
     expect(result.code, result.stderr).toBe(1);
     const lines = jsonLines(result.stdout);
     const last = lines.at(-1)!;
-    expect(last).toMatchObject({ type: "result", status: "completed", exitCode: 1, result: { isError: true, structuredContent: { status: "failed" } } });
+    expect(last).toMatchObject({
+      type: "result",
+      status: "completed",
+      exitCode: 1,
+      result: { isError: true, structuredContent: { status: "failed" } },
+    });
     expect(lines[0]).toMatchObject({ type: "task", status: "working", taskId: expect.stringMatching(/^jt1\./) });
     expect(new Set(lines.map((line) => line["taskId"]))).toEqual(new Set([lines[0]!["taskId"]]));
     expect(lines.slice(0, -1).every((line) => line["type"] === "task")).toBe(true);
@@ -95,41 +106,92 @@ describe.each([
   });
 
   it("--timeout stops following with exit 4 and leaves the task running, with the watch command", async () => {
-    const result = await runCli(call("--arg", "steps=20", "--arg", "stepMs=5000", "--timeout", "1s", "--json"), target.env);
+    const result = await runCli(
+      call("--arg", "steps=20", "--arg", "stepMs=5000", "--timeout", "1s", "--json"),
+      target.env,
+    );
     expect(result.code, result.stderr).toBe(4);
     const last = jsonLines(result.stdout).at(-1)!;
-    expect(last).toMatchObject({ type: "timeout", message: "timed out after 1s; the task goes on", resume: [expect.stringContaining(`jobtasks watch `)], exitCode: 4 });
+    expect(last).toMatchObject({
+      type: "timeout",
+      message: "timed out after 1s; the task goes on",
+      resume: [expect.stringContaining(`jobtasks watch `)],
+      exitCode: 4,
+    });
     const got = await runCli(["task", "get", ...target.args, last["taskId"] as string, "--json"], target.env);
     expect(jsonLines(got.stdout)[0]!["status"]).toBe("working");
     await runCli(["task", "cancel", ...target.args, last["taskId"] as string], target.env);
   });
 
   it("answers the approval from --answer flags, and declines it from --answers", async () => {
-    const approved = await runCli(call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true", "--answer", "approve=true", "--answer", "comment=approved by flags"), target.env);
+    const approved = await runCli(
+      call(
+        "--arg",
+        "steps=2",
+        "--arg",
+        "stepMs=20",
+        "--arg",
+        "approval=true",
+        "--answer",
+        "approve=true",
+        "--answer",
+        "comment=approved by flags",
+      ),
+      target.env,
+    );
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toContain("Approved: approved by flags");
-    const declined = await runCli(call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true", "--answers", '{"*": {"action": "decline"}}'), target.env);
+    const declined = await runCli(
+      call(
+        "--arg",
+        "steps=2",
+        "--arg",
+        "stepMs=20",
+        "--arg",
+        "approval=true",
+        "--answers",
+        '{"*": {"action": "decline"}}',
+      ),
+      target.env,
+    );
     expect(declined.code, declined.stderr).toBe(1);
     expect(declined.stdout).toMatch(/rejected/);
   });
 
   it("without a terminal an unanswered approval exits 4 and says what was asked; task answer and watch finish it", async () => {
-    const asked = await runCli(call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true", "--json"), target.env);
+    const asked = await runCli(
+      call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true", "--json"),
+      target.env,
+    );
     expect(asked.code, asked.stderr).toBe(4);
     const last = jsonLines(asked.stdout).at(-1)!;
     expect(last).toMatchObject({ type: "unanswered", taskId: expect.stringMatching(/^jt1\./) });
-    const [request] = last["unanswered"] as Array<{ inputKey: string; fields: Array<{ name: string; kind: string; required: boolean }> }>;
-    expect(request!.fields).toContainEqual(expect.objectContaining({ name: "approve", kind: "boolean", required: true }));
+    const [request] = last["unanswered"] as Array<{
+      inputKey: string;
+      fields: Array<{ name: string; kind: string; required: boolean }>;
+    }>;
+    expect(request!.fields).toContainEqual(
+      expect.objectContaining({ name: "approve", kind: "boolean", required: true }),
+    );
     const taskId = last["taskId"] as string;
 
     const got = await runCli(["task", "get", ...target.args, taskId, "--json"], target.env);
     expect(got.code, got.stderr).toBe(0);
-    expect(jsonLines(got.stdout)[0]).toMatchObject({ status: "input_required", inputRequests: { [request!.inputKey]: { method: "elicitation/create" } } });
+    expect(jsonLines(got.stdout)[0]).toMatchObject({
+      status: "input_required",
+      inputRequests: { [request!.inputKey]: { method: "elicitation/create" } },
+    });
 
-    const wrong = await runCli(["task", "answer", ...target.args, taskId, "--answer", `${request!.inputKey}.approve=perhaps`], target.env);
+    const wrong = await runCli(
+      ["task", "answer", ...target.args, taskId, "--answer", `${request!.inputKey}.approve=perhaps`],
+      target.env,
+    );
     expect(wrong.code).toBe(4);
     expect(wrong.stderr).toContain('approve: expected true or false, got "perhaps"');
-    const answered = await runCli(["task", "answer", ...target.args, taskId, "--answer", `${request!.inputKey}.approve=yes`], target.env);
+    const answered = await runCli(
+      ["task", "answer", ...target.args, taskId, "--answer", `${request!.inputKey}.approve=yes`],
+      target.env,
+    );
     expect(answered.code, answered.stderr).toBe(0);
     const watched = await runCli(["watch", ...target.args, taskId], target.env);
     expect(watched.code, watched.stderr).toBe(0);
@@ -148,7 +210,10 @@ describe.each([
   });
 
   it("task answer asks at a prompt in a terminal for a task that waits for input", async () => {
-    const asked = await runCli(call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true", "--json"), target.env);
+    const asked = await runCli(
+      call("--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true", "--json"),
+      target.env,
+    );
     expect(asked.code, asked.stderr).toBe(4);
     const taskId = jsonLines(asked.stdout).at(-1)!["taskId"] as string;
     const answered = await runInPty(["task", "answer", ...target.args, taskId], target.env, [
@@ -160,7 +225,10 @@ describe.each([
     expect(answered.screen).toMatch(/answered appr_/);
     const watched = await runCli(["watch", ...target.args, taskId, "--json"], target.env);
     expect(watched.code, watched.stderr).toBe(1);
-    expect(jsonLines(watched.stdout).at(-1)).toMatchObject({ type: "result", result: { isError: true, structuredContent: { status: "rejected", approvalComment: "not now" } } });
+    expect(jsonLines(watched.stdout).at(-1)).toMatchObject({
+      type: "result",
+      result: { isError: true, structuredContent: { status: "rejected", approvalComment: "not now" } },
+    });
   });
 
   it("Ctrl-C asks whether to cancel or detach; cancel ends the task cancelled (exit 3)", async () => {
@@ -180,7 +248,17 @@ describe("jobtasks call when the task moves on without the terminal", () => {
     stack = await startDemoStack({ adapter: "rest" });
   });
   afterAll(() => stack?.close());
-  const approval = () => ["call", stack.server.url, "demo_pipeline", "--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true"];
+  const approval = () => [
+    "call",
+    stack.server.url,
+    "demo_pipeline",
+    "--arg",
+    "steps=2",
+    "--arg",
+    "stepMs=20",
+    "--arg",
+    "approval=true",
+  ];
   const taskIdOn = (screen: string) => /^task (jt1\.\S+)$/m.exec(screen)?.[1];
 
   it("--timeout while the approval prompt is open closes the prompt and exits 4 at once", async () => {
@@ -197,7 +275,19 @@ describe("jobtasks call when the task moves on without the terminal", () => {
       {
         waitFor: /fill in the form/,
         send: async (screen) => {
-          const answered = await runCli(["task", "answer", stack.server.url, taskIdOn(screen)!, "--answer", "approve=true", "--answer", "comment=from elsewhere"], {});
+          const answered = await runCli(
+            [
+              "task",
+              "answer",
+              stack.server.url,
+              taskIdOn(screen)!,
+              "--answer",
+              "approve=true",
+              "--answer",
+              "comment=from elsewhere",
+            ],
+            {},
+          );
           expect(answered.code, answered.stderr).toBe(0);
           return "";
         },
@@ -212,21 +302,37 @@ describe("jobtasks call when the task moves on without the terminal", () => {
   it("an --answer the form refuses exits 4 with the commands that answer and resume; an unknown field is named", async () => {
     const result = await runCli([...approval(), "--answer", "approve=maybe", "--answer", "nosuch=1", "--json"], {});
     expect(result.code, result.stderr).toBe(4);
-    expect(result.stderr).toMatch(/warning: --answer nosuch: input appr_\S+ has no field "nosuch" \(fields: approve, comment\)/);
+    expect(result.stderr).toMatch(
+      /warning: --answer nosuch: input appr_\S+ has no field "nosuch" \(fields: approve, comment\)/,
+    );
     const last = jsonLines(result.stdout).at(-1)!;
-    expect(last).toMatchObject({ type: "unanswered", exitCode: 4, message: expect.stringContaining('approve: expected true or false, got "maybe"') });
-    expect(last["resume"]).toEqual([expect.stringContaining(`jobtasks task answer ${stack.server.url} ${last["taskId"]} --answer appr_`), `jobtasks watch ${stack.server.url} ${last["taskId"]}`]);
+    expect(last).toMatchObject({
+      type: "unanswered",
+      exitCode: 4,
+      message: expect.stringContaining('approve: expected true or false, got "maybe"'),
+    });
+    expect(last["resume"]).toEqual([
+      expect.stringContaining(`jobtasks task answer ${stack.server.url} ${last["taskId"]} --answer appr_`),
+      `jobtasks watch ${stack.server.url} ${last["taskId"]}`,
+    ]);
     await runCli(["task", "cancel", stack.server.url, last["taskId"] as string], {});
   });
 
   it("says --json is why nothing was asked", async () => {
     const result = await runCli([...approval(), "--json"], {});
     expect(result.code, result.stderr).toBe(4);
-    expect(jsonLines(result.stdout).at(-1)).toMatchObject({ type: "unanswered", exitCode: 4, message: expect.stringContaining("(--json never asks)") });
+    expect(jsonLines(result.stdout).at(-1)).toMatchObject({
+      type: "unanswered",
+      exitCode: 4,
+      message: expect.stringContaining("(--json never asks)"),
+    });
   });
 
   it("task cancel on a task that has already ended says how it ended and exits with that ending", async () => {
-    const done = await runCli(["call", stack.server.url, "demo_pipeline", "--args", '{"steps": 1, "stepMs": 10, "fail": true}', "--json"], {});
+    const done = await runCli(
+      ["call", stack.server.url, "demo_pipeline", "--args", '{"steps": 1, "stepMs": 10, "fail": true}', "--json"],
+      {},
+    );
     expect(done.code, done.stderr).toBe(1);
     const taskId = jsonLines(done.stdout).at(-1)!["taskId"] as string;
     const cancel = await runCli(["task", "cancel", stack.server.url, taskId], {});
@@ -252,7 +358,21 @@ describe("jobtasks call when the task moves on without the terminal", () => {
     expect(refused.stdout + refused.stderr).not.toMatch(/pa55word|someone/);
     const url = new URL(stack.server.url);
     url.search = "?token=s3cr3t-query";
-    const result = await runCli(["call", url.toString(), "demo_pipeline", "--arg", "steps=20", "--arg", "stepMs=5000", "--timeout", "1s", "--json"], {});
+    const result = await runCli(
+      [
+        "call",
+        url.toString(),
+        "demo_pipeline",
+        "--arg",
+        "steps=20",
+        "--arg",
+        "stepMs=5000",
+        "--timeout",
+        "1s",
+        "--json",
+      ],
+      {},
+    );
     expect(result.code, result.stderr).toBe(4);
     const last = jsonLines(result.stdout).at(-1)!;
     expect(last["resume"]).toEqual([`jobtasks watch '${stack.server.url}?token=***' ${last["taskId"]}`]);
@@ -273,12 +393,15 @@ describe("jobtasks call with bearer tokens", () => {
     const call = ["call", stack.server.url, "demo_pipeline", "--arg", "steps=1", "--arg", "stepMs=10"];
     const refused = await runCli(call, {});
     expect(refused.code).toBe(4);
-    expect(refused.stderr).toMatch(new RegExp(`^cannot connect to ${stack.server.url.replace(/[.]/g, "\\.")}: .*401`, "m"));
+    expect(refused.stderr).toMatch(
+      new RegExp(`^cannot connect to ${stack.server.url.replace(/[.]/g, "\\.")}: .*401`, "m"),
+    );
     const byFlag = await runCli([...call, "--token", aliceToken], {});
     expect(byFlag.code, byFlag.stderr).toBe(0);
     const byEnvironment = await runCli(call, { JOBTASKS_TOKEN: aliceToken });
     expect(byEnvironment.code, byEnvironment.stderr).toBe(0);
-    for (const output of [refused, byFlag, byEnvironment]) expect(output.stdout + output.stderr).not.toContain(aliceToken);
+    for (const output of [refused, byFlag, byEnvironment])
+      expect(output.stdout + output.stderr).not.toContain(aliceToken);
   });
 });
 
@@ -292,10 +415,19 @@ async function startGateway(upstreamUrl: string, key: string) {
       outgoing.writeHead(403).end("gateway key required");
       return;
     }
-    const forwarded = request({ host: upstream.hostname, port: upstream.port, path: incoming.url, method: incoming.method, headers: { ...incoming.headers, host: upstream.host } }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
+    const forwarded = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: incoming.url,
+        method: incoming.method,
+        headers: { ...incoming.headers, host: upstream.host },
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
     forwarded.on("error", () => outgoing.destroy());
     incoming.pipe(forwarded);
   });
@@ -311,7 +443,22 @@ describe("jobtasks call through a gateway that needs its own header", () => {
     try {
       const refused = await runCli(["call", gateway.url, "demo_pipeline", "--arg", "steps=1"], {});
       expect(refused.code).toBe(4);
-      const passed = await runCli(["call", gateway.url, "demo_pipeline", "--arg", "steps=1", "--arg", "stepMs=10", "-H", "X-Gateway-Key: open-sesame", "--header", "X-Team:ci"], {});
+      const passed = await runCli(
+        [
+          "call",
+          gateway.url,
+          "demo_pipeline",
+          "--arg",
+          "steps=1",
+          "--arg",
+          "stepMs=10",
+          "-H",
+          "X-Gateway-Key: open-sesame",
+          "--header",
+          "X-Team:ci",
+        ],
+        {},
+      );
       expect(passed.code, passed.stderr).toBe(0);
       const withKey = gateway.seen.filter((headers) => headers["x-gateway-key"] === "open-sesame");
       expect(withKey.length).toBeGreaterThan(2);
@@ -332,13 +479,22 @@ describe("detach, restart the server, watch", () => {
   afterAll(() => api?.close());
 
   it("over HTTP: Ctrl-C at the approval, detach, SIGKILL the server, start it again, watch finishes the task", async () => {
-    const env = cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), XDG_CONFIG_HOME: home, HOME: home });
+    const env = cliEnvironment({
+      DEMO_API_URL: api.url,
+      JOBTASKS_SECRET: randomSecret(),
+      XDG_CONFIG_HOME: home,
+      HOME: home,
+    });
     const first = cleanup.add(await startCliHttpServer({ env }));
-    const detached = await runInPty(["call", first.url, "demo_pipeline", "--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true"], {}, [
-      { waitFor: /fill in the form/, send: "\x03" },
-      // Enter takes the highlighted default, which leaves the task alone.
-      { waitFor: /Stop following this task\?[\s\S]*cancel the task/, send: "\r" },
-    ]);
+    const detached = await runInPty(
+      ["call", first.url, "demo_pipeline", "--arg", "steps=2", "--arg", "stepMs=20", "--arg", "approval=true"],
+      {},
+      [
+        { waitFor: /fill in the form/, send: "\x03" },
+        // Enter takes the highlighted default, which leaves the task alone.
+        { waitFor: /Stop following this task\?[\s\S]*cancel the task/, send: "\r" },
+      ],
+    );
     expect(detached.code, detached.screen).toBe(130);
     expect(detached.screen).toContain("detached: the task goes on");
     const taskId = /^task (jt1\.\S+)$/m.exec(detached.screen)?.[1];
@@ -350,18 +506,37 @@ describe("detach, restart the server, watch", () => {
     expect(second.url).toBe(first.url);
     const watched = await runCli(["watch", second.url, taskId!, "--answer", "approve=true", "--json"], {});
     expect(watched.code, watched.stderr).toBe(0);
-    expect(jsonLines(watched.stdout).at(-1)).toMatchObject({ type: "result", taskId, status: "completed", result: { structuredContent: { status: "succeeded" } } });
+    expect(jsonLines(watched.stdout).at(-1)).toMatchObject({
+      type: "result",
+      taskId,
+      status: "completed",
+      result: { structuredContent: { status: "succeeded" } },
+    });
   });
 
   it("over HTTP: losing the server mid-follow exits 4 with the watch command, not as a failed task", async () => {
-    const env = cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), XDG_CONFIG_HOME: home, HOME: home });
+    const env = cliEnvironment({
+      DEMO_API_URL: api.url,
+      JOBTASKS_SECRET: randomSecret(),
+      XDG_CONFIG_HOME: home,
+      HOME: home,
+    });
     const first = cleanup.add(await startCliHttpServer({ env }));
-    const running = startCli(["call", first.url, "demo_pipeline", "--arg", "steps=3", "--arg", "stepMs=10000", "--json"], {});
+    const running = startCli(
+      ["call", first.url, "demo_pipeline", "--arg", "steps=3", "--arg", "stepMs=10000", "--json"],
+      {},
+    );
     const taskId = JSON.parse(await running.waitForLine(/"type":"task"/))["taskId"] as string;
     await first.kill();
     const lost = await running.done;
     expect(lost.code, lost.stderr).toBe(4);
-    expect(jsonLines(lost.stdout).at(-1)).toMatchObject({ type: "disconnected", taskId, exitCode: 4, message: expect.stringMatching(/^lost the server \(.+\); the task goes on there$/), resume: [`jobtasks watch ${first.url} ${taskId}`] });
+    expect(jsonLines(lost.stdout).at(-1)).toMatchObject({
+      type: "disconnected",
+      taskId,
+      exitCode: 4,
+      message: expect.stringMatching(/^lost the server \(.+\); the task goes on there$/),
+      resume: [`jobtasks watch ${first.url} ${taskId}`],
+    });
 
     // The job went on upstream: a server started again still has it working, and cancels it.
     const second = cleanup.add(await startCliHttpServer({ env, port: Number(new URL(first.url).port) }));
@@ -371,19 +546,37 @@ describe("detach, restart the server, watch", () => {
   });
 
   it("over stdio: SIGINT without a terminal detaches (exit 130); watch starts a new server process and finishes the task", async () => {
-    const env = { DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), XDG_CONFIG_HOME: home, HOME: home, JOBTASKS_LOG_LEVEL: "warn" };
+    const env = {
+      DEMO_API_URL: api.url,
+      JOBTASKS_SECRET: randomSecret(),
+      XDG_CONFIG_HOME: home,
+      HOME: home,
+      JOBTASKS_LOG_LEVEL: "warn",
+    };
     const target = ["--stdio", stdioServerCommand()];
     // 8 × 1 s: still running when the SIGINT lands on a loaded machine, short enough for watch to finish.
-    const running = startCli(["call", ...target, "demo_pipeline", "--arg", "steps=8", "--arg", "stepMs=1000", "--json"], env);
+    const running = startCli(
+      ["call", ...target, "demo_pipeline", "--arg", "steps=8", "--arg", "stepMs=1000", "--json"],
+      env,
+    );
     const taskId = JSON.parse(await running.waitForLine(/"type":"task"/))["taskId"] as string;
     running.signal("SIGINT");
     const detached = await running.done;
     expect(detached.code, `${detached.signal} ${detached.stderr}`).toBe(130);
-    expect(jsonLines(detached.stdout).at(-1)).toMatchObject({ type: "detached", taskId, resume: [expect.stringContaining(`jobtasks watch --stdio '`)] });
+    expect(jsonLines(detached.stdout).at(-1)).toMatchObject({
+      type: "detached",
+      taskId,
+      resume: [expect.stringContaining(`jobtasks watch --stdio '`)],
+    });
 
     // The first server process ended with its client; this one only shares the secret.
     const watched = await runCli(["watch", ...target, taskId, "--json"], env);
     expect(watched.code, watched.stderr).toBe(0);
-    expect(jsonLines(watched.stdout).at(-1)).toMatchObject({ type: "result", taskId, status: "completed", exitCode: 0 });
+    expect(jsonLines(watched.stdout).at(-1)).toMatchObject({
+      type: "result",
+      taskId,
+      status: "completed",
+      exitCode: 0,
+    });
   });
 });

@@ -55,7 +55,9 @@ describe("tool schema portability", () => {
       "untyped-schema additionalProperties",
       "untyped-schema properties.anything",
     ]);
-    expect(findPortabilityProblems({ type: "object", additionalProperties: true, properties: { x: { not: {} } } })).toEqual([]);
+    expect(
+      findPortabilityProblems({ type: "object", additionalProperties: true, properties: { x: { not: {} } } }),
+    ).toEqual([]);
   });
 
   it("every built-in tool's input and output schemas have 0 findings", async () => {
@@ -66,10 +68,14 @@ describe("tool schema portability", () => {
       const config = await loadConfig(file, environment);
       for (const { adapter } of config.adapters) kinds.add(adapter.kind);
       for (const { descriptor } of new ToolRegistry(config.adapters).tools) {
-        for (const [kind, schema] of [["inputSchema", descriptor.inputSchema], ["outputSchema", descriptor.outputSchema]] as const) {
+        for (const [kind, schema] of [
+          ["inputSchema", descriptor.inputSchema],
+          ["outputSchema", descriptor.outputSchema],
+        ] as const) {
           if (schema === undefined) continue;
           schemas += 1;
-          for (const finding of findPortabilityProblems(schema)) findings.push(`${descriptor.name} ${kind}.${finding.path}: ${finding.rule}`);
+          for (const finding of findPortabilityProblems(schema))
+            findings.push(`${descriptor.name} ${kind}.${finding.path}: ${finding.rule}`);
         }
       }
     }
@@ -80,11 +86,17 @@ describe("tool schema portability", () => {
 
   it("task_status, task_answer and task_cancel (listed to clients without the extension) have 0 findings", async () => {
     const config = await loadConfig(examples[0]!, environment);
-    const service = new TaskService({ adapters: config.adapters, sealer: new TaskIdSealer({ secret: "p".repeat(40) }), logger: createSilentLogger() });
+    const service = new TaskService({
+      adapters: config.adapters,
+      sealer: new TaskIdSealer({ secret: "p".repeat(40) }),
+      logger: createSilentLogger(),
+    });
     const handleTools = service.listTools(false).filter((tool) => tool.name.startsWith("task_"));
     expect(handleTools.map((tool) => tool.name)).toEqual(["task_status", "task_answer", "task_cancel"]);
     const findings = handleTools.flatMap((tool) =>
-      (["inputSchema", "outputSchema"] as const).flatMap((kind) => findPortabilityProblems(tool[kind]).map((finding) => `${tool.name} ${kind}.${finding.path}: ${finding.rule}`)),
+      (["inputSchema", "outputSchema"] as const).flatMap((kind) =>
+        findPortabilityProblems(tool[kind]).map((finding) => `${tool.name} ${kind}.${finding.path}: ${finding.rule}`),
+      ),
     );
     expect(findings).toEqual([]);
   });
@@ -101,8 +113,15 @@ describe("approval forms", () => {
       { id: "job-1", name: "pipeline", status: "waiting_for_approval", currentStep: 1, totalSteps: 3 } as never,
       { id: "approval-1", message: "deploy?" } as never,
     );
-    const restForm = (presets["demo-api"] as { inputRequired: { schema: { properties: Record<string, Record<string, unknown>> } } }).inputRequired.schema;
-    const deployments = JSON.parse(readFileSync(new URL("../adapters/github-actions/src/__fixtures__/pending-deployments.json", import.meta.url), "utf8")) as Array<Record<string, unknown>>;
+    const restForm = (
+      presets["demo-api"] as { inputRequired: { schema: { properties: Record<string, Record<string, unknown>> } } }
+    ).inputRequired.schema;
+    const deployments = JSON.parse(
+      readFileSync(
+        new URL("../adapters/github-actions/src/__fixtures__/pending-deployments.json", import.meta.url),
+        "utf8",
+      ),
+    ) as Array<Record<string, unknown>>;
     const waiting = describePendingDeployments(
       { owner: "octo-org", repo: "octo-app", runId: 42, attempt: 1 },
       "deploy",
@@ -113,7 +132,9 @@ describe("approval forms", () => {
     expect(githubForms.length).toBeGreaterThan(0);
     for (const form of [demo, ...githubForms]) {
       expect(booleansWithoutDefault(form.params.requestedSchema as never)).toEqual([]);
-      expect((form.params.requestedSchema.properties as Record<string, Record<string, unknown>>)["approve"]?.["default"]).toBe(false);
+      expect(
+        (form.params.requestedSchema.properties as Record<string, Record<string, unknown>>)["approve"]?.["default"],
+      ).toBe(false);
     }
     expect(booleansWithoutDefault(restForm)).toEqual([]);
     expect(restForm.properties["approve"]?.["default"]).toBe(false);

@@ -37,7 +37,10 @@ export interface RunningPeer {
 type DemoJob = { id: string; status: string; currentStep: number; totalSteps: number; logs: string[] };
 
 const terminal = new Set(["succeeded", "failed", "rejected", "cancelled"]);
-const inputShape = { steps: z.number().int().min(1).max(50).default(3), stepMs: z.number().int().min(0).max(600_000).default(1000) };
+const inputShape = {
+  steps: z.number().int().min(1).max(50).default(3),
+  stepMs: z.number().int().min(0).max(600_000).default(1000),
+};
 
 export async function startSdk1TasksPeer(options: PeerOptions): Promise<RunningPeer> {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -54,7 +57,12 @@ export async function startSdk1TasksPeer(options: PeerOptions): Promise<RunningP
         .then(async (job) => {
           if (!pollers.has(taskId)) return;
           const message = `step ${job.currentStep}/${job.totalSteps}: ${job.status}`;
-          if (!terminal.has(job.status)) return taskStore.updateTaskStatus(taskId, job.status === "waiting_for_approval" ? "input_required" : "working", message);
+          if (!terminal.has(job.status))
+            return taskStore.updateTaskStatus(
+              taskId,
+              job.status === "waiting_for_approval" ? "input_required" : "working",
+              message,
+            );
           clearInterval(timer);
           pollers.delete(taskId);
           return taskStore.storeTaskResult(taskId, job.status === "succeeded" ? "completed" : "failed", {
@@ -84,12 +92,16 @@ export async function startSdk1TasksPeer(options: PeerOptions): Promise<RunningP
             body: JSON.stringify({ steps: args.steps, stepMs: args.stepMs }),
           });
           const job = (await response.json()) as DemoJob;
-          const task = await requestStore.createTask({ ttl: taskRequestedTtl ?? 3_600_000, pollInterval: pollIntervalMs });
+          const task = await requestStore.createTask({
+            ttl: taskRequestedTtl ?? 3_600_000,
+            pollInterval: pollIntervalMs,
+          });
           poll(task.taskId, job.id);
           return { task };
         },
         getTask: async (_args, { taskId, taskStore: requestStore }) => (await requestStore.getTask(taskId))!,
-        getTaskResult: async (_args, { taskId, taskStore: requestStore }) => (await requestStore.getTaskResult(taskId)) as never,
+        getTaskResult: async (_args, { taskId, taskStore: requestStore }) =>
+          (await requestStore.getTaskResult(taskId)) as never,
       },
     );
     return server;
@@ -103,7 +115,9 @@ export async function startSdk1TasksPeer(options: PeerOptions): Promise<RunningP
     try {
       body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     } catch {
-      response.writeHead(400, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
+      response
+        .writeHead(400, { "content-type": "application/json" })
+        .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
       return;
     }
     const server = createPeerServer();

@@ -2,7 +2,13 @@ import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import type { AnyJobAdapter, JobAdapterV1, JobSnapshot } from "@jobtasks/core";
-import { TaskIdSealer, TaskService, createSilentLogger, type CreateTaskResult, type TaskServiceOptions } from "@jobtasks/server";
+import {
+  TaskIdSealer,
+  TaskService,
+  createSilentLogger,
+  type CreateTaskResult,
+  type TaskServiceOptions,
+} from "@jobtasks/server";
 
 /**
  * The pieces every benchmark builds a TaskService from: a silent logger (logging is not what we measure),
@@ -30,8 +36,15 @@ export function benchCaller() {
 }
 
 /** Start a job through the service, as tools/call would, and return its task id. */
-export async function startTask(service: TaskService, toolName: string, args: Record<string, unknown>): Promise<string> {
-  const created = (await service.callTool(toolName, args, { ...benchCaller(), tasksDeclared: true })) as CreateTaskResult;
+export async function startTask(
+  service: TaskService,
+  toolName: string,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const created = (await service.callTool(toolName, args, {
+    ...benchCaller(),
+    tasksDeclared: true,
+  })) as CreateTaskResult;
   if (typeof created.taskId !== "string") throw new Error(`tools/call ${toolName} did not create a task`);
   return created.taskId;
 }
@@ -77,12 +90,17 @@ export function createStatelessAdapter(options: StatelessAdapterOptions = {}) {
       if (readLatencyMs > 0) await sleep(readLatencyMs);
       if (ref.finished) {
         // A fresh string per read, as JSON.parse of an upstream response would give.
-        const logTail = options.resultLogBytes ? `\n${Buffer.alloc(options.resultLogBytes, `step ${ref.jobId} ok\n`).toString("latin1")}` : "";
+        const logTail = options.resultLogBytes
+          ? `\n${Buffer.alloc(options.resultLogBytes, `step ${ref.jobId} ok\n`).toString("latin1")}`
+          : "";
         return {
           status: "completed",
           rawStatus: "success",
           message: `job ${ref.jobId} succeeded`,
-          result: { content: [{ type: "text", text: `job ${ref.jobId} output${logTail}` }], structuredContent: { jobId: ref.jobId } },
+          result: {
+            content: [{ type: "text", text: `job ${ref.jobId} output${logTail}` }],
+            structuredContent: { jobId: ref.jobId },
+          },
         };
       }
       return { status: "working", rawStatus: "running", message: `job ${ref.jobId} running` };

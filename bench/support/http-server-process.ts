@@ -21,7 +21,14 @@ export async function serveForBenchmark(snapshotCacheMs: number): Promise<void> 
   const { adapter, counts } = createStatelessAdapter();
   const service = createBenchService([{ name: "bench", adapter }], { snapshotCacheMs });
   const logger = createSilentLogger();
-  const server = await startHttpServer({ service, logger, name: "jobtasks-bench", version: "0.0.0", host: "127.0.0.1", port: 0 });
+  const server = await startHttpServer({
+    service,
+    logger,
+    name: "jobtasks-bench",
+    version: "0.0.0",
+    host: "127.0.0.1",
+    port: 0,
+  });
 
   const stop = async () => {
     await server.close();

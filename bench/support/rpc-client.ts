@@ -28,12 +28,19 @@ export function createRpcClient(url: string, maxSockets: number): RpcClient {
             port: target.port,
             path: target.pathname,
             method: "POST",
-            headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "content-length": Buffer.byteLength(payload), ...headers },
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              "content-length": Buffer.byteLength(payload),
+              ...headers,
+            },
           },
           (response) => {
             const chunks: Buffer[] = [];
             response.on("data", (chunk: Buffer) => chunks.push(chunk));
-            response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+            response.on("end", () =>
+              resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+            );
             response.on("error", reject);
           },
         );
@@ -47,7 +54,13 @@ export function createRpcClient(url: string, maxSockets: number): RpcClient {
 
 /** The JSON-RPC result of an answer that is either JSON or a short SSE stream. */
 export function resultOf(body: string): Record<string, unknown> | undefined {
-  const json = body.trimStart().startsWith("{") ? body : body.split("\n").filter((line) => line.startsWith("data:")).at(-1)?.slice(5);
+  const json = body.trimStart().startsWith("{")
+    ? body
+    : body
+        .split("\n")
+        .filter((line) => line.startsWith("data:"))
+        .at(-1)
+        ?.slice(5);
   if (json === undefined) return undefined;
   return (JSON.parse(json) as { result?: Record<string, unknown> }).result;
 }

@@ -60,8 +60,21 @@ export async function startCliHttpServer(options: StartCliHttpServerOptions): Pr
 }
 
 async function startCliHttpServerOnce(options: StartCliHttpServerOptions): Promise<CliHttpServer> {
-  const args = [cliBin, "serve", "--config", options.config ?? demoConfig, "--host", "127.0.0.1", "--port", String(options.port ?? 0)];
-  const child = spawn(process.execPath, args, { cwd: repositoryRoot, env: options.env, stdio: ["ignore", "ignore", "pipe"] });
+  const args = [
+    cliBin,
+    "serve",
+    "--config",
+    options.config ?? demoConfig,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(options.port ?? 0),
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: repositoryRoot,
+    env: options.env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {

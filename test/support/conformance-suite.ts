@@ -24,7 +24,10 @@ export async function resolveNode22(environment: NodeJS.ProcessEnv = process.env
   if (given) return checkNode22(nodeBinaryIn(given), "JOBTASKS_NODE22");
   if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
   const platform = { linux: "linux", darwin: "darwin" }[process.platform as string];
-  if (!platform) throw new Error(`cannot install Node ${node22Version} on ${process.platform}; set JOBTASKS_NODE22 to a Node 22 binary`);
+  if (!platform)
+    throw new Error(
+      `cannot install Node ${node22Version} on ${process.platform}; set JOBTASKS_NODE22 to a Node 22 binary`,
+    );
   const packageName = `node-${platform}-${process.arch}`;
   const prefix = join(conformanceCacheDirectory, `node-${node22Version}`);
   const binary = join(prefix, "node_modules", packageName, "bin", "node");
@@ -40,7 +43,8 @@ export async function installConformanceSuite(): Promise<string> {
     await npmInstall(prefix, `@modelcontextprotocol/conformance@${conformanceSuiteVersion}`);
   }
   const version = installedVersion(packageDirectory);
-  if (version !== conformanceSuiteVersion) throw new Error(`installing the conformance suite left version ${version ?? "none"} in ${prefix}`);
+  if (version !== conformanceSuiteVersion)
+    throw new Error(`installing the conformance suite left version ${version ?? "none"} in ${prefix}`);
   return join(packageDirectory, "dist", "index.js");
 }
 
@@ -52,28 +56,52 @@ export interface SuiteRun {
 }
 
 /** Run the suite's command with Node 22. A non-zero exit is a result, not an exception. */
-export async function runConformanceSuite(node22: string, suiteCli: string, args: string[], timeoutMs: number): Promise<SuiteRun> {
+export async function runConformanceSuite(
+  node22: string,
+  suiteCli: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<SuiteRun> {
   let exitCode = 0;
   let output: string;
   try {
-    const { stdout, stderr } = await run(node22, [suiteCli, ...args], { cwd: conformanceCacheDirectory, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: suiteEnvironment() });
+    const { stdout, stderr } = await run(node22, [suiteCli, ...args], {
+      cwd: conformanceCacheDirectory,
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+      env: suiteEnvironment(),
+    });
     output = stdout + stderr;
   } catch (error) {
     const failed = error as { code?: unknown; signal?: unknown; stdout?: string; stderr?: string };
-    if (typeof failed.code !== "number") throw new Error(`the conformance suite did not run to its end (${String(failed.signal ?? failed.code)}):\n${failed.stdout ?? ""}${failed.stderr ?? ""}`);
+    if (typeof failed.code !== "number")
+      throw new Error(
+        `the conformance suite did not run to its end (${String(failed.signal ?? failed.code)}):\n${failed.stdout ?? ""}${failed.stderr ?? ""}`,
+      );
     exitCode = failed.code;
     output = (failed.stdout ?? "") + (failed.stderr ?? "");
   }
   // The suite colours its output whatever NO_COLOR says.
   const plain = output.replace(/\u001b\[[0-9;]*m/g, "");
-  const summary = plain.split("\n").filter((line) => /^(Total|Passed): /.test(line.trim())).at(-1)?.trim() ?? "(no summary line)";
+  const summary =
+    plain
+      .split("\n")
+      .filter((line) => /^(Total|Passed): /.test(line.trim()))
+      .at(-1)
+      ?.trim() ?? "(no summary line)";
   return { exitCode, output: plain, summary };
 }
 
 /** The suite needs no credentials: PATH and HOME only, without colours. */
 function suiteEnvironment(): NodeJS.ProcessEnv {
   const { PATH, HOME, TMPDIR } = process.env;
-  return { ...(PATH ? { PATH } : {}), ...(HOME ? { HOME } : {}), ...(TMPDIR ? { TMPDIR } : {}), NO_COLOR: "1", FORCE_COLOR: "0" };
+  return {
+    ...(PATH ? { PATH } : {}),
+    ...(HOME ? { HOME } : {}),
+    ...(TMPDIR ? { TMPDIR } : {}),
+    NO_COLOR: "1",
+    FORCE_COLOR: "0",
+  };
 }
 
 function nodeBinaryIn(path: string): string {
@@ -87,16 +115,21 @@ function nodeBinaryIn(path: string): string {
 async function checkNode22(binary: string, source: string): Promise<string> {
   const { stdout } = await run(binary, ["--version"], { timeout: 30_000 });
   const major = Number(/^v(\d+)\./.exec(stdout.trim())?.[1]);
-  if (!(major >= 22)) throw new Error(`${source} is Node ${stdout.trim()}; the conformance suite needs Node 22 or newer`);
+  if (!(major >= 22))
+    throw new Error(`${source} is Node ${stdout.trim()}; the conformance suite needs Node 22 or newer`);
   return binary;
 }
 
 async function npmInstall(prefix: string, spec: string): Promise<void> {
-  await run("npm", ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", "--loglevel", "error", spec], {
-    cwd: repositoryRoot,
-    timeout: installTimeoutMs,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  await run(
+    "npm",
+    ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", "--loglevel", "error", spec],
+    {
+      cwd: repositoryRoot,
+      timeout: installTimeoutMs,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
 }
 
 function installedVersion(packageDirectory: string): string | undefined {

@@ -24,7 +24,11 @@ export type DemoAdapterKind = "demo" | "rest";
 
 export function createDemoAdapter(kind: DemoAdapterKind, baseUrl: string): AnyJobAdapter {
   if (kind === "demo") return demoAdapter({ baseUrl, pollIntervalMs: 20 });
-  return restAdapter({ preset: "demo-api", baseUrl, polling: { initialIntervalMs: 20, multiplier: 1.5, maxIntervalMs: 100 } } as Parameters<typeof restAdapter>[0]);
+  return restAdapter({
+    preset: "demo-api",
+    baseUrl,
+    polling: { initialIntervalMs: 20, multiplier: 1.5, maxIntervalMs: 100 },
+  } as Parameters<typeof restAdapter>[0]);
 }
 
 export async function startDemoStack(options: { tokens?: string; adapter?: DemoAdapterKind } = {}): Promise<DemoStack> {

@@ -132,7 +132,13 @@ export async function startFakeAwsBatch(): Promise<FakeAwsBatch> {
         const name = body?.filters?.[0]?.values?.[0];
         const found = [...jobs.values()].filter((job) => job.jobName === name);
         return send(response, 200, {
-          jobSummaryList: found.map((job) => ({ jobArn: jobArn(job.jobId), jobId: job.jobId, jobName: job.jobName, createdAt: job.createdAt, status: job.status })),
+          jobSummaryList: found.map((job) => ({
+            jobArn: jobArn(job.jobId),
+            jobId: job.jobId,
+            jobName: job.jobName,
+            createdAt: job.createdAt,
+            status: job.status,
+          })),
         });
       }
       default:
@@ -236,7 +242,16 @@ function describe(job: FakeBatchJob): Record<string, unknown> {
     ...(job.arraySize !== undefined
       ? {
           arrayProperties: {
-            statusSummary: { STARTING: 0, FAILED: 0, RUNNING: 0, SUCCEEDED: 0, RUNNABLE: 0, SUBMITTED: 0, PENDING: 0, ...job.arraySummary },
+            statusSummary: {
+              STARTING: 0,
+              FAILED: 0,
+              RUNNING: 0,
+              SUCCEEDED: 0,
+              RUNNABLE: 0,
+              SUBMITTED: 0,
+              PENDING: 0,
+              ...job.arraySummary,
+            },
             statusSummaryLastUpdatedAt: Date.now(),
             size: job.arraySize,
           },
@@ -275,7 +290,11 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 
 /** An AWS REST-JSON error: the code in x-amzn-ErrorType, the message in the body. */
 function sendError(response: ServerResponse, status: number, code: string, message: string): void {
-  response.writeHead(status, { "content-type": "application/json", "x-amzn-errortype": `${code}:http://internal.amazon.com/coral/com.amazonaws.batch/`, "x-amzn-requestid": randomUUID() });
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "x-amzn-errortype": `${code}:http://internal.amazon.com/coral/com.amazonaws.batch/`,
+    "x-amzn-requestid": randomUUID(),
+  });
   response.end(JSON.stringify({ __type: code, message }));
 }
 
@@ -285,4 +304,3 @@ async function readJson(request: IncomingMessage): Promise<any> {
   const text = Buffer.concat(chunks).toString("utf8");
   return text === "" ? undefined : JSON.parse(text);
 }
-

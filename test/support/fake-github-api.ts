@@ -103,7 +103,14 @@ export interface FakeGithub {
 const startedAt = "2026-11-20T10:00:00Z";
 
 function newAttempt(createdAt: string): FakeAttempt {
-  return { status: "queued", conclusion: null, updatedAt: createdAt, runStartedAt: createdAt, jobs: [], pendingDeployments: [] };
+  return {
+    status: "queued",
+    conclusion: null,
+    updatedAt: createdAt,
+    runStartedAt: createdAt,
+    jobs: [],
+    pendingDeployments: [],
+  };
 }
 
 export async function startFakeGithub(): Promise<FakeGithub> {
@@ -164,7 +171,13 @@ export async function startFakeGithub(): Promise<FakeGithub> {
   const apiServer = createServer(async (request, response) => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     const body = await readJson(request);
-    requests.push({ method: request.method ?? "GET", path: url.pathname, query: url.search, authorization: request.headers.authorization, body });
+    requests.push({
+      method: request.method ?? "GET",
+      path: url.pathname,
+      query: url.search,
+      authorization: request.headers.authorization,
+      body,
+    });
     if (request.method === "POST" && url.pathname.endsWith("/dispatches")) await fake.holdDispatchAnswer?.();
     try {
       route(request.method ?? "GET", url.pathname, body, response);
@@ -210,7 +223,11 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     }
     if ((match = new RegExp(`^/repos/${fakeOwner}/${fakeRepo}/check-runs/(\\d+)/annotations$`).exec(path))) {
       const messages = [...runs.values()].flatMap((run) => run.annotations.get(Number(match![1])) ?? []);
-      return send(response, 200, messages.map((message) => annotation(message)));
+      return send(
+        response,
+        200,
+        messages.map((message) => annotation(message)),
+      );
     }
     if (!(match = new RegExp(`^${prefix}/runs/(\\d+)(/.*)?$`).exec(path))) return send(response, 404, notFound());
     const run = runs.get(Number(match[1]));
@@ -223,11 +240,18 @@ export async function startFakeGithub(): Promise<FakeGithub> {
       const number = Number(match[1]);
       const attempt = run.attempts[number - 1];
       if (!attempt) return send(response, 404, notFound());
-      if (match[2]) return send(response, 200, { total_count: attempt.jobs.length, jobs: attempt.jobs.map((job) => jobJson(run, number, job)) });
+      if (match[2])
+        return send(response, 200, {
+          total_count: attempt.jobs.length,
+          jobs: attempt.jobs.map((job) => jobJson(run, number, job)),
+        });
       return send(response, 200, runJson(run, number));
     }
     if (method === "GET" && rest === "/artifacts") {
-      return send(response, 200, { total_count: run.artifacts.length, artifacts: run.artifacts.map((artifact) => artifactJson(run, artifact)) });
+      return send(response, 200, {
+        total_count: run.artifacts.length,
+        artifacts: run.artifacts.map((artifact) => artifactJson(run, artifact)),
+      });
     }
     if (method === "GET" && rest === "/pending_deployments") {
       return send(response, 200, run.attempts[latest - 1]!.pendingDeployments.map(pendingDeploymentJson));
@@ -237,14 +261,25 @@ export async function startFakeGithub(): Promise<FakeGithub> {
       const attempt = run.attempts[latest - 1]!;
       const ids: number[] = body?.environment_ids ?? [];
       const waiting = attempt.pendingDeployments.filter((deployment) => ids.includes(deployment.environmentId));
-      if (waiting.length === 0) return send(response, 422, { message: "No pending deployment requests to approve or reject" });
+      if (waiting.length === 0)
+        return send(response, 422, { message: "No pending deployment requests to approve or reject" });
       run.reviews.push({ state: body.state, comment: body.comment, environmentIds: ids });
-      attempt.pendingDeployments = attempt.pendingDeployments.filter((deployment) => !ids.includes(deployment.environmentId));
-      return send(response, 200, waiting.map((deployment) => ({ id: 1_000 + deployment.environmentId, environment: deployment.environmentName })));
+      attempt.pendingDeployments = attempt.pendingDeployments.filter(
+        (deployment) => !ids.includes(deployment.environmentId),
+      );
+      return send(
+        response,
+        200,
+        waiting.map((deployment) => ({
+          id: 1_000 + deployment.environmentId,
+          environment: deployment.environmentName,
+        })),
+      );
     }
     if (method === "POST" && (rest === "/cancel" || rest === "/force-cancel")) {
       const attempt = run.attempts[latest - 1]!;
-      if (attempt.status === "completed") return send(response, 409, { message: "Cannot cancel a workflow run that is completed." });
+      if (attempt.status === "completed")
+        return send(response, 409, { message: "Cannot cancel a workflow run that is completed." });
       return send(response, 202, {});
     }
     if (method === "POST" && (rest === "/rerun" || rest === "/rerun-failed-jobs")) {
@@ -342,7 +377,11 @@ function reviewJson(review: FakeRun["reviews"][number]): Record<string, unknown>
   return {
     state: review.state,
     comment: review.comment,
-    environments: review.environmentIds.map((id) => ({ id, node_id: "MDExOkVudmlyb25tZW50", name: `environment-${id}` })),
+    environments: review.environmentIds.map((id) => ({
+      id,
+      node_id: "MDExOkVudmlyb25tZW50",
+      name: `environment-${id}`,
+    })),
     user: { login: "octocat", id: 583231, type: "User", site_admin: false },
   };
 }
@@ -380,7 +419,12 @@ function notFound() {
   return { message: "Not Found", documentation_url: "https://docs.github.com/rest", status: "404" };
 }
 
-function send(response: ServerResponse, status: number, body: unknown, contentType = "application/json; charset=utf-8"): void {
+function send(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  contentType = "application/json; charset=utf-8",
+): void {
   const text = typeof body === "string" ? body : JSON.stringify(body);
   response.writeHead(status, {
     "content-type": contentType,

@@ -59,7 +59,9 @@ export function startFakeGitlab(project: string, options: { firstPipelineId?: nu
     sha: pipeline.sha,
     web_url: `${fakeGitlabOrigin}/${project}/-/pipelines/${pipeline.id}`,
     updated_at: "2026-11-30T10:00:00.000Z",
-    finished_at: ["success", "failed", "canceled", "skipped"].includes(pipeline.status) ? "2026-11-30T10:05:00.000Z" : null,
+    finished_at: ["success", "failed", "canceled", "skipped"].includes(pipeline.status)
+      ? "2026-11-30T10:05:00.000Z"
+      : null,
     duration: null,
   });
 
@@ -70,21 +72,36 @@ export function startFakeGitlab(project: string, options: { firstPipelineId?: nu
     let match: RegExpExecArray | null;
     if (method === "POST" && rest === "/pipeline") {
       const id = nextPipelineId++;
-      const created: FakeGitlabPipeline = { id, status: "created", ref: (body as { ref: string }).ref, sha: "d6f0a1b2c3d4e5f60718293a4b5c6d7e8f901234", jobs: [], deployments: [] };
+      const created: FakeGitlabPipeline = {
+        id,
+        status: "created",
+        ref: (body as { ref: string }).ref,
+        sha: "d6f0a1b2c3d4e5f60718293a4b5c6d7e8f901234",
+        jobs: [],
+        deployments: [],
+      };
       pipelines.set(id, created);
       return { status: 201, body: pipelineAnswer(created) };
     }
     if (method === "GET" && rest === "/pipelines") {
       const sha = new URLSearchParams(search).get("sha");
-      const newest = [...pipelines.values()].filter((pipeline) => !sha || pipeline.sha.startsWith(sha)).sort((a, b) => b.id - a.id);
-      return { status: 200, body: newest.slice(0, 1).map((pipeline) => ({ id: pipeline.id, status: pipeline.status })) };
+      const newest = [...pipelines.values()]
+        .filter((pipeline) => !sha || pipeline.sha.startsWith(sha))
+        .sort((a, b) => b.id - a.id);
+      return {
+        status: 200,
+        body: newest.slice(0, 1).map((pipeline) => ({ id: pipeline.id, status: pipeline.status })),
+      };
     }
     if ((match = /^\/pipelines\/(\d+)(\/jobs|\/cancel|\/retry)?$/.exec(rest))) {
       const pipeline = pipelines.get(Number(match[1]));
       if (!pipeline) return { status: 404, body: { message: "404 Not found" } };
       if (method === "GET" && !match[2]) return { status: 200, body: pipelineAnswer(pipeline) };
       if (method === "GET" && match[2] === "/jobs") {
-        return { status: 200, body: pipeline.jobs.map(({ trace: _trace, ...job }) => ({ ...job, artifacts: job.artifacts ?? [] })) };
+        return {
+          status: 200,
+          body: pipeline.jobs.map(({ trace: _trace, ...job }) => ({ ...job, artifacts: job.artifacts ?? [] })),
+        };
       }
       if (method === "POST" && match[2] === "/cancel") {
         pipeline.status = "canceling";
@@ -98,17 +115,27 @@ export function startFakeGitlab(project: string, options: { firstPipelineId?: nu
           id: deployment.id,
           status: "blocked",
           environment: { name: deployment.environment },
-          deployable: { id: deployment.jobId, name: pipeline.jobs.find((job) => job.id === deployment.jobId)?.name, pipeline: { id: pipeline.id } },
+          deployable: {
+            id: deployment.jobId,
+            name: pipeline.jobs.find((job) => job.id === deployment.jobId)?.name,
+            pipeline: { id: pipeline.id },
+          },
           approvals: Array.from({ length: deployment.approvals }, () => ({ status: "approved" })),
         })),
       );
       return { status: 200, body: blocked };
     }
-    if (method === "POST" && (match = /^\/deployments\/(\d+)\/approval$/.exec(rest))) return { status: 201, body: { status: (body as { status: string }).status } };
-    if (method === "POST" && (match = /^\/jobs\/(\d+)\/play$/.exec(rest))) return { status: 200, body: { id: Number(match[1]), status: "pending" } };
+    if (method === "POST" && (match = /^\/deployments\/(\d+)\/approval$/.exec(rest)))
+      return { status: 201, body: { status: (body as { status: string }).status } };
+    if (method === "POST" && (match = /^\/jobs\/(\d+)\/play$/.exec(rest)))
+      return { status: 200, body: { id: Number(match[1]), status: "pending" } };
     if (method === "GET" && (match = /^\/jobs\/(\d+)\/trace$/.exec(rest))) {
-      const job = [...pipelines.values()].flatMap((pipeline) => pipeline.jobs).find((candidate) => candidate.id === Number(match![1]));
-      return job?.trace !== undefined ? { status: 200, body: job.trace } : { status: 404, body: { message: "404 Not found" } };
+      const job = [...pipelines.values()]
+        .flatMap((pipeline) => pipeline.jobs)
+        .find((candidate) => candidate.id === Number(match![1]));
+      return job?.trace !== undefined
+        ? { status: 200, body: job.trace }
+        : { status: 404, body: { message: "404 Not found" } };
     }
     return { status: 404, body: { message: "404 Not found" } };
   };
@@ -119,7 +146,12 @@ export function startFakeGitlab(project: string, options: { firstPipelineId?: nu
     .reply((options) => {
       const text = typeof options.body === "string" ? options.body : "";
       const body = text === "" ? undefined : (JSON.parse(text) as unknown);
-      requests.push({ method: options.method, path: options.path, body, headers: { ...(options.headers as Record<string, string>) } });
+      requests.push({
+        method: options.method,
+        path: options.path,
+        body,
+        headers: { ...(options.headers as Record<string, string>) },
+      });
       const answer = route(options.method, options.path, body);
       const isText = typeof answer.body === "string";
       return {
@@ -135,7 +167,8 @@ export function startFakeGitlab(project: string, options: { firstPipelineId?: nu
     baseUrl: `${fakeGitlabOrigin}/api/v4`,
     pipelines,
     requests,
-    requestsTo: (method, pattern) => requests.filter((request) => request.method === method && pattern.test(request.path)),
+    requestsTo: (method, pattern) =>
+      requests.filter((request) => request.method === method && pattern.test(request.path)),
     close: () => agent.close(),
   };
 }

@@ -21,7 +21,9 @@ export interface FaultyUpstream {
 
 export type HealthyAnswer = (method: string, path: string, body: string) => { status: number; body: unknown };
 
-export async function startFaultyUpstream(healthy: { forwardTo: string } | { answer: HealthyAnswer }): Promise<FaultyUpstream> {
+export async function startFaultyUpstream(
+  healthy: { forwardTo: string } | { answer: HealthyAnswer },
+): Promise<FaultyUpstream> {
   const upstream: FaultyUpstream = { url: "", outage: undefined, requests: [], close: async () => {} };
   const server = createServer(async (incoming, response) => {
     upstream.requests.push({ method: incoming.method ?? "GET", path: incoming.url ?? "/" });

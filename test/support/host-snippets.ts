@@ -96,15 +96,26 @@ export interface StdioDiscovery {
  * Start a stdio server as a host does (no shell), send one server/discover, then close stdin and wait for
  * the process to end by itself.
  */
-export function discoverOverStdio(launch: { command: string; args: string[]; cwd: string; env: Record<string, string> }, timeoutMs = 30_000): Promise<StdioDiscovery> {
+export function discoverOverStdio(
+  launch: { command: string; args: string[]; cwd: string; env: Record<string, string> },
+  timeoutMs = 30_000,
+): Promise<StdioDiscovery> {
   return new Promise((resolve, reject) => {
-    const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(launch.command, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     let answer: Record<string, any> | undefined;
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`${launch.command} ${launch.args.join(" ")}: no answer and exit within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(
+        new Error(
+          `${launch.command} ${launch.args.join(" ")}: no answer and exit within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      );
     }, timeoutMs);
     child.once("error", (error) => {
       clearTimeout(timer);
@@ -124,10 +135,22 @@ export function discoverOverStdio(launch: { command: string; args: string[]; cwd
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.once("close", (code, signal) => {
       clearTimeout(timer);
-      if (!answer) return reject(new Error(`${launch.command} ended (${code ?? signal}) without answering:\nstdout: ${stdout}\nstderr: ${stderr}`));
-      resolve({ answer, stdoutLines: stdout.split("\n").filter((line) => line !== ""), exit: { code, signal }, stderr });
+      if (!answer)
+        return reject(
+          new Error(
+            `${launch.command} ended (${code ?? signal}) without answering:\nstdout: ${stdout}\nstderr: ${stderr}`,
+          ),
+        );
+      resolve({
+        answer,
+        stdoutLines: stdout.split("\n").filter((line) => line !== ""),
+        exit: { code, signal },
+        stderr,
+      });
     });
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: "discover-1", method: "server/discover", params: { _meta: envelope(false) } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: "discover-1", method: "server/discover", params: { _meta: envelope(false) } })}\n`,
+    );
   });
 }
 

@@ -17,7 +17,11 @@ export interface Finished {
 }
 
 /** Run a command to its end, without a shell; fails the test when it outlives `timeoutMs`. */
-export function runToEnd(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string }): Promise<Finished> {
+export function runToEnd(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string },
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -55,7 +59,9 @@ export async function packAll(destination: string): Promise<string[]> {
 /** `npm install <tarballs>` in `directory` (created with an empty package.json when new). */
 export async function npmInstall(directory: string, tarballs: string[]): Promise<void> {
   await mkdir(directory, { recursive: true });
-  await writeFile(join(directory, "package.json"), `${JSON.stringify({ name: "jobtasks-user", private: true })}\n`, { flag: "wx" }).catch(() => undefined);
+  await writeFile(join(directory, "package.json"), `${JSON.stringify({ name: "jobtasks-user", private: true })}\n`, {
+    flag: "wx",
+  }).catch(() => undefined);
   const installed = await runToEnd("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs], {
     cwd: directory,
     env: process.env,
@@ -74,8 +80,14 @@ export async function installedBytes(directory: string): Promise<number> {
  * The environment an agent host gives a server it starts: PATH and HOME, nothing else. PATH finds the
  * installed `jobtasks` (as a global install would put it there) and the `node` running this test.
  */
-export function hostEnvironment(installDirectory: string, home: string, extra: Record<string, string> = {}): Record<string, string> {
-  const path = [join(installDirectory, "node_modules", ".bin"), dirname(process.execPath), "/usr/bin", "/bin"].join(delimiter);
+export function hostEnvironment(
+  installDirectory: string,
+  home: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const path = [join(installDirectory, "node_modules", ".bin"), dirname(process.execPath), "/usr/bin", "/bin"].join(
+    delimiter,
+  );
   return { PATH: path, HOME: home, ...extra };
 }
 
@@ -89,10 +101,19 @@ export interface Started {
 }
 
 /** Start a long-running command and wait until its output matches `ready`. */
-export function startUntil(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; ready: RegExp; timeoutMs?: number }): Promise<Started> {
+export function startUntil(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; ready: RegExp; timeoutMs?: number },
+): Promise<Started> {
   // A process group of its own: `npx jobtasks` runs jobtasks as a child of npm, and stopping npm alone
   // would leave that child serving.
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
   let stdout = "";
   let stderr = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -112,7 +133,11 @@ export function startUntil(command: string, args: string[], options: { cwd: stri
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void stop();
-      reject(new Error(`${command} ${args.join(" ")} printed nothing matching ${options.ready} within ${options.timeoutMs ?? 20_000} ms:\n${stdout}\n${stderr}`));
+      reject(
+        new Error(
+          `${command} ${args.join(" ")} printed nothing matching ${options.ready} within ${options.timeoutMs ?? 20_000} ms:\n${stdout}\n${stderr}`,
+        ),
+      );
     }, options.timeoutMs ?? 20_000);
     const check = () => {
       const match = options.ready.exec(stdout) ?? options.ready.exec(stderr);
@@ -131,7 +156,9 @@ export function startUntil(command: string, args: string[], options: { cwd: stri
     child.once("error", reject);
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`${command} ${args.join(" ")} exited (${code ?? signal}) before it was ready:\n${stdout}\n${stderr}`));
+      reject(
+        new Error(`${command} ${args.join(" ")} exited (${code ?? signal}) before it was ready:\n${stdout}\n${stderr}`),
+      );
     });
   });
 }

@@ -16,7 +16,12 @@ export function callToolThenLeave(url: string, toolName: string): { answer: Prom
       "mcp-method": "tools/call",
       "mcp-name": toolName,
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: toolName, arguments: {}, _meta: envelope(true) } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: toolName, arguments: {}, _meta: envelope(true) },
+    }),
     signal: client.signal,
   }).catch((error: unknown) => error);
   return { answer, leave: () => client.abort() };

@@ -30,7 +30,11 @@ export interface ListenOptions {
   mcpMethod?: string | undefined;
 }
 
-export async function openListenStream(url: string, taskIds: unknown[], options: ListenOptions = {}): Promise<ListenStream> {
+export async function openListenStream(
+  url: string,
+  taskIds: unknown[],
+  options: ListenOptions = {},
+): Promise<ListenStream> {
   const abort = new AbortController();
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -92,7 +96,8 @@ export async function openListenStream(url: string, taskIds: unknown[], options:
       for (;;) {
         const found = messages.find(predicate);
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(messages).slice(0, 800)}`);
+        if (Date.now() > deadline)
+          throw new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(messages).slice(0, 800)}`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },

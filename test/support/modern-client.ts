@@ -6,7 +6,10 @@ import type { ToolClient, V1ToolResult } from "./v1-client.js";
  * extension: a modern host that simply never added it. It gets what a v1 client gets: handles.
  */
 export async function connectModernWithoutTasks(url: string): Promise<ToolClient & { client: Client }> {
-  const client = new Client({ name: "modern-host", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  const client = new Client(
+    { name: "modern-host", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   await client.listTools();
   const calls: string[] = [];
@@ -16,10 +19,13 @@ export async function connectModernWithoutTasks(url: string): Promise<ToolClient
     listTools: async () => (await client.listTools()).tools,
     async callTool(name, args, options = {}) {
       calls.push(name);
-      return (await client.callTool({ name, arguments: args }, {
-        ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-      })) as V1ToolResult;
+      return (await client.callTool(
+        { name, arguments: args },
+        {
+          ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
+      )) as V1ToolResult;
     },
     close: () => client.close(),
   };

@@ -54,7 +54,12 @@ function mcpName(method: string, params: Record<string, unknown>): string | unde
   return undefined;
 }
 
-export async function rawCall(url: string, method: string, params: Record<string, unknown> = {}, options: RawCallOptions = {}): Promise<RawResponse> {
+export async function rawCall(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: RawCallOptions = {},
+): Promise<RawResponse> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
@@ -73,7 +78,12 @@ export async function rawCall(url: string, method: string, params: Record<string
   };
   const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
   const text = await response.text();
-  return { httpStatus: response.status, headers: response.headers, text, body: parseMessage(text, response.headers.get("content-type")) };
+  return {
+    httpStatus: response.status,
+    headers: response.headers,
+    text,
+    body: parseMessage(text, response.headers.get("content-type")),
+  };
 }
 
 /** A JSON body, or the last `data:` line of an SSE body (the server may answer either way). */
@@ -95,7 +105,12 @@ function parseMessage(text: string, contentType: string | null): JsonRpcMessage 
 }
 
 /** The result of a successful call; fails the test with the error otherwise. */
-export async function rawResult(url: string, method: string, params: Record<string, unknown> = {}, options: RawCallOptions = {}) {
+export async function rawResult(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: RawCallOptions = {},
+) {
   const response = await rawCall(url, method, params, options);
   if (!response.body?.result) {
     throw new Error(`${method} did not succeed: HTTP ${response.httpStatus} ${response.text.slice(0, 500)}`);
@@ -104,7 +119,12 @@ export async function rawResult(url: string, method: string, params: Record<stri
 }
 
 /** The error of a failed call; fails the test when the call succeeded. */
-export async function rawError(url: string, method: string, params: Record<string, unknown> = {}, options: RawCallOptions = {}) {
+export async function rawError(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: RawCallOptions = {},
+) {
   const response = await rawCall(url, method, params, options);
   if (!response.body?.error) {
     throw new Error(`${method} was expected to fail: HTTP ${response.httpStatus} ${response.text.slice(0, 500)}`);
@@ -113,11 +133,17 @@ export async function rawError(url: string, method: string, params: Record<strin
 }
 
 /** Call `read` until `done` says yes, or fail after `timeoutMs` (generous: CI machines may be loaded). */
-export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000, intervalMs = 20): Promise<T> {
+export async function pollUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 10_000,
+  intervalMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = await read();
   while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last).slice(0, 800)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last).slice(0, 800)}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
     last = await read();
   }

@@ -39,7 +39,8 @@ export function recordingClient(url: string, options: RawCallOptions = {}): Reco
     expectNoneContains(values) {
       for (const value of values) {
         const leaking = answers.find((answer) => answer.includes(value));
-        if (leaking !== undefined) throw new Error(`an answer contains a secret (${value.slice(0, 4)}...): ${leaking.slice(0, 400)}`);
+        if (leaking !== undefined)
+          throw new Error(`an answer contains a secret (${value.slice(0, 4)}...): ${leaking.slice(0, 400)}`);
       }
     },
   };

@@ -1,4 +1,9 @@
-import { Client, StreamableHTTPClientTransport, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type JSONRPCMessage,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import {
   createTaskSessionFromClient,
@@ -61,7 +66,10 @@ export interface StdioRequesterOptions extends RequesterOptions {
 }
 
 export async function connectHttpRequester(options: HttpRequesterOptions): Promise<ConnectedRequester> {
-  const transport = new StreamableHTTPClientTransport(new URL(options.url), options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {});
+  const transport = new StreamableHTTPClientTransport(
+    new URL(options.url),
+    options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {},
+  );
   return connectRequester(transport, options, options.endpointId ?? `http:${options.url}`);
 }
 
@@ -75,10 +83,18 @@ export async function connectStdioRequester(options: StdioRequesterOptions): Pro
   });
   const stderr = transport.stderr;
   stderr?.on("data", (chunk: Buffer) => options.onStderr?.(chunk.toString("utf8")));
-  return connectRequester(transport, options, options.endpointId ?? `stdio:${options.command} ${options.args.join(" ")}`);
+  return connectRequester(
+    transport,
+    options,
+    options.endpointId ?? `stdio:${options.command} ${options.args.join(" ")}`,
+  );
 }
 
-async function connectRequester(transport: Transport, options: RequesterOptions, endpointId: string): Promise<ConnectedRequester> {
+async function connectRequester(
+  transport: Transport,
+  options: RequesterOptions,
+  endpointId: string,
+): Promise<ConnectedRequester> {
   const raw = interceptRawResponses(transport, options.requestTimeoutMs ?? 15_000);
   // The Client's own capabilities stay free of the tasks extension: ext-tasks declares it on each request
   // it frames, which is exactly the per-request negotiation the extension asks for.
@@ -125,7 +141,9 @@ function interceptRawResponses(transport: Transport, timeoutMs: number) {
       pending.delete(id);
       const response = message as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
       waiting.resolve(
-        response.error ? ({ kind: "error", error: response.error } as JsonRpcResponse) : ({ kind: "result", result: response.result } as JsonRpcResponse),
+        response.error
+          ? ({ kind: "error", error: response.error } as JsonRpcResponse)
+          : ({ kind: "result", result: response.result } as JsonRpcResponse),
       );
       return;
     }
@@ -192,7 +210,9 @@ function interceptRawResponses(transport: Transport, timeoutMs: number) {
 }
 
 /** An input handler that answers every elicitation with the given result, and records what it was asked. */
-export function answerElicitations(answer: ApplicationElicitResult | ((params: Record<string, unknown>) => ApplicationElicitResult)) {
+export function answerElicitations(
+  answer: ApplicationElicitResult | ((params: Record<string, unknown>) => ApplicationElicitResult),
+) {
   const asked: Array<{ params: Record<string, unknown>; inputId: string | undefined; taskId: string | undefined }> = [];
   const handler: InputHandler = async (request, context) => {
     if (request.kind !== "elicitation") throw new Error(`unexpected input request of kind ${request.kind}`);

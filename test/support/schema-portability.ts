@@ -15,21 +15,80 @@ export interface PortabilityFinding {
   path: string;
 }
 
-const booleanAllowedUnder = new Set(["additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems"]);
+const booleanAllowedUnder = new Set([
+  "additionalProperties",
+  "unevaluatedProperties",
+  "additionalItems",
+  "unevaluatedItems",
+]);
 const singleSchemaKeywords = [
-  "items", "contains", "not", "propertyNames", "if", "then", "else", "additionalProperties",
-  "unevaluatedProperties", "additionalItems", "unevaluatedItems", "contentSchema",
+  "items",
+  "contains",
+  "not",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "additionalItems",
+  "unevaluatedItems",
+  "contentSchema",
 ];
 const schemaListKeywords = ["allOf", "anyOf", "oneOf", "prefixItems"];
-const schemaMapKeywords = ["properties", "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"];
+const schemaMapKeywords = [
+  "properties",
+  "patternProperties",
+  "dependentSchemas",
+  "dependencies",
+  "$defs",
+  "definitions",
+];
 /** Keywords that narrow what a value may be; `if` counts only with a `then` or an `else`. */
 const constrainingKeywords = new Set([
-  "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
-  "maxLength", "minLength", "pattern", "format", "contentMediaType", "contentEncoding", "contentSchema",
-  "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties",
-  "required", "dependentRequired", "allOf", "anyOf", "oneOf", "not", "items", "prefixItems", "contains",
-  "additionalItems", "unevaluatedItems", "properties", "patternProperties", "additionalProperties",
-  "unevaluatedProperties", "propertyNames", "dependentSchemas", "dependencies", "$ref", "$dynamicRef", "$recursiveRef",
+  "type",
+  "enum",
+  "const",
+  "multipleOf",
+  "maximum",
+  "exclusiveMaximum",
+  "minimum",
+  "exclusiveMinimum",
+  "maxLength",
+  "minLength",
+  "pattern",
+  "format",
+  "contentMediaType",
+  "contentEncoding",
+  "contentSchema",
+  "maxItems",
+  "minItems",
+  "uniqueItems",
+  "maxContains",
+  "minContains",
+  "maxProperties",
+  "minProperties",
+  "required",
+  "dependentRequired",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "items",
+  "prefixItems",
+  "contains",
+  "additionalItems",
+  "unevaluatedItems",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "propertyNames",
+  "dependentSchemas",
+  "dependencies",
+  "$ref",
+  "$dynamicRef",
+  "$recursiveRef",
 ]);
 const deepestLevel = 64;
 
@@ -46,7 +105,13 @@ export function findPortabilityProblems(schema: unknown): PortabilityFinding[] {
   return findings;
 }
 
-function visit(node: unknown, path: string, keyword: string | undefined, depth: number, findings: PortabilityFinding[]): void {
+function visit(
+  node: unknown,
+  path: string,
+  keyword: string | undefined,
+  depth: number,
+  findings: PortabilityFinding[],
+): void {
   if (depth > deepestLevel) return;
   if (typeof node === "boolean") {
     if (keyword === undefined || !booleanAllowedUnder.has(keyword)) findings.push({ rule: "boolean-schema", path });
@@ -56,7 +121,9 @@ function visit(node: unknown, path: string, keyword: string | undefined, depth: 
   if (Array.isArray(node["type"])) findings.push({ rule: "type-union", path });
   const ref = node["$ref"];
   if (typeof ref === "string" && ref !== "" && !ref.startsWith("#")) findings.push({ rule: "remote-ref", path });
-  const constrains = Object.keys(node).some((key) => constrainingKeywords.has(key)) || ("if" in node && ("then" in node || "else" in node));
+  const constrains =
+    Object.keys(node).some((key) => constrainingKeywords.has(key)) ||
+    ("if" in node && ("then" in node || "else" in node));
   if (!constrains && keyword !== "not") findings.push({ rule: "untyped-schema", path });
 
   const at = (key: string) => (path === "" ? key : `${path}.${key}`);
@@ -67,12 +134,14 @@ function visit(node: unknown, path: string, keyword: string | undefined, depth: 
   }
   for (const key of schemaListKeywords) {
     const list = node[key];
-    if (Array.isArray(list)) list.forEach((child, index) => visit(child, `${at(key)}[${index}]`, key, depth + 1, findings));
+    if (Array.isArray(list))
+      list.forEach((child, index) => visit(child, `${at(key)}[${index}]`, key, depth + 1, findings));
   }
   for (const key of singleSchemaKeywords) {
     if (!(key in node)) continue;
     const child = node[key];
-    if (key === "items" && Array.isArray(child)) child.forEach((item, index) => visit(item, `${at(key)}[${index}]`, key, depth + 1, findings));
+    if (key === "items" && Array.isArray(child))
+      child.forEach((item, index) => visit(item, `${at(key)}[${index}]`, key, depth + 1, findings));
     else visit(child, at(key), key, depth + 1, findings);
   }
 }

@@ -1,11 +1,5 @@
 import { z } from "zod";
-import type {
-  ElicitationResponse,
-  InputRequest,
-  JobAdapterV1,
-  JobSnapshot,
-  JobTool,
-} from "@jobtasks/core";
+import type { ElicitationResponse, InputRequest, JobAdapterV1, JobSnapshot, JobTool } from "@jobtasks/core";
 
 /**
  * An in-memory job system whose jobs do exactly what the test says, when it says it. The protocol-rule
@@ -107,7 +101,10 @@ export function workingSnapshot(message = "running"): JobSnapshot {
   return { status: "working", rawStatus: "running", message };
 }
 
-export function inputRequiredSnapshot(requests: Record<string, InputRequest>, message = "waiting for approval"): JobSnapshot {
+export function inputRequiredSnapshot(
+  requests: Record<string, InputRequest>,
+  message = "waiting for approval",
+): JobSnapshot {
   return { status: "input_required", rawStatus: "waiting", message, inputRequests: requests };
 }
 

@@ -30,7 +30,11 @@ export function stdioServerCommand(): string {
 }
 
 export function startCli(args: string[], environment: Record<string, string>): RunningCli {
-  const child = spawn(process.execPath, [cliBin, ...args], { cwd: repositoryRoot, env: cliEnvironment(environment), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [cliBin, ...args], {
+    cwd: repositoryRoot,
+    env: cliEnvironment(environment),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   const listeners = new Set<() => void>();
@@ -39,7 +43,9 @@ export function startCli(args: string[], environment: Record<string, string>): R
     for (const listener of listeners) listener();
   });
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const done = new Promise<CliRun>((resolve) => child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<CliRun>((resolve) =>
+    child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return {
     done,
     stdout: () => stdout,
@@ -53,7 +59,9 @@ export function startCli(args: string[], environment: Record<string, string>): R
         };
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`));
+          reject(
+            new Error(`no line matching ${pattern} within ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`),
+          );
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);
@@ -98,7 +106,12 @@ export interface PtyStep {
  * Runs the CLI in a pseudo-terminal (`script -qfec`), so its stdin and stderr are terminals as they are
  * for a person, and types each step's keys once the screen shows what the step waits for.
  */
-export async function runInPty(args: string[], environment: Record<string, string>, steps: PtyStep[], timeoutMs = 30_000): Promise<{ code: number | null; screen: string }> {
+export async function runInPty(
+  args: string[],
+  environment: Record<string, string>,
+  steps: PtyStep[],
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; screen: string }> {
   // A pty made by `script` without a terminal around it is 0x0: give it a size, as a terminal window has.
   const commandLine = `stty cols 160 rows 48 && exec ${[process.execPath, cliBin, ...args].map(shellWord).join(" ")}`;
   const child = spawn("script", ["-qfec", commandLine, "/dev/null"], {
@@ -148,7 +161,8 @@ export async function runInPty(args: string[], environment: Record<string, strin
   clearTimeout(timer);
   if (failure !== undefined) throw failure;
   const plain = stripAnsi(screen);
-  if (step < steps.length) throw new Error(`the pty run ended (${code}) before the screen showed ${steps[step]!.waitFor}:\n${plain}`);
+  if (step < steps.length)
+    throw new Error(`the pty run ended (${code}) before the screen showed ${steps[step]!.waitFor}:\n${plain}`);
   return { code, screen: plain };
 }
 

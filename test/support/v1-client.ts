@@ -14,7 +14,11 @@ export interface ToolClient {
   /** Every tools/call made through `callTool`, by tool name, in order. */
   calls: string[];
   listTools(): Promise<Array<{ name: string; outputSchema?: unknown }>>;
-  callTool(name: string, args: Record<string, unknown>, options?: { onprogress?: (progress: { message?: string }) => void; signal?: AbortSignal }): Promise<V1ToolResult>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options?: { onprogress?: (progress: { message?: string }) => void; signal?: AbortSignal },
+  ): Promise<V1ToolResult>;
   close(): Promise<void>;
 }
 
@@ -22,7 +26,11 @@ export interface V1Connection extends ToolClient {
   client: Client;
   /** Every tools/call made through `callTool`, by tool name, in order. */
   calls: string[];
-  callTool(name: string, args: Record<string, unknown>, options?: { onprogress?: (progress: { message?: string }) => void; signal?: AbortSignal }): Promise<V1ToolResult>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options?: { onprogress?: (progress: { message?: string }) => void; signal?: AbortSignal },
+  ): Promise<V1ToolResult>;
   close(): Promise<void>;
 }
 
@@ -34,8 +42,14 @@ export interface V1ToolResult {
 
 const clientInfo = { name: "v1-host", version: "1.0.0" };
 
-export async function connectV1Http(url: string, options: { token?: string; capabilities?: Record<string, unknown> } = {}): Promise<V1Connection> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {});
+export async function connectV1Http(
+  url: string,
+  options: { token?: string; capabilities?: Record<string, unknown> } = {},
+): Promise<V1Connection> {
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {},
+  );
   return connect(transport, options.capabilities);
 }
 
@@ -48,7 +62,13 @@ export async function connectV1Stdio(options: {
   /** Answers the server's elicitation/create requests, as a host showing a form to its user would. */
   onElicit?: (request: ElicitRequest["params"]) => Promise<ElicitResult>;
 }): Promise<V1Connection> {
-  const transport = new StdioClientTransport({ command: options.command, args: options.args, env: options.env, ...(options.cwd ? { cwd: options.cwd } : {}), stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: options.command,
+    args: options.args,
+    env: options.env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    stderr: "pipe",
+  });
   return connect(transport, options.capabilities, options.onElicit);
 }
 
@@ -81,7 +101,10 @@ async function connect(
 /** What a model does with a handle: call task_status with its taskId until the job is no longer working. */
 export async function followToEnd(connection: ToolClient, taskId: string, waitSeconds?: number): Promise<V1ToolResult> {
   for (let call = 0; call < 100; call += 1) {
-    const result = await connection.callTool("task_status", { taskId, ...(waitSeconds !== undefined ? { waitSeconds } : {}) });
+    const result = await connection.callTool("task_status", {
+      taskId,
+      ...(waitSeconds !== undefined ? { waitSeconds } : {}),
+    });
     if (result.structuredContent?.["status"] !== "working") return result;
   }
   throw new Error("the job was still working after 100 task_status calls");

@@ -15,7 +15,14 @@ const submitted = readFixture<{ jobId: string; jobName: string }>("submit-job.js
 function renderTool(submitsPerSecond = 50) {
   const adapter = awsBatch({
     batchClient: testBatchClient(1),
-    templates: [{ tool: "render_frames", description: "Render frames", jobQueue: "render-queue", jobDefinition: "blender-render:3" }],
+    templates: [
+      {
+        tool: "render_frames",
+        description: "Render frames",
+        jobQueue: "render-queue",
+        jobDefinition: "blender-render:3",
+      },
+    ],
     retry: fastRetry,
     duplicateCheckDelayMs: 0,
     submitsPerSecond,
@@ -62,8 +69,14 @@ describe("a client that leaves while SubmitJob is in flight", () => {
     submit.release();
 
     await expect(starting).rejects.toThrow("the client went away");
-    expect(terminations).toEqual([{ jobId: submitted.jobId, reason: "jobtasks: cancelled, the client left before the task was handed out" }]);
-    expect(context.logged.some((line) => line.startsWith("the client left while SubmitJob was in flight; terminated the job it created"))).toBe(true);
+    expect(terminations).toEqual([
+      { jobId: submitted.jobId, reason: "jobtasks: cancelled, the client left before the task was handed out" },
+    ]);
+    expect(
+      context.logged.some((line) =>
+        line.startsWith("the client left while SubmitJob was in flight; terminated the job it created"),
+      ),
+    ).toBe(true);
     expect(context.logged.join("\n")).toContain(submitted.jobId);
   });
 
@@ -81,7 +94,9 @@ describe("a client that leaves while SubmitJob is in flight", () => {
     submit.release();
 
     await expect(starting).rejects.toThrow("the client went away");
-    const line = context.logged.find((entry) => entry.startsWith("the client left while SubmitJob was in flight; the job it created could not be terminated"));
+    const line = context.logged.find((entry) =>
+      entry.startsWith("the client left while SubmitJob was in flight; the job it created could not be terminated"),
+    );
     expect(line).toContain(submitted.jobId);
   });
 

@@ -83,7 +83,10 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
 
   it("keeps a job that was just submitted working while DescribeJobs does not list it yet", async () => {
     nock(batchOrigin).post("/v1/describejobs").reply(200, { jobs: [] });
-    const snapshot = await adapterUnderTest().doGetStatus({ jobId: runningJobId, submittedAt: Date.now() }, testContext());
+    const snapshot = await adapterUnderTest().doGetStatus(
+      { jobId: runningJobId, submittedAt: Date.now() },
+      testContext(),
+    );
     expect(snapshot).toMatchObject({ status: "working", rawStatus: "SUBMITTED" });
   });
 
@@ -95,7 +98,11 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
       .reply((_uri, body) => {
         const jobIds = (body as { jobs: string[] }).jobs;
         if (jobIds.some((id) => !/^[0-9a-f-]{36}$/.test(id))) {
-          return [400, { __type: "ClientException", message: "Provided name is not supported pattern" }, { "x-amzn-errortype": "ClientException" }];
+          return [
+            400,
+            { __type: "ClientException", message: "Provided name is not supported pattern" },
+            { "x-amzn-errortype": "ClientException" },
+          ];
         }
         return [200, { jobs: jobIds.map((jobId) => fixtureJobRecord(jobId)) }];
       });
@@ -126,7 +133,9 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
   });
 
   it("sends a throttled status read once, classified as throttled, for the server's reader to retry", async () => {
-    const scope = nock(batchOrigin).post("/v1/describejobs").reply(...throttledReply());
+    const scope = nock(batchOrigin)
+      .post("/v1/describejobs")
+      .reply(...throttledReply());
     const error = await adapterUnderTest()
       .doGetStatus({ jobId: runningJobId }, testContext())
       .catch((caught: unknown) => caught);
@@ -150,25 +159,31 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
   });
 
   it("gives up watch_job's start after the retry budget with a retryable error that says how long to wait", async () => {
-    const scope = nock(batchOrigin).post("/v1/describejobs").times(fastRetry.maxAttempts).reply(...throttledReply());
+    const scope = nock(batchOrigin)
+      .post("/v1/describejobs")
+      .times(fastRetry.maxAttempts)
+      .reply(...throttledReply());
     const error = await watchStart(adapterUnderTest(), runningJobId).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
-    expect(error).toMatchObject({ isRetryable: true, isThrottled: true, httpStatus: 429, retryAfterMs: fastRetry.maxDelayMs });
+    expect(error).toMatchObject({
+      isRetryable: true,
+      isThrottled: true,
+      httpStatus: 429,
+      retryAfterMs: fastRetry.maxDelayMs,
+    });
     expect((error as Error).message).toContain("TooManyRequestsException");
     expect(scope.isDone()).toBe(true);
   });
 
   it("does not retry a client error, and keeps credentials and account ids out of its message", async () => {
-    nock(batchOrigin)
-      .post("/v1/describejobs")
-      .reply(
-        403,
-        {
-          __type: "AccessDeniedException",
-          message: "User: arn:aws:iam::123456789012:user/ci is not authorized to perform: batch:DescribeJobs",
-        },
-        { "x-amzn-errortype": "AccessDeniedException" },
-      );
+    nock(batchOrigin).post("/v1/describejobs").reply(
+      403,
+      {
+        __type: "AccessDeniedException",
+        message: "User: arn:aws:iam::123456789012:user/ci is not authorized to perform: batch:DescribeJobs",
+      },
+      { "x-amzn-errortype": "AccessDeniedException" },
+    );
     const error = (await adapterUnderTest()
       .doGetStatus({ jobId: runningJobId }, testContext())
       .catch((caught: unknown) => caught)) as UpstreamError;
@@ -185,7 +200,10 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
       .post("/v1/describejobs")
       .reply(
         400,
-        (_uri, _body) => ({ __type: "ClientException", message: "bad request: Credential=ASIAEXAMPLEKEY000001/20261129, Signature=" + "ab".repeat(32) }),
+        (_uri, _body) => ({
+          __type: "ClientException",
+          message: "bad request: Credential=ASIAEXAMPLEKEY000001/20261129, Signature=" + "ab".repeat(32),
+        }),
         { "x-amzn-errortype": "ClientException" },
       );
     const error = (await adapterUnderTest()
@@ -198,9 +216,18 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     const justStopped = readFixture<{ jobs: Record<string, unknown>[] }>("describe-jobs-succeeded.json");
     (justStopped.jobs[0] as Record<string, unknown>).stoppedAt = Date.now() - 1000;
     nock(batchOrigin).post("/v1/describejobs").reply(200, justStopped);
-    const adapter = awsBatch({ batchClient: testBatchClient(1), logsClient: testLogsClient(), logs: {}, retry: fastRetry });
+    const adapter = awsBatch({
+      batchClient: testBatchClient(1),
+      logsClient: testLogsClient(),
+      logs: {},
+      retry: fastRetry,
+    });
     const snapshot = await adapter.doGetStatus({ jobId: runningJobId }, testContext());
-    expect(snapshot).toEqual({ status: "working", rawStatus: "SUCCEEDED", message: "SUCCEEDED: collecting the end of the log" });
+    expect(snapshot).toEqual({
+      status: "working",
+      rawStatus: "SUCCEEDED",
+      message: "SUCCEEDED: collecting the end of the log",
+    });
   });
 
   it("reads a finished job's log tail from CloudWatch Logs when configured", async () => {
@@ -234,8 +261,17 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     nock(batchOrigin).post("/v1/describejobs").reply(200, readFixture("describe-jobs-failed.json"));
     nock(logsOrigin)
       .post("/")
-      .reply(400, { __type: "InvalidParameterException", message: "bad stream" }, { "x-amzn-errortype": "InvalidParameterException" });
-    const adapter = awsBatch({ batchClient: testBatchClient(1), logsClient: testLogsClient(), logs: {}, retry: fastRetry });
+      .reply(
+        400,
+        { __type: "InvalidParameterException", message: "bad stream" },
+        { "x-amzn-errortype": "InvalidParameterException" },
+      );
+    const adapter = awsBatch({
+      batchClient: testBatchClient(1),
+      logsClient: testLogsClient(),
+      logs: {},
+      retry: fastRetry,
+    });
     const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, testContext());
     expect(snapshot.status).toBe("completed");
     expect(snapshot.result?.structuredContent).toMatchObject({ logNote: expect.stringMatching(/^log unavailable: /) });
@@ -244,9 +280,15 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
   it("reads the log of a job that logs to another Region (awslogs-region) with a client it builds for that Region", async () => {
     const failed = readFixture<{ jobs: { container: { logConfiguration?: unknown } }[] }>("describe-jobs-failed.json");
     const job = failed.jobs[0];
-    if (job) job.container.logConfiguration = { logDriver: "awslogs", options: { "awslogs-group": "/batch/etl", "awslogs-region": "eu-west-1" } };
+    if (job)
+      job.container.logConfiguration = {
+        logDriver: "awslogs",
+        options: { "awslogs-group": "/batch/etl", "awslogs-region": "eu-west-1" },
+      };
     nock(batchOrigin).post("/v1/describejobs").reply(200, failed);
-    const ireland = nock("https://logs.eu-west-1.amazonaws.com").post("/").reply(200, { events: [{ timestamp: 1, message: "from Ireland" }] });
+    const ireland = nock("https://logs.eu-west-1.amazonaws.com")
+      .post("/")
+      .reply(200, { events: [{ timestamp: 1, message: "from Ireland" }] });
     const adapter = awsBatch({ region: testRegion, credentials: testCredentials, logs: {}, retry: fastRetry }, {});
     const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, testContext());
     await adapter.close?.();

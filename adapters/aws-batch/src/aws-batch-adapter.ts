@@ -83,7 +83,11 @@ export function awsBatch(
           return client;
         }
       : undefined;
-  const secrets = [resolved.credentials?.accessKeyId, resolved.credentials?.secretAccessKey, resolved.credentials?.sessionToken];
+  const secrets = [
+    resolved.credentials?.accessKeyId,
+    resolved.credentials?.secretAccessKey,
+    resolved.credentials?.sessionToken,
+  ];
   const policy: BackoffPolicy = options.random ? { ...resolved.retry, random: options.random } : resolved.retry;
 
   const describer = (retry?: BackoffPolicy) =>
@@ -111,7 +115,9 @@ export function awsBatch(
     secrets,
     duplicateCheckDelayMs: resolved.duplicateCheckDelayMs,
   };
-  const tools: JobTool<BatchJobRef>[] = resolved.templates.map((template) => createTemplateSubmitTool(template, submitDependencies));
+  const tools: JobTool<BatchJobRef>[] = resolved.templates.map((template) =>
+    createTemplateSubmitTool(template, submitDependencies),
+  );
   if (resolved.genericSubmit) tools.push(createGenericSubmitTool(resolved.genericSubmit, submitDependencies));
   if (resolved.watch) tools.push(createWatchJobTool(resolved.watch, { describe: describeForWatch, snapshotOf }));
 
@@ -127,15 +133,22 @@ export function awsBatch(
         return await snapshotOf(await describe.load(ref.jobId, context.signal), context.signal);
       } catch (error) {
         const submittedAt = submittedAtOf(ref);
-        if (error instanceof JobNotFoundError && submittedAt !== undefined && Date.now() - submittedAt < visibilityGraceMs) {
-          return { status: "working", rawStatus: "SUBMITTED", message: "SUBMITTED: waiting for AWS Batch to list the job" };
+        if (
+          error instanceof JobNotFoundError &&
+          submittedAt !== undefined &&
+          Date.now() - submittedAt < visibilityGraceMs
+        ) {
+          return {
+            status: "working",
+            rawStatus: "SUBMITTED",
+            message: "SUBMITTED: waiting for AWS Batch to list the job",
+          };
         }
         throw error;
       }
     },
 
-    doCancel: (ref, context) =>
-      cancelBatchJob(ref, { client: batchClient, policy, secrets }, context),
+    doCancel: (ref, context) => cancelBatchJob(ref, { client: batchClient, policy, secrets }, context),
 
     async close() {
       if (ownsBatchClient) batchClient.destroy();

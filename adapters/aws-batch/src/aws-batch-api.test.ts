@@ -10,10 +10,15 @@ import { testContext } from "./test-support/test-context.js";
  * The clients the adapter builds itself, against a loopback server: they must use the configured endpoint,
  * Region and credentials (never the machine's AWS config), send each call once, and time out.
  */
-const credentials = { accessKeyId: "AKIALOOPBACKTEST0001", secretAccessKey: "loopback/secret/key/for/tests/only/00000" };
+const credentials = {
+  accessKeyId: "AKIALOOPBACKTEST0001",
+  secretAccessKey: "loopback/secret/key/for/tests/only/00000",
+};
 let server: Server | undefined;
 
-async function startServer(handle: (request: IncomingMessage, respond: (status: number, body: unknown) => void) => void) {
+async function startServer(
+  handle: (request: IncomingMessage, respond: (status: number, body: unknown) => void) => void,
+) {
   server = createServer((request, response) => {
     request.resume();
     request.on("end", () =>

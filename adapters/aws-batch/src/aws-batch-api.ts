@@ -91,7 +91,8 @@ export async function describeJobs(
   call: { secrets: ReadonlyArray<string | undefined>; retry?: BackoffPolicy },
 ): Promise<JobDetail[]> {
   // A read of one id names it, so the error that reaches that id's task is about its own job.
-  const operation = jobIds.length === 1 ? `DescribeJobs for job ${jobIds[0]}` : `DescribeJobs for ${jobIds.length} jobs`;
+  const operation =
+    jobIds.length === 1 ? `DescribeJobs for job ${jobIds[0]}` : `DescribeJobs for ${jobIds.length} jobs`;
   const send = () => client.send(new DescribeJobsCommand({ jobs: jobIds }));
   const response = call.retry
     ? await callWithBackoff(operation, send, { policy: call.retry, retryOn: "transient", secrets: call.secrets })

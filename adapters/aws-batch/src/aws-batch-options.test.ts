@@ -38,12 +38,28 @@ describe("options validation when the adapter is built", () => {
     [{ templates: [{ ...template, jobQueue: "" }] }, "templates.0.jobQueue", /empty/],
     [{ templates: [{ ...template, array: { maxSize: 20_000 } }] }, "templates.0.array.maxSize", /10000/],
     [{ templates: [{ ...template, timeoutSeconds: 30 }] }, "templates.0.timeoutSeconds", /60/],
-    [{ templates: [{ ...template, allowedEnvironment: ["AWS_BATCH_JOB_ID"] }] }, "templates.0.allowedEnvironment.0", /reserved/],
-    [{ templates: [{ ...template, parameters: { scene: { pattern: "(" } } }] }, "templates.0.parameters.scene.pattern", /regular expression/],
-    [{ templates: [{ ...template, parameters: { q: { enum: ["a"], default: "b" } } }] }, "templates.0.parameters.q.default", /enum/],
+    [
+      { templates: [{ ...template, allowedEnvironment: ["AWS_BATCH_JOB_ID"] }] },
+      "templates.0.allowedEnvironment.0",
+      /reserved/,
+    ],
+    [
+      { templates: [{ ...template, parameters: { scene: { pattern: "(" } } }] },
+      "templates.0.parameters.scene.pattern",
+      /regular expression/,
+    ],
+    [
+      { templates: [{ ...template, parameters: { q: { enum: ["a"], default: "b" } } }] },
+      "templates.0.parameters.q.default",
+      /enum/,
+    ],
     [{ templates: [template, template] }, "templates.1.tool", /already used by templates.0.tool/],
     [{ templates: [{ ...template, tool: "watch_job" }] }, "watch.tool", /already used/],
-    [{ genericSubmit: { allowedQueues: [], allowedDefinitions: ["d"] } }, "genericSubmit.allowedQueues", /at least one queue/],
+    [
+      { genericSubmit: { allowedQueues: [], allowedDefinitions: ["d"] } },
+      "genericSubmit.allowedQueues",
+      /at least one queue/,
+    ],
     [{ submitsPerSecond: 80 }, "submitsPerSecond", /50/],
     [{ cancelStrategy: "kill" as never }, "cancelStrategy", /auto|terminate/],
     [{ templates: [{ ...template, unknownOption: true } as never] }, "templates.0", /unknownOption|Unrecognized/i],
@@ -61,7 +77,11 @@ describe("options validation when the adapter is built", () => {
 
   it("exposes the same schema to the jobtasks command, and builds from a parsed config block", async () => {
     expect(adapterDefinition.kind).toBe("aws-batch");
-    const parsed = adapterDefinition.optionsSchema.safeParse({ region: "eu-west-1", templates: [template], watch: false });
+    const parsed = adapterDefinition.optionsSchema.safeParse({
+      region: "eu-west-1",
+      templates: [template],
+      watch: false,
+    });
     if (!parsed.success) throw parsed.error;
     const adapter = adapterDefinition.create(parsed.data, {});
     expect(adapter.tools.map((tool: { name: string }) => tool.name)).toEqual(["render_frames"]);
@@ -93,7 +113,15 @@ describe("tool input schemas", () => {
 
   it.each([
     [{ parameters: { scene: "intro.blend" } }, true],
-    [{ parameters: { scene: "intro.blend", quality: "final" }, arraySize: 100, vcpus: 4, environment: { FRAME_STEP: "2" } }, true],
+    [
+      {
+        parameters: { scene: "intro.blend", quality: "final" },
+        arraySize: 100,
+        vcpus: 4,
+        environment: { FRAME_STEP: "2" },
+      },
+      true,
+    ],
     [{}, false],
     [{ parameters: { scene: "../etc/passwd" } }, false],
     [{ parameters: { scene: "intro.blend", quality: "ultra" } }, false],

@@ -11,7 +11,9 @@ import { awsRegionPattern } from "./aws-region-source.js";
 
 export const mcpToolNamePattern = /^[A-Za-z0-9_.-]{1,64}$/;
 const toolName = z.string().regex(mcpToolNamePattern, "a tool name: 1-64 letters, digits, '_', '-' or '.'");
-const jobNamePrefix = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "1-64 of [A-Za-z0-9_-], starting alphanumeric");
+const jobNamePrefix = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "1-64 of [A-Za-z0-9_-], starting alphanumeric");
 const environmentName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")
@@ -191,7 +193,8 @@ export const awsBatchOptionsSchema = z
     const toolPaths = new Map<string, string>();
     const claim = (tool: string, path: (string | number)[]): void => {
       const earlier = toolPaths.get(tool);
-      if (earlier) context.addIssue({ code: "custom", path, message: `tool name "${tool}" is already used by ${earlier}` });
+      if (earlier)
+        context.addIssue({ code: "custom", path, message: `tool name "${tool}" is already used by ${earlier}` });
       else toolPaths.set(tool, path.join("."));
     };
     options.templates.forEach((template, index) => {
@@ -203,7 +206,11 @@ export const awsBatchOptionsSchema = z
     if (options.genericSubmit) claim(options.genericSubmit.tool, ["genericSubmit", "tool"]);
     if (options.watch) claim(options.watch.tool, ["watch", "tool"]);
     if (options.retry.maxDelayMs < options.retry.baseDelayMs) {
-      context.addIssue({ code: "custom", path: ["retry", "maxDelayMs"], message: "must be at least retry.baseDelayMs" });
+      context.addIssue({
+        code: "custom",
+        path: ["retry", "maxDelayMs"],
+        message: "must be at least retry.baseDelayMs",
+      });
     }
   });
 
@@ -217,7 +224,11 @@ function checkParameter(
     try {
       pattern = anchoredPattern(parameter.pattern);
     } catch (error) {
-      context.addIssue({ code: "custom", path: [...path, "pattern"], message: `not a valid regular expression (${String(error)})` });
+      context.addIssue({
+        code: "custom",
+        path: [...path, "pattern"],
+        message: `not a valid regular expression (${String(error)})`,
+      });
     }
   }
   if (parameter.default === undefined) return;

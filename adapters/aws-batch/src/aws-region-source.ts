@@ -44,7 +44,8 @@ function configuredRegion(
 ): { region: string; source: string } | undefined {
   if (options.region) return { region: options.region, source: "the region option" };
   if (environment.AWS_REGION) return { region: environment.AWS_REGION, source: "the AWS_REGION environment variable" };
-  if (environment.AWS_DEFAULT_REGION) return { region: environment.AWS_DEFAULT_REGION, source: "the AWS_DEFAULT_REGION environment variable" };
+  if (environment.AWS_DEFAULT_REGION)
+    return { region: environment.AWS_DEFAULT_REGION, source: "the AWS_DEFAULT_REGION environment variable" };
   const profile = options.profile ?? environment.AWS_PROFILE ?? "default";
   const home = environment.HOME ?? environment.USERPROFILE ?? homedir();
   const configPath = environment.AWS_CONFIG_FILE ?? join(home, ".aws", "config");

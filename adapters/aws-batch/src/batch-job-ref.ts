@@ -8,7 +8,10 @@
  * task's createdAt; the server now does that for every adapter, so watch_job seals `{ jobId }` again. The
  * member stays so that such ids keep opening (the adapter reads only their jobId).
  */
-export type BatchJobRef = { jobId: string } | { jobId: string; submittedAt: number } | { jobId: string; watchedAt: number };
+export type BatchJobRef =
+  | { jobId: string }
+  | { jobId: string; submittedAt: number }
+  | { jobId: string; watchedAt: number };
 
 export function submittedAtOf(ref: BatchJobRef): number | undefined {
   return "submittedAt" in ref ? ref.submittedAt : undefined;

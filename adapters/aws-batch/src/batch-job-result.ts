@@ -83,7 +83,8 @@ type ArrayResult = NonNullable<BatchJobResult["array"]>;
 function arrayResultOf(job: JobDetail, failedChildren: FailedChildren | undefined): ArrayResult | undefined {
   const counts = arrayCounts(job);
   if (!counts || !failedChildren) return counts;
-  if ("unreadable" in failedChildren) return { ...counts, failedChildrenNote: `their list could not be read (${failedChildren.unreadable})` };
+  if ("unreadable" in failedChildren)
+    return { ...counts, failedChildrenNote: `their list could not be read (${failedChildren.unreadable})` };
   return {
     ...counts,
     failedChildren: failedChildren.children,
@@ -118,7 +119,11 @@ export function formatDuration(milliseconds: number): string {
  * The tool result of a job that reached SUCCEEDED or FAILED. A FAILED job ran and failed: that is a
  * completed task with isError, never a protocol error.
  */
-export function buildFinishedResult(job: JobDetail, logTail: LogTail | undefined, failedChildren?: FailedChildren): CallToolResult {
+export function buildFinishedResult(
+  job: JobDetail,
+  logTail: LogTail | undefined,
+  failedChildren?: FailedChildren,
+): CallToolResult {
   const succeeded = job.status === "SUCCEEDED";
   const attempt = lastAttemptOf(job);
   const array = arrayResultOf(job, failedChildren);
@@ -147,7 +152,8 @@ export function buildFinishedResult(job: JobDetail, logTail: LogTail | undefined
   // An array parent has no attempts (its children do): its times span the children, not one container.
   const facts: string[] = [];
   if (!array) {
-    if (attempt.exitCode !== undefined) facts.push(`exit code ${attempt.exitCode}${attempt.reason ? ` (${attempt.reason})` : ""}`);
+    if (attempt.exitCode !== undefined)
+      facts.push(`exit code ${attempt.exitCode}${attempt.reason ? ` (${attempt.reason})` : ""}`);
     else if (attempt.reason) facts.push(attempt.reason);
     if (durationMs !== undefined) facts.push(`ran ${formatDuration(durationMs)}`);
     if (attempts > 0) facts.push(`${attempts} attempt${attempts === 1 ? "" : "s"}`);

@@ -8,7 +8,8 @@ import { readFixture } from "./test-support/fixtures.js";
 import { testContext } from "./test-support/test-context.js";
 
 const policy = { maxAttempts: 4, baseDelayMs: 40, maxDelayMs: 100 };
-const throttled = () => Object.assign(new Error("Rate exceeded"), { name: "TooManyRequestsException", $metadata: { httpStatusCode: 429 } });
+const throttled = () =>
+  Object.assign(new Error("Rate exceeded"), { name: "TooManyRequestsException", $metadata: { httpStatusCode: 429 } });
 
 describe("jitteredDelay", () => {
   it("waits a random share of a ceiling that doubles per attempt and stops at maxDelayMs (full jitter)", () => {
@@ -77,10 +78,17 @@ describe("the adapter's random source", () => {
       .post("/v1/describejobs")
       .reply(200, readFixture("describe-jobs-running.json"));
     const random = vi.fn(() => 0);
-    const adapter = awsBatch({ batchClient: testBatchClient(1), retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 }, random });
+    const adapter = awsBatch({
+      batchClient: testBatchClient(1),
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+      random,
+    });
     // watch_job's start backs off; a status read no longer does (the server's reader retries it).
     const watch = adapter.tools.find((tool) => tool.name === "watch_job")!;
-    const started = await watch.doStart(watch.inputSchema.parse({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }), testContext());
+    const started = await watch.doStart(
+      watch.inputSchema.parse({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }),
+      testContext(),
+    );
     expect(started.snapshot?.status).toBe("working");
     expect(random).toHaveBeenCalledTimes(2);
   });

@@ -3,7 +3,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { cancelReason } from "./cancel-batch-job.js";
 import { mapBatchJobStatus } from "./map-aws-batch-status.js";
-import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient, throttledReply } from "./test-support/aws-test-clients.js";
+import {
+  batchOrigin,
+  blockRealNetwork,
+  fastRetry,
+  testBatchClient,
+  throttledReply,
+} from "./test-support/aws-test-clients.js";
 import { fixtureJob } from "./test-support/fixtures.js";
 import { testContext } from "./test-support/test-context.js";
 
@@ -32,7 +38,10 @@ function fakeBatch(initial: { status: string; placed: boolean }) {
       calls.push({ path, body });
       const { reason } = body as { reason?: string };
       if (path === "/v1/describejobs") {
-        const described = fixtureJob("describe-jobs-running.json", { status: job.status as never, statusReason: job.statusReason });
+        const described = fixtureJob("describe-jobs-running.json", {
+          status: job.status as never,
+          statusReason: job.statusReason,
+        });
         return [200, { jobs: [described] }];
       }
       const active = job.status !== "SUCCEEDED" && job.status !== "FAILED";
@@ -84,7 +93,11 @@ describe("doCancel", () => {
   });
 
   it("retries a throttled TerminateJob", async () => {
-    nock(batchOrigin).post("/v1/terminatejob").reply(...throttledReply()).post("/v1/terminatejob").reply(200, {});
+    nock(batchOrigin)
+      .post("/v1/terminatejob")
+      .reply(...throttledReply())
+      .post("/v1/terminatejob")
+      .reply(200, {});
     await adapterUnderTest().doCancel?.({ jobId }, testContext());
     expect(nock.isDone()).toBe(true);
   });
@@ -104,7 +117,11 @@ describe("doCancel", () => {
   });
 
   it("sends a reason the status mapping recognises as a cancel", () => {
-    const job = fixtureJob("describe-jobs-running.json", { status: "FAILED", statusReason: cancelReason, isCancelled: false });
+    const job = fixtureJob("describe-jobs-running.json", {
+      status: "FAILED",
+      statusReason: cancelReason,
+      isCancelled: false,
+    });
     expect(mapBatchJobStatus(job).status).toBe("cancelled");
   });
 

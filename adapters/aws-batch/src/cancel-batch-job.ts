@@ -23,11 +23,21 @@ export const cancelReason = `${cancelReasonPrefix} via MCP tasks/cancel`;
  * and that read races the scheduler: a job placed a moment before CancelJob arrives is not cancelled, while
  * CancelJob still "succeeds". TerminateJob on a finished job changes nothing, so it is retried freely.
  */
-export async function cancelBatchJob(ref: BatchJobRef, dependencies: CancelDependencies, context: AdapterContext): Promise<void> {
-  context.logger.info({ jobId: ref.jobId, principal: context.principal }, "terminating an AWS Batch job for tasks/cancel");
+export async function cancelBatchJob(
+  ref: BatchJobRef,
+  dependencies: CancelDependencies,
+  context: AdapterContext,
+): Promise<void> {
+  context.logger.info(
+    { jobId: ref.jobId, principal: context.principal },
+    "terminating an AWS Batch job for tasks/cancel",
+  );
   await callWithBackoff(
     "TerminateJob",
-    () => dependencies.client.send(new TerminateJobCommand({ jobId: ref.jobId, reason: cancelReason }), { abortSignal: context.signal }),
+    () =>
+      dependencies.client.send(new TerminateJobCommand({ jobId: ref.jobId, reason: cancelReason }), {
+        abortSignal: context.signal,
+      }),
     { policy: dependencies.policy, retryOn: "transient", secrets: dependencies.secrets, signal: context.signal },
   );
 }

@@ -56,7 +56,14 @@ describe("the Region when the adapter is built", () => {
     await new Promise<void>((resolve) => metadata.listen(0, "127.0.0.1", resolve));
     const { port } = metadata.address() as AddressInfo;
     const home = emptyHome();
-    for (const name of ["AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_EC2_METADATA_DISABLED"]) {
+    for (const name of [
+      "AWS_REGION",
+      "AWS_DEFAULT_REGION",
+      "AWS_PROFILE",
+      "AWS_CONFIG_FILE",
+      "AWS_SHARED_CREDENTIALS_FILE",
+      "AWS_EC2_METADATA_DISABLED",
+    ]) {
       vi.stubEnv(name, undefined);
     }
     vi.stubEnv("HOME", home);
@@ -66,7 +73,10 @@ describe("the Region when the adapter is built", () => {
       nock("https://batch.eu-central-1.amazonaws.com")
         .post("/v1/describejobs")
         .reply(200, { jobs: [{ jobId, jobName: "n", status: "RUNNING" }] });
-      const adapter = awsBatch({ credentials: testCredentials, templates: [template], retry: fastRetry, describeBatchWindowMs: 1 }, environment());
+      const adapter = awsBatch(
+        { credentials: testCredentials, templates: [template], retry: fastRetry, describeBatchWindowMs: 1 },
+        environment(),
+      );
       const snapshot = await adapter.doGetStatus({ jobId }, testContext());
       expect(snapshot).toMatchObject({ status: "working", rawStatus: "RUNNING" });
       await adapter.close?.();
@@ -81,11 +91,14 @@ describe("the Region when the adapter is built", () => {
   it.each([
     ["AWS_REGION", { AWS_REGION: "eu-west-1 " }],
     ["AWS_DEFAULT_REGION", { AWS_DEFAULT_REGION: "eu west 1" }],
-  ])("refuses an invalid Region in %s, naming the variable, instead of failing every call as a lost answer", (variable, variables) => {
-    const build = () => awsBatch({ credentials: testCredentials, templates: [template] }, environment(variables));
-    expect(build).toThrow(AdapterConfigError);
-    expect(build).toThrow(new RegExp(`region: .*${variable}.* not an AWS Region`));
-  });
+  ])(
+    "refuses an invalid Region in %s, naming the variable, instead of failing every call as a lost answer",
+    (variable, variables) => {
+      const build = () => awsBatch({ credentials: testCredentials, templates: [template] }, environment(variables));
+      expect(build).toThrow(AdapterConfigError);
+      expect(build).toThrow(new RegExp(`region: .*${variable}.* not an AWS Region`));
+    },
+  );
 
   it("refuses an invalid Region in the selected profile, naming the profile and file", () => {
     const path = configFile("[profile ops]\nregion = eu-west-1x!\n");
@@ -98,7 +111,9 @@ describe("the Region when the adapter is built", () => {
     ["AWS_REGION", {}, { AWS_REGION: "eu-west-1" }],
     ["AWS_DEFAULT_REGION", {}, { AWS_DEFAULT_REGION: "eu-west-1" }],
   ])("accepts a valid Region in %s", (_source, options, variables) => {
-    expect(() => awsBatch({ credentials: testCredentials, templates: [template], ...options }, environment(variables))).not.toThrow();
+    expect(() =>
+      awsBatch({ credentials: testCredentials, templates: [template], ...options }, environment(variables)),
+    ).not.toThrow();
   });
 
   it("does not check an injected client, which carries its own Region", () => {
@@ -116,11 +131,20 @@ describe("configuration and credentials errors at call time", () => {
 
   /** A client as the SDK builds it when the Region (or credentials) cannot be found: it fails before sending. */
   const regionless = () =>
-    new BatchClient({ region: (): Promise<string> => Promise.reject(new Error("Region is missing")), credentials: { ...testCredentials }, maxAttempts: 1 });
+    new BatchClient({
+      region: (): Promise<string> => Promise.reject(new Error("Region is missing")),
+      credentials: { ...testCredentials },
+      maxAttempts: 1,
+    });
   const credentialless = () =>
     new BatchClient({
       region: testRegion,
-      credentials: () => Promise.reject(Object.assign(new Error("Could not load credentials from any providers"), { name: "CredentialsProviderError" })),
+      credentials: () =>
+        Promise.reject(
+          Object.assign(new Error("Could not load credentials from any providers"), {
+            name: "CredentialsProviderError",
+          }),
+        ),
       maxAttempts: 1,
     });
 
@@ -129,14 +153,19 @@ describe("configuration and credentials errors at call time", () => {
   it.each([
     ["a missing Region", regionless, /no AWS Region/, false],
     ["missing credentials", credentialless, /no AWS credentials/, true],
-  ])("makes %s an error that says what is missing, not 'may have reached AWS'", async (_case, client, message, retryable) => {
-    const adapter = awsBatch({ batchClient: client(), retry: fastRetry, describeBatchWindowMs: 1 });
-    const error = await adapter.doGetStatus({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }, testContext()).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(UpstreamError);
-    expect((error as UpstreamError).isRetryable).toBe(retryable);
-    expect((error as Error).message).toMatch(message);
-    expect((error as Error).message).not.toContain("network error");
-  });
+  ])(
+    "makes %s an error that says what is missing, not 'may have reached AWS'",
+    async (_case, client, message, retryable) => {
+      const adapter = awsBatch({ batchClient: client(), retry: fastRetry, describeBatchWindowMs: 1 });
+      const error = await adapter
+        .doGetStatus({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }, testContext())
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect((error as UpstreamError).isRetryable).toBe(retryable);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).not.toContain("network error");
+    },
+  );
 
   it("makes a Region the SDK does not accept a configuration error, not a lost answer", async () => {
     const badRegion = new BatchClient({ region: "eu-west-1 ", credentials: { ...testCredentials }, maxAttempts: 1 });

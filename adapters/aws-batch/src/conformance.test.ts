@@ -4,7 +4,13 @@ import nock from "nock";
 import { expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
-import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient, testCredentials } from "./test-support/aws-test-clients.js";
+import {
+  batchOrigin,
+  blockRealNetwork,
+  fastRetry,
+  testBatchClient,
+  testCredentials,
+} from "./test-support/aws-test-clients.js";
 import { fixtureJob, readFixture } from "./test-support/fixtures.js";
 
 /**
@@ -48,7 +54,11 @@ function mockBatch(): void {
   scope.post("/v1/describejobs").reply((_uri, body) => {
     const jobIds = (body as { jobs: string[] }).jobs;
     if (jobIds.includes(unavailableJobId)) {
-      return [503, { __type: "ServerException", message: "Service unavailable" }, { "x-amzn-errortype": "ServerException" }];
+      return [
+        503,
+        { __type: "ServerException", message: "Service unavailable" },
+        { "x-amzn-errortype": "ServerException" },
+      ];
     }
     return [200, { jobs: jobIds.flatMap((jobId) => jobs.get(jobId) ?? []) }];
   });
@@ -110,7 +120,9 @@ runAdapterConformance<BatchJobRef>({
   ],
   arrangeStatus(rawStatus) {
     const arrange = arrangements[rawStatus];
-    return holdJob(arrange ? arrange() : fixtureJob("describe-jobs-running.json", { status: rawStatus as JobDetail["status"] }));
+    return holdJob(
+      arrange ? arrange() : fixtureJob("describe-jobs-running.json", { status: rawStatus as JobDetail["status"] }),
+    );
   },
   unknownRawStatus: "SCALING_DOWN",
   arrangeNotFound: () => ({ jobId: "00000000-0000-4000-8000-000000000404" }),
@@ -119,7 +131,8 @@ runAdapterConformance<BatchJobRef>({
   start: { tool: "render_frames", input: { parameters: { scene: "shots/intro.blend" } } },
   cancel: {
     arrange: () => holdJob(fixtureJob("describe-jobs-running.json")),
-    verifyCancelRequested: (ref) => cancelCalls.some((call) => call.path === "/v1/terminatejob" && call.jobId === ref.jobId),
+    verifyCancelRequested: (ref) =>
+      cancelCalls.some((call) => call.path === "/v1/terminatejob" && call.jobId === ref.jobId),
   },
 
   additionalTests({ harness, createAdapter, createContext }) {

@@ -66,7 +66,11 @@ describe("createDescribeJobsBatcher", () => {
       return jobIds.map((jobId) => ({ jobId, status: "RUNNING" }) as JobDetail);
     };
     const batcher = createDescribeJobsBatcher({ describe, windowMs: 5 });
-    const [good, bad, other] = await Promise.allSettled([batcher.load("good"), batcher.load("bad"), batcher.load("other")]);
+    const [good, bad, other] = await Promise.allSettled([
+      batcher.load("good"),
+      batcher.load("bad"),
+      batcher.load("other"),
+    ]);
     expect(good).toMatchObject({ status: "fulfilled", value: { jobId: "good" } });
     expect(other).toMatchObject({ status: "fulfilled", value: { jobId: "other" } });
     expect(bad.status).toBe("rejected");
@@ -93,7 +97,10 @@ describe("createDescribeJobsBatcher", () => {
 
   it("does not split a batch for a refusal no id can cause (AccessDeniedException)", async () => {
     const calls: string[][] = [];
-    const refusal = new UpstreamError("denied", { httpStatus: 403, cause: Object.assign(new Error("no"), { name: "AccessDeniedException" }) });
+    const refusal = new UpstreamError("denied", {
+      httpStatus: 403,
+      cause: Object.assign(new Error("no"), { name: "AccessDeniedException" }),
+    });
     const batcher = createDescribeJobsBatcher({
       describe: async (jobIds) => {
         calls.push(jobIds);

@@ -75,7 +75,8 @@ export function createDescribeJobsBatcher(options: DescribeJobsBatcherOptions): 
     const byId = new Map<string, JobDetail>();
     for (const job of jobs) {
       // describe() should only give jobs with ids; anything else means the answer was not understood.
-      if (typeof job !== "object" || job === null || typeof job.jobId !== "string") throw new TypeError("an entry of jobs is not a job");
+      if (typeof job !== "object" || job === null || typeof job.jobId !== "string")
+        throw new TypeError("an entry of jobs is not a job");
       byId.set(job.jobId, job);
     }
     for (const [jobId, waiters] of batch) {
@@ -103,7 +104,10 @@ export function createDescribeJobsBatcher(options: DescribeJobsBatcherOptions): 
     try {
       settle(batch, jobs);
     } catch (error) {
-      rejectAll(batch, unreadableDescribeJobsError(`DescribeJobs for ${jobIds.length} jobs`, "not a list of jobs", error));
+      rejectAll(
+        batch,
+        unreadableDescribeJobsError(`DescribeJobs for ${jobIds.length} jobs`, "not a list of jobs", error),
+      );
     }
   }
 

@@ -77,7 +77,10 @@ describe("a 200 DescribeJobs answer that is not the documented shape", () => {
 
   it.each([
     ["stoppedAt", { status: "SUCCEEDED", stoppedAt: 1e20, startedAt: 0 }],
-    ["statusSummaryLastUpdatedAt", { status: "PENDING", arrayProperties: { size: 3, statusSummaryLastUpdatedAt: 1e20 } }],
+    [
+      "statusSummaryLastUpdatedAt",
+      { status: "PENDING", arrayProperties: { size: 3, statusSummaryLastUpdatedAt: 1e20 } },
+    ],
   ])("ignores a %s outside the range of dates instead of throwing", async (_field, fields) => {
     const snapshot = await readStatus(JSON.stringify({ jobs: [{ jobId, jobName: "n", ...fields }] }));
     expect(snapshot).toMatchObject({ rawStatus: fields.status });

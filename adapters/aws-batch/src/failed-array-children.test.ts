@@ -24,10 +24,13 @@ function failedParent(failed: number, size = 10): JobDetail {
 }
 
 function describeParent(job: JobDetail): void {
-  nock(batchOrigin).post("/v1/describejobs").reply(200, { jobs: [job] });
+  nock(batchOrigin)
+    .post("/v1/describejobs")
+    .reply(200, { jobs: [job] });
 }
 
-const textOf = (snapshot: JobSnapshot): string => (snapshot.result?.content[0] as { text: string } | undefined)?.text ?? "";
+const textOf = (snapshot: JobSnapshot): string =>
+  (snapshot.result?.content[0] as { text: string } | undefined)?.text ?? "";
 
 function adapterUnderTest() {
   return awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 1 });
@@ -49,9 +52,21 @@ describe("the result of a failed array job", () => {
       .post("/v1/listjobs", (body) => (asked.push(body), true))
       .reply(200, {
         jobSummaryList: [
-          { jobId: `${parentId}:7`, jobName: "render", status: "FAILED", arrayProperties: { index: 7 }, container: { exitCode: 137, reason: "OutOfMemoryError" } },
+          {
+            jobId: `${parentId}:7`,
+            jobName: "render",
+            status: "FAILED",
+            arrayProperties: { index: 7 },
+            container: { exitCode: 137, reason: "OutOfMemoryError" },
+          },
           // An entry without arrayProperties still names its index in its id.
-          { jobId: `${parentId}:3`, jobName: "render", status: "FAILED", statusReason: "Essential container in task exited", container: { exitCode: 1 } },
+          {
+            jobId: `${parentId}:3`,
+            jobName: "render",
+            status: "FAILED",
+            statusReason: "Essential container in task exited",
+            container: { exitCode: 1 },
+          },
         ],
       });
     const snapshot = await adapterUnderTest().doGetStatus({ jobId: parentId }, testContext());
@@ -69,13 +84,23 @@ describe("the result of a failed array job", () => {
     describeParent(failedParent(2));
     nock(batchOrigin)
       .post("/v1/listjobs")
-      .reply(400, { __type: "ClientException", message: "not authorized to list jobs" }, { "x-amzn-errortype": "ClientException" });
+      .reply(
+        400,
+        { __type: "ClientException", message: "not authorized to list jobs" },
+        { "x-amzn-errortype": "ClientException" },
+      );
     const snapshot = await adapterUnderTest().doGetStatus({ jobId: parentId }, testContext());
     expect(snapshot).toMatchObject({ status: "completed", result: { isError: true } });
     expect(textOf(snapshot)).toContain("Array job of 10: 8 succeeded, 2 failed.");
-    expect(textOf(snapshot)).toMatch(/The failed children could not be named: their list could not be read \(.*ClientException.*\)\./);
+    expect(textOf(snapshot)).toMatch(
+      /The failed children could not be named: their list could not be read \(.*ClientException.*\)\./,
+    );
     const structured = batchJobResultSchema.parse(snapshot.result?.structuredContent);
-    expect(structured.array).toMatchObject({ size: 10, failed: 2, failedChildrenNote: expect.stringContaining("could not be read") });
+    expect(structured.array).toMatchObject({
+      size: 10,
+      failed: 2,
+      failedChildrenNote: expect.stringContaining("could not be read"),
+    });
     expect(structured.array).not.toHaveProperty("failedChildren");
   });
 
@@ -92,12 +117,19 @@ describe("the result of a failed array job", () => {
   it("fails the status read, retryable, when ListJobs fails soon after the array stopped, so no note is frozen into the result", async () => {
     describeParent({ ...failedParent(1), stoppedAt: Date.now() - 60_000 });
     nock(batchOrigin).post("/v1/listjobs").reply(503, { __type: "ServiceUnavailable", message: "try later" });
-    const error = await adapterUnderTest().doGetStatus({ jobId: parentId }, testContext()).catch((caught: unknown) => caught);
+    const error = await adapterUnderTest()
+      .doGetStatus({ jobId: parentId }, testContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: true, httpStatus: 503 });
   });
 
   it("reads no children for an array that succeeded, or for a single job", async () => {
-    describeParent(fixtureJob("describe-jobs-array-pending.json", { status: "SUCCEEDED", arrayProperties: { size: 4, statusSummary: { SUCCEEDED: 4 } } }));
+    describeParent(
+      fixtureJob("describe-jobs-array-pending.json", {
+        status: "SUCCEEDED",
+        arrayProperties: { size: 4, statusSummary: { SUCCEEDED: 4 } },
+      }),
+    );
     const succeeded = await adapterUnderTest().doGetStatus({ jobId: parentId }, testContext());
     const single = fixtureJob("describe-jobs-failed.json");
     describeParent(single);
@@ -110,7 +142,10 @@ describe("the result of a failed array job", () => {
   });
 
   it("says 'the array ran', not 'Last attempt', for a parent that had no attempts", () => {
-    const snapshot = mapBatchJobStatus(failedParent(1), undefined, { children: [{ index: 0, jobId: `${parentId}:0`, exitCode: 2 }], more: 0 });
+    const snapshot = mapBatchJobStatus(failedParent(1), undefined, {
+      children: [{ index: 0, jobId: `${parentId}:0`, exitCode: 2 }],
+      more: 0,
+    });
     expect(textOf(snapshot)).toMatch(/failed: Array Child Job failed\. The array ran 4s\.\n/);
     expect(textOf(snapshot)).not.toContain("Last attempt");
   });

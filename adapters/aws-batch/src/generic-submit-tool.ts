@@ -24,7 +24,8 @@ function genericSubmitInputSchema(options: ResolvedGenericSubmit): z.ZodType<Sub
       .optional(),
   };
   if (options.allowCommandOverride) shape.command = commandSchema.optional();
-  if (options.allowedEnvironment.length > 0) shape.environment = environmentSchema(options.allowedEnvironment).optional();
+  if (options.allowedEnvironment.length > 0)
+    shape.environment = environmentSchema(options.allowedEnvironment).optional();
   if (options.maxArraySize !== undefined) shape.arraySize = arraySizeSchema(options.maxArraySize).optional();
   return z.strictObject(shape) as unknown as z.ZodType<SubmitInput>;
 }

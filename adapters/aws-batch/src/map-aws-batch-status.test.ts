@@ -18,13 +18,17 @@ describe("mapBatchJobStatus", () => {
     // A status AWS may add one day: non-terminal, raw value kept.
     ["PAUSED_FOR_MAINTENANCE", "working"],
   ] as const)("maps %s to %s and keeps the raw status", (rawStatus, expected) => {
-    const snapshot = mapBatchJobStatus(fixtureJob("describe-jobs-running.json", { status: rawStatus as JobDetail["status"] }));
+    const snapshot = mapBatchJobStatus(
+      fixtureJob("describe-jobs-running.json", { status: rawStatus as JobDetail["status"] }),
+    );
     expect(snapshot.status).toBe(expected);
     expect(snapshot.rawStatus).toBe(rawStatus);
   });
 
   it("says an unknown status is unknown and keeps watching", () => {
-    const snapshot = mapBatchJobStatus(fixtureJob("describe-jobs-running.json", { status: "QUEUED_V2" as JobDetail["status"] }));
+    const snapshot = mapBatchJobStatus(
+      fixtureJob("describe-jobs-running.json", { status: "QUEUED_V2" as JobDetail["status"] }),
+    );
     expect(snapshot.message).toMatch(/^QUEUED_V2: .*does not know; still watching/);
     expect(snapshot.result).toBeUndefined();
   });
@@ -84,7 +88,9 @@ describe("mapBatchJobStatus", () => {
       logStreamName: "etl/default/eeee5555ffff6666aaaa7777bbbb8888",
       logTail: "KeyError: 'customer_id'",
     });
-    expect(textOf(snapshot)).toContain("failed: Essential container in task exited. Last attempt: exit code 1, ran 42s, 2 attempts.");
+    expect(textOf(snapshot)).toContain(
+      "failed: Essential container in task exited. Last attempt: exit code 1, ran 42s, 2 attempts.",
+    );
     expect(textOf(snapshot)).toContain("KeyError");
     expect(JSON.stringify(snapshot)).not.toContain("arn:aws");
   });
@@ -103,7 +109,10 @@ describe("mapBatchJobStatus", () => {
     ["isCancelled", { isCancelled: true, statusReason: "Cancelled by someone" }],
     ["isTerminated", { isCancelled: false, isTerminated: true, statusReason: "Terminated by ops" }],
     ["the reason doCancel sent", { isCancelled: false, statusReason: "jobtasks: cancelled via MCP tasks/cancel" }],
-    ["the reason older versions sent", { isCancelled: false, statusReason: "jobtasks: cancelled by bob via MCP tasks/cancel" }],
+    [
+      "the reason older versions sent",
+      { isCancelled: false, statusReason: "jobtasks: cancelled by bob via MCP tasks/cancel" },
+    ],
   ] as const)("maps FAILED after a cancel to cancelled (recognised by %s)", (_how, changes) => {
     const job = fixtureJob("describe-jobs-cancelled.json", changes);
     expect(wasCancelled(job)).toBe(true);
@@ -119,19 +128,28 @@ describe("mapBatchJobStatus", () => {
     // The queue's jobStateTimeLimitActions, with the statusReason AWS documents for them.
     [
       "it waited too long for capacity (queue policy)",
-      { isCancelled: true, statusReason: "Canceled by JobStateTimeLimit action due to reason: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY" },
+      {
+        isCancelled: true,
+        statusReason: "Canceled by JobStateTimeLimit action due to reason: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
+      },
     ],
     [
       "it could never fit a compute environment (queue policy)",
-      { isTerminated: true, statusReason: "Terminated by JobStateTimeLimit action due to reason: MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT" },
+      {
+        isTerminated: true,
+        statusReason: "Terminated by JobStateTimeLimit action due to reason: MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT",
+      },
     ],
-  ] as const)("reports a job Batch stopped itself because %s as completed with isError, not as a user's cancel", (_why, changes) => {
-    const job = fixtureJob("describe-jobs-cancelled.json", changes);
-    const snapshot = mapBatchJobStatus(job);
-    expect(snapshot.status).toBe("completed");
-    expect(snapshot.result?.isError).toBe(true);
-    expect(snapshot.message).toBe(`FAILED: ${changes.statusReason}`);
-  });
+  ] as const)(
+    "reports a job Batch stopped itself because %s as completed with isError, not as a user's cancel",
+    (_why, changes) => {
+      const job = fixtureJob("describe-jobs-cancelled.json", changes);
+      const snapshot = mapBatchJobStatus(job);
+      expect(snapshot.status).toBe("completed");
+      expect(snapshot.result?.isError).toBe(true);
+      expect(snapshot.message).toBe(`FAILED: ${changes.statusReason}`);
+    },
+  );
 
   it("keeps rawStatus a string even when AWS sends something else", () => {
     const snapshot = mapBatchJobStatus(fixtureJob("describe-jobs-running.json", { status: 7 as never }));

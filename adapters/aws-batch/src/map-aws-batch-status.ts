@@ -21,7 +21,11 @@ export const finishedStatuses: ReadonlySet<string> = new Set(["SUCCEEDED", "FAIL
  * so the agent gets completed + isError with that reason, not "cancelled". Other reasons Batch may write
  * are unknown and keep the flag's meaning.
  */
-const stoppedByBatchItself: readonly RegExp[] = [/^Dependent Job failed/i, /exceeded timeout/i, /JobStateTimeLimit action/i];
+const stoppedByBatchItself: readonly RegExp[] = [
+  /^Dependent Job failed/i,
+  /exceeded timeout/i,
+  /JobStateTimeLimit action/i,
+];
 
 /**
  * Batch has no CANCELLED state: a cancelled or terminated job ends FAILED. It counts as cancelled when the
@@ -82,7 +86,13 @@ export function mapBatchJobStatus(job: JobDetail, logTail?: LogTail, failedChild
   if (finishedStatuses.has(rawStatus)) {
     const succeeded = rawStatus === "SUCCEEDED";
     const message = succeeded ? "SUCCEEDED" : `FAILED${job.statusReason ? `: ${hideArns(job.statusReason)}` : ""}`;
-    return { status: "completed", rawStatus, message, result: buildFinishedResult(job, logTail, failedChildren), ...updatedAt };
+    return {
+      status: "completed",
+      rawStatus,
+      message,
+      result: buildFinishedResult(job, logTail, failedChildren),
+      ...updatedAt,
+    };
   }
   return { status: "working", rawStatus, message: workingMessage(job, rawStatus, false) };
 }

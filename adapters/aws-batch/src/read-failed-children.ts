@@ -30,7 +30,11 @@ export type FailedChildren = { children: FailedChild[]; more: number } | { unrea
 
 /** A failed array parent that counts failed children: the job whose result should name them. */
 export function hasFailedChildren(job: JobDetail): boolean {
-  return job.status === "FAILED" && (job.arrayProperties?.size ?? 0) > 0 && (job.arrayProperties?.statusSummary?.FAILED ?? 0) > 0;
+  return (
+    job.status === "FAILED" &&
+    (job.arrayProperties?.size ?? 0) > 0 &&
+    (job.arrayProperties?.statusSummary?.FAILED ?? 0) > 0
+  );
 }
 
 export interface ChildrenReadDependencies {
@@ -47,7 +51,10 @@ export interface ChildrenReadDependencies {
  * read, for the server's reader to retry, until `childrenGiveUpMs` after the array stopped; past that, and
  * for a refusal, the result says the details could not be read.
  */
-export async function readFailedChildren(job: JobDetail, dependencies: ChildrenReadDependencies): Promise<FailedChildren> {
+export async function readFailedChildren(
+  job: JobDetail,
+  dependencies: ChildrenReadDependencies,
+): Promise<FailedChildren> {
   const parentId = job.jobId ?? "";
   const deadline = AbortSignal.timeout(childrenReadTimeoutMs);
   const signal = dependencies.signal ? AbortSignal.any([dependencies.signal, deadline]) : deadline;
@@ -56,19 +63,31 @@ export async function readFailedChildren(job: JobDetail, dependencies: ChildrenR
     const response = await callOnce(
       `ListJobs for the failed children of array job ${parentId}`,
       () =>
-        dependencies.client.send(new ListJobsCommand({ arrayJobId: parentId, jobStatus: "FAILED", maxResults: listPageSize }), {
-          abortSignal: signal,
-        }),
+        dependencies.client.send(
+          new ListJobsCommand({ arrayJobId: parentId, jobStatus: "FAILED", maxResults: listPageSize }),
+          {
+            abortSignal: signal,
+          },
+        ),
       { secrets: dependencies.secrets, signal },
     );
     summaries = Array.isArray(response.jobSummaryList) ? response.jobSummaryList : [];
   } catch (error) {
     if (dependencies.signal?.aborted) throw error;
-    const detail = deadline.aborted ? `no answer within ${childrenReadTimeoutMs / 1000} s` : error instanceof Error ? error.message : String(error);
+    const detail = deadline.aborted
+      ? `no answer within ${childrenReadTimeoutMs / 1000} s`
+      : error instanceof Error
+        ? error.message
+        : String(error);
     const mayPass = deadline.aborted || (error instanceof UpstreamError && error.isRetryable);
     const stoppedAgoMs = typeof job.stoppedAt === "number" ? Date.now() - job.stoppedAt : Number.POSITIVE_INFINITY;
     if (mayPass && stoppedAgoMs < childrenGiveUpMs) {
-      throw error instanceof UpstreamError ? error : new UpstreamError(`AWS Batch ListJobs for the failed children of array job ${parentId}: ${detail}`, { isRetryable: true, cause: error });
+      throw error instanceof UpstreamError
+        ? error
+        : new UpstreamError(`AWS Batch ListJobs for the failed children of array job ${parentId}: ${detail}`, {
+            isRetryable: true,
+            cause: error,
+          });
     }
     return { unreadable: detail };
   }
@@ -81,7 +100,12 @@ export async function readFailedChildren(job: JobDetail, dependencies: ChildrenR
 /** One ListJobs entry as a failed child; nothing when it names no index (the SDK does not check answers). */
 function failedChildOf(summary: unknown, parentId: string): FailedChild[] {
   if (typeof summary !== "object" || summary === null) return [];
-  const entry = summary as { jobId?: unknown; arrayProperties?: { index?: unknown }; statusReason?: unknown; container?: { exitCode?: unknown; reason?: unknown } };
+  const entry = summary as {
+    jobId?: unknown;
+    arrayProperties?: { index?: unknown };
+    statusReason?: unknown;
+    container?: { exitCode?: unknown; reason?: unknown };
+  };
   const fromId = /:(\d+)$/.exec(String(entry.jobId ?? ""))?.[1];
   const index = entry.arrayProperties?.index ?? (fromId === undefined ? undefined : Number(fromId));
   if (typeof index !== "number" || !Number.isInteger(index) || index < 0) return [];
@@ -92,8 +116,12 @@ function failedChildOf(summary: unknown, parentId: string): FailedChild[] {
       index,
       jobId: `${parentId}:${index}`,
       ...(typeof exitCode === "number" && Number.isInteger(exitCode) ? { exitCode } : {}),
-      ...(typeof containerReason === "string" && containerReason !== "" ? { containerReason: hideArns(containerReason) } : {}),
-      ...(typeof entry.statusReason === "string" && entry.statusReason !== "" ? { statusReason: hideArns(entry.statusReason) } : {}),
+      ...(typeof containerReason === "string" && containerReason !== ""
+        ? { containerReason: hideArns(containerReason) }
+        : {}),
+      ...(typeof entry.statusReason === "string" && entry.statusReason !== ""
+        ? { statusReason: hideArns(entry.statusReason) }
+        : {}),
     },
   ];
 }

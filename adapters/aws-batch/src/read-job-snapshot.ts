@@ -23,14 +23,20 @@ export interface SnapshotReaderDependencies {
  * does not hold, read here: the end of its log and, for a failed array, which children failed. Status
  * reads and watch_job's start share it, so both answer a finished job alike.
  */
-export function createSnapshotReader(dependencies: SnapshotReaderDependencies): (job: JobDetail, signal?: AbortSignal) => Promise<JobSnapshot> {
+export function createSnapshotReader(
+  dependencies: SnapshotReaderDependencies,
+): (job: JobDetail, signal?: AbortSignal) => Promise<JobSnapshot> {
   const { batchClient, logs, secrets } = dependencies;
   return async (job, signal) => {
     const finished = job.status === "SUCCEEDED" || (job.status === "FAILED" && !wasCancelled(job));
     const stoppedAgoMs = job.stoppedAt === undefined ? undefined : Date.now() - job.stoppedAt;
     if (finished && logs && stoppedAgoMs !== undefined && stoppedAgoMs >= 0 && stoppedAgoMs < logs.options.settleMs) {
       // A terminal answer never changes, so it waits until the last log lines have reached CloudWatch Logs.
-      return { status: "working", rawStatus: job.status ?? "", message: `${job.status}: collecting the end of the log` };
+      return {
+        status: "working",
+        rawStatus: job.status ?? "",
+        message: `${job.status}: collecting the end of the log`,
+      };
     }
     const logTail =
       finished && logs
@@ -40,9 +46,10 @@ export function createSnapshotReader(dependencies: SnapshotReaderDependencies): 
             ...(logs.clientForRegion ? { clientForRegion: logs.clientForRegion } : {}),
           })
         : undefined;
-    const failedChildren = finished && hasFailedChildren(job)
-      ? await readFailedChildren(job, { client: batchClient, secrets, ...(signal ? { signal } : {}) })
-      : undefined;
+    const failedChildren =
+      finished && hasFailedChildren(job)
+        ? await readFailedChildren(job, { client: batchClient, secrets, ...(signal ? { signal } : {}) })
+        : undefined;
     return mapBatchJobStatus(job, logTail, failedChildren);
   };
 }

@@ -39,7 +39,12 @@ describe("readLogTail", () => {
 
   it("reads the end of the last attempt's stream from the default group, removing configured secrets", async () => {
     nock(logsOrigin)
-      .post("/", { logGroupName: "/aws/batch/job", logStreamName: "blender-render/default/0f1e2d3c4b5a69788796a5b4c3d2e1f0", startFromHead: false, limit: 50 })
+      .post("/", {
+        logGroupName: "/aws/batch/job",
+        logStreamName: "blender-render/default/0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+        startFromHead: false,
+        limit: 50,
+      })
       .reply(200, {
         events: [
           { timestamp: 1, message: `key=${testCredentials.secretAccessKey}` },
@@ -54,7 +59,11 @@ describe("readLogTail", () => {
   it.each([
     ["ResourceNotFoundException", 400, /^log unavailable: the log stream does not exist/],
     ["AccessDeniedException", 400, /^log unavailable: .*logs:GetLogEvents/],
-    ["InvalidParameterException", 400, /^log unavailable: CloudWatch Logs refused the request \(InvalidParameterException\)/],
+    [
+      "InvalidParameterException",
+      400,
+      /^log unavailable: CloudWatch Logs refused the request \(InvalidParameterException\)/,
+    ],
   ])("notes %s, a condition that lasts, instead of failing the result", async (errorType, status, note) => {
     nock(logsOrigin).post("/").reply(status, { __type: errorType, message: "no" }, { "x-amzn-errortype": errorType });
     const tail = await readLogTail(testLogsClient(), job, logOptions, call);
@@ -64,10 +73,14 @@ describe("readLogTail", () => {
 
   it("throws a retryable error when Logs is briefly unavailable, so a finished result does not lose its tail to it", async () => {
     nock(logsOrigin).post("/").reply(503, { __type: "ServiceUnavailableException", message: "busy" });
-    const error = await readLogTail(testLogsClient(), { ...job, stoppedAt: Date.now() - 1000 }, logOptions, call).catch((caught: unknown) => caught);
+    const error = await readLogTail(testLogsClient(), { ...job, stoppedAt: Date.now() - 1000 }, logOptions, call).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).isRetryable).toBe(true);
-    expect((error as Error).message).toMatch(/^CloudWatch Logs GetLogEvents failed \(ServiceUnavailableException, HTTP 503\)/);
+    expect((error as Error).message).toMatch(
+      /^CloudWatch Logs GetLogEvents failed \(ServiceUnavailableException, HTTP 503\)/,
+    );
   });
 
   // A finished job must never end failed because of its log: the result is the job's, the log an extra.
@@ -84,7 +97,13 @@ describe("readLogTail", () => {
   });
 
   it("keeps expired credentials retryable for a job that stopped moments ago: they can be renewed", async () => {
-    nock(logsOrigin).post("/").reply(400, { __type: "ExpiredTokenException", message: "expired" }, { "x-amzn-errortype": "ExpiredTokenException" });
+    nock(logsOrigin)
+      .post("/")
+      .reply(
+        400,
+        { __type: "ExpiredTokenException", message: "expired" },
+        { "x-amzn-errortype": "ExpiredTokenException" },
+      );
     const justStopped = { ...job, stoppedAt: Date.now() - 1000 };
     const error = await readLogTail(testLogsClient(), justStopped, logOptions, call).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
@@ -102,7 +121,10 @@ describe("readLogTail", () => {
   function jobLoggingTo(region: string) {
     const other = fixtureJob("describe-jobs-succeeded.json");
     if (other.container) {
-      other.container.logConfiguration = { logDriver: "awslogs", options: { "awslogs-group": "/render", "awslogs-region": region } };
+      other.container.logConfiguration = {
+        logDriver: "awslogs",
+        options: { "awslogs-group": "/render", "awslogs-region": region },
+      };
     }
     return other;
   }
@@ -116,7 +138,10 @@ describe("readLogTail", () => {
       regions.push(region);
       return new CloudWatchLogsClient({ region, credentials: { ...testCredentials }, maxAttempts: 1 });
     };
-    const tail = await readLogTail(testLogsClient(), jobLoggingTo("eu-west-1"), logOptions, { ...call, clientForRegion });
+    const tail = await readLogTail(testLogsClient(), jobLoggingTo("eu-west-1"), logOptions, {
+      ...call,
+      clientForRegion,
+    });
     expect(tail).toEqual({ text: "from Ireland", truncated: false });
     expect(regions).toEqual(["eu-west-1"]);
   });
@@ -127,7 +152,9 @@ describe("readLogTail", () => {
   });
 
   it("uses its own client when awslogs-region is its Region", async () => {
-    nock(logsOrigin).post("/").reply(200, { events: [{ timestamp: 1, message: "here" }] });
+    nock(logsOrigin)
+      .post("/")
+      .reply(200, { events: [{ timestamp: 1, message: "here" }] });
     const tail = await readLogTail(testLogsClient(), jobLoggingTo("us-east-1"), logOptions, call);
     expect(tail?.text).toBe("here");
   });

@@ -39,19 +39,29 @@ export function fitLogLines(messages: string[], maxBytes: number): { text: strin
   if (kept.length === 0 && lines.length > 0) {
     // A single line longer than the budget: its end is usually the part that explains the failure.
     const bytes = Buffer.from(lines.at(-1) as string, "utf8");
-    const tail = bytes.subarray(bytes.length - maxBytes).toString("utf8").replace(/^\uFFFD+/, "");
+    const tail = bytes
+      .subarray(bytes.length - maxBytes)
+      .toString("utf8")
+      .replace(/^\uFFFD+/, "");
     return { text: tail, truncated: true };
   }
   return { text: kept.join("\n"), truncated: kept.length < lines.length };
 }
 
 /** Where a job's log is: its own awslogs group and Region if it sets them, else the configured group. */
-function logLocationOf(job: JobDetail, options: ResolvedLogTail): { logGroupName: string; region?: string } | { note: string } {
+function logLocationOf(
+  job: JobDetail,
+  options: ResolvedLogTail,
+): { logGroupName: string; region?: string } | { note: string } {
   const logConfiguration = job.container?.logConfiguration;
   if (!logConfiguration?.logDriver) return { logGroupName: options.logGroupName };
-  if (logConfiguration.logDriver !== "awslogs") return { note: `the job logs with ${logConfiguration.logDriver}, not CloudWatch Logs` };
+  if (logConfiguration.logDriver !== "awslogs")
+    return { note: `the job logs with ${logConfiguration.logDriver}, not CloudWatch Logs` };
   const region = logConfiguration.options?.["awslogs-region"];
-  return { logGroupName: logConfiguration.options?.["awslogs-group"] ?? options.logGroupName, ...(region ? { region } : {}) };
+  return {
+    logGroupName: logConfiguration.options?.["awslogs-group"] ?? options.logGroupName,
+    ...(region ? { region } : {}),
+  };
 }
 
 /**
@@ -69,7 +79,9 @@ async function clientForLog(
   if (region === ownRegion) return client;
   const other = awsRegionPattern.test(region) ? clientForRegion?.(region) : undefined;
   if (other) return other;
-  return { note: `log unavailable: the job logs to CloudWatch Logs in ${region}, and this adapter reads ${ownRegion ?? "another Region"}` };
+  return {
+    note: `log unavailable: the job logs to CloudWatch Logs in ${region}, and this adapter reads ${ownRegion ?? "another Region"}`,
+  };
 }
 
 /**
@@ -115,12 +127,16 @@ export async function readLogTail(
     return { text: redactSecrets(hideAwsCredentials(fitted.text), call.secrets), truncated: fitted.truncated };
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error; // an abort
-    const code = awsErrorCodeOf(error.cause) ?? (error.httpStatus !== undefined ? `HTTP ${error.httpStatus}` : "no answer");
+    const code =
+      awsErrorCodeOf(error.cause) ?? (error.httpStatus !== undefined ? `HTTP ${error.httpStatus}` : "no answer");
     if (error.isRetryable) {
       const stoppedAgoMs = typeof job.stoppedAt === "number" ? Date.now() - job.stoppedAt : Number.POSITIVE_INFINITY;
       if (stoppedAgoMs < options.giveUpMs) throw error;
       const minutes = Math.round(options.giveUpMs / 60_000);
-      return { truncated: false, note: `log unavailable: CloudWatch Logs did not answer for ${minutes} min after the job stopped (${code})` };
+      return {
+        truncated: false,
+        note: `log unavailable: CloudWatch Logs did not answer for ${minutes} min after the job stopped (${code})`,
+      };
     }
     const reason = refusalReasons[code] ?? `CloudWatch Logs refused the request (${code})`;
     return { truncated: false, note: `log unavailable: ${reason}` };

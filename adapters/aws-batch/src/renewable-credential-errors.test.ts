@@ -29,30 +29,40 @@ describe("credentials that expire, a clock that drifts", () => {
     nock.enableNetConnect();
   });
 
-  it.each(renewable)("keeps a status read refused with %s retryable, with one DescribeJobs call per read", async (code, message) => {
-    let calls = 0;
-    nock(batchOrigin)
-      .post("/v1/describejobs", () => (calls += 1) > 0)
-      .times(20)
-      .reply(...refusal(code, message));
-    const adapter = awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 5 });
-    const reads = await Promise.allSettled(
-      [jobId, "1f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f"].map((id) => adapter.doGetStatus({ jobId: id }, testContext())),
-    );
-    for (const read of reads) {
-      const error = (read as PromiseRejectedResult).reason as UpstreamError;
-      expect(error).toBeInstanceOf(UpstreamError);
-      expect(error.isRetryable).toBe(true);
-      expect(error.message).toContain(code);
-    }
-    // Not caused by an id: the batch is not split into one call per id.
-    expect(calls).toBeLessThanOrEqual(fastRetry.maxAttempts);
-  });
+  it.each(renewable)(
+    "keeps a status read refused with %s retryable, with one DescribeJobs call per read",
+    async (code, message) => {
+      let calls = 0;
+      nock(batchOrigin)
+        .post("/v1/describejobs", () => (calls += 1) > 0)
+        .times(20)
+        .reply(...refusal(code, message));
+      const adapter = awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 5 });
+      const reads = await Promise.allSettled(
+        [jobId, "1f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f"].map((id) => adapter.doGetStatus({ jobId: id }, testContext())),
+      );
+      for (const read of reads) {
+        const error = (read as PromiseRejectedResult).reason as UpstreamError;
+        expect(error).toBeInstanceOf(UpstreamError);
+        expect(error.isRetryable).toBe(true);
+        expect(error.message).toContain(code);
+      }
+      // Not caused by an id: the batch is not split into one call per id.
+      expect(calls).toBeLessThanOrEqual(fastRetry.maxAttempts);
+    },
+  );
 
   it.each(renewable)("refuses a submit with %s as retryable without looking for a duplicate", async (code, message) => {
     const lookups = nock(batchOrigin).post("/v1/listjobs").reply(200, { jobSummaryList: [] });
-    nock(batchOrigin).post("/v1/submitjob").reply(...refusal(code, message));
-    const adapter = awsBatch({ batchClient: testBatchClient(1), templates: [template], retry: fastRetry, duplicateCheckDelayMs: 0 });
+    nock(batchOrigin)
+      .post("/v1/submitjob")
+      .reply(...refusal(code, message));
+    const adapter = awsBatch({
+      batchClient: testBatchClient(1),
+      templates: [template],
+      retry: fastRetry,
+      duplicateCheckDelayMs: 0,
+    });
     const tool = adapter.tools[0];
     const error = await tool?.doStart(tool.inputSchema.parse({}), testContext()).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: true });
@@ -64,7 +74,12 @@ describe("credentials that expire, a clock that drifts", () => {
   it("keeps a wrong secret key (a signature that does not match) a definite refusal", async () => {
     nock(batchOrigin)
       .post("/v1/describejobs")
-      .reply(...refusal("InvalidSignatureException", "The request signature we calculated does not match the signature you provided."));
+      .reply(
+        ...refusal(
+          "InvalidSignatureException",
+          "The request signature we calculated does not match the signature you provided.",
+        ),
+      );
     const adapter = awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 1 });
     const error = await adapter.doGetStatus({ jobId }, testContext()).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: false });

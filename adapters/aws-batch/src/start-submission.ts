@@ -80,7 +80,10 @@ export async function startSubmission(
     if (context.signal.aborted && error !== context.signal.reason) {
       // The message says whether a job may exist, and under which name to look for it.
       const reason = error instanceof Error ? error.message : String(error);
-      context.logger.warn({ jobName: request.jobName, error: reason }, "the client left while SubmitJob was in flight, and the submit failed");
+      context.logger.warn(
+        { jobName: request.jobName, error: reason },
+        "the client left while SubmitJob was in flight, and the submit failed",
+      );
     }
     throw error;
   }
@@ -89,7 +92,10 @@ export async function startSubmission(
     throw context.signal.reason;
   }
   if (submitted.recovered) {
-    context.logger.info({ jobId: submitted.jobId, jobName: submitted.jobName }, "found the job of a SubmitJob whose answer was lost");
+    context.logger.info(
+      { jobId: submitted.jobId, jobName: submitted.jobName },
+      "found the job of a SubmitJob whose answer was lost",
+    );
   }
   const arrayNote = input.arraySize !== undefined ? ` (array of ${input.arraySize})` : "";
   return {
@@ -107,7 +113,11 @@ export const abandonedJobReason = `${cancelReasonPrefix}, the client left before
  * each call is bounded by the client's request timeout and the retry policy. Never throws: the caller
  * reports the abort either way, and the log says what became of the job.
  */
-async function terminateAbandonedJob(submitted: SubmittedJob, dependencies: SubmitDependencies, logger: AdapterLogger): Promise<void> {
+async function terminateAbandonedJob(
+  submitted: SubmittedJob,
+  dependencies: SubmitDependencies,
+  logger: AdapterLogger,
+): Promise<void> {
   const fields = { jobId: submitted.jobId, jobName: submitted.jobName };
   try {
     await callWithBackoff(
@@ -118,6 +128,9 @@ async function terminateAbandonedJob(submitted: SubmittedJob, dependencies: Subm
     logger.info(fields, "the client left while SubmitJob was in flight; terminated the job it created");
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    logger.warn({ ...fields, error: reason }, "the client left while SubmitJob was in flight; the job it created could not be terminated and may still run");
+    logger.warn(
+      { ...fields, error: reason },
+      "the client left while SubmitJob was in flight; the job it created could not be terminated and may still run",
+    );
   }
 }

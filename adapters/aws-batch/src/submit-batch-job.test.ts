@@ -4,7 +4,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AwsBatchOptions } from "./aws-batch-options.js";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { correlationTagKey, createSubmitRateLimiter } from "./submit-batch-job.js";
-import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient, throttledReply } from "./test-support/aws-test-clients.js";
+import {
+  batchOrigin,
+  blockRealNetwork,
+  fastRetry,
+  testBatchClient,
+  throttledReply,
+} from "./test-support/aws-test-clients.js";
 import { readFixture } from "./test-support/fixtures.js";
 import { testContext } from "./test-support/test-context.js";
 
@@ -13,7 +19,11 @@ interface SubmitBody {
   jobQueue: string;
   jobDefinition: string;
   parameters?: Record<string, string>;
-  containerOverrides?: { command?: string[]; environment?: { name: string; value: string }[]; resourceRequirements?: unknown[] };
+  containerOverrides?: {
+    command?: string[];
+    environment?: { name: string; value: string }[];
+    resourceRequirements?: unknown[];
+  };
   arrayProperties?: { size: number };
   retryStrategy?: { attempts: number };
   timeout?: { attemptDurationSeconds: number };
@@ -88,7 +98,11 @@ describe("submitting through a template tool", () => {
   it("sends POST /v1/submitjob with the template's fixed fields, the agent's allowed input and a correlation tag", async () => {
     nock(batchOrigin).post("/v1/submitjob", capture).reply(200, submitted);
     const tool = toolOf(adapterUnderTest());
-    const input = tool.inputSchema.parse({ parameters: { scene: "shots/intro.blend" }, environment: { FRAME_STEP: "2" }, arraySize: 10 });
+    const input = tool.inputSchema.parse({
+      parameters: { scene: "shots/intro.blend" },
+      environment: { FRAME_STEP: "2" },
+      arraySize: 10,
+    });
     const started = await tool.doStart(input, testContext());
 
     expect(started.ref).toEqual({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f", submittedAt: expect.any(Number) });
@@ -200,7 +214,9 @@ describe("submitting through a template tool", () => {
     nock(batchOrigin).post("/v1/submitjob", capture).reply(200, "<html>proxy</html>", { "content-type": "text/html" });
     nock(batchOrigin)
       .post("/v1/listjobs")
-      .reply(200, () => ({ jobSummaryList: [{ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f", jobName: (bodies[0] as SubmitBody).jobName }] }));
+      .reply(200, () => ({
+        jobSummaryList: [{ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f", jobName: (bodies[0] as SubmitBody).jobName }],
+      }));
     const tool = toolOf(adapterUnderTest());
     const started = await tool.doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), testContext());
     expect(started.ref.jobId).toBe("8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f");
@@ -209,8 +225,13 @@ describe("submitting through a template tool", () => {
   });
 
   it("never resubmits after a 2xx it cannot read (AWS accepted the job): it keeps looking, then says so without inviting a retry", async () => {
-    nock(batchOrigin).post("/v1/submitjob", capture).reply(200, '{"jobArn": "arn:aws:batch:us-east-1:1', { "content-type": "application/json" });
-    const lookups = nock(batchOrigin).post("/v1/listjobs").times(fastRetry.maxAttempts).reply(200, { jobSummaryList: [] });
+    nock(batchOrigin)
+      .post("/v1/submitjob", capture)
+      .reply(200, '{"jobArn": "arn:aws:batch:us-east-1:1', { "content-type": "application/json" });
+    const lookups = nock(batchOrigin)
+      .post("/v1/listjobs")
+      .times(fastRetry.maxAttempts)
+      .reply(200, { jobSummaryList: [] });
     const tool = toolOf(adapterUnderTest());
     const error = await tool
       .doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), testContext())
@@ -225,7 +246,11 @@ describe("submitting through a template tool", () => {
   it("does not retry or look up after a refused submit (ClientException)", async () => {
     nock(batchOrigin)
       .post("/v1/submitjob", capture)
-      .reply(400, { __type: "ClientException", message: "Job queue render-queue does not exist" }, { "x-amzn-errortype": "ClientException" });
+      .reply(
+        400,
+        { __type: "ClientException", message: "Job queue render-queue does not exist" },
+        { "x-amzn-errortype": "ClientException" },
+      );
     const tool = toolOf(adapterUnderTest());
     const error = await tool
       .doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), testContext())
@@ -242,7 +267,12 @@ describe("submitting through a template tool", () => {
     });
     const tool = toolOf(adapter, "submit_batch_job");
     expect(tool.inputSchema.safeParse({ jobQueue: "prod-queue", jobDefinition: "etl:12" }).success).toBe(false);
-    const input = tool.inputSchema.parse({ jobQueue: "etl-queue", jobDefinition: "etl:12", jobName: "backfill", command: ["etl", "--day", "2026-11-02"] });
+    const input = tool.inputSchema.parse({
+      jobQueue: "etl-queue",
+      jobDefinition: "etl:12",
+      jobName: "backfill",
+      command: ["etl", "--day", "2026-11-02"],
+    });
     await tool.doStart(input, testContext());
     expect(bodies[0]).toMatchObject({
       jobQueue: "etl-queue",

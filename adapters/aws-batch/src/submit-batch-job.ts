@@ -54,7 +54,10 @@ export function newCorrelationId(): string {
 
 /** Job names allow [A-Za-z0-9_-] up to 128 characters and must start with a letter or digit. */
 export function jobNameFor(prefix: string, correlationId: string): string {
-  const cleaned = prefix.replace(/[^A-Za-z0-9_-]/g, "_").replace(/^[^A-Za-z0-9]+/, "").slice(0, 64);
+  const cleaned = prefix
+    .replace(/[^A-Za-z0-9_-]/g, "_")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, 64);
   return `${cleaned || "job"}-${correlationId}`;
 }
 
@@ -146,10 +149,13 @@ export async function submitBatchJob(
       const what = accepted
         ? "AWS Batch accepted SubmitJob (HTTP 2xx) but its answer could not be read"
         : "AWS Batch SubmitJob got no answer, so a job may exist";
-      throw new UpstreamError(`${what}, and looking it up by name failed (${lookupFailure(error)}); ${lookForJob(request)}`, {
-        isRetryable: false,
-        cause: error,
-      });
+      throw new UpstreamError(
+        `${what}, and looking it up by name failed (${lookupFailure(error)}); ${lookForJob(request)}`,
+        {
+          isRetryable: false,
+          cause: error,
+        },
+      );
     }
     return existingJobId ? { jobId: existingJobId, jobName: request.jobName, recovered: true } : undefined;
   };

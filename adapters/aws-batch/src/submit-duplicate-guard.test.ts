@@ -2,7 +2,13 @@ import { UpstreamError } from "@jobtasks/core";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
-import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient, throttledReply } from "./test-support/aws-test-clients.js";
+import {
+  batchOrigin,
+  blockRealNetwork,
+  fastRetry,
+  testBatchClient,
+  throttledReply,
+} from "./test-support/aws-test-clients.js";
 import { testContext } from "./test-support/test-context.js";
 
 const template = { tool: "render", description: "Render", jobQueue: "render-queue", jobDefinition: "blender:3" };
@@ -29,7 +35,12 @@ function counters() {
 }
 
 async function start() {
-  const adapter = awsBatch({ batchClient: testBatchClient(1), templates: [template], retry: fastRetry, duplicateCheckDelayMs: 0 });
+  const adapter = awsBatch({
+    batchClient: testBatchClient(1),
+    templates: [template],
+    retry: fastRetry,
+    duplicateCheckDelayMs: 0,
+  });
   const tool = adapter.tools[0];
   if (!tool) throw new Error("no tool");
   return tool.doStart(tool.inputSchema.parse({}), testContext()).catch((caught: unknown) => caught);
@@ -83,8 +94,13 @@ describe("SubmitJob never invites a duplicate", () => {
 
   it("after an unreadable 2xx, a throttled lookup still says the job exists and not to submit again", async () => {
     const count = counters();
-    nock(batchOrigin).post("/v1/submitjob", count.captureSubmit).reply(200, "<html>proxy</html>", { "content-type": "text/html" });
-    nock(batchOrigin).post("/v1/listjobs", count.captureLookup).times(50).reply(...throttledReply());
+    nock(batchOrigin)
+      .post("/v1/submitjob", count.captureSubmit)
+      .reply(200, "<html>proxy</html>", { "content-type": "text/html" });
+    nock(batchOrigin)
+      .post("/v1/listjobs", count.captureLookup)
+      .times(50)
+      .reply(...throttledReply());
     const error = await start();
     expect(count.submitted).toHaveLength(1);
     expectDoNotSubmitAgain(error, count.submitted[0]);
@@ -94,8 +110,13 @@ describe("SubmitJob never invites a duplicate", () => {
 
   it("after a lost answer (503), a failing lookup says the job may exist and not to submit again", async () => {
     const count = counters();
-    nock(batchOrigin).post("/v1/submitjob", count.captureSubmit).reply(...serviceUnavailable);
-    nock(batchOrigin).post("/v1/listjobs", count.captureLookup).times(50).reply(...serviceUnavailable);
+    nock(batchOrigin)
+      .post("/v1/submitjob", count.captureSubmit)
+      .reply(...serviceUnavailable);
+    nock(batchOrigin)
+      .post("/v1/listjobs", count.captureLookup)
+      .times(50)
+      .reply(...serviceUnavailable);
     const error = await start();
     expect(count.submitted).toHaveLength(1);
     expectDoNotSubmitAgain(error, count.submitted[0]);
@@ -104,10 +125,16 @@ describe("SubmitJob never invites a duplicate", () => {
 
   it("after a lost answer, a lookup refused for good (AccessDenied) says the same", async () => {
     const count = counters();
-    nock(batchOrigin).post("/v1/submitjob", count.captureSubmit).reply(...serviceUnavailable);
+    nock(batchOrigin)
+      .post("/v1/submitjob", count.captureSubmit)
+      .reply(...serviceUnavailable);
     nock(batchOrigin)
       .post("/v1/listjobs", count.captureLookup)
-      .reply(403, { __type: "AccessDeniedException", message: "not allowed" }, { "x-amzn-errortype": "AccessDeniedException", ...json });
+      .reply(
+        403,
+        { __type: "AccessDeniedException", message: "not allowed" },
+        { "x-amzn-errortype": "AccessDeniedException", ...json },
+      );
     const error = await start();
     expect(count.lookups).toBe(1);
     expectDoNotSubmitAgain(error, count.submitted[0]);
@@ -117,6 +144,8 @@ describe("SubmitJob never invites a duplicate", () => {
     nock(batchOrigin).post("/v1/submitjob").reply(200, "<html>proxy</html>", { "content-type": "text/html" });
     nock(batchOrigin).post("/v1/listjobs").times(50).reply(503, "<html>down</html>", { "content-type": "text/html" });
     const error = await start();
-    expect(JSON.stringify(String((error as Error).message) + String(((error as Error).cause as Error)?.message))).not.toMatch(/\$response|hidden field/);
+    expect(
+      JSON.stringify(String((error as Error).message) + String(((error as Error).cause as Error)?.message)),
+    ).not.toMatch(/\$response|hidden field/);
   });
 });

@@ -23,7 +23,9 @@ export const commandSchema = z
 
 export function environmentSchema(allowed: string[]) {
   const shape = Object.fromEntries(allowed.map((name) => [name, z.string().max(8192).optional()]));
-  return z.strictObject(shape).describe(`Environment variables to set in the container (allowed: ${allowed.join(", ")})`);
+  return z
+    .strictObject(shape)
+    .describe(`Environment variables to set in the container (allowed: ${allowed.join(", ")})`);
 }
 
 export function arraySizeSchema(maxSize: number) {

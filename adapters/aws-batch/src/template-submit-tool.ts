@@ -33,17 +33,23 @@ function templateInputSchema(template: ResolvedJobTemplate): z.ZodType<SubmitInp
     shape.parameters = anyRequired ? parameters : parameters.optional();
   }
   if (template.allowCommandOverride) shape.command = commandSchema.optional();
-  if (template.allowedEnvironment.length > 0) shape.environment = environmentSchema(template.allowedEnvironment).optional();
+  if (template.allowedEnvironment.length > 0)
+    shape.environment = environmentSchema(template.allowedEnvironment).optional();
   if (template.array) shape.arraySize = arraySizeSchema(template.array.maxSize).optional();
   if (template.resources?.maxVcpus !== undefined) {
     shape.vcpus = z.number().positive().max(template.resources.maxVcpus).describe("vCPUs for the container").optional();
   }
   if (template.resources?.maxMemoryMiB !== undefined) {
-    shape.memoryMiB = z.number().int().positive().max(template.resources.maxMemoryMiB).describe("Memory in MiB").optional();
+    shape.memoryMiB = z
+      .number()
+      .int()
+      .positive()
+      .max(template.resources.maxMemoryMiB)
+      .describe("Memory in MiB")
+      .optional();
   }
   return z.strictObject(shape) as unknown as z.ZodType<SubmitInput>;
 }
-
 
 /** A submit tool for one configured job template: fixed queue and definition, only allowed inputs. */
 export function createTemplateSubmitTool(

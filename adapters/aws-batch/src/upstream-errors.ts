@@ -16,7 +16,12 @@ function asAwsError(error: unknown): AwsErrorLike {
   return typeof error === "object" && error !== null ? (error as AwsErrorLike) : {};
 }
 
-const throttlingNames = new Set(["TooManyRequestsException", "ThrottlingException", "Throttling", "RequestLimitExceeded"]);
+const throttlingNames = new Set([
+  "TooManyRequestsException",
+  "ThrottlingException",
+  "Throttling",
+  "RequestLimitExceeded",
+]);
 
 export function httpStatusOf(error: unknown): number | undefined {
   return asAwsError(error).$metadata?.httpStatusCode;
@@ -87,7 +92,12 @@ export function isOutcomeUnknown(error: unknown): boolean {
  * SDK corrects its offset from AWS's answer, so the next call is signed right). AWS refused the call, so
  * for SubmitJob nothing was created; for a read they mean "try again", not "the job is gone".
  */
-const renewableCredentialCodes = new Set(["ExpiredToken", "ExpiredTokenException", "RequestExpired", "RequestTimeTooSkewed"]);
+const renewableCredentialCodes = new Set([
+  "ExpiredToken",
+  "ExpiredTokenException",
+  "RequestExpired",
+  "RequestTimeTooSkewed",
+]);
 /** Also answered for a wrong secret key, which does not pass: only their time-related forms count. */
 const signatureCodes = new Set(["InvalidSignatureException", "SignatureDoesNotMatch"]);
 
@@ -143,15 +153,23 @@ export function toUpstreamError(
     // missing Region stays missing; credentials may come back (an expired SSO session renewed, an instance
     // role briefly unreachable), so those keep the task waiting within the server's outage budget.
     const credentials = asAwsError(error).name !== undefined && /Provider/.test(asAwsError(error).name ?? "");
-    return new UpstreamError(`${service} ${operation} could not be sent: ${missing}`, { cause: error, isRetryable: credentials });
+    return new UpstreamError(`${service} ${operation} could not be sent: ${missing}`, {
+      cause: error,
+      isRetryable: credentials,
+    });
   }
   const aws = asAwsError(error);
   const httpStatus = aws.$metadata?.httpStatusCode;
   const code = aws.name && aws.name !== "Error" ? aws.name : (aws.code ?? "network error");
   // The SDK appends a hint about a hidden `$response` field to errors it could not deserialize: meant for
   // whoever holds the error object, meaningless to an agent.
-  const awsMessage = aws.message?.replace(/\s*Deserialization error: to see the raw response, inspect the hidden field \{error\}\.\$response on this object\.?/, "");
-  const detail = awsMessage ? `: ${redactSecrets(hideAwsCredentials(hideArns(awsMessage)), secrets).slice(0, 500)}` : "";
+  const awsMessage = aws.message?.replace(
+    /\s*Deserialization error: to see the raw response, inspect the hidden field \{error\}\.\$response on this object\.?/,
+    "",
+  );
+  const detail = awsMessage
+    ? `: ${redactSecrets(hideAwsCredentials(hideArns(awsMessage)), secrets).slice(0, 500)}`
+    : "";
   const message = `${service} ${operation} failed (${code}${httpStatus ? `, HTTP ${httpStatus}` : ""})${detail}`;
   // Throttling means AWS is up and asks for a slower pace: the server keeps the task working without
   // counting it as an outage.

@@ -24,7 +24,9 @@ describe("watch_job", () => {
   });
 
   it("makes a task for a job submitted elsewhere, starting from its current state", async () => {
-    nock(batchOrigin).post("/v1/describejobs", { jobs: [jobId] }).reply(200, readFixture("describe-jobs-running.json"));
+    nock(batchOrigin)
+      .post("/v1/describejobs", { jobs: [jobId] })
+      .reply(200, readFixture("describe-jobs-running.json"));
     const started = await watchTool().doStart({ jobId }, testContext());
     expect(started.ref).toEqual({ jobId });
     expect(started.snapshot).toMatchObject({ status: "working", rawStatus: "RUNNING" });
@@ -42,7 +44,12 @@ describe("watch_job", () => {
     const finished = readFixture<{ jobs: Array<{ stoppedAt: number }> }>("describe-jobs-succeeded.json");
     const stoppedAt = new Date(finished.jobs[0]!.stoppedAt).toISOString();
     nock(batchOrigin).post("/v1/describejobs").times(2).reply(200, finished);
-    const adapter = awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 1, watch: {} });
+    const adapter = awsBatch({
+      batchClient: testBatchClient(1),
+      retry: fastRetry,
+      describeBatchWindowMs: 1,
+      watch: {},
+    });
     const started = await adapter.tools[0]!.doStart({ jobId }, testContext());
     expect(started.snapshot?.updatedAt).toBe(stoppedAt);
     // Ids sealed on 2026-12-01 carry the time the watch began; they keep opening.

@@ -29,10 +29,17 @@ function queueAllowed(job: JobDetail, allowedQueues: string[] | undefined): bool
  */
 export function createWatchJobTool(
   options: ResolvedWatchTool,
-  dependencies: { describe: DescribeJobsBatcher; snapshotOf(job: JobDetail, signal: AbortSignal): Promise<JobSnapshot> },
+  dependencies: {
+    describe: DescribeJobsBatcher;
+    snapshotOf(job: JobDetail, signal: AbortSignal): Promise<JobSnapshot>;
+  },
 ): JobTool<BatchJobRef, WatchInput> {
   const notVisible = (cause?: unknown) =>
-    new InvalidToolInputError("jobId", "no AWS Batch job with this id is visible here (unknown, expired, or not allowed)", { cause });
+    new InvalidToolInputError(
+      "jobId",
+      "no AWS Batch job with this id is visible here (unknown, expired, or not allowed)",
+      { cause },
+    );
   return {
     name: options.tool,
     title: "Watch an AWS Batch job",

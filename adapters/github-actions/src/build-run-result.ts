@@ -19,7 +19,10 @@ export function buildRunResult(
 ): CallToolResult {
   const finishedAt = Date.parse(run.updated_at);
   const startedAt = Date.parse(run.run_started_at ?? run.created_at);
-  const durationSeconds = Number.isNaN(finishedAt) || Number.isNaN(startedAt) ? null : Math.max(0, Math.round((finishedAt - startedAt) / 1000));
+  const durationSeconds =
+    Number.isNaN(finishedAt) || Number.isNaN(startedAt)
+      ? null
+      : Math.max(0, Math.round((finishedAt - startedAt) / 1000));
   const structured: RunResult = {
     repository: `${ref.owner}/${ref.repo}`,
     runId: ref.runId,
@@ -66,12 +69,17 @@ function describeResult(result: RunResult): string {
   }
   for (const step of result.failedSteps) {
     lines.push("");
-    lines.push(`Failed: ${step.job}${step.step ? ` > ${step.step}` : ""} (${step.conclusion ?? "failure"})` + (step.logTruncated ? ", log end:" : ", log:"));
+    lines.push(
+      `Failed: ${step.job}${step.step ? ` > ${step.step}` : ""} (${step.conclusion ?? "failure"})` +
+        (step.logTruncated ? ", log end:" : ", log:"),
+    );
     lines.push(step.logTail === "" ? "(no log lines)" : step.logTail);
   }
   if (result.artifacts.length > 0) {
     lines.push("");
-    lines.push(`Artifacts: ${result.artifacts.map((artifact) => `${artifact.name} (${formatBytes(artifact.sizeInBytes)}) ${artifact.url}`).join("; ")}`);
+    lines.push(
+      `Artifacts: ${result.artifacts.map((artifact) => `${artifact.name} (${formatBytes(artifact.sizeInBytes)}) ${artifact.url}`).join("; ")}`,
+    );
   }
   return lines.join("\n");
 }

@@ -1,7 +1,16 @@
 import { UpstreamError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamRequestEvent } from "./create-github-client.js";
-import { createTestAdapter, createTestContext, fixture, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
+import {
+  createTestAdapter,
+  createTestContext,
+  fixture,
+  github,
+  nock,
+  runPath,
+  runRef,
+  workflowRun,
+} from "./test-support/github-fixtures.js";
 
 const attemptPath = `${runPath}/attempts/1`;
 
@@ -19,13 +28,20 @@ const packageAnnotationsPath = "/repos/octo-org/octo-app/check-runs/25880011004/
  * check run's annotation says why ("run-cancelled": someone cancelled the run; "concurrency": the job's
  * own concurrency group cancelled it, with the run left healthy).
  */
-function arrangeCancelledJob(cancelledAt: string, why: "run-cancelled" | "concurrency" = "run-cancelled", change?: (jobs: any) => void) {
+function arrangeCancelledJob(
+  cancelledAt: string,
+  why: "run-cancelled" | "concurrency" = "run-cancelled",
+  change?: (jobs: any) => void,
+) {
   const jobs = fixture("attempt-jobs-in-progress.json");
   jobs.jobs[3] = { ...jobs.jobs[3], status: "completed", conclusion: "cancelled", completed_at: cancelledAt };
   change?.(jobs);
   github().get(attemptPath).reply(200, workflowRun());
   github().get(`${attemptPath}/jobs`).query(true).reply(200, jobs);
-  github().get(packageAnnotationsPath).query(true).reply(200, fixture(`check-run-annotations-${why}.json`));
+  github()
+    .get(packageAnnotationsPath)
+    .query(true)
+    .reply(200, fixture(`check-run-annotations-${why}.json`));
 }
 
 describe("doCancel", () => {
@@ -43,7 +59,9 @@ describe("doCancel", () => {
   });
 
   it("does not cancel when the pinned attempt is finished: the run now belongs to a later re-run", async () => {
-    github().get(attemptPath).reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
+    github()
+      .get(attemptPath)
+      .reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
     await createTestAdapter().doCancel!(runRef, createTestContext());
   });
 
@@ -59,16 +77,26 @@ describe("a run being cancelled", () => {
     const adapter = createTestAdapter();
     arrangeCancelledJob(new Date().toISOString());
     const stopping = await adapter.doGetStatus(runRef, createTestContext());
-    expect(stopping).toMatchObject({ status: "working", message: "cancel requested: waiting for GitHub to stop 1 running job" });
+    expect(stopping).toMatchObject({
+      status: "working",
+      message: "cancel requested: waiting for GitHub to stop 1 running job",
+    });
 
-    github().get(attemptPath).reply(200, workflowRun({ status: "completed", conclusion: "cancelled" }));
+    github()
+      .get(attemptPath)
+      .reply(200, workflowRun({ status: "completed", conclusion: "cancelled" }));
     expect(await adapter.doGetStatus(runRef, createTestContext())).toMatchObject({ status: "cancelled" });
   });
 
   it("does not mistake fail-fast cancellations next to a failed job for a cancel of the run", async () => {
     const jobs = fixture("attempt-jobs-in-progress.json");
     jobs.jobs[1] = { ...jobs.jobs[1], conclusion: "failure" };
-    jobs.jobs[3] = { ...jobs.jobs[3], status: "completed", conclusion: "cancelled", completed_at: "2026-11-20T10:02:00Z" };
+    jobs.jobs[3] = {
+      ...jobs.jobs[3],
+      status: "completed",
+      conclusion: "cancelled",
+      completed_at: "2026-11-20T10:02:00Z",
+    };
     github().get(attemptPath).reply(200, workflowRun());
     github().get(`${attemptPath}/jobs`).query(true).reply(200, jobs);
     const snapshot = await createTestAdapter({ forceCancelAfterMs: 1000 }).doGetStatus(runRef, createTestContext());
@@ -80,9 +108,14 @@ describe("a run being cancelled", () => {
     const now = () => Date.parse(cancelledAt) + 4 * 60_000 + 30_000;
     arrangeCancelledJob(cancelledAt);
     const force = github().post(`${runPath}/force-cancel`).reply(202, {});
-    const snapshot = await createTestAdapter({ forceCancelAfterMs: 4 * 60_000, now }).doGetStatus(runRef, createTestContext());
+    const snapshot = await createTestAdapter({ forceCancelAfterMs: 4 * 60_000, now }).doGetStatus(
+      runRef,
+      createTestContext(),
+    );
     expect(force.isDone()).toBe(true);
-    expect(snapshot.message).toBe("cancel requested: waiting for GitHub to stop 1 running job; force-cancel sent after a grace of 240 s");
+    expect(snapshot.message).toBe(
+      "cancel requested: waiting for GitHub to stop 1 running job; force-cancel sent after a grace of 240 s",
+    );
   });
 
   it("does not send force-cancel on every poll past the grace: only in the first minute of every 10 (GitHub's timestamps, no memory)", async () => {
@@ -100,7 +133,9 @@ describe("a run being cancelled", () => {
     );
     // Ten minutes and 20 s after: the next window, sent again (the run is still not stopping).
     const force = github().post(`${runPath}/force-cancel`).reply(202, {});
-    expect(await messageAt(10 * 60_000 + 20_000)).toBe("cancel requested: waiting for GitHub to stop 1 running job; force-cancel sent after a grace of 240 s");
+    expect(await messageAt(10 * 60_000 + 20_000)).toBe(
+      "cancel requested: waiting for GitHub to stop 1 running job; force-cancel sent after a grace of 240 s",
+    );
     expect(force.isDone()).toBe(true);
   });
 
@@ -108,7 +143,10 @@ describe("a run being cancelled", () => {
     const cancelledAt = "2026-11-20T10:02:00Z";
     const now = () => Date.parse(cancelledAt) + 60_000;
     arrangeCancelledJob(cancelledAt);
-    const snapshot = await createTestAdapter({ forceCancelAfterMs: 4 * 60_000, now }).doGetStatus(runRef, createTestContext());
+    const snapshot = await createTestAdapter({ forceCancelAfterMs: 4 * 60_000, now }).doGetStatus(
+      runRef,
+      createTestContext(),
+    );
     expect(snapshot.message).toBe("cancel requested: waiting for GitHub to stop 1 running job");
   });
 
@@ -117,33 +155,53 @@ describe("a run being cancelled", () => {
     const now = () => Date.parse(cancelledAt) + 60 * 60_000;
     arrangeCancelledJob(cancelledAt, "concurrency");
     // No force-cancel interceptor: a POST would fail the test with nock's "no match".
-    const snapshot = await createTestAdapter({ forceCancelAfterMs: 60_000, now }).doGetStatus(runRef, createTestContext());
+    const snapshot = await createTestAdapter({ forceCancelAfterMs: 60_000, now }).doGetStatus(
+      runRef,
+      createTestContext(),
+    );
     expect(snapshot.message).toBe("build: step 3/7 'Run tests' (3 of 4 jobs done)");
   });
 
   it.each([
-    ["403 (a fine-grained token without Checks access)", 403, { message: "Resource not accessible by personal access token" }],
+    [
+      "403 (a fine-grained token without Checks access)",
+      403,
+      { message: "Resource not accessible by personal access token" },
+    ],
     ["404", 404, { message: "Not Found" }],
-  ])("takes annotations answered %s as no evidence of a run cancel: plain progress, no force-cancel, no failure", async (_label, status, body) => {
-    const cancelledAt = "2026-11-20T10:02:00Z";
-    const now = () => Date.parse(cancelledAt) + 60 * 60_000;
-    const jobs = fixture("attempt-jobs-in-progress.json");
-    jobs.jobs[3] = { ...jobs.jobs[3], status: "completed", conclusion: "cancelled", completed_at: cancelledAt };
-    github().get(attemptPath).reply(200, workflowRun());
-    github().get(`${attemptPath}/jobs`).query(true).reply(200, jobs);
-    github().get(packageAnnotationsPath).query(true).reply(status, body);
-    // No force-cancel interceptor: a POST would fail the test with nock's "no match".
-    const snapshot = await createTestAdapter({ forceCancelAfterMs: 60_000, now }).doGetStatus(runRef, createTestContext());
-    expect(snapshot).toMatchObject({ status: "working", message: "build: step 3/7 'Run tests' (3 of 4 jobs done)" });
-  });
+  ])(
+    "takes annotations answered %s as no evidence of a run cancel: plain progress, no force-cancel, no failure",
+    async (_label, status, body) => {
+      const cancelledAt = "2026-11-20T10:02:00Z";
+      const now = () => Date.parse(cancelledAt) + 60 * 60_000;
+      const jobs = fixture("attempt-jobs-in-progress.json");
+      jobs.jobs[3] = { ...jobs.jobs[3], status: "completed", conclusion: "cancelled", completed_at: cancelledAt };
+      github().get(attemptPath).reply(200, workflowRun());
+      github().get(`${attemptPath}/jobs`).query(true).reply(200, jobs);
+      github().get(packageAnnotationsPath).query(true).reply(status, body);
+      // No force-cancel interceptor: a POST would fail the test with nock's "no match".
+      const snapshot = await createTestAdapter({ forceCancelAfterMs: 60_000, now }).doGetStatus(
+        runRef,
+        createTestContext(),
+      );
+      expect(snapshot).toMatchObject({ status: "working", message: "build: step 3/7 'Run tests' (3 of 4 jobs done)" });
+    },
+  );
 
   it("still fails the read retryably when the annotations answer a server error (the next poll looks again)", async () => {
     const jobs = fixture("attempt-jobs-in-progress.json");
-    jobs.jobs[3] = { ...jobs.jobs[3], status: "completed", conclusion: "cancelled", completed_at: "2026-11-20T10:02:00Z" };
+    jobs.jobs[3] = {
+      ...jobs.jobs[3],
+      status: "completed",
+      conclusion: "cancelled",
+      completed_at: "2026-11-20T10:02:00Z",
+    };
     github().get(attemptPath).reply(200, workflowRun());
     github().get(`${attemptPath}/jobs`).query(true).reply(200, jobs);
     github().get(packageAnnotationsPath).query(true).reply(502, { message: "Bad gateway" });
-    const error = await createTestAdapter({ requestRetries: 0 }).doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
+    const error = await createTestAdapter({ requestRetries: 0 })
+      .doGetStatus(runRef, createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: true });
   });
 
@@ -155,12 +213,20 @@ describe("a run being cancelled", () => {
     jobs.jobs[3] = { ...jobs.jobs[3], status: "completed", conclusion: "cancelled", completed_at: cancelledAt };
     github().get(attemptPath).reply(200, workflowRun());
     github().get(`${attemptPath}/jobs`).query(true).reply(200, jobs);
-    github().get("/repos/octo-org/octo-app/check-runs/25880011001/annotations").query(true).reply(200, fixture("check-run-annotations-concurrency.json"));
+    github()
+      .get("/repos/octo-org/octo-app/check-runs/25880011001/annotations")
+      .query(true)
+      .reply(200, fixture("check-run-annotations-concurrency.json"));
     github().get(packageAnnotationsPath).query(true).reply(200, fixture("check-run-annotations-run-cancelled.json"));
     const force = github().post(`${runPath}/force-cancel`).reply(202, {});
     const now = () => Date.parse(cancelledAt) + 4 * 60_000 + 30_000;
-    const snapshot = await createTestAdapter({ forceCancelAfterMs: 4 * 60_000, now }).doGetStatus(runRef, createTestContext());
-    expect(snapshot.message).toBe("cancel requested: waiting for GitHub to stop 1 running job; force-cancel sent after a grace of 240 s");
+    const snapshot = await createTestAdapter({ forceCancelAfterMs: 4 * 60_000, now }).doGetStatus(
+      runRef,
+      createTestContext(),
+    );
+    expect(snapshot.message).toBe(
+      "cancel requested: waiting for GitHub to stop 1 running job; force-cancel sent after a grace of 240 s",
+    );
     // The grace counts from the job that shows the run cancel (10:05), not from lint's earlier cancel.
     expect(force.isDone()).toBe(true);
   });

@@ -14,13 +14,25 @@ function failedJob(id: number, name: string, withFailingStep: boolean): Workflow
     completed_at: "2026-11-20T10:01:00Z",
     html_url: null,
     steps: withFailingStep
-      ? [{ name: "Run tests", number: 1, status: "completed", conclusion: "failure", started_at: "2026-11-20T10:00:00Z", completed_at: "2026-11-20T10:01:00Z" }]
+      ? [
+          {
+            name: "Run tests",
+            number: 1,
+            status: "completed",
+            conclusion: "failure",
+            started_at: "2026-11-20T10:00:00Z",
+            completed_at: "2026-11-20T10:01:00Z",
+          },
+        ]
       : [],
   };
 }
 
 function logOf(jobId: number | string): string {
-  return Array.from({ length: 20 }, (_, index) => `2026-11-20T10:00:${String(index + 10)}.0000000Z job ${jobId} line ${index + 1}`).join("\n");
+  return Array.from(
+    { length: 20 },
+    (_, index) => `2026-11-20T10:00:${String(index + 10)}.0000000Z job ${jobId} line ${index + 1}`,
+  ).join("\n");
 }
 
 /** A log as the API hands it over: text chunks. */
@@ -29,8 +41,21 @@ async function* chunksOf(text: string): AsyncIterable<string> {
 }
 
 function settings(budget: Partial<LogBudget>, secrets: string[] = []): CollectSettings {
-  const logs = { maxLinesPerStep: 10, maxBytes: 1000, maxFailedJobs: 3, maxReadBytes: 50 * 1024 * 1024, maxReadMs: 15_000, ...budget };
-  return { budget: logs, secrets, signal: new AbortController().signal, finishedAt: "2026-11-20T10:01:00Z", now: () => Date.parse("2026-11-20T10:01:30Z") };
+  const logs = {
+    maxLinesPerStep: 10,
+    maxBytes: 1000,
+    maxFailedJobs: 3,
+    maxReadBytes: 50 * 1024 * 1024,
+    maxReadMs: 15_000,
+    ...budget,
+  };
+  return {
+    budget: logs,
+    secrets,
+    signal: new AbortController().signal,
+    finishedAt: "2026-11-20T10:01:00Z",
+    now: () => Date.parse("2026-11-20T10:01:30Z"),
+  };
 }
 
 describe("collectFailedSteps", () => {
@@ -40,7 +65,12 @@ describe("collectFailedSteps", () => {
       downloadJobLog: async (_ref: unknown, jobId: number | string) => (downloads.push(jobId), chunksOf(logOf(jobId))),
     } as unknown as GithubApi;
     const jobs = [failedJob(1, "unit", true), failedJob(2, "e2e", false), failedJob(3, "lint", true)];
-    const steps = await collectFailedSteps(api, runRef, jobs, settings({ maxLinesPerStep: 10, maxBytes: 100, maxFailedJobs: 2 }));
+    const steps = await collectFailedSteps(
+      api,
+      runRef,
+      jobs,
+      settings({ maxLinesPerStep: 10, maxBytes: 100, maxFailedJobs: 2 }),
+    );
 
     expect(downloads).toEqual([1, 2]);
     expect(steps.map((step) => [step.job, step.step])).toEqual([
@@ -57,8 +87,15 @@ describe("collectFailedSteps", () => {
 
   it("redacts credentials that appear in a log", async () => {
     const secret = "ghp_SecretThatAWorkflowEchoed000";
-    const api = { downloadJobLog: async () => chunksOf(`2026-11-20T10:00:30.0000000Z token is ${secret}`) } as unknown as GithubApi;
-    const [step] = await collectFailedSteps(api, runRef, [failedJob(1, "unit", true)], settings({ maxLinesPerStep: 10, maxBytes: 1000, maxFailedJobs: 1 }, [secret]));
+    const api = {
+      downloadJobLog: async () => chunksOf(`2026-11-20T10:00:30.0000000Z token is ${secret}`),
+    } as unknown as GithubApi;
+    const [step] = await collectFailedSteps(
+      api,
+      runRef,
+      [failedJob(1, "unit", true)],
+      settings({ maxLinesPerStep: 10, maxBytes: 1000, maxFailedJobs: 1 }, [secret]),
+    );
     expect(step?.logTail).toBe("token is [redacted]");
   });
 
@@ -68,13 +105,17 @@ describe("collectFailedSteps", () => {
         (async function* () {
           yield "2026-11-20T10:00:30.0000000Z the last line that came\n";
           // The connection stalls until the download is aborted.
-          await new Promise((_resolve, reject) => options.signal.addEventListener("abort", () => reject(options.signal.reason), { once: true }));
+          await new Promise((_resolve, reject) =>
+            options.signal.addEventListener("abort", () => reject(options.signal.reason), { once: true }),
+          );
         })(),
     } as unknown as GithubApi;
     const started = Date.now();
     const [step] = await collectFailedSteps(api, runRef, [failedJob(1, "unit", true)], settings({ maxReadMs: 50 }));
     expect(Date.now() - started).toBeLessThan(2000);
     expect(step).toMatchObject({ logTruncated: true });
-    expect(step!.logTail).toBe("the last line that came\n(log cut short: reading stopped: not read within 0.05 s; the step's last lines may be missing)");
+    expect(step!.logTail).toBe(
+      "the last line that came\n(log cut short: reading stopped: not read within 0.05 s; the step's last lines may be missing)",
+    );
   });
 });

@@ -43,7 +43,12 @@ const failingConclusions = new Set(["failure", "timed_out", "startup_failure", "
  * kept for good, so it must not lose the log to a passing fault; the snapshot stays working and the next
  * read tries again.
  */
-export async function collectFailedSteps(api: GithubApi, ref: RunRef, jobs: ReadonlyArray<WorkflowJob>, settings: CollectSettings): Promise<FailedStep[]> {
+export async function collectFailedSteps(
+  api: GithubApi,
+  ref: RunRef,
+  jobs: ReadonlyArray<WorkflowJob>,
+  settings: CollectSettings,
+): Promise<FailedStep[]> {
   const { budget, signal } = settings;
   const failedJobs = jobs.filter((job) => job.conclusion !== null && failingConclusions.has(job.conclusion));
   const targets = failedJobs.flatMap((job): Array<{ job: WorkflowJob; step: WorkflowStep | undefined }> => {
@@ -71,7 +76,13 @@ export async function collectFailedSteps(api: GithubApi, ref: RunRef, jobs: Read
       try {
         const log = await api.downloadJobLog(ref, job.id, { signal: download.signal });
         const limits = { maxReadBytes: budget.maxReadBytes, stop: download.signal, stopReason };
-        const jobTails = await readStepLogTails(log, windows, { maxLinesPerStep: budget.maxLinesPerStep, maxBytes: bytesPerStep }, settings.secrets, limits);
+        const jobTails = await readStepLogTails(
+          log,
+          windows,
+          { maxLinesPerStep: budget.maxLinesPerStep, maxBytes: bytesPerStep },
+          settings.secrets,
+          limits,
+        );
         jobTargets.forEach(({ step }, index) => tails.set(step ?? job, jobTails[index]!));
       } catch (error) {
         if (signal.aborted) throw error;
@@ -90,7 +101,8 @@ export async function collectFailedSteps(api: GithubApi, ref: RunRef, jobs: Read
   return targets.map(({ job, step }) => {
     const tail = tails.get(step ?? job);
     const base = { job: job.name, step: step?.name ?? null, conclusion: step?.conclusion ?? job.conclusion };
-    if (tail === undefined) return { ...base, logTail: "(log not fetched: over the failed-job budget)", logTruncated: true };
+    if (tail === undefined)
+      return { ...base, logTail: "(log not fetched: over the failed-job budget)", logTruncated: true };
     if ("unavailable" in tail) return { ...base, logTail: `(${tail.unavailable})`, logTruncated: true };
     if (tail.stoppedEarly === undefined) return { ...base, logTail: tail.text, logTruncated: tail.truncated };
     const note = `(log cut short: ${tail.stoppedEarly}; the step's last lines may be missing)`;
@@ -118,6 +130,10 @@ function linkedAbort(...parents: AbortSignal[]): AbortController {
     if (parent.aborted) controller.abort();
     else parent.addEventListener("abort", abort, { once: true });
   }
-  controller.signal.addEventListener("abort", () => parents.forEach((parent) => parent.removeEventListener("abort", abort)), { once: true });
+  controller.signal.addEventListener(
+    "abort",
+    () => parents.forEach((parent) => parent.removeEventListener("abort", abort)),
+    { once: true },
+  );
   return controller;
 }

@@ -1,7 +1,15 @@
 import { runAdapterConformance } from "@jobtasks/testkit";
 import { beforeAll } from "vitest";
 import type { RunRef } from "./run-ref.js";
-import { createTestAdapter, fixture, fixtureText, github, nock, testToken, workflowRun } from "./test-support/github-fixtures.js";
+import {
+  createTestAdapter,
+  fixture,
+  fixtureText,
+  github,
+  nock,
+  testToken,
+  workflowRun,
+} from "./test-support/github-fixtures.js";
 
 const owner = "octo-org";
 const repo = "octo-app";
@@ -21,7 +29,9 @@ function arrangeRun(rawStatus: string): RunRef {
   const [status, conclusion = null] = rawStatus.split("/");
   const { ref, path } = newRun();
   const attemptPath = `${path}/attempts/1`;
-  github().get(attemptPath).reply(200, workflowRun({ id: ref.runId, status, conclusion }));
+  github()
+    .get(attemptPath)
+    .reply(200, workflowRun({ id: ref.runId, status, conclusion }));
   if (status === "in_progress") {
     github().get(`${attemptPath}/jobs`).query(true).reply(200, fixture("attempt-jobs-in-progress.json"));
   }
@@ -45,14 +55,21 @@ runAdapterConformance<RunRef>({
   secrets: [testToken],
   createAdapter() {
     // The start scenario: a dispatch that names its run, and that run's first read.
-    github()
-      .post(`${repositoryPath}/workflows/ci.yml/dispatches`)
-      .optionally()
-      .reply(200, { workflow_run_id: 9182799001, html_url: "https://github.com/octo-org/octo-app/actions/runs/9182799001" });
+    github().post(`${repositoryPath}/workflows/ci.yml/dispatches`).optionally().reply(200, {
+      workflow_run_id: 9182799001,
+      html_url: "https://github.com/octo-org/octo-app/actions/runs/9182799001",
+    });
     // Read twice: once by the dispatch (the run must be readable before a task is handed out), once by the suite.
-    github().get(`${repositoryPath}/runs/9182799001/attempts/1`).times(2).optionally().reply(200, workflowRun({ id: 9182799001, status: "queued" }));
+    github()
+      .get(`${repositoryPath}/runs/9182799001/attempts/1`)
+      .times(2)
+      .optionally()
+      .reply(200, workflowRun({ id: 9182799001, status: "queued" }));
     // No GET retries: the retryable-failure scenario answers one 503 and would otherwise wait out 1 + 4 s.
-    return createTestAdapter({ requestRetries: 0, workflows: [{ tool: "run_ci", repository: `${owner}/${repo}`, workflow: "ci.yml" }] });
+    return createTestAdapter({
+      requestRetries: 0,
+      workflows: [{ tool: "run_ci", repository: `${owner}/${repo}`, workflow: "ci.yml" }],
+    });
   },
   cleanup() {
     nock.cleanAll();
@@ -77,7 +94,9 @@ runAdapterConformance<RunRef>({
   unknownRawStatus: "hibernating",
   arrangeNotFound() {
     const { ref, path } = newRun();
-    github().get(`${path}/attempts/1`).reply(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
+    github()
+      .get(`${path}/attempts/1`)
+      .reply(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
     return ref;
   },
   arrangeRetryableFailure() {
@@ -90,7 +109,10 @@ runAdapterConformance<RunRef>({
     arrange() {
       const ref = arrangeRun("waiting");
       github()
-        .post(`${repositoryPath}/runs/${ref.runId}/pending_deployments`, (body) => (approvals.set(String(ref.runId), body), true))
+        .post(
+          `${repositoryPath}/runs/${ref.runId}/pending_deployments`,
+          (body) => (approvals.set(String(ref.runId), body), true),
+        )
         .reply(200, []);
       return ref;
     },
@@ -103,7 +125,9 @@ runAdapterConformance<RunRef>({
   cancel: {
     arrange() {
       const { ref, path } = newRun();
-      github().get(`${path}/attempts/1`).reply(200, workflowRun({ id: ref.runId, status: "in_progress" }));
+      github()
+        .get(`${path}/attempts/1`)
+        .reply(200, workflowRun({ id: ref.runId, status: "in_progress" }));
       github()
         .post(`${path}/cancel`)
         .reply(() => {

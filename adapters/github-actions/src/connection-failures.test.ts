@@ -2,7 +2,15 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { UpstreamError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestAdapter, createTestContext, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
+import {
+  createTestAdapter,
+  createTestContext,
+  github,
+  nock,
+  runPath,
+  runRef,
+  workflowRun,
+} from "./test-support/github-fixtures.js";
 
 /**
  * A connection that breaks before GitHub answers: octokit reports it as a RequestError with status 500 and
@@ -33,23 +41,35 @@ describe("a connection that broke before any answer", () => {
 
   it("says a dispatch that got no answer may have started, without naming an HTTP status", async () => {
     github().post(dispatchPath).replyWithError(connectionReset);
-    const adapter = createTestAdapter({ workflows: [{ tool: "run_deploy", repository: "octo-org/octo-app", workflow: "deploy.yml" }] });
+    const adapter = createTestAdapter({
+      workflows: [{ tool: "run_deploy", repository: "octo-org/octo-app", workflow: "deploy.yml" }],
+    });
     const tool = adapter.tools.find((candidate) => candidate.name === "run_deploy")!;
-    const error = await tool.doStart(tool.inputSchema.parse({}), createTestContext()).catch((caught: unknown) => caught);
+    const error = await tool
+      .doStart(tool.inputSchema.parse({}), createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: false });
-    expect((error as Error).message).toMatch(/^GitHub gave no answer to the dispatch of workflow deploy\.yml: the run may have started anyway/);
+    expect((error as Error).message).toMatch(
+      /^GitHub gave no answer to the dispatch of workflow deploy\.yml: the run may have started anyway/,
+    );
     expect((error as Error).message).not.toMatch(/HTTP 500/);
   });
 
   it("says a re-run that got no answer may have started, without naming an HTTP status", async () => {
-    github().get(runPath).reply(200, workflowRun({ status: "completed", conclusion: "failure", run_attempt: 1 }));
+    github()
+      .get(runPath)
+      .reply(200, workflowRun({ status: "completed", conclusion: "failure", run_attempt: 1 }));
     github().post(`${runPath}/rerun`).replyWithError(connectionReset);
     github().get(`${runPath}/attempts/2`).times(100).optionally().reply(404, { message: "Not Found" });
     const adapter = createTestAdapter({ watchCommitTimeoutMs: 50 });
     const tool = adapter.tools.find((candidate) => candidate.name === "rerun_run")!;
-    const error = await tool.doStart(tool.inputSchema.parse({ runId: 9182736455 }), createTestContext()).catch((caught: unknown) => caught);
+    const error = await tool
+      .doStart(tool.inputSchema.parse({ runId: 9182736455 }), createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: false });
-    expect((error as Error).message).toMatch(/^GitHub gave no answer to the re-run of run 9182736455: it may have started anyway/);
+    expect((error as Error).message).toMatch(
+      /^GitHub gave no answer to the re-run of run 9182736455: it may have started anyway/,
+    );
     expect((error as Error).message).not.toMatch(/HTTP 500/);
   });
 
@@ -59,9 +79,13 @@ describe("a connection that broke before any answer", () => {
     nock.enableNetConnect("127.0.0.1");
     try {
       const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const error = await createTestAdapter({ requestRetries: 0, baseUrl }).doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
+      const error = await createTestAdapter({ requestRetries: 0, baseUrl })
+        .doGetStatus(runRef, createTestContext())
+        .catch((caught: unknown) => caught);
       expect(error).toMatchObject({ isRetryable: true, httpStatus: undefined });
-      expect((error as Error).message).toMatch(/^GitHub did not answer while trying to read run 9182736455 attempt 1 of octo-org\/octo-app \(the connection failed: [A-Z_]+\)$/);
+      expect((error as Error).message).toMatch(
+        /^GitHub did not answer while trying to read run 9182736455 attempt 1 of octo-org\/octo-app \(the connection failed: [A-Z_]+\)$/,
+      );
       expect((error as Error).message).not.toContain("127.0.0.1");
     } finally {
       nock.disableNetConnect();
@@ -71,7 +95,9 @@ describe("a connection that broke before any answer", () => {
 
   it("still names the status of a real 500 answer", async () => {
     github().get(`${runPath}/attempts/1`).reply(500, { message: "Server Error" });
-    const error = await createTestAdapter({ requestRetries: 0 }).doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
+    const error = await createTestAdapter({ requestRetries: 0 })
+      .doGetStatus(runRef, createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: true, httpStatus: 500 });
     expect((error as Error).message).toMatch(/GitHub answered HTTP 500/);
   });

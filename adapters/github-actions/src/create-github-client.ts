@@ -4,7 +4,10 @@ import type { RateBudget } from "./rate-budget.js";
 
 /** Only the plain Octokit surface is used (octokit.request), so the plugin types need not leak. */
 export interface GithubClient {
-  request(route: string, parameters: Record<string, unknown>): Promise<{ status: number; data: unknown; headers: unknown }>;
+  request(
+    route: string,
+    parameters: Record<string, unknown>,
+  ): Promise<{ status: number; data: unknown; headers: unknown }>;
 }
 
 export type GithubCredentials =
@@ -67,17 +70,26 @@ let octokitWithEtiquette: Promise<ReturnType<typeof Octokit.plugin>> | undefined
 
 async function buildOctokit(settings: GithubClientSettings, id: number): Promise<Octokit> {
   const [OctokitWithEtiquette, { createAppAuth }] = await Promise.all([
-    (octokitWithEtiquette ??= Promise.all([import("@octokit/rest"), import("@octokit/plugin-throttling"), import("@octokit/plugin-retry")]).then(
-      ([{ Octokit }, { throttling }, { retry }]) => Octokit.plugin(throttling, retry),
-    )),
+    (octokitWithEtiquette ??= Promise.all([
+      import("@octokit/rest"),
+      import("@octokit/plugin-throttling"),
+      import("@octokit/plugin-retry"),
+    ]).then(([{ Octokit }, { throttling }, { retry }]) => Octokit.plugin(throttling, retry))),
     import("@octokit/auth-app"),
   ]);
-  const shouldWait = (retryAfterSeconds: number, options: { request?: object }, _octokit: unknown, retryCount: number): boolean =>
+  const shouldWait = (
+    retryAfterSeconds: number,
+    options: { request?: object },
+    _octokit: unknown,
+    retryCount: number,
+  ): boolean =>
     retryCount < 1 &&
     retryAfterSeconds * 1000 <= settings.maxRateLimitWaitMs &&
     (options.request as Record<string, unknown> | undefined)?.[waitOutRateLimits] !== false;
   const metered = createMeteredFetch(settings.fetch, settings.budget, settings.onUpstreamRequest);
-  const fetchChain = createConditionalFetch(settings.onCredential ? reportCredentials(metered, settings.onCredential) : metered);
+  const fetchChain = createConditionalFetch(
+    settings.onCredential ? reportCredentials(metered, settings.onCredential) : metered,
+  );
   const authOptions =
     settings.credentials.kind === "token"
       ? { auth: settings.credentials.token }

@@ -1,7 +1,16 @@
 import { InvalidToolInputError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamRequestEvent } from "./create-github-client.js";
-import { createTestAdapter, createTestContext, fixture, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
+import {
+  createTestAdapter,
+  createTestContext,
+  fixture,
+  github,
+  nock,
+  runPath,
+  runRef,
+  workflowRun,
+} from "./test-support/github-fixtures.js";
 
 const attemptPath = `${runPath}/attempts/1`;
 const pendingPath = `${runPath}/pending_deployments`;
@@ -18,15 +27,24 @@ const production = { id: 161088068, name: "production" };
 const productionEu = { id: 161088069, name: "production-eu" };
 
 /** GitHub shows the attempt waiting, these pending deployments, and this review history of the run (null: not read). */
-function arrangeWaiting(deployments: unknown[], reviews: unknown[] | null = fixture("run-approvals.json"), attempt = 1): void {
-  github().get(`${runPath}/attempts/${attempt}`).reply(200, workflowRun({ status: "waiting", name: "Deploy", run_attempt: attempt }));
+function arrangeWaiting(
+  deployments: unknown[],
+  reviews: unknown[] | null = fixture("run-approvals.json"),
+  attempt = 1,
+): void {
+  github()
+    .get(`${runPath}/attempts/${attempt}`)
+    .reply(200, workflowRun({ status: "waiting", name: "Deploy", run_attempt: attempt }));
   github().get(pendingPath).reply(200, deployments);
   if (reviews !== null) github().get(approvalsPath).reply(200, reviews);
 }
 
 /** Both environments of the fixture, approvable by this token. */
 function bothApprovable(): unknown[] {
-  return fixture("pending-deployments.json").map((deployment: Record<string, unknown>) => ({ ...deployment, current_user_can_approve: true }));
+  return fixture("pending-deployments.json").map((deployment: Record<string, unknown>) => ({
+    ...deployment,
+    current_user_can_approve: true,
+  }));
 }
 
 beforeAll(() => nock.disableNetConnect());
@@ -57,7 +75,9 @@ describe("a run waiting on deployment protection", () => {
   });
 
   it("offers no form but stays working when the review history answers 404: the run exists, only its keys cannot be numbered", async () => {
-    github().get(attemptPath).reply(200, workflowRun({ status: "waiting", name: "Deploy" }));
+    github()
+      .get(attemptPath)
+      .reply(200, workflowRun({ status: "waiting", name: "Deploy" }));
     github().get(pendingPath).reply(200, fixture("pending-deployments.json"));
     github().get(approvalsPath).reply(404, { message: "Not Found" });
     const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
@@ -70,10 +90,15 @@ describe("a run waiting on deployment protection", () => {
   });
 
   it("stays working when the pending deployments answer 404, instead of calling the run gone", async () => {
-    github().get(attemptPath).reply(200, workflowRun({ status: "waiting", name: "Deploy" }));
+    github()
+      .get(attemptPath)
+      .reply(200, workflowRun({ status: "waiting", name: "Deploy" }));
     github().get(pendingPath).reply(404, { message: "Not Found" });
     const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
-    expect(snapshot).toMatchObject({ status: "working", message: "waiting: the pending deployments could not be read (HTTP 404)" });
+    expect(snapshot).toMatchObject({
+      status: "working",
+      message: "waiting: the pending deployments could not be read (HTTP 404)",
+    });
   });
 
   it("stays working, saying who it waits for, when this token cannot approve (without reading the review history)", async () => {
@@ -81,7 +106,10 @@ describe("a run waiting on deployment protection", () => {
     arrangeWaiting(deployments, null);
     const requests: UpstreamRequestEvent[] = [];
     const snapshot = await createTestAdapter({}, requests).doGetStatus(runRef, createTestContext());
-    expect(snapshot).toMatchObject({ status: "working", message: "waiting: 'production-eu' waits for a review by team eu-ops, @hubot" });
+    expect(snapshot).toMatchObject({
+      status: "working",
+      message: "waiting: 'production-eu' waits for a review by team eu-ops, @hubot",
+    });
     expect(snapshot.inputRequests).toBeUndefined();
     expect(requests).toHaveLength(2);
   });
@@ -89,7 +117,13 @@ describe("a run waiting on deployment protection", () => {
   it("says when a wait timer is what the run waits for", async () => {
     const [deployment] = fixture("pending-deployments.json");
     const startedAt = new Date(Date.now() - 60_000).toISOString();
-    const timer = { ...deployment, current_user_can_approve: false, wait_timer: 30, wait_timer_started_at: startedAt, reviewers: [] };
+    const timer = {
+      ...deployment,
+      current_user_can_approve: false,
+      wait_timer: 30,
+      wait_timer_started_at: startedAt,
+      reviewers: [],
+    };
     arrangeWaiting([timer], null);
     const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
     expect(snapshot.status).toBe("working");
@@ -127,7 +161,10 @@ describe("a run waiting on deployment protection", () => {
     // production-eu is approved; its job runs, then a third job waits on production-eu again.
     const second = await keysOf(bothApprovable(), [review("approved", productionEu)]);
     // production is approved; only the second production-eu wait is left.
-    const third = await keysOf(bothApprovable().slice(1), [review("approved", productionEu), review("approved", production)]);
+    const third = await keysOf(bothApprovable().slice(1), [
+      review("approved", productionEu),
+      review("approved", production),
+    ]);
 
     expect(first).toEqual([productionKey, productionEuKey]);
     expect(second).toEqual([productionKey, "deploy-9182736455-1-161088069-1"]);
@@ -139,16 +176,29 @@ describe("a run waiting on deployment protection", () => {
   });
 
   it("counts a review of several environments once for each, and leaves pending entries out", async () => {
-    arrangeWaiting(bothApprovable(), [review("rejected", production, productionEu), review("approved", productionEu), review("pending", production)]);
+    arrangeWaiting(bothApprovable(), [
+      review("rejected", production, productionEu),
+      review("approved", productionEu),
+      review("pending", production),
+    ]);
     const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
-    expect(Object.keys(snapshot.inputRequests ?? {}).sort()).toEqual(["deploy-9182736455-1-161088068-1", "deploy-9182736455-1-161088069-2"]);
+    expect(Object.keys(snapshot.inputRequests ?? {}).sort()).toEqual([
+      "deploy-9182736455-1-161088068-1",
+      "deploy-9182736455-1-161088069-2",
+    ]);
   });
 
   it("counts reviews by environment id compared as int64", async () => {
     const huge = "9007199254740993123";
-    const deployment = { ...bothApprovable()[0] as Record<string, unknown>, environment: { id: huge, name: "huge" } };
+    const deployment = { ...(bothApprovable()[0] as Record<string, unknown>), environment: { id: huge, name: "huge" } };
     // Past 2^53 only the string form keeps the id; 9007199254740993124 would be the same number.
-    arrangeWaiting([deployment], [review("approved", { id: huge, name: "huge" } as never), review("approved", { id: "9007199254740993124", name: "other" } as never)]);
+    arrangeWaiting(
+      [deployment],
+      [
+        review("approved", { id: huge, name: "huge" } as never),
+        review("approved", { id: "9007199254740993124", name: "other" } as never),
+      ],
+    );
     const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());
     expect(Object.keys(snapshot.inputRequests ?? {})).toEqual([`deploy-9182736455-1-${huge}-1`]);
   });
@@ -186,7 +236,11 @@ describe("answering an approval (doRespond)", () => {
     github()
       .post(pendingPath, (sent) => ((body = sent), true))
       .reply(200, []);
-    await createTestAdapter().doRespond!(runRef, { "deploy-9182736455-1-161088068": { action: "accept", content: { approve: true } } }, createTestContext());
+    await createTestAdapter().doRespond!(
+      runRef,
+      { "deploy-9182736455-1-161088068": { action: "accept", content: { approve: true } } },
+      createTestContext(),
+    );
     expect(body).toEqual({ environment_ids: [161088068], state: "approved", comment: "Approved through jobtasks" });
     github()
       .post(pendingPath, (sent) => ((body = sent), true))
@@ -219,24 +273,24 @@ describe("answering an approval (doRespond)", () => {
     ["approve 1", { action: "accept" as const, content: { approve: 1 } }],
   ])("refuses an accept with %s, naming the field, and reviews nothing", async (_label, response) => {
     // No interceptor is arranged: any review would fail with nock's "no match" error.
-    const error = await createTestAdapter()
-      .doRespond!(runRef, { [productionKey]: response as never }, createTestContext())
-      .catch((caught: unknown) => caught);
+    const error = await createTestAdapter().doRespond!(
+      runRef,
+      { [productionKey]: response as never },
+      createTestContext(),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidToolInputError);
     expect(error).toMatchObject({ field: `${productionKey}.approve`, problem: "must be true or false" });
   });
 
   it("reviews nothing of a batch when one answer in it is unreadable", async () => {
-    const error = await createTestAdapter()
-      .doRespond!(
-        runRef,
-        {
-          "deploy-9182736455-1-161088069-0": { action: "accept", content: { approve: true } },
-          [productionKey]: { action: "accept", content: { approve: "yes" } },
-        },
-        createTestContext(),
-      )
-      .catch((caught: unknown) => caught);
+    const error = await createTestAdapter().doRespond!(
+      runRef,
+      {
+        "deploy-9182736455-1-161088069-0": { action: "accept", content: { approve: true } },
+        [productionKey]: { action: "accept", content: { approve: "yes" } },
+      },
+      createTestContext(),
+    ).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ field: `${productionKey}.approve` });
   });
 
@@ -257,12 +311,18 @@ describe("answering an approval (doRespond)", () => {
   it("treats a deployment someone else already reviewed (422) as answered", async () => {
     github().post(pendingPath).reply(422, { message: "No pending deployment requests to approve or reject" });
     await expect(
-      createTestAdapter().doRespond!(runRef, { [productionKey]: { action: "accept", content: { approve: true } } }, createTestContext()),
+      createTestAdapter().doRespond!(
+        runRef,
+        { [productionKey]: { action: "accept", content: { approve: true } } },
+        createTestContext(),
+      ),
     ).resolves.toBeUndefined();
   });
 
   it("reports a rejected deployment, once GitHub concludes the run, as completed with isError", async () => {
-    github().get(attemptPath).reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
+    github()
+      .get(attemptPath)
+      .reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
     github().get(`${attemptPath}/jobs`).query(true).reply(200, { total_count: 0, jobs: [] });
     github().get(`${runPath}/artifacts`).query(true).reply(200, { total_count: 0, artifacts: [] });
     const snapshot = await createTestAdapter().doGetStatus(runRef, createTestContext());

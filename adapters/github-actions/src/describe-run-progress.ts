@@ -37,9 +37,13 @@ export function cancelledJobCandidates(
   const cancelled = jobs.filter((job) => job.conclusion === "cancelled");
   if (cancelled.length === 0) return undefined;
   if (jobs.some((job) => job.conclusion === "failure" || job.conclusion === "timed_out")) return undefined;
-  const oldestFirst = [...cancelled].sort((a, b) => (a.completed_at ?? "\uffff").localeCompare(b.completed_at ?? "\uffff"));
+  const oldestFirst = [...cancelled].sort((a, b) =>
+    (a.completed_at ?? "\uffff").localeCompare(b.completed_at ?? "\uffff"),
+  );
   return {
-    candidates: oldestFirst.slice(0, maxCancelledJobsChecked).map((job) => ({ jobId: job.id, since: job.completed_at })),
+    candidates: oldestFirst
+      .slice(0, maxCancelledJobsChecked)
+      .map((job) => ({ jobId: job.id, since: job.completed_at })),
     stillRunning: jobs.filter((job) => job.status !== "completed").length,
   };
 }

@@ -14,7 +14,12 @@ export interface RunningRunDependencies {
  * The message of a run in progress: its progress, or "cancel requested" once GitHub's own note on a
  * cancelled job shows that someone cancelled the run (then, past the grace period, a force-cancel).
  */
-export async function describeRunningRun(dependencies: RunningRunDependencies, ref: RunRef, run: WorkflowRun, context: AdapterContext): Promise<string> {
+export async function describeRunningRun(
+  dependencies: RunningRunDependencies,
+  ref: RunRef,
+  run: WorkflowRun,
+  context: AdapterContext,
+): Promise<string> {
   const jobs = (await dependencies.api.listAttemptJobs(ref, { signal: context.signal, notFoundMeansGone: true })).jobs;
   const progress = describeRunProgress(jobs) ?? "in progress";
   const cancelling = cancelledJobCandidates(jobs);
@@ -61,7 +66,10 @@ async function findRunCancel(
       annotations = await api.listJobAnnotations(ref, candidate.jobId, { signal: context.signal });
     } catch (error) {
       if (context.signal.aborted || !(error instanceof UpstreamError) || error.isRetryable) throw error;
-      context.logger.debug({ runId: ref.runId, httpStatus: error.httpStatus }, "check-run annotations refused; a cancel of the run cannot be recognised");
+      context.logger.debug(
+        { runId: ref.runId, httpStatus: error.httpStatus },
+        "check-run annotations refused; a cancel of the run cannot be recognised",
+      );
       return undefined;
     }
     if (annotations.some((annotation) => isRunCancelAnnotation(annotation.message))) return candidate.since;

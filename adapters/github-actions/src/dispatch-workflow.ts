@@ -37,7 +37,12 @@ export async function dispatchWorkflow(
   now: () => number = Date.now,
 ): Promise<StartedJob<RunRef>> {
   return startOutlivingClient(
-    { api, context, deadlineMs: settings.correlationTimeoutMs + startAnswerAllowanceMs, started: `the dispatch of workflow ${request.workflow}` },
+    {
+      api,
+      context,
+      deadlineMs: settings.correlationTimeoutMs + startAnswerAllowanceMs,
+      started: `the dispatch of workflow ${request.workflow}`,
+    },
     (signal, progress) => dispatchAndFindRun(api, request, settings, { signal, progress, now }),
   );
 }
@@ -55,7 +60,12 @@ async function dispatchAndFindRun(
   // GitHub filters by its own clock at whole seconds; a margin covers skew between the two clocks.
   const createdSince = new Date(now() - 60_000).toISOString().replace(/\.\d+Z$/, "Z");
 
-  const dispatch = { workflow: request.workflow, ref: request.ref, inputs, returnRunDetails: settings.returnRunDetails };
+  const dispatch = {
+    workflow: request.workflow,
+    ref: request.ref,
+    inputs,
+    returnRunDetails: settings.returnRunDetails,
+  };
   let runId: number | string | undefined;
   let failure: UpstreamError | undefined;
   try {
@@ -91,8 +101,14 @@ async function dispatchAndFindRun(
   }
   const outcome = await waitAfterAcceptance(
     async () => {
-      const runs = await api.listWorkflowRuns(repository, { workflow: request.workflow, event: "workflow_dispatch", createdSince }, { signal });
-      return runs.find((run) => (run.display_title ?? "").includes(distinctId) || (run.name ?? "").includes(distinctId));
+      const runs = await api.listWorkflowRuns(
+        repository,
+        { workflow: request.workflow, event: "workflow_dispatch", createdSince },
+        { signal },
+      );
+      return runs.find(
+        (run) => (run.display_title ?? "").includes(distinctId) || (run.name ?? "").includes(distinctId),
+      );
     },
     { timeoutMs: settings.correlationTimeoutMs, initialMs: settings.correlationPollMs, signal, now },
   );

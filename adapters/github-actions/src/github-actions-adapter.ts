@@ -2,7 +2,11 @@ import { AdapterConfigError, UpstreamError, type JobAdapterV1, type JobTool } fr
 import type { z } from "zod";
 import { createGithubClient, type GithubCredentials, type UpstreamRequestEvent } from "./create-github-client.js";
 import { createGithubApi } from "./github-actions-api.js";
-import { githubActionsOptionsSchema, type GithubActionsConfig, type ResolvedGithubActionsConfig } from "./github-actions-options.js";
+import {
+  githubActionsOptionsSchema,
+  type GithubActionsConfig,
+  type ResolvedGithubActionsConfig,
+} from "./github-actions-options.js";
 import { RateBudget } from "./rate-budget.js";
 import { readRunSnapshot } from "./read-run-snapshot.js";
 import { createRerunRunTool } from "./rerun-run-tool.js";
@@ -29,7 +33,10 @@ export type GithubActionsOptions = GithubActionsConfig & {
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** Build a GitHub Actions adapter. Throws AdapterConfigError naming the option at fault. */
-export function githubActions(options: GithubActionsOptions, environment: Environment = process.env): JobAdapterV1<RunRef> {
+export function githubActions(
+  options: GithubActionsOptions,
+  environment: Environment = process.env,
+): JobAdapterV1<RunRef> {
   const { fetch: injectedFetch, onUpstreamRequest, now: injectedNow, ...configOptions } = options;
   const resolved = resolveGithubActionsOptions(configOptions, environment);
   const { config, secrets } = resolved;
@@ -53,10 +60,22 @@ export function githubActions(options: GithubActionsOptions, environment: Enviro
     ...(resolved.toolNames.runWorkflow ? [createRunWorkflowTool(dependencies, resolved.toolNames.runWorkflow)] : []),
     createWatchRunTool(dependencies, resolved.toolNames.watchRun),
     createRerunRunTool(dependencies, resolved.toolNames.rerunRun),
-  ].map((tool) => (config.synchronousWaitMs === undefined ? tool : { ...tool, synchronousWaitMs: config.synchronousWaitMs }));
+  ].map((tool) =>
+    config.synchronousWaitMs === undefined ? tool : { ...tool, synchronousWaitMs: config.synchronousWaitMs },
+  );
   // Status reads go out once each: the server's reader is their only retry loop.
   const statusApi = createGithubApi(octokit, secrets, { statusReads: true });
-  const snapshotDependencies = { api: statusApi, budget, secrets, now, settings: { logs: config.logs, pollIntervalMs: config.pollIntervalMs, forceCancelAfterMs: config.forceCancelAfterMs } };
+  const snapshotDependencies = {
+    api: statusApi,
+    budget,
+    secrets,
+    now,
+    settings: {
+      logs: config.logs,
+      pollIntervalMs: config.pollIntervalMs,
+      forceCancelAfterMs: config.forceCancelAfterMs,
+    },
+  };
 
   return {
     specificationVersion: "v1",
@@ -136,7 +155,10 @@ function resolveGithubActionsOptions(options: unknown, environment: Environment)
     for (const entry of config.allowedWorkflows) repositories.add(entry.split("/").slice(0, 2).join("/").toLowerCase());
   }
   if (repositories.size === 0) {
-    throw new AdapterConfigError("repositories", 'name at least one "owner/repo" (or configure workflows / allowedWorkflows)');
+    throw new AdapterConfigError(
+      "repositories",
+      'name at least one "owner/repo" (or configure workflows / allowedWorkflows)',
+    );
   }
 
   const toolNames = {
@@ -144,9 +166,14 @@ function resolveGithubActionsOptions(options: unknown, environment: Environment)
     rerunRun: `${config.toolPrefix}rerun_run`,
     runWorkflow: config.allowedWorkflows.length > 0 ? `${config.toolPrefix}run_workflow` : undefined,
   };
-  const seen = new Set<string>([toolNames.watchRun, toolNames.rerunRun, ...(toolNames.runWorkflow ? [toolNames.runWorkflow] : [])]);
+  const seen = new Set<string>([
+    toolNames.watchRun,
+    toolNames.rerunRun,
+    ...(toolNames.runWorkflow ? [toolNames.runWorkflow] : []),
+  ]);
   config.workflows.forEach((workflow, index) => {
-    if (seen.has(workflow.tool)) throw new AdapterConfigError(`workflows[${index}].tool`, `the tool name ${workflow.tool} is already taken`);
+    if (seen.has(workflow.tool))
+      throw new AdapterConfigError(`workflows[${index}].tool`, `the tool name ${workflow.tool} is already taken`);
     seen.add(workflow.tool);
   });
 
@@ -161,17 +188,27 @@ function resolveCredentials(config: ResolvedGithubActionsConfig, environment: En
     const installationId = config.app.installationId ?? environment.GITHUB_APP_INSTALLATION_ID;
     if (!appId) throw new AdapterConfigError("app.appId", "required (the option, or GITHUB_APP_ID)");
     if (!privateKey) throw new AdapterConfigError("app.privateKey", "required (the option, or GITHUB_APP_PRIVATE_KEY)");
-    if (!installationId) throw new AdapterConfigError("app.installationId", "required (the option, or GITHUB_APP_INSTALLATION_ID)");
-    if (!privateKey.includes("PRIVATE KEY")) throw new AdapterConfigError("app.privateKey", "expected a PEM private key");
+    if (!installationId)
+      throw new AdapterConfigError("app.installationId", "required (the option, or GITHUB_APP_INSTALLATION_ID)");
+    if (!privateKey.includes("PRIVATE KEY"))
+      throw new AdapterConfigError("app.privateKey", "expected a PEM private key");
     return { kind: "app", appId, privateKey: privateKey.replace(/\\n/g, "\n"), installationId };
   }
   const token = config.token ?? environment.GITHUB_TOKEN;
-  if (!token) throw new AdapterConfigError("token", "required: set the token option or the GITHUB_TOKEN environment variable (or configure app)");
+  if (!token)
+    throw new AdapterConfigError(
+      "token",
+      "required: set the token option or the GITHUB_TOKEN environment variable (or configure app)",
+    );
   return { kind: "token", token };
 }
 
 function zodToConfigError(error: z.ZodError): AdapterConfigError {
   const issue = error.issues[0];
-  const path = issue?.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("").replace(/^\./, "") || "options";
+  const path =
+    issue?.path
+      .map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`))
+      .join("")
+      .replace(/^\./, "") || "options";
   return new AdapterConfigError(path, issue?.message ?? "invalid", { cause: error });
 }

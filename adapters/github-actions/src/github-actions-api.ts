@@ -38,7 +38,11 @@ export interface GithubApiSettings {
   statusReads?: boolean;
 }
 
-export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<string | undefined>, settings: GithubApiSettings = {}) {
+export function createGithubApi(
+  octokit: GithubClient,
+  secrets: ReadonlyArray<string | undefined>,
+  settings: GithubApiSettings = {},
+) {
   async function call(
     action: string,
     route: string,
@@ -49,7 +53,11 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
     // Every POST here changes something (dispatch, re-run, review, cancel) and is not idempotent: a 5xx or a
     // broken connection may have done it already, so plugin-retry must not send it again. GETs keep the
     // configured retries, except in status reads (see GithubApiSettings).
-    const retries = settings.statusReads ? { retries: 0, [waitOutRateLimits]: false } : route.startsWith("POST ") ? { retries: 0 } : {};
+    const retries = settings.statusReads
+      ? { retries: 0, [waitOutRateLimits]: false }
+      : route.startsWith("POST ")
+        ? { retries: 0 }
+        : {};
     try {
       const response = await octokit.request(route, {
         ...parameters,
@@ -74,7 +82,12 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
   return {
     async getRun(repository: Repository, runId: number | string, options?: ApiCallOptions) {
       const action = `read run ${runId} of ${repository.owner}/${repository.repo}`;
-      const response = await call(action, "GET /repos/{owner}/{repo}/actions/runs/{run_id}", { ...repository, run_id: runId }, options);
+      const response = await call(
+        action,
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}",
+        { ...repository, run_id: runId },
+        options,
+      );
       return parse(workflowRunSchema, response.data, action);
     },
 
@@ -102,7 +115,12 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
 
     async listArtifacts(ref: RunRef, options?: ApiCallOptions) {
       const action = `list the artifacts of run ${ref.runId}`;
-      const response = await call(action, "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", { ...runPath(ref), per_page: 100 }, options);
+      const response = await call(
+        action,
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+        { ...runPath(ref), per_page: 100 },
+        options,
+      );
       return parse(artifactListSchema, response.data, action);
     },
 
@@ -112,7 +130,11 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
      * short-lived plain-text URL; fetch follows it and drops the Authorization header on the way, as the
      * URL is on another origin.
      */
-    async downloadJobLog(ref: RunRef, jobId: number | string, options?: ApiCallOptions): Promise<AsyncIterable<string>> {
+    async downloadJobLog(
+      ref: RunRef,
+      jobId: number | string,
+      options?: ApiCallOptions,
+    ): Promise<AsyncIterable<string>> {
       const action = `download the log of job ${jobId}`;
       const response = await call(
         action,
@@ -138,14 +160,24 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
 
     async listPendingDeployments(ref: RunRef, options?: ApiCallOptions) {
       const action = `list the pending deployments of run ${ref.runId}`;
-      const response = await call(action, "GET /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments", runPath(ref), options);
+      const response = await call(
+        action,
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments",
+        runPath(ref),
+        options,
+      );
       return parse(pendingDeploymentListSchema, response.data, action);
     },
 
     /** The run's review history (all attempts): every approval or rejection of its deployments. */
     async listRunReviews(ref: RunRef, options?: ApiCallOptions) {
       const action = `read the review history of run ${ref.runId}`;
-      const response = await call(action, "GET /repos/{owner}/{repo}/actions/runs/{run_id}/approvals", runPath(ref), options);
+      const response = await call(
+        action,
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}/approvals",
+        runPath(ref),
+        options,
+      );
       return parse(runReviewListSchema, response.data, action);
     },
 
@@ -157,7 +189,12 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
       await call(
         `${review.state === "approved" ? "approve" : "reject"} deployments of run ${ref.runId}`,
         "POST /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments",
-        { ...runPath(ref), environment_ids: review.environmentIds.map(Number), state: review.state, comment: review.comment },
+        {
+          ...runPath(ref),
+          environment_ids: review.environmentIds.map(Number),
+          state: review.state,
+          comment: review.comment,
+        },
         options,
       );
     },
@@ -178,7 +215,12 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
       const route = settings.failedJobsOnly
         ? "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs"
         : "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun";
-      await call(`re-run run ${runId}`, route, { ...repository, run_id: runId, enable_debug_logging: settings.debugLogging }, options);
+      await call(
+        `re-run run ${runId}`,
+        route,
+        { ...repository, run_id: runId, enable_debug_logging: settings.debugLogging },
+        options,
+      );
     },
 
     /** Answers the new run's id when GitHub gives it (200), or undefined for a bare 204. */
@@ -188,9 +230,19 @@ export function createGithubApi(octokit: GithubClient, secrets: ReadonlyArray<st
       options?: ApiCallOptions,
     ): Promise<number | string | undefined> {
       const action = `dispatch workflow ${dispatch.workflow} of ${repository.owner}/${repository.repo}`;
-      const body: Record<string, unknown> = { ...repository, workflow_id: dispatch.workflow, ref: dispatch.ref, inputs: dispatch.inputs };
+      const body: Record<string, unknown> = {
+        ...repository,
+        workflow_id: dispatch.workflow,
+        ref: dispatch.ref,
+        inputs: dispatch.inputs,
+      };
       if (dispatch.returnRunDetails) body.return_run_details = true;
-      const response = await call(action, "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", body, options);
+      const response = await call(
+        action,
+        "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
+        body,
+        options,
+      );
       if (response.status === 204 || response.data === "" || response.data === undefined) return undefined;
       return parse(dispatchDetailsSchema, response.data, action).workflow_run_id;
     },
@@ -235,7 +287,10 @@ async function* decodeLogBody(body: unknown, action: string): AsyncIterable<stri
   } catch (error) {
     if (error instanceof Error && error.name === "AbortError") throw error;
     // The connection broke mid-log: worth another read, as for any network fault.
-    throw new UpstreamError(`GitHub's log stream broke off while trying to ${action}`, { isRetryable: true, cause: error });
+    throw new UpstreamError(`GitHub's log stream broke off while trying to ${action}`, {
+      isRetryable: true,
+      cause: error,
+    });
   }
   const rest = decoder.decode();
   if (rest !== "") yield rest;

@@ -34,7 +34,10 @@ describe("configuration errors name the option", () => {
   });
 
   it("points at a malformed repository inside workflows", () => {
-    const error = configError({ token: testToken, workflows: [{ tool: "run_ci", repository: "not-a-repo", workflow: "ci.yml" }] });
+    const error = configError({
+      token: testToken,
+      workflows: [{ tool: "run_ci", repository: "not-a-repo", workflow: "ci.yml" }],
+    });
     expect(error.option).toBe("workflows[0].repository");
   });
 
@@ -48,7 +51,10 @@ describe("configuration errors name the option", () => {
   });
 
   it("refuses an unknown option (a typo would otherwise be silently ignored)", () => {
-    expect(configError({ token: testToken, repositories: ["octo-org/octo-app"], pollIntervalMS: 5 } as GithubActionsOptions).option).toBe("options");
+    expect(
+      configError({ token: testToken, repositories: ["octo-org/octo-app"], pollIntervalMS: 5 } as GithubActionsOptions)
+        .option,
+    ).toBe("options");
   });
 
   it("names each missing GitHub App field and its environment variable", () => {
@@ -82,12 +88,18 @@ describe("credentials and endpoints", () => {
     nock("https://api.github.com")
       .post("/app/installations/678/access_tokens")
       .matchHeader("authorization", /^bearer /i)
-      .reply(201, { token: "ghs_InstallationToken000000000000000000", expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+      .reply(201, {
+        token: "ghs_InstallationToken000000000000000000",
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      });
     nock("https://api.github.com")
       .get("/repos/octo-org/octo-app/actions/runs/9182736455/attempts/1")
       .matchHeader("authorization", "token ghs_InstallationToken000000000000000000")
       .reply(200, workflowRun({ status: "queued" }));
-    const adapter = githubActions({ app: { appId: 12345, privateKey: pem, installationId: 678 }, repositories: ["octo-org/octo-app"] }, {});
+    const adapter = githubActions(
+      { app: { appId: 12345, privateKey: pem, installationId: 678 }, repositories: ["octo-org/octo-app"] },
+      {},
+    );
     expect((await adapter.doGetStatus(runRef, createTestContext())).status).toBe("working");
   });
 
@@ -102,7 +114,10 @@ describe("credentials and endpoints", () => {
     nock("https://api.github.com")
       .get("/repos/octo-org/octo-app/actions/runs/9182736455/attempts/1")
       .reply(400, { message: `bad request for token ${installationToken}` });
-    const adapter = githubActions({ app: { appId: 12345, privateKey: pem, installationId: 678 }, repositories: ["octo-org/octo-app"] }, {});
+    const adapter = githubActions(
+      { app: { appId: 12345, privateKey: pem, installationId: 678 }, repositories: ["octo-org/octo-app"] },
+      {},
+    );
     const failure = await adapter.doGetStatus(runRef, createTestContext()).catch((error: unknown) => error);
     expect((failure as Error).message).toContain("bad request for token");
     expect((failure as Error).message).not.toContain(installationToken);
@@ -120,7 +135,12 @@ describe("adapterDefinition", () => {
     const adapter = adapterDefinition.create(options, {});
     expect(adapterDefinition.kind).toBe("github-actions");
     expect(adapter.kind).toBe("github-actions");
-    expect(adapter.tools.map((tool) => tool.name)).toEqual(["ci_deploy", "ci_run_workflow", "ci_watch_run", "ci_rerun_run"]);
+    expect(adapter.tools.map((tool) => tool.name)).toEqual([
+      "ci_deploy",
+      "ci_run_workflow",
+      "ci_watch_run",
+      "ci_rerun_run",
+    ]);
     expect(adapter.pollIntervalMs).toBe(10_000);
     expect(adapter.retentionMs).toBe(90 * 24 * 3_600_000);
     expect(adapter.tools.every((tool) => tool.synchronousWaitMs === undefined)).toBe(true);
@@ -128,7 +148,11 @@ describe("adapterDefinition", () => {
 
   it("lets every tool answer clients without the tasks extension when synchronousWaitMs is set", () => {
     const adapter = adapterDefinition.create(
-      adapterDefinition.optionsSchema.parse({ token: testToken, repositories: ["octo-org/octo-app"], synchronousWaitMs: 30_000 }),
+      adapterDefinition.optionsSchema.parse({
+        token: testToken,
+        repositories: ["octo-org/octo-app"],
+        synchronousWaitMs: 30_000,
+      }),
       {},
     );
     expect(adapter.tools.map((tool) => tool.synchronousWaitMs)).toEqual([30_000, 30_000]);

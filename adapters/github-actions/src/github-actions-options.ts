@@ -78,10 +78,17 @@ export const githubActionsOptionsSchema = z.strictObject({
    * for every workflow of a repository.
    */
   allowedWorkflows: z
-    .array(z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+\/[^/]+$/, 'expected "owner/repo/workflow.yml" or "owner/repo/*"'))
+    .array(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+\/[^/]+$/, 'expected "owner/repo/workflow.yml" or "owner/repo/*"'),
+    )
     .default([]),
   /** Prepended to the built-in tool names (watch_run, rerun_run, run_workflow), e.g. "ci_" (default ""). */
-  toolPrefix: z.string().regex(/^[A-Za-z0-9_-]*$/, "letters, digits, _ and - only").default(""),
+  toolPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]*$/, "letters, digits, _ and - only")
+    .default(""),
   /** Suggested client polling interval (default 10 000 ms). */
   pollIntervalMs: z.number().int().positive().default(10_000),
   /** How long GitHub keeps run records here, in days; becomes the task's ttl (default 90). */

@@ -35,7 +35,11 @@ export function isRateLimitError(error: unknown): boolean {
   if (!isRequestError(error)) return false;
   if (error.status === 429) return true;
   if (error.status !== 403) return false;
-  return header(error, "x-ratelimit-remaining") === "0" || /rate limit/i.test(error.message) || header(error, "retry-after") !== undefined;
+  return (
+    header(error, "x-ratelimit-remaining") === "0" ||
+    /rate limit/i.test(error.message) ||
+    header(error, "retry-after") !== undefined
+  );
 }
 
 /** How long GitHub asked us to wait: retry-after first, then the primary limit's reset time. */

@@ -6,7 +6,11 @@ import { githubIdSchema } from "./run-ref.js";
  * or reshaping anything else cannot break it. Status and conclusion stay plain strings (open sets).
  */
 
-const nullableString = z.string().nullable().optional().transform((value) => value ?? null);
+const nullableString = z
+  .string()
+  .nullable()
+  .optional()
+  .transform((value) => value ?? null);
 
 export const workflowRunSchema = z.object({
   id: githubIdSchema,
@@ -100,7 +104,10 @@ export type PendingDeployment = z.output<typeof pendingDeploymentListSchema>[num
 export const runReviewListSchema = z.array(
   z.object({
     state: z.string(),
-    environments: z.array(z.object({ id: githubIdSchema })).optional().default([]),
+    environments: z
+      .array(z.object({ id: githubIdSchema }))
+      .optional()
+      .default([]),
   }),
 );
 export type RunReview = z.output<typeof runReviewListSchema>[number];

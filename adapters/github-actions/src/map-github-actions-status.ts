@@ -33,7 +33,10 @@ export function mapGithubActionsStatus(status: string | null, conclusion: string
         message: `GitHub reports the run completed with conclusion '${conclusion ?? "none"}', which this adapter does not know; waiting for a known one`,
       };
     default:
-      return { phase: "working", message: `GitHub reports status '${status ?? "none"}', which this adapter does not know` };
+      return {
+        phase: "working",
+        message: `GitHub reports status '${status ?? "none"}', which this adapter does not know`,
+      };
   }
 }
 

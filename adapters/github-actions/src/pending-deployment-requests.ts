@@ -45,7 +45,13 @@ export function describePendingDeployments(
   for (const deployment of deployments) {
     const environment = deployment.environment.name;
     if (deployment.current_user_can_approve) {
-      inputRequests[deploymentRequestKey(ref, deployment.environment.id, reviewsByEnvironment.get(String(deployment.environment.id)) ?? 0)] = approvalForm(ref, workflowName, environment);
+      inputRequests[
+        deploymentRequestKey(
+          ref,
+          deployment.environment.id,
+          reviewsByEnvironment.get(String(deployment.environment.id)) ?? 0,
+        )
+      ] = approvalForm(ref, workflowName, environment);
       parts.push(`'${environment}' waits for your approval`);
       continue;
     }
@@ -55,10 +61,7 @@ export function describePendingDeployments(
     else if (reviewers.length > 0) parts.push(`'${environment}' waits for a review by ${reviewers.join(", ")}`);
     else parts.push(`'${environment}' waits for a deployment protection rule`);
   }
-  const message =
-    parts.length === 0
-      ? "waiting for a deployment protection rule"
-      : `waiting: ${parts.join("; ")}`;
+  const message = parts.length === 0 ? "waiting for a deployment protection rule" : `waiting: ${parts.join("; ")}`;
   return { inputRequests, message };
 }
 

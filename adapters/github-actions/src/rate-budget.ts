@@ -26,7 +26,12 @@ export class RateBudget {
     const limit = Number(headers.get("x-ratelimit-limit"));
     const remaining = Number(headers.get("x-ratelimit-remaining"));
     const reset = Number(headers.get("x-ratelimit-reset"));
-    if (!headers.has("x-ratelimit-remaining") || !Number.isFinite(limit) || !Number.isFinite(remaining) || !Number.isFinite(reset)) {
+    if (
+      !headers.has("x-ratelimit-remaining") ||
+      !Number.isFinite(limit) ||
+      !Number.isFinite(remaining) ||
+      !Number.isFinite(reset)
+    ) {
       return;
     }
     this.#reading = { limit, remaining, resetAt: reset * 1000 };

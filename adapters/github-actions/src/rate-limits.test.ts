@@ -1,7 +1,16 @@
 import { UpstreamError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamRequestEvent } from "./create-github-client.js";
-import { createTestAdapter, createTestContext, fixture, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
+import {
+  createTestAdapter,
+  createTestContext,
+  fixture,
+  github,
+  nock,
+  runPath,
+  runRef,
+  workflowRun,
+} from "./test-support/github-fixtures.js";
 
 const attemptPath = `${runPath}/attempts/1`;
 const jobsPath = `${attemptPath}/jobs`;
@@ -28,13 +37,22 @@ describe("what one poll costs", () => {
     const run = workflowRun();
     const jobs = fixture("attempt-jobs-in-progress.json");
 
-    github().get(attemptPath).reply(200, run, { etag: 'W/"run-v1"', ...budgetHeaders(4990, 3000) });
-    github().get(jobsPath).query({ per_page: 100 }).reply(200, jobs, { etag: 'W/"jobs-v1"', ...budgetHeaders(4989, 3000) });
+    github()
+      .get(attemptPath)
+      .reply(200, run, { etag: 'W/"run-v1"', ...budgetHeaders(4990, 3000) });
+    github()
+      .get(jobsPath)
+      .query({ per_page: 100 })
+      .reply(200, jobs, { etag: 'W/"jobs-v1"', ...budgetHeaders(4989, 3000) });
     const first = await adapter.doGetStatus(runRef, createTestContext());
 
     // The second poll must be conditional; GitHub answers 304 with no body.
     github().get(attemptPath).matchHeader("if-none-match", 'W/"run-v1"').reply(304, "", budgetHeaders(4989, 2990));
-    github().get(jobsPath).query({ per_page: 100 }).matchHeader("if-none-match", 'W/"jobs-v1"').reply(304, "", budgetHeaders(4989, 2990));
+    github()
+      .get(jobsPath)
+      .query({ per_page: 100 })
+      .matchHeader("if-none-match", 'W/"jobs-v1"')
+      .reply(304, "", budgetHeaders(4989, 2990));
     const second = await adapter.doGetStatus(runRef, createTestContext());
 
     expect(second).toEqual(first);
@@ -76,7 +94,9 @@ describe("rate limits", () => {
     github()
       .get(attemptPath)
       .reply(403, { message: "API rate limit exceeded for user ID 583231." }, budgetHeaders(0, 3600));
-    const error = await createTestAdapter().doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
+    const error = await createTestAdapter()
+      .doGetStatus(runRef, createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ httpStatus: 403, isRetryable: true });
     const retryAfterMs = (error as UpstreamError).retryAfterMs!;
     expect(retryAfterMs).toBeGreaterThan(3_590_000);
@@ -89,8 +109,14 @@ describe("rate limits", () => {
     const requests: UpstreamRequestEvent[] = [];
     github()
       .get(attemptPath)
-      .reply(403, { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." }, { "retry-after": "1" });
-    github().get(attemptPath).reply(200, workflowRun({ status: "in_progress" }));
+      .reply(
+        403,
+        { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." },
+        { "retry-after": "1" },
+      );
+    github()
+      .get(attemptPath)
+      .reply(200, workflowRun({ status: "in_progress" }));
     github().post(`${runPath}/cancel`).reply(202, {});
     const started = Date.now();
     await createTestAdapter({ maxRateLimitWaitMs: 5_000 }, requests).doCancel!(runRef, createTestContext());
@@ -102,9 +128,18 @@ describe("rate limits", () => {
     const requests: UpstreamRequestEvent[] = [];
     github()
       .get(attemptPath)
-      .reply(403, { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." }, { "retry-after": "1" });
-    github().get(attemptPath).optionally().reply(200, workflowRun({ status: "queued" }));
-    const error = await createTestAdapter({ maxRateLimitWaitMs: 5_000 }, requests).doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
+      .reply(
+        403,
+        { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." },
+        { "retry-after": "1" },
+      );
+    github()
+      .get(attemptPath)
+      .optionally()
+      .reply(200, workflowRun({ status: "queued" }));
+    const error = await createTestAdapter({ maxRateLimitWaitMs: 5_000 }, requests)
+      .doGetStatus(runRef, createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ httpStatus: 403, isRetryable: true, isThrottled: true, retryAfterMs: 1_000 });
     expect(requests.map((request) => request.status)).toEqual([403]);
   });
@@ -113,20 +148,26 @@ describe("rate limits", () => {
     github()
       .get(attemptPath)
       .reply(403, { message: "You have exceeded a secondary rate limit." }, { "retry-after": "120" });
-    await expect(createTestAdapter({ maxRateLimitWaitMs: 5_000 }).doGetStatus(runRef, createTestContext())).rejects.toMatchObject({
+    await expect(
+      createTestAdapter({ maxRateLimitWaitMs: 5_000 }).doGetStatus(runRef, createTestContext()),
+    ).rejects.toMatchObject({
       isRetryable: true,
       retryAfterMs: 120_000,
     });
   });
 
   it("raises pollIntervalMs when the budget runs low instead of failing", async () => {
-    github().get(attemptPath).reply(200, workflowRun({ status: "queued" }), budgetHeaders(5000, 3600));
+    github()
+      .get(attemptPath)
+      .reply(200, workflowRun({ status: "queued" }), budgetHeaders(5000, 3600));
     const adapter = createTestAdapter({ pollIntervalMs: 10_000 });
     const healthy = await adapter.doGetStatus(runRef, createTestContext());
     expect(healthy.pollIntervalMs).toBeUndefined();
 
     // 50 requests left (1% of the limit) for 1000 s, one request per poll of a queued run: one poll every 20 s.
-    github().get(attemptPath).reply(200, workflowRun({ status: "queued" }), budgetHeaders(50, 1000));
+    github()
+      .get(attemptPath)
+      .reply(200, workflowRun({ status: "queued" }), budgetHeaders(50, 1000));
     const low = await adapter.doGetStatus(runRef, createTestContext());
     expect(low.status).toBe("working");
     expect(low.pollIntervalMs).toBeGreaterThanOrEqual(19_000);

@@ -4,7 +4,11 @@ import { collectFailedSteps, type LogBudget } from "./collect-failed-steps.js";
 import { describeRunningRun } from "./describe-running-run.js";
 import type { GithubApi } from "./github-actions-api.js";
 import { mapGithubActionsStatus, rawRunStatus } from "./map-github-actions-status.js";
-import { countReviewsByEnvironment, describePendingDeployments, needsReviewHistory } from "./pending-deployment-requests.js";
+import {
+  countReviewsByEnvironment,
+  describePendingDeployments,
+  needsReviewHistory,
+} from "./pending-deployment-requests.js";
 import type { RateBudget } from "./rate-budget.js";
 import type { RunRef } from "./run-ref.js";
 
@@ -29,7 +33,11 @@ export interface SnapshotDependencies {
  * approval keys), and for a finished one three plus one log download per failed job (then the server keeps
  * the terminal answer).
  */
-export async function readRunSnapshot(dependencies: SnapshotDependencies, ref: RunRef, context: AdapterContext): Promise<JobSnapshot> {
+export async function readRunSnapshot(
+  dependencies: SnapshotDependencies,
+  ref: RunRef,
+  context: AdapterContext,
+): Promise<JobSnapshot> {
   const { api } = dependencies;
   const signal = context.signal;
   const run = await api.getRunAttempt(ref, { signal, notFoundMeansGone: true });
@@ -91,8 +99,13 @@ export async function readRunSnapshot(dependencies: SnapshotDependencies, ref: R
       });
     }
     case "working":
-      if (run.status !== "in_progress") return withPollInterval(dependencies, 1, { ...base, status: "working", message: phase.message });
-      return withPollInterval(dependencies, 2, { ...base, status: "working", message: await describeRunningRun(dependencies, ref, run, context) });
+      if (run.status !== "in_progress")
+        return withPollInterval(dependencies, 1, { ...base, status: "working", message: phase.message });
+      return withPollInterval(dependencies, 2, {
+        ...base,
+        status: "working",
+        message: await describeRunningRun(dependencies, ref, run, context),
+      });
   }
 }
 
@@ -106,7 +119,11 @@ async function unlessRefused<T>(read: () => Promise<T>): Promise<{ value: T } | 
   }
 }
 
-function withPollInterval(dependencies: SnapshotDependencies, requestsPerPoll: number, snapshot: JobSnapshot): JobSnapshot {
+function withPollInterval(
+  dependencies: SnapshotDependencies,
+  requestsPerPoll: number,
+  snapshot: JobSnapshot,
+): JobSnapshot {
   const base = dependencies.settings.pollIntervalMs;
   const suggested = dependencies.budget.suggestPollIntervalMs(base, requestsPerPoll, dependencies.now());
   return suggested > base ? { ...snapshot, pollIntervalMs: suggested } : snapshot;

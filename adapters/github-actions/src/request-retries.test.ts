@@ -1,7 +1,16 @@
 import { UpstreamError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamRequestEvent } from "./create-github-client.js";
-import { createTestAdapter, createTestContext, fixture, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
+import {
+  createTestAdapter,
+  createTestContext,
+  fixture,
+  github,
+  nock,
+  runPath,
+  runRef,
+  workflowRun,
+} from "./test-support/github-fixtures.js";
 
 /**
  * These tests run with the production retry settings (requestRetries 2): a POST that changes something
@@ -20,7 +29,12 @@ afterEach(() => {
 });
 
 function deployTool(requests: UpstreamRequestEvent[], correlationInput?: string) {
-  const workflow = { tool: "run_deploy", repository: "octo-org/octo-app", workflow: "deploy.yml", ...(correlationInput ? { correlationInput } : {}) };
+  const workflow = {
+    tool: "run_deploy",
+    repository: "octo-org/octo-app",
+    workflow: "deploy.yml",
+    ...(correlationInput ? { correlationInput } : {}),
+  };
   const adapter = createTestAdapter({ requestRetries: 2, workflows: [workflow] }, requests);
   return adapter.tools.find((tool) => tool.name === "run_deploy")!;
 }
@@ -39,8 +53,14 @@ describe("retries with the production settings", () => {
   it("sends a status read's GET once after a server error, leaving the retry to the server's reader", async () => {
     const requests: UpstreamRequestEvent[] = [];
     github().get(`${runPath}/attempts/1`).reply(502, { message: "Bad gateway" });
-    github().get(`${runPath}/attempts/1`).optionally().times(2).reply(200, workflowRun({ status: "queued" }));
-    const error = await createTestAdapter({ requestRetries: 2 }, requests).doGetStatus(runRef, createTestContext()).catch((caught: unknown) => caught);
+    github()
+      .get(`${runPath}/attempts/1`)
+      .optionally()
+      .times(2)
+      .reply(200, workflowRun({ status: "queued" }));
+    const error = await createTestAdapter({ requestRetries: 2 }, requests)
+      .doGetStatus(runRef, createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ httpStatus: 502, isRetryable: true });
     expect(requests.map((request) => request.status)).toEqual([502]);
   });
@@ -48,7 +68,9 @@ describe("retries with the production settings", () => {
   it("still retries a GET outside status reads (the read before a cancel) that met a server error", async () => {
     const requests: UpstreamRequestEvent[] = [];
     github().get(`${runPath}/attempts/1`).reply(502, { message: "Bad gateway" });
-    github().get(`${runPath}/attempts/1`).reply(200, workflowRun({ status: "in_progress" }));
+    github()
+      .get(`${runPath}/attempts/1`)
+      .reply(200, workflowRun({ status: "in_progress" }));
     github().post(`${runPath}/cancel`).reply(202, {});
     await createTestAdapter({ requestRetries: 2 }, requests).doCancel!(runRef, createTestContext());
     expect(requests.map((request) => request.status)).toEqual([502, 200, 202]);
@@ -58,7 +80,9 @@ describe("retries with the production settings", () => {
     const requests: UpstreamRequestEvent[] = [];
     github().get(`${runPath}/attempts/1`).reply(200, workflowRun());
     answerPost(`${runPath}/cancel`, 409, { message: "Cannot cancel a workflow run that is completed." });
-    await expect(createTestAdapter({ requestRetries: 2 }, requests).doCancel!(runRef, createTestContext())).resolves.toBeUndefined();
+    await expect(
+      createTestAdapter({ requestRetries: 2 }, requests).doCancel!(runRef, createTestContext()),
+    ).resolves.toBeUndefined();
     // A retry would be awaited before doCancel resolves and would meet the optional 409s: one POST proves
     // the 409 was taken as final, with no retry and so no retry wait.
     expect(posts(requests)).toHaveLength(1);
@@ -68,7 +92,9 @@ describe("retries with the production settings", () => {
     const requests: UpstreamRequestEvent[] = [];
     answerPost(dispatchPath, 502);
     const tool = deployTool(requests);
-    const failure = await tool.doStart(tool.inputSchema.parse({}), createTestContext()).catch((error: unknown) => error);
+    const failure = await tool
+      .doStart(tool.inputSchema.parse({}), createTestContext())
+      .catch((error: unknown) => error);
     expect(posts(requests)).toHaveLength(1);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as UpstreamError).isRetryable).toBe(false);
@@ -98,10 +124,16 @@ describe("retries with the production settings", () => {
 
   it("never sends a re-run twice", async () => {
     const requests: UpstreamRequestEvent[] = [];
-    github().get(runPath).reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
+    github()
+      .get(runPath)
+      .reply(200, workflowRun({ status: "completed", conclusion: "failure" }));
     answerPost(`${runPath}/rerun`, 502);
-    const tool = createTestAdapter({ requestRetries: 2 }, requests).tools.find((candidate) => candidate.name === "rerun_run")!;
-    await expect(tool.doStart(tool.inputSchema.parse({ runId: 9182736455 }), createTestContext())).rejects.toBeInstanceOf(UpstreamError);
+    const tool = createTestAdapter({ requestRetries: 2 }, requests).tools.find(
+      (candidate) => candidate.name === "rerun_run",
+    )!;
+    await expect(
+      tool.doStart(tool.inputSchema.parse({ runId: 9182736455 }), createTestContext()),
+    ).rejects.toBeInstanceOf(UpstreamError);
     expect(posts(requests)).toHaveLength(1);
   });
 
@@ -109,7 +141,9 @@ describe("retries with the production settings", () => {
     const requests: UpstreamRequestEvent[] = [];
     answerPost(`${runPath}/pending_deployments`, 502);
     const answer = { "deploy-9182736455-1-161088068-0": { action: "accept" as const, content: { approve: true } } };
-    await expect(createTestAdapter({ requestRetries: 2 }, requests).doRespond!(runRef, answer, createTestContext())).rejects.toBeInstanceOf(UpstreamError);
+    await expect(
+      createTestAdapter({ requestRetries: 2 }, requests).doRespond!(runRef, answer, createTestContext()),
+    ).rejects.toBeInstanceOf(UpstreamError);
     expect(posts(requests)).toHaveLength(1);
   });
 });

@@ -30,20 +30,34 @@ export function createRerunRunTool(dependencies: ToolDependencies, name: string)
       let run;
       try {
         // Nothing has started yet: this read may end with the client's signal.
-        run = await dependencies.api.getRun(repository, input.runId, { signal: context.signal, notFoundMeansGone: true });
+        run = await dependencies.api.getRun(repository, input.runId, {
+          signal: context.signal,
+          notFoundMeansGone: true,
+        });
       } catch (error) {
-        if (error instanceof JobNotFoundError) throw new InvalidToolInputError("runId", `no run ${input.runId} in ${repository.owner}/${repository.repo}`, { cause: error });
+        if (error instanceof JobNotFoundError)
+          throw new InvalidToolInputError("runId", `no run ${input.runId} in ${repository.owner}/${repository.repo}`, {
+            cause: error,
+          });
         throw error;
       }
       if (run.status !== "completed") {
-        throw new InvalidToolInputError("runId", `run ${run.id} is ${run.status ?? "unknown"}; only a finished run can be re-run`);
+        throw new InvalidToolInputError(
+          "runId",
+          `run ${run.id} is ${run.status ?? "unknown"}; only a finished run can be re-run`,
+        );
       }
       const settings = { failedJobsOnly: input.failedJobsOnly ?? false, debugLogging: input.debugLogging ?? false };
       const ref: RunRef = { ...repository, runId: run.id, attempt: run.run_attempt + 1 };
       const timeoutMs = dependencies.config.watchCommitTimeoutMs;
       // A client that leaves once the re-run is sent does not cut it short: the new attempt is cancelled.
       return startOutlivingClient(
-        { api: dependencies.api, context, deadlineMs: timeoutMs + startAnswerAllowanceMs, started: `the re-run of run ${run.id}` },
+        {
+          api: dependencies.api,
+          context,
+          deadlineMs: timeoutMs + startAnswerAllowanceMs,
+          started: `the re-run of run ${run.id}`,
+        },
         async (signal, progress) => {
           // The re-run is the next attempt; wait until it can be read, so the task resolves. A 5xx or a broken
           // connection may have re-run it anyway: the POST is never sent twice, the attempt is looked for instead.
@@ -56,12 +70,15 @@ export function createRerunRunTool(dependencies: ToolDependencies, name: string)
             progress.mayHaveStarted();
             undecided = error;
           }
-          const outcome = await waitAfterAcceptance(() => dependencies.api.getRunAttempt(ref, { signal, notFoundMeansGone: true }), {
-            timeoutMs,
-            initialMs: dependencies.config.lookupPollMs,
-            signal,
-            now: dependencies.now,
-          });
+          const outcome = await waitAfterAcceptance(
+            () => dependencies.api.getRunAttempt(ref, { signal, notFoundMeansGone: true }),
+            {
+              timeoutMs,
+              initialMs: dependencies.config.lookupPollMs,
+              signal,
+              now: dependencies.now,
+            },
+          );
           if (outcome.found === undefined) {
             const watch = `watch_run (runId ${run.id}, attempt ${ref.attempt})`;
             const answer = undecided?.httpStatus === undefined ? "no answer" : `HTTP ${undecided.httpStatus}`;

@@ -25,11 +25,18 @@ export async function respondToDeployments(
     reviews.push({ parsed, response, approve });
   }
   for (const { parsed, response, approve } of reviews) {
-    const comment = typeof response.content?.comment === "string" && response.content.comment.trim() !== ""
-      ? response.content.comment
-      : approve ? "Approved through jobtasks" : "Rejected through jobtasks";
+    const comment =
+      typeof response.content?.comment === "string" && response.content.comment.trim() !== ""
+        ? response.content.comment
+        : approve
+          ? "Approved through jobtasks"
+          : "Rejected through jobtasks";
     try {
-      await api.reviewPendingDeployments(ref, { environmentIds: [parsed.environmentId], state: approve ? "approved" : "rejected", comment }, { signal: context.signal });
+      await api.reviewPendingDeployments(
+        ref,
+        { environmentIds: [parsed.environmentId], state: approve ? "approved" : "rejected", comment },
+        { signal: context.signal },
+      );
     } catch (error) {
       // 422: the deployment is no longer waiting (someone else answered first); the answer is moot.
       if (error instanceof UpstreamError && error.httpStatus === 422) {

@@ -13,7 +13,10 @@ export function createRunWorkflowTool(dependencies: ToolDependencies, name: stri
     repo: z.string().min(1).describe("Repository name"),
     workflow: z.string().min(1).describe("Workflow file name, e.g. ci.yml"),
     ref: z.string().min(1).describe("Git branch, tag or SHA to run on"),
-    inputs: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe("workflow_dispatch inputs"),
+    inputs: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .describe("workflow_dispatch inputs"),
   });
   return {
     name,

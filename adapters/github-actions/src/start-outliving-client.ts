@@ -100,6 +100,9 @@ async function cancelAbandonedRun(api: GithubApi, ref: RunRef, started: string, 
       return;
     }
     const reason = error instanceof Error ? error.message : String(error);
-    logger.warn({ ...fields, error: reason }, `${leftDuring}; the run it created could not be cancelled and may still run`);
+    logger.warn(
+      { ...fields, error: reason },
+      `${leftDuring}; the run it created could not be cancelled and may still run`,
+    );
   }
 }

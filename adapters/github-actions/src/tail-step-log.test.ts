@@ -16,7 +16,12 @@ function chunked(text: string, size: number, read = { chunks: 0 }): AsyncIterabl
 
 /** All lines of the step (a generous budget), as they come out of the stream. */
 async function stepLines(text: string, window: StepWindow, chunkSize = 7): Promise<string[]> {
-  const [tail] = await readStepLogTails(chunked(text, chunkSize), [window], { maxLinesPerStep: 1000, maxBytes: 1_000_000 }, []);
+  const [tail] = await readStepLogTails(
+    chunked(text, chunkSize),
+    [window],
+    { maxLinesPerStep: 1000, maxBytes: 1_000_000 },
+    [],
+  );
   return tail!.text.split("\n");
 }
 
@@ -37,13 +42,19 @@ describe("readStepLogTails", () => {
   });
 
   it("strips colour codes and carriage returns", async () => {
-    expect(await stepLines("2026-11-20T10:00:00.0000000Z \u001b[31mFAIL\u001b[0m src/a.test.ts\r\n", { startedAt: null, completedAt: null })).toEqual([
-      "FAIL src/a.test.ts",
-    ]);
+    expect(
+      await stepLines("2026-11-20T10:00:00.0000000Z \u001b[31mFAIL\u001b[0m src/a.test.ts\r\n", {
+        startedAt: null,
+        completedAt: null,
+      }),
+    ).toEqual(["FAIL src/a.test.ts"]);
   });
 
   it("stops reading the log once every step has its lines and the log is past the last step's end", async () => {
-    const stepLog = Array.from({ length: 50 }, (_, index) => `2026-11-20T10:00:${String(index + 10)}.0000000Z step line ${index + 1}`);
+    const stepLog = Array.from(
+      { length: 50 },
+      (_, index) => `2026-11-20T10:00:${String(index + 10)}.0000000Z step line ${index + 1}`,
+    );
     const later = Array.from({ length: 100_000 }, (_, index) => `2026-11-20T10:05:00.0000000Z later line ${index + 1}`);
     const read = { chunks: 0 };
     const [tail] = await readStepLogTails(
@@ -61,7 +72,12 @@ describe("readStepLogTails", () => {
     const secret = "ghp_SecretThatAWorkflowEchoed000";
     const read = { chunks: 0 };
     const huge = `2026-11-20T10:00:30.0000000Z ${"x".repeat(8 * 1024 * 1024)} token ${secret} end`;
-    const [tail] = await readStepLogTails(chunked(huge, 64 * 1024, read), [{ startedAt: null, completedAt: null }], { maxLinesPerStep: 5, maxBytes: 40 }, [secret]);
+    const [tail] = await readStepLogTails(
+      chunked(huge, 64 * 1024, read),
+      [{ startedAt: null, completedAt: null }],
+      { maxLinesPerStep: 5, maxBytes: 40 },
+      [secret],
+    );
     expect(read.chunks).toBeGreaterThan(100);
     expect(tail!.text).toBe(`${"x".repeat(19)} token [redacted] end`);
     expect(tail!.truncated).toBe(true);
@@ -69,8 +85,16 @@ describe("readStepLogTails", () => {
 
   it("redacts each line of a multi-line secret (an App's PEM key) echoed into the log", async () => {
     const key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAsecretbody0123456789\n-----END RSA PRIVATE KEY-----";
-    const text = key.split("\n").map((line) => `2026-11-20T10:00:30.0000000Z ${line}`).join("\n");
-    const [tail] = await readStepLogTails(chunked(text, 5), [{ startedAt: null, completedAt: null }], { maxLinesPerStep: 10, maxBytes: 1000 }, [key]);
+    const text = key
+      .split("\n")
+      .map((line) => `2026-11-20T10:00:30.0000000Z ${line}`)
+      .join("\n");
+    const [tail] = await readStepLogTails(
+      chunked(text, 5),
+      [{ startedAt: null, completedAt: null }],
+      { maxLinesPerStep: 10, maxBytes: 1000 },
+      [key],
+    );
     expect(tail!.text).not.toContain("MIIEowIBAAKCAQEAsecretbody0123456789");
   });
 });
@@ -102,16 +126,25 @@ describe("tailLines", () => {
   });
 
   it("stops reading after maxReadBytes (counted exactly, so every replica cuts at the same byte) and says so", async () => {
-    const line = (index: number) => `2026-11-20T10:00:${String(10 + (index % 40)).padStart(2, "0")}.0000000Z line ${index}`;
+    const line = (index: number) =>
+      `2026-11-20T10:00:${String(10 + (index % 40)).padStart(2, "0")}.0000000Z line ${index}`;
     const text = Array.from({ length: 10_000 }, (_, index) => line(index)).join("\n");
     const read = { chunks: 0 };
     const window = { startedAt: "2026-11-20T10:00:10Z", completedAt: "2026-11-20T10:00:49Z" };
-    const [tail] = await readStepLogTails(chunked(text, 1000, read), [window], { maxLinesPerStep: 3, maxBytes: 1000 }, [], { maxReadBytes: 5000 });
+    const [tail] = await readStepLogTails(
+      chunked(text, 1000, read),
+      [window],
+      { maxLinesPerStep: 3, maxBytes: 1000 },
+      [],
+      { maxReadBytes: 5000 },
+    );
     expect(read.chunks).toBeLessThanOrEqual(6);
     expect(tail!.stoppedEarly).toBe("reading stopped after the first 5000 bytes of the log");
     expect(tail!.truncated).toBe(true);
     // The last line kept ends exactly at byte 5000, whatever the chunk sizes.
-    const [again] = await readStepLogTails(chunked(text, 777), [window], { maxLinesPerStep: 3, maxBytes: 1000 }, [], { maxReadBytes: 5000 });
+    const [again] = await readStepLogTails(chunked(text, 777), [window], { maxLinesPerStep: 3, maxBytes: 1000 }, [], {
+      maxReadBytes: 5000,
+    });
     expect(again!.text).toBe(tail!.text);
     expect(text.slice(0, 5000).endsWith(tail!.text.split("\n").at(-1)!)).toBe(true);
   });
@@ -130,11 +163,21 @@ describe("tailLines", () => {
       },
     };
     const started = Date.now();
-    const [tail] = await readStepLogTails(stalled, [{ startedAt: null, completedAt: null }], { maxLinesPerStep: 3, maxBytes: 1000 }, [], {
-      stop: AbortSignal.timeout(50),
-      stopReason: "the time budget ran out",
-    });
+    const [tail] = await readStepLogTails(
+      stalled,
+      [{ startedAt: null, completedAt: null }],
+      { maxLinesPerStep: 3, maxBytes: 1000 },
+      [],
+      {
+        stop: AbortSignal.timeout(50),
+        stopReason: "the time budget ran out",
+      },
+    );
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(tail).toMatchObject({ text: "first line", truncated: true, stoppedEarly: "reading stopped: the time budget ran out" });
+    expect(tail).toMatchObject({
+      text: "first line",
+      truncated: true,
+      stoppedEarly: "reading stopped: the time budget ran out",
+    });
   });
 });

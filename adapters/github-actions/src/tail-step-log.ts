@@ -135,7 +135,10 @@ export async function readStepLogTails(
 const stopped = Symbol("stopped");
 
 /** The iterator's next chunk, or `stopped` as soon as the signal fires (a stalled read is not waited for). */
-async function nextUnlessStopped(iterator: AsyncIterator<string>, stop: AbortSignal | undefined): Promise<IteratorResult<string> | typeof stopped> {
+async function nextUnlessStopped(
+  iterator: AsyncIterator<string>,
+  stop: AbortSignal | undefined,
+): Promise<IteratorResult<string> | typeof stopped> {
   if (!stop) return iterator.next();
   if (stop.aborted) return stopped;
   const next = iterator.next();

@@ -23,8 +23,13 @@ export function repositoryInputFields(repositories: ReadonlyArray<string>) {
   return {
     owner: only
       ? z.string().min(1).optional().describe(`Repository owner${hint}`)
-      : z.string().min(1).describe(`Repository owner; one of: ${repositories.join(", ")}`),
-    repo: only ? z.string().min(1).optional().describe(`Repository name${repoHint}`) : z.string().min(1).describe("Repository name"),
+      : z
+          .string()
+          .min(1)
+          .describe(`Repository owner; one of: ${repositories.join(", ")}`),
+    repo: only
+      ? z.string().min(1).optional().describe(`Repository name${repoHint}`)
+      : z.string().min(1).describe("Repository name"),
   };
 }
 
@@ -39,16 +44,27 @@ export function resolveRepository(
   if (!owner) throw new InvalidToolInputError("owner", "required");
   if (!repo) throw new InvalidToolInputError("repo", "required");
   if (!dependencies.repositories.includes(`${owner}/${repo}`.toLowerCase())) {
-    throw new InvalidToolInputError("repo", `${owner}/${repo} is not one of this server's repositories (${dependencies.repositories.join(", ")})`);
+    throw new InvalidToolInputError(
+      "repo",
+      `${owner}/${repo} is not one of this server's repositories (${dependencies.repositories.join(", ")})`,
+    );
   }
   return { owner, repo };
 }
 
 /** Workflow inputs as GitHub takes them: strings, at most 25. */
-export function toDispatchInputs(inputs: Record<string, string | number | boolean | undefined>, reserved: number): Record<string, string> {
-  const entries = Object.entries(inputs).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined);
+export function toDispatchInputs(
+  inputs: Record<string, string | number | boolean | undefined>,
+  reserved: number,
+): Record<string, string> {
+  const entries = Object.entries(inputs).filter(
+    (entry): entry is [string, string | number | boolean] => entry[1] !== undefined,
+  );
   if (entries.length + reserved > 25) {
-    throw new InvalidToolInputError("inputs", `GitHub accepts at most 25 inputs${reserved > 0 ? ` (one is taken by the correlation input)` : ""}`);
+    throw new InvalidToolInputError(
+      "inputs",
+      `GitHub accepts at most 25 inputs${reserved > 0 ? ` (one is taken by the correlation input)` : ""}`,
+    );
   }
   return Object.fromEntries(entries.map(([key, value]) => [key, String(value)]));
 }

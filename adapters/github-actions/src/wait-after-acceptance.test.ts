@@ -9,10 +9,18 @@ describe("waitAfterAcceptance", () => {
     const outcome = await waitAfterAcceptance(
       () => {
         reads += 1;
-        if (reads === 1) return Promise.reject(new UpstreamError("GitHub answered HTTP 503 while trying to read run 42", { httpStatus: 503, isRetryable: true }));
+        if (reads === 1)
+          return Promise.reject(
+            new UpstreamError("GitHub answered HTTP 503 while trying to read run 42", {
+              httpStatus: 503,
+              isRetryable: true,
+            }),
+          );
         // The second read never answers; the deadline ends it.
         setImmediate(() => deadline.abort(new DOMException("The operation timed out", "TimeoutError")));
-        return new Promise<undefined>((_resolve, reject) => deadline.signal.addEventListener("abort", () => reject(deadline.signal.reason), { once: true }));
+        return new Promise<undefined>((_resolve, reject) =>
+          deadline.signal.addEventListener("abort", () => reject(deadline.signal.reason), { once: true }),
+        );
       },
       { timeoutMs: 60_000, initialMs: 1, signal: deadline.signal },
     );

@@ -26,7 +26,8 @@ export async function waitAfterAcceptance<T>(
         return await probe();
       } catch (error) {
         if (options.signal.aborted) throw error;
-        if (error instanceof JobNotFoundError || (error instanceof UpstreamError && error.httpStatus === 404)) return undefined;
+        if (error instanceof JobNotFoundError || (error instanceof UpstreamError && error.httpStatus === 404))
+          return undefined;
         lastError = error instanceof Error ? error : new Error(String(error));
         return error instanceof UpstreamError && error.isRetryable ? undefined : stop;
       }

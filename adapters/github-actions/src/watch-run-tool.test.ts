@@ -1,6 +1,14 @@
 import { InvalidToolInputError, UpstreamError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestAdapter, createTestContext, github, nock, runPath, runRef, workflowRun } from "./test-support/github-fixtures.js";
+import {
+  createTestAdapter,
+  createTestContext,
+  github,
+  nock,
+  runPath,
+  runRef,
+  workflowRun,
+} from "./test-support/github-fixtures.js";
 
 const commit = "4f1c2d3e4b5a69788796a5b4c3d2e1f0a9b8c7d6";
 const runsPath = "/repos/octo-org/octo-app/actions/runs";
@@ -19,17 +27,23 @@ function watch(input: unknown) {
 
 describe("watch_run by run id", () => {
   it("follows the latest attempt when none is named, with owner and repo defaulting to the only repository", async () => {
-    github().get(runPath).reply(200, workflowRun({ run_attempt: 2 }));
+    github()
+      .get(runPath)
+      .reply(200, workflowRun({ run_attempt: 2 }));
     expect((await watch({ runId: 9182736455 })).ref).toEqual({ ...runRef, attempt: 2 });
   });
 
   it("follows a named earlier attempt", async () => {
-    github().get(runPath).reply(200, workflowRun({ run_attempt: 2 }));
+    github()
+      .get(runPath)
+      .reply(200, workflowRun({ run_attempt: 2 }));
     expect((await watch({ owner: "octo-org", repo: "octo-app", runId: 9182736455, attempt: 1 })).ref).toEqual(runRef);
   });
 
   it("refuses an attempt that does not exist yet", async () => {
-    github().get(runPath).reply(200, workflowRun({ run_attempt: 2 }));
+    github()
+      .get(runPath)
+      .reply(200, workflowRun({ run_attempt: 2 }));
     await expect(watch({ runId: 9182736455, attempt: 3 })).rejects.toMatchObject({ field: "attempt" });
   });
 

@@ -21,7 +21,11 @@ export function createWatchRunTool(dependencies: ToolDependencies, name: string)
         .regex(/^[0-9a-f]{7,40}$/i, "a commit SHA")
         .optional()
         .describe("Instead of runId: follow the run triggered by this commit, waiting for it to appear"),
-      workflow: z.string().min(1).optional().describe("With headSha: the workflow file or name, when the commit triggers several"),
+      workflow: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("With headSha: the workflow file or name, when the commit triggers several"),
     })
     .refine((input) => (input.runId === undefined) !== (input.headSha === undefined), {
       message: "give either runId or headSha",
@@ -61,7 +65,11 @@ async function readRun(
     return await dependencies.api.getRun(repository, runId, { signal, notFoundMeansGone: true });
   } catch (error) {
     if (error instanceof JobNotFoundError) {
-      throw new InvalidToolInputError("runId", `no run ${runId} in ${repository.owner}/${repository.repo}, or the token cannot see it`, { cause: error });
+      throw new InvalidToolInputError(
+        "runId",
+        `no run ${runId} in ${repository.owner}/${repository.repo}, or the token cannot see it`,
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -83,7 +91,10 @@ async function waitForCommitRun(
       const workflows = new Set(matching.map((run) => run.path ?? run.name));
       if (workflows.size > 1) {
         const names = [...matching].map((run) => `'${run.name}' (${run.path ?? "?"})`);
-        throw new InvalidToolInputError("workflow", `commit ${headSha} triggered several workflows: ${[...new Set(names)].join(", ")}; name one`);
+        throw new InvalidToolInputError(
+          "workflow",
+          `commit ${headSha} triggered several workflows: ${[...new Set(names)].join(", ")}; name one`,
+        );
       }
       // The same workflow may run twice for a commit (push and pull_request): follow the newest.
       return [...matching].sort((left, right) => Date.parse(right.created_at) - Date.parse(left.created_at))[0];

@@ -11,15 +11,22 @@ export function createWorkflowTool(dependencies: ToolDependencies, workflow: Wor
   const [owner, repo] = workflow.repository.split("/") as [string, string];
   const correlationInput = workflow.correlationInput ?? dependencies.config.dispatch.correlationInput;
   const inputsSchema = workflow.inputs
-    ? z.strictObject(Object.fromEntries(Object.entries(workflow.inputs).map(([name, input]) => [name, declaredInputSchema(input)])))
+    ? z.strictObject(
+        Object.fromEntries(Object.entries(workflow.inputs).map(([name, input]) => [name, declaredInputSchema(input)])),
+      )
     : z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
   const fields: Record<string, z.ZodType> = {
-    inputs: (workflow.inputs && Object.values(workflow.inputs).some((input) => input.required) ? inputsSchema : inputsSchema.optional()).describe(
-      "workflow_dispatch inputs",
-    ),
+    inputs: (workflow.inputs && Object.values(workflow.inputs).some((input) => input.required)
+      ? inputsSchema
+      : inputsSchema.optional()
+    ).describe("workflow_dispatch inputs"),
   };
-  if (workflow.allowRefOverride) fields.ref = z.string().min(1).optional().describe(`Git branch, tag or SHA to run on (default ${workflow.ref})`);
-  const inputSchema = z.strictObject(fields) as z.ZodType<{ ref?: string; inputs?: Record<string, string | number | boolean | undefined> }>;
+  if (workflow.allowRefOverride)
+    fields.ref = z.string().min(1).optional().describe(`Git branch, tag or SHA to run on (default ${workflow.ref})`);
+  const inputSchema = z.strictObject(fields) as z.ZodType<{
+    ref?: string;
+    inputs?: Record<string, string | number | boolean | undefined>;
+  }>;
 
   return {
     name: workflow.tool,
@@ -51,7 +58,9 @@ export function createWorkflowTool(dependencies: ToolDependencies, workflow: Wor
 }
 
 function declaredInputSchema(input: WorkflowInputConfig): z.ZodType {
-  const base = input.options ? z.enum(input.options as [string, ...string[]]) : z.union([z.string(), z.number(), z.boolean()]);
+  const base = input.options
+    ? z.enum(input.options as [string, ...string[]])
+    : z.union([z.string(), z.number(), z.boolean()]);
   const described = input.description ? base.describe(input.description) : base;
   return input.required ? described : described.optional();
 }

@@ -14,7 +14,12 @@ export function failedJobsOf(jobs: readonly PipelineJob[]): PipelineJob[] {
   return [...failed.filter((job) => !job.allow_failure), ...failed.filter((job) => job.allow_failure)];
 }
 
-export function buildPipelineResult(pipeline: Pipeline, jobs: readonly PipelineJob[], tails: readonly TraceTail[], isError: boolean): CallToolResult {
+export function buildPipelineResult(
+  pipeline: Pipeline,
+  jobs: readonly PipelineJob[],
+  tails: readonly TraceTail[],
+  isError: boolean,
+): CallToolResult {
   const tailsByJob = new Map(tails.map((tail) => [tail.jobId, tail]));
   const failedJobs = failedJobsOf(jobs).map((job) => {
     const tail = tailsByJob.get(job.id);
@@ -41,15 +46,27 @@ export function buildPipelineResult(pipeline: Pipeline, jobs: readonly PipelineJ
     artifacts: jobs.flatMap((job) =>
       (job.artifacts ?? [])
         .filter((artifact) => artifact.file_type !== "trace")
-        .map((artifact) => ({ jobId: job.id, jobName: job.name, fileType: artifact.file_type, filename: artifact.filename ?? null, sizeInBytes: artifact.size ?? null })),
+        .map((artifact) => ({
+          jobId: job.id,
+          jobName: job.name,
+          fileType: artifact.file_type,
+          filename: artifact.filename ?? null,
+          sizeInBytes: artifact.size ?? null,
+        })),
     ),
   };
-  return { content: [{ type: "text", text: describeResult(result) }], structuredContent: { ...result }, ...(isError ? { isError: true } : {}) };
+  return {
+    content: [{ type: "text", text: describeResult(result) }],
+    structuredContent: { ...result },
+    ...(isError ? { isError: true } : {}),
+  };
 }
 
 function describeResult(result: PipelineResult): string {
   const commit = result.sha ? ` (${result.sha.slice(0, 12)})` : "";
-  const lines = [`Pipeline ${result.pipelineId} ${result.status}${result.ref ? ` on ${result.ref}` : ""}${commit}.${result.webUrl ? ` ${result.webUrl}` : ""}`];
+  const lines = [
+    `Pipeline ${result.pipelineId} ${result.status}${result.ref ? ` on ${result.ref}` : ""}${commit}.${result.webUrl ? ` ${result.webUrl}` : ""}`,
+  ];
   if (result.failedStages.length > 0) lines.push(`Failed stages: ${result.failedStages.join(", ")}.`);
   for (const job of result.failedJobs) {
     const reason = job.failureReason ? `, ${job.failureReason}` : "";
@@ -58,7 +75,9 @@ function describeResult(result: PipelineResult): string {
     if (job.traceNote) lines.push(`(${job.traceNote})`);
   }
   if (result.artifacts.length > 0) {
-    lines.push(`Artifacts: ${result.artifacts.map((artifact) => `${artifact.jobName}: ${artifact.filename ?? artifact.fileType}${artifact.sizeInBytes !== null ? ` (${artifact.sizeInBytes} bytes)` : ""}`).join("; ")}`);
+    lines.push(
+      `Artifacts: ${result.artifacts.map((artifact) => `${artifact.jobName}: ${artifact.filename ?? artifact.fileType}${artifact.sizeInBytes !== null ? ` (${artifact.sizeInBytes} bytes)` : ""}`).join("; ")}`,
+    );
   }
   return lines.join("\n");
 }

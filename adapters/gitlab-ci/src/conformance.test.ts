@@ -22,25 +22,55 @@ let mock: MockGitlab = createMockGitlab();
 let nextPipelineId = 1_284_800;
 const startedPipelineId = 1_284_700;
 
-const workingStatuses = new Set(["created", "waiting_for_resource", "preparing", "waiting_for_callback", "pending", "running", "scheduled", "canceling", "hibernating"]);
+const workingStatuses = new Set([
+  "created",
+  "waiting_for_resource",
+  "preparing",
+  "waiting_for_callback",
+  "pending",
+  "running",
+  "scheduled",
+  "canceling",
+  "hibernating",
+]);
 
 function arrangePipeline(status: string): PipelineRef {
   nextPipelineId += 1;
   const pipelineId = nextPipelineId;
   const path = `${projectPath}/pipelines/${pipelineId}`;
   const finished = ["success", "failed", "canceled", "skipped"].includes(status);
-  mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ id: pipelineId, status, ...(finished ? { finished_at: "2026-11-30T09:17:02.000Z", duration: 299 } : {}) }), json);
+  mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(
+    200,
+    pipeline({
+      id: pipelineId,
+      status,
+      ...(finished ? { finished_at: "2026-11-30T09:17:02.000Z", duration: 299 } : {}),
+    }),
+    json,
+  );
   if (workingStatuses.has(status)) return { project, pipelineId };
-  const jobs = status === "manual" ? "jobs-manual.json" : status === "failed" ? "jobs-failed.json" : "jobs-running.json";
+  const jobs =
+    status === "manual" ? "jobs-manual.json" : status === "failed" ? "jobs-failed.json" : "jobs-running.json";
   mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture(jobs), json);
   if (status === "manual") {
     const deployments = fixture<Array<Record<string, any>>>("deployments-blocked.json");
     deployments[0]!.deployable.pipeline.id = pipelineId;
-    mock.gitlab.intercept({ path: at(`${projectPath}/deployments`, (query) => query.get("status") === "blocked"), method: "GET" }).reply(200, deployments, json);
+    mock.gitlab
+      .intercept({
+        path: at(`${projectPath}/deployments`, (query) => query.get("status") === "blocked"),
+        method: "GET",
+      })
+      .reply(200, deployments, json);
   }
   if (status === "failed") {
-    mock.gitlab.intercept({ path: at(`${projectPath}/jobs/7710003/trace`), method: "GET" }).reply(200, fixtureText("trace-rspec-failed.txt")).persist();
-    mock.gitlab.intercept({ path: at(`${projectPath}/jobs/7710002/trace`), method: "GET" }).reply(200, "$ npm run lint\n3 problems\n").persist();
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/jobs/7710003/trace`), method: "GET" })
+      .reply(200, fixtureText("trace-rspec-failed.txt"))
+      .persist();
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/jobs/7710002/trace`), method: "GET" })
+      .reply(200, "$ npm run lint\n3 problems\n")
+      .persist();
   }
   return { project, pipelineId };
 }
@@ -55,8 +85,13 @@ runAdapterConformance<PipelineRef>({
   createAdapter() {
     mock = createMockGitlab();
     // The start scenario: create_pipeline's POST, then the read that proves the pipeline readable.
-    mock.gitlab.intercept({ path: at(`${projectPath}/pipeline`), method: "POST" }).reply(201, pipeline({ id: startedPipelineId, status: "created" }), json);
-    mock.gitlab.intercept({ path: at(`${projectPath}/pipelines/${startedPipelineId}`), method: "GET" }).reply(200, pipeline({ id: startedPipelineId, status: "pending" }), json).persist();
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/pipeline`), method: "POST" })
+      .reply(201, pipeline({ id: startedPipelineId, status: "created" }), json);
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/pipelines/${startedPipelineId}`), method: "GET" })
+      .reply(200, pipeline({ id: startedPipelineId, status: "pending" }), json)
+      .persist();
     return createTestAdapter(mock);
   },
   async cleanup() {
@@ -81,12 +116,16 @@ runAdapterConformance<PipelineRef>({
   unknownRawStatus: "hibernating",
   arrangeNotFound() {
     nextPipelineId += 1;
-    mock.gitlab.intercept({ path: at(`${projectPath}/pipelines/${nextPipelineId}`), method: "GET" }).reply(404, { message: "404 Not found" }, json);
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/pipelines/${nextPipelineId}`), method: "GET" })
+      .reply(404, { message: "404 Not found" }, json);
     return { project, pipelineId: nextPipelineId };
   },
   arrangeRetryableFailure() {
     nextPipelineId += 1;
-    mock.gitlab.intercept({ path: at(`${projectPath}/pipelines/${nextPipelineId}`), method: "GET" }).reply(503, "<html>502 Whoops, GitLab is taking too much time to respond.</html>");
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/pipelines/${nextPipelineId}`), method: "GET" })
+      .reply(503, "<html>502 Whoops, GitLab is taking too much time to respond.</html>");
     return { project, pipelineId: nextPipelineId };
   },
   start: { tool: "create_pipeline", input: { project, ref: "main" } },
@@ -99,14 +138,26 @@ runAdapterConformance<PipelineRef>({
       return arrangePipeline("manual");
     },
     // The suite gives this one answer to every request: it plays the job and approves the deployment.
-    response: { action: "accept", content: { play: true, approve: true, comment: "approved by the conformance suite" } },
-    verifyResponded: () => played.length === 1 && JSON.stringify(reviews) === JSON.stringify([{ status: "approved", comment: "approved by the conformance suite" }]),
+    response: {
+      action: "accept",
+      content: { play: true, approve: true, comment: "approved by the conformance suite" },
+    },
+    verifyResponded: () =>
+      played.length === 1 &&
+      JSON.stringify(reviews) ===
+        JSON.stringify([{ status: "approved", comment: "approved by the conformance suite" }]),
   },
   cancel: {
     arrange() {
       cancels.length = 0;
       const ref = arrangePipeline("running");
-      recordPost(mock, `${projectPath}/pipelines/${ref.pipelineId}/cancel`, 200, pipeline({ id: ref.pipelineId, status: "canceling" }), cancels);
+      recordPost(
+        mock,
+        `${projectPath}/pipelines/${ref.pipelineId}/cancel`,
+        200,
+        pipeline({ id: ref.pipelineId, status: "canceling" }),
+        cancels,
+      );
       return ref;
     },
     verifyCancelRequested: () => cancels.length === 1,
@@ -116,8 +167,16 @@ runAdapterConformance<PipelineRef>({
       const adapter = await createAdapter();
       const ref = await harness.arrangeStatus("failed");
       const first = await adapter.doGetStatus(ref, createContext());
-      mock.gitlab.intercept({ path: at(`${projectPath}/pipelines/${ref.pipelineId}`), method: "GET" }).reply(200, pipeline({ id: ref.pipelineId, status: "failed", finished_at: "2026-11-30T09:17:02.000Z", duration: 299 }), json);
-      mock.gitlab.intercept({ path: at(`${projectPath}/pipelines/${ref.pipelineId}/jobs`), method: "GET" }).reply(200, fixture("jobs-failed.json"), json);
+      mock.gitlab
+        .intercept({ path: at(`${projectPath}/pipelines/${ref.pipelineId}`), method: "GET" })
+        .reply(
+          200,
+          pipeline({ id: ref.pipelineId, status: "failed", finished_at: "2026-11-30T09:17:02.000Z", duration: 299 }),
+          json,
+        );
+      mock.gitlab
+        .intercept({ path: at(`${projectPath}/pipelines/${ref.pipelineId}/jobs`), method: "GET" })
+        .reply(200, fixture("jobs-failed.json"), json);
       expect(await adapter.doGetStatus(ref, createContext())).toEqual(first);
     });
   },

@@ -12,12 +12,17 @@ export function createCreatePipelineTool(dependencies: ToolDependencies, name: s
   const { api, config } = dependencies;
   const base = {
     project: projectInputSchema(config),
-    ref: z.string().min(1).max(255).default(config.defaultRef).describe(`Branch or tag to run on (default ${config.defaultRef})`),
+    ref: z
+      .string()
+      .min(1)
+      .max(255)
+      .default(config.defaultRef)
+      .describe(`Branch or tag to run on (default ${config.defaultRef})`),
   };
   const variables = z
     .record(z.string().regex(variableKeyPattern, "letters, digits and _ only"), z.string().max(10_000))
     .optional()
-    .describe("CI/CD variables for this pipeline, e.g. {\"DEPLOY_TARGET\": \"staging\"}");
+    .describe('CI/CD variables for this pipeline, e.g. {"DEPLOY_TARGET": "staging"}');
   const inputSchema = config.allowVariables ? z.strictObject({ ...base, variables }) : z.strictObject(base);
   return {
     name,
@@ -30,7 +35,15 @@ export function createCreatePipelineTool(dependencies: ToolDependencies, name: s
         input.project,
         {
           ref: input.ref,
-          ...(input.variables ? { variables: Object.entries(input.variables).map(([key, value]) => ({ key, value, variable_type: "env_var" as const })) } : {}),
+          ...(input.variables
+            ? {
+                variables: Object.entries(input.variables).map(([key, value]) => ({
+                  key,
+                  value,
+                  variable_type: "env_var" as const,
+                })),
+              }
+            : {}),
         },
         { signal: context.signal },
       );

@@ -33,7 +33,11 @@ export function gitlabCi(options: GitlabCiOptions, environment: Environment = pr
   }
   const config = parsed.data;
   const token = config.token ?? nonEmpty(environment["GITLAB_TOKEN"]);
-  if (!token) throw new AdapterConfigError("token", "no GitLab token: set options.token or the GITLAB_TOKEN environment variable");
+  if (!token)
+    throw new AdapterConfigError(
+      "token",
+      "no GitLab token: set options.token or the GITLAB_TOKEN environment variable",
+    );
   const secrets = [token];
   const http = new GitlabHttpClient({
     baseUrl: config.baseUrl,
@@ -50,7 +54,9 @@ export function gitlabCi(options: GitlabCiOptions, environment: Environment = pr
     createCreatePipelineTool(dependencies, `${prefix}create_pipeline`),
     createWatchPipelineTool(dependencies, `${prefix}watch_pipeline`),
     createRetryPipelineTool(dependencies, `${prefix}retry_pipeline`),
-  ].map((tool) => (config.synchronousWaitMs === undefined ? tool : { ...tool, synchronousWaitMs: config.synchronousWaitMs }));
+  ].map((tool) =>
+    config.synchronousWaitMs === undefined ? tool : { ...tool, synchronousWaitMs: config.synchronousWaitMs },
+  );
   const snapshotDependencies = { api, secrets, settings: { logs: config.logs, pollIntervalMs: config.pollIntervalMs } };
 
   return {

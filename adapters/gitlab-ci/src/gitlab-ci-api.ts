@@ -29,31 +29,65 @@ export function createGitlabCiApi(http: GitlabHttpClient) {
   async function parsed<T>(schema: z.ZodType<T>, gitlabRequest: GitlabRequest, what: string): Promise<T> {
     const result = schema.safeParse(await http.json(gitlabRequest));
     // An answer of an unexpected shape is a proxy page or an API change: may pass, and says which call.
-    if (!result.success) throw new UpstreamError(`GitLab answered ${what} in an unexpected shape`, { isRetryable: true });
+    if (!result.success)
+      throw new UpstreamError(`GitLab answered ${what} in an unexpected shape`, { isRetryable: true });
     return result.data;
   }
 
   return {
     rateLimit: http.rateLimit,
 
-    getPipeline(projectId: string, pipelineId: number, options: CallOptions & { notFound?: GitlabRequest["notFound"] }): Promise<Pipeline> {
-      return parsed(pipelineSchema, { method: "GET", path: `${project(projectId)}/pipelines/${pipelineId}`, signal: options.signal, notFound: options.notFound ?? "job-gone" }, "a pipeline read");
+    getPipeline(
+      projectId: string,
+      pipelineId: number,
+      options: CallOptions & { notFound?: GitlabRequest["notFound"] },
+    ): Promise<Pipeline> {
+      return parsed(
+        pipelineSchema,
+        {
+          method: "GET",
+          path: `${project(projectId)}/pipelines/${pipelineId}`,
+          signal: options.signal,
+          notFound: options.notFound ?? "job-gone",
+        },
+        "a pipeline read",
+      );
     },
 
     /** The newest pipeline for a commit or a ref (GitLab lists newest first), or undefined. */
-    async latestPipeline(projectId: string, filter: { sha?: string; ref?: string }, options: CallOptions): Promise<{ id: number } | undefined> {
+    async latestPipeline(
+      projectId: string,
+      filter: { sha?: string; ref?: string },
+      options: CallOptions,
+    ): Promise<{ id: number } | undefined> {
       const pipelines = await parsed(
         pipelineListSchema,
-        { method: "GET", path: `${project(projectId)}/pipelines`, query: { ...filter, order_by: "id", sort: "desc", per_page: 1 }, signal: options.signal, notFound: "refused" },
+        {
+          method: "GET",
+          path: `${project(projectId)}/pipelines`,
+          query: { ...filter, order_by: "id", sort: "desc", per_page: 1 },
+          signal: options.signal,
+          notFound: "refused",
+        },
         "a pipeline list",
       );
       return pipelines[0];
     },
 
-    listJobs(projectId: string, pipelineId: number, options: CallOptions & { scope?: string[] }): Promise<PipelineJob[]> {
+    listJobs(
+      projectId: string,
+      pipelineId: number,
+      options: CallOptions & { scope?: string[] },
+    ): Promise<PipelineJob[]> {
       return parsed(
         jobListSchema,
-        { method: "GET", path: `${project(projectId)}/pipelines/${pipelineId}/jobs`, query: { per_page: perPage, "scope[]": options.scope }, signal: options.signal, notFound: "job-gone" },
+        {
+          method: "GET",
+          path: `${project(projectId)}/pipelines/${pipelineId}/jobs`,
+          query: { per_page: perPage, "scope[]": options.scope },
+          signal: options.signal,
+          notFound: "job-gone",
+        },
         "a job list",
       );
     },
@@ -62,35 +96,92 @@ export function createGitlabCiApi(http: GitlabHttpClient) {
     async blockedDeployments(projectId: string, pipelineId: number, options: CallOptions): Promise<Deployment[]> {
       const deployments = await parsed(
         deploymentListSchema,
-        { method: "GET", path: `${project(projectId)}/deployments`, query: { status: "blocked", order_by: "id", sort: "desc", per_page: perPage }, signal: options.signal, notFound: "refused" },
+        {
+          method: "GET",
+          path: `${project(projectId)}/deployments`,
+          query: { status: "blocked", order_by: "id", sort: "desc", per_page: perPage },
+          signal: options.signal,
+          notFound: "refused",
+        },
         "a deployment list",
       );
       return deployments.filter((deployment) => deployment.deployable?.pipeline?.id === pipelineId);
     },
 
-    createPipeline(projectId: string, body: { ref: string; variables?: Array<{ key: string; value: string; variable_type: "env_var" }> }, options: CallOptions): Promise<Pipeline> {
-      return parsed(pipelineSchema, { method: "POST", path: `${project(projectId)}/pipeline`, body, signal: options.signal, notFound: "refused" }, "a pipeline creation");
+    createPipeline(
+      projectId: string,
+      body: { ref: string; variables?: Array<{ key: string; value: string; variable_type: "env_var" }> },
+      options: CallOptions,
+    ): Promise<Pipeline> {
+      return parsed(
+        pipelineSchema,
+        { method: "POST", path: `${project(projectId)}/pipeline`, body, signal: options.signal, notFound: "refused" },
+        "a pipeline creation",
+      );
     },
 
     retryPipeline(projectId: string, pipelineId: number, options: CallOptions): Promise<Pipeline> {
-      return parsed(pipelineSchema, { method: "POST", path: `${project(projectId)}/pipelines/${pipelineId}/retry`, signal: options.signal, notFound: "refused" }, "a pipeline retry");
+      return parsed(
+        pipelineSchema,
+        {
+          method: "POST",
+          path: `${project(projectId)}/pipelines/${pipelineId}/retry`,
+          signal: options.signal,
+          notFound: "refused",
+        },
+        "a pipeline retry",
+      );
     },
 
     async cancelPipeline(projectId: string, pipelineId: number, options: CallOptions): Promise<void> {
-      await http.json({ method: "POST", path: `${project(projectId)}/pipelines/${pipelineId}/cancel`, signal: options.signal, notFound: "job-gone" });
+      await http.json({
+        method: "POST",
+        path: `${project(projectId)}/pipelines/${pipelineId}/cancel`,
+        signal: options.signal,
+        notFound: "job-gone",
+      });
     },
 
     async playJob(projectId: string, jobId: number, options: CallOptions): Promise<void> {
-      await http.json({ method: "POST", path: `${project(projectId)}/jobs/${jobId}/play`, signal: options.signal, notFound: "refused" });
+      await http.json({
+        method: "POST",
+        path: `${project(projectId)}/jobs/${jobId}/play`,
+        signal: options.signal,
+        notFound: "refused",
+      });
     },
 
-    async reviewDeployment(projectId: string, deploymentId: number, review: { status: "approved" | "rejected"; comment: string }, options: CallOptions): Promise<void> {
-      await http.json({ method: "POST", path: `${project(projectId)}/deployments/${deploymentId}/approval`, body: review, signal: options.signal, notFound: "refused" });
+    async reviewDeployment(
+      projectId: string,
+      deploymentId: number,
+      review: { status: "approved" | "rejected"; comment: string },
+      options: CallOptions,
+    ): Promise<void> {
+      await http.json({
+        method: "POST",
+        path: `${project(projectId)}/deployments/${deploymentId}/approval`,
+        body: review,
+        signal: options.signal,
+        notFound: "refused",
+      });
     },
 
     /** Stream a job's trace (plain text) into `onChunk`, which answers false to stop reading. */
-    streamTrace(projectId: string, jobId: number, onChunk: (chunk: Buffer) => boolean, options: CallOptions): Promise<void> {
-      return http.stream({ method: "GET", path: `${project(projectId)}/jobs/${jobId}/trace`, signal: options.signal, notFound: "refused" }, onChunk);
+    streamTrace(
+      projectId: string,
+      jobId: number,
+      onChunk: (chunk: Buffer) => boolean,
+      options: CallOptions,
+    ): Promise<void> {
+      return http.stream(
+        {
+          method: "GET",
+          path: `${project(projectId)}/jobs/${jobId}/trace`,
+          signal: options.signal,
+          notFound: "refused",
+        },
+        onChunk,
+      );
     },
   };
 }

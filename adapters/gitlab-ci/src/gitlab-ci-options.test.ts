@@ -21,14 +21,26 @@ describe("gitlab-ci options", () => {
   });
 
   it("takes the token from GITLAB_TOKEN when the options have none", () => {
-    expect(gitlabCi({ projects: ["acme/shop"] }, { GITLAB_TOKEN: "glpat-fromTheEnvironment01" }).kind).toBe("gitlab-ci");
+    expect(gitlabCi({ projects: ["acme/shop"] }, { GITLAB_TOKEN: "glpat-fromTheEnvironment01" }).kind).toBe(
+      "gitlab-ci",
+    );
   });
 
   it("names the option at fault", () => {
     expect(configError(() => gitlabCi({ token: "glpat-x0123456789", projects: [] }, {})).option).toBe("projects");
-    expect(configError(() => gitlabCi({ token: "glpat-x0123456789", projects: ["acme"] }, {})).option).toBe("projects.0");
-    expect(configError(() => gitlabCi({ token: "glpat-x0123456789", projects: ["acme/shop"], baseUrl: "ftp://gitlab.example.com" }, {})).option).toBe("baseUrl");
-    expect(configError(() => gitlabCi({ token: "glpat-x0123456789", projects: ["acme/shop"], logs: { maxReadMs: 60_000 } }, {})).option).toBe("logs.maxReadMs");
+    expect(configError(() => gitlabCi({ token: "glpat-x0123456789", projects: ["acme"] }, {})).option).toBe(
+      "projects.0",
+    );
+    expect(
+      configError(() =>
+        gitlabCi({ token: "glpat-x0123456789", projects: ["acme/shop"], baseUrl: "ftp://gitlab.example.com" }, {}),
+      ).option,
+    ).toBe("baseUrl");
+    expect(
+      configError(() =>
+        gitlabCi({ token: "glpat-x0123456789", projects: ["acme/shop"], logs: { maxReadMs: 60_000 } }, {}),
+      ).option,
+    ).toBe("logs.maxReadMs");
   });
 
   it("refuses options it does not know, so that a typo is not silently ignored", () => {
@@ -39,7 +51,11 @@ describe("gitlab-ci options", () => {
   it("builds from a config block as the jobtasks command passes it (parsed, defaults applied)", () => {
     const options = adapterDefinition.optionsSchema.parse({ projects: ["acme/shop", "278964"], toolPrefix: "gl_" });
     const adapter = adapterDefinition.create(options, { GITLAB_TOKEN: "glpat-fromTheEnvironment01" });
-    expect(adapter.tools.map((tool) => tool.name)).toEqual(["gl_create_pipeline", "gl_watch_pipeline", "gl_retry_pipeline"]);
+    expect(adapter.tools.map((tool) => tool.name)).toEqual([
+      "gl_create_pipeline",
+      "gl_watch_pipeline",
+      "gl_retry_pipeline",
+    ]);
     expect(adapter.pollIntervalMs).toBe(10_000);
     expect(adapter.retentionMs).toBeNull();
   });

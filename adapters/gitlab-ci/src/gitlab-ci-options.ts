@@ -16,7 +16,10 @@ export const gitlabCiOptionsSchema = z.strictObject({
   /** The only projects the tools may touch: numeric ids or full paths ("group/project"). */
   projects: z.array(z.string().regex(projectPattern, 'expected a numeric id or "group/project"')).min(1),
   /** Prepended to the tool names (create_pipeline, watch_pipeline, retry_pipeline), e.g. "gitlab_" (default ""). */
-  toolPrefix: z.string().regex(/^[A-Za-z0-9_-]*$/, "letters, digits, _ and - only").default(""),
+  toolPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]*$/, "letters, digits, _ and - only")
+    .default(""),
   /** Ref a new pipeline runs on when the agent names none (default "main"). */
   defaultRef: z.string().min(1).default("main"),
   /** Whether create_pipeline accepts CI/CD variables from the agent (default true). */
@@ -37,11 +40,21 @@ export const gitlabCiOptionsSchema = z.strictObject({
       /** Failed jobs whose traces are downloaded, one request each (default 3). */
       maxFailedJobs: z.number().int().nonnegative().default(3),
       /** Bytes read of one trace at most (default 8 MiB); only the end is kept while reading. */
-      maxReadBytes: z.number().int().positive().default(8 * 1024 * 1024),
+      maxReadBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(8 * 1024 * 1024),
       /** Time spent reading the traces of one pipeline at most, all jobs together (default 10 000 ms). */
       maxReadMs: z.number().int().positive().max(25_000).default(10_000),
     })
-    .default({ maxLinesPerJob: 30, maxBytes: 4096, maxFailedJobs: 3, maxReadBytes: 8 * 1024 * 1024, maxReadMs: 10_000 }),
+    .default({
+      maxLinesPerJob: 30,
+      maxBytes: 4096,
+      maxFailedJobs: 3,
+      maxReadBytes: 8 * 1024 * 1024,
+      maxReadMs: 10_000,
+    }),
   /**
    * Lets clients without the tasks extension call the tools: the server waits for the pipeline up to this
    * long and answers with the plain result. Unset (default): such clients get -32021.

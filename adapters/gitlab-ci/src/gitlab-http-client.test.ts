@@ -1,7 +1,16 @@
 import { UpstreamError } from "@jobtasks/core";
 import { createTestContext } from "@jobtasks/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { at, createMockGitlab, createTestAdapter, json, pipeline, project, projectPath, testToken } from "./test-support/mock-gitlab.js";
+import {
+  at,
+  createMockGitlab,
+  createTestAdapter,
+  json,
+  pipeline,
+  project,
+  projectPath,
+  testToken,
+} from "./test-support/mock-gitlab.js";
 
 // A fresh GitLab per test; every answer a test arranged must have been asked for.
 let mock = createMockGitlab();
@@ -28,7 +37,9 @@ describe("talking to GitLab", () => {
 
   it("reads a pipeline again with If-None-Match, and a 304 answers as the remembered pipeline did", async () => {
     const adapter = createTestAdapter(mock);
-    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "running" }), { headers: { ...json.headers, etag: 'W/"5d1c1c6a"' } });
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(200, pipeline({ status: "running" }), { headers: { ...json.headers, etag: 'W/"5d1c1c6a"' } });
     const first = await adapter.doGetStatus({ project, pipelineId }, createTestContext());
     let conditional: unknown;
     mock.gitlab.intercept({ path: at(path), method: "GET" }).reply((options) => {
@@ -41,38 +52,61 @@ describe("talking to GitLab", () => {
 
   it("suggests a longer poll interval when the rate-limit window runs low", async () => {
     const adapter = createTestAdapter(mock, { now: () => now, pollIntervalMs: 5_000 });
-    const headers = (remaining: number) => ({ ...json.headers, "ratelimit-limit": "2000", "ratelimit-remaining": String(remaining), "ratelimit-reset": resetInSeconds(60) });
-    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "running" }), { headers: headers(1500) });
+    const headers = (remaining: number) => ({
+      ...json.headers,
+      "ratelimit-limit": "2000",
+      "ratelimit-remaining": String(remaining),
+      "ratelimit-reset": resetInSeconds(60),
+    });
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(200, pipeline({ status: "running" }), { headers: headers(1500) });
     expect((await adapter.doGetStatus({ project, pipelineId }, createTestContext())).pollIntervalMs).toBe(5_000);
-    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "running" }), { headers: headers(4) });
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(200, pipeline({ status: "running" }), { headers: headers(4) });
     // Four requests left for 60 s: one every 15 s.
     expect((await adapter.doGetStatus({ project, pipelineId }, createTestContext())).pollIntervalMs).toBe(15_000);
   });
 
   it("reports a 429 as a throttled UpstreamError that waits as long as Retry-After says", async () => {
-    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(429, { message: "Retry later" }, { headers: { ...json.headers, "retry-after": "42" } });
-    const error = await createTestAdapter(mock, { now: () => now }).doGetStatus({ project, pipelineId }, createTestContext()).catch((caught: unknown) => caught);
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(429, { message: "Retry later" }, { headers: { ...json.headers, "retry-after": "42" } });
+    const error = await createTestAdapter(mock, { now: () => now })
+      .doGetStatus({ project, pipelineId }, createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ httpStatus: 429, isThrottled: true, isRetryable: true, retryAfterMs: 42_000 });
   });
 
   it("without Retry-After, waits for the rate-limit window to reset", async () => {
-    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(429, "Retry later", { headers: { "ratelimit-remaining": "0", "ratelimit-limit": "2000", "ratelimit-reset": resetInSeconds(30) } });
-    const error = await createTestAdapter(mock, { now: () => now }).doGetStatus({ project, pipelineId }, createTestContext()).catch((caught: unknown) => caught);
+    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(429, "Retry later", {
+      headers: { "ratelimit-remaining": "0", "ratelimit-limit": "2000", "ratelimit-reset": resetInSeconds(30) },
+    });
+    const error = await createTestAdapter(mock, { now: () => now })
+      .doGetStatus({ project, pipelineId }, createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isThrottled: true, retryAfterMs: 30_000 });
   });
 
   it("refuses without retrying when the token is rejected, and says why without the token", async () => {
     mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(401, { message: "401 Unauthorized" }, json);
-    const error = await createTestAdapter(mock).doGetStatus({ project, pipelineId }, createTestContext()).catch((caught: unknown) => caught);
+    const error = await createTestAdapter(mock)
+      .doGetStatus({ project, pipelineId }, createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ httpStatus: 401, isRetryable: false });
     expect((error as Error).message).toContain("the token is invalid or expired");
     expect((error as Error).message).not.toContain(testToken);
   });
 
   it("counts an answer that is not a pipeline as a passing fault", async () => {
-    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, "<html>sign in</html>", { headers: { "content-type": "text/html" } });
-    const error = await createTestAdapter(mock).doGetStatus({ project, pipelineId }, createTestContext()).catch((caught: unknown) => caught);
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(200, "<html>sign in</html>", { headers: { "content-type": "text/html" } });
+    const error = await createTestAdapter(mock)
+      .doGetStatus({ project, pipelineId }, createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: true });
   });
 });

@@ -67,10 +67,13 @@ export class GitlabHttpClient {
     try {
       body = text.trim() === "" ? undefined : (JSON.parse(text) as unknown);
     } catch {
-      throw new UpstreamError(`GitLab answered ${gitlabRequest.method} with a body that is not JSON`, { isRetryable: true });
+      throw new UpstreamError(`GitLab answered ${gitlabRequest.method} with a body that is not JSON`, {
+        isRetryable: true,
+      });
     }
     const etag = headerValue(response.headers, "etag");
-    if (gitlabRequest.method === "GET" && etag && text.length <= maxRememberedBytes) this.#rememberEtag(url.href, etag, body);
+    if (gitlabRequest.method === "GET" && etag && text.length <= maxRememberedBytes)
+      this.#rememberEtag(url.href, etag, body);
     return body;
   }
 
@@ -96,7 +99,11 @@ export class GitlabHttpClient {
     return url;
   }
 
-  async #send(gitlabRequest: GitlabRequest, url: URL, headers: Record<string, string>): Promise<Dispatcher.ResponseData> {
+  async #send(
+    gitlabRequest: GitlabRequest,
+    url: URL,
+    headers: Record<string, string>,
+  ): Promise<Dispatcher.ResponseData> {
     gitlabRequest.signal.throwIfAborted();
     const signal = AbortSignal.any([gitlabRequest.signal, AbortSignal.timeout(this.#options.timeoutMs)]);
     let response: Dispatcher.ResponseData;
@@ -112,7 +119,10 @@ export class GitlabHttpClient {
       // The caller went away: its own reason, not an outage.
       if (gitlabRequest.signal.aborted) throw gitlabRequest.signal.reason;
       const reason = signal.aborted ? `did not answer within ${this.#options.timeoutMs} ms` : "could not be reached";
-      throw new UpstreamError(`GitLab ${reason} (${gitlabRequest.method})`, { isRetryable: true, cause: withoutDetails(error) });
+      throw new UpstreamError(`GitLab ${reason} (${gitlabRequest.method})`, {
+        isRetryable: true,
+        cause: withoutDetails(error),
+      });
     }
     this.rateLimit.record(response.headers);
     return response;
@@ -125,13 +135,17 @@ export class GitlabHttpClient {
     if (status === 404 && gitlabRequest.notFound === "job-gone") {
       throw new JobNotFoundError("GitLab no longer knows this pipeline (or the token lost access to its project)");
     }
-    const retryAfterMs = parseRetryAfter(headerValue(response.headers, "retry-after"), this.#options.now()) ??
+    const retryAfterMs =
+      parseRetryAfter(headerValue(response.headers, "retry-after"), this.#options.now()) ??
       (status === 429 ? this.rateLimit.msUntilReset() : undefined);
     const what = describeStatus(status);
-    throw new UpstreamError(`GitLab refused ${gitlabRequest.method}: HTTP ${status}${what}${reason ? `: ${reason}` : ""}`, {
-      httpStatus: status,
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-    });
+    throw new UpstreamError(
+      `GitLab refused ${gitlabRequest.method}: HTTP ${status}${what}${reason ? `: ${reason}` : ""}`,
+      {
+        httpStatus: status,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      },
+    );
   }
 
   #rememberEtag(href: string, etag: string, body: unknown): void {
@@ -173,7 +187,10 @@ async function readBounded(body: Dispatcher.ResponseData["body"], limit: number)
  * GitLab's own words for a refusal ("Reference not found"), short and redacted: they help the agent fix
  * its arguments. `message` may be a string or an object of lists (`{"base": ["..."]}`).
  */
-async function readReason(body: Dispatcher.ResponseData["body"], secrets: readonly string[]): Promise<string | undefined> {
+async function readReason(
+  body: Dispatcher.ResponseData["body"],
+  secrets: readonly string[],
+): Promise<string | undefined> {
   let text: string;
   try {
     text = await readBounded(body, 16 * 1024);
@@ -186,8 +203,14 @@ async function readReason(body: Dispatcher.ResponseData["body"], secrets: readon
   } catch {
     return undefined;
   }
-  const message = (parsed as { message?: unknown; error?: unknown } | null)?.message ?? (parsed as { error?: unknown } | null)?.error;
-  const flat = typeof message === "string" ? message : message && typeof message === "object" ? Object.values(message).flat().join("; ") : undefined;
+  const message =
+    (parsed as { message?: unknown; error?: unknown } | null)?.message ?? (parsed as { error?: unknown } | null)?.error;
+  const flat =
+    typeof message === "string"
+      ? message
+      : message && typeof message === "object"
+        ? Object.values(message).flat().join("; ")
+        : undefined;
   if (typeof flat !== "string" || flat.trim() === "") return undefined;
   return redactSecrets(flat, secrets).slice(0, 300);
 }
@@ -195,5 +218,5 @@ async function readReason(body: Dispatcher.ResponseData["body"], secrets: readon
 /** undici's errors carry no headers, but keep only the code and name: causes travel into logs. */
 function withoutDetails(error: unknown): Error {
   const code = (error as { code?: unknown } | null)?.code;
-  return new Error(typeof code === "string" ? code : (error as Error | null)?.name ?? "network error");
+  return new Error(typeof code === "string" ? code : ((error as Error | null)?.name ?? "network error"));
 }

@@ -28,10 +28,16 @@ describe("mapGitlabCiStatus", () => {
   });
 
   it("names an unknown status in its message", () => {
-    expect(mapGitlabCiStatus("hibernating")).toEqual({ phase: "working", message: expect.stringContaining("'hibernating'") });
+    expect(mapGitlabCiStatus("hibernating")).toEqual({
+      phase: "working",
+      message: expect.stringContaining("'hibernating'"),
+    });
   });
 
   it("reports a requested cancel as progress, not as cancelled", () => {
-    expect(mapGitlabCiStatus("canceling")).toEqual({ phase: "working", message: expect.stringContaining("cancel requested") });
+    expect(mapGitlabCiStatus("canceling")).toEqual({
+      phase: "working",
+      message: expect.stringContaining("cancel requested"),
+    });
   });
 });

@@ -29,14 +29,19 @@ export function parseInputRequestKey(key: string): InputRequestKey | undefined {
 }
 
 /** The requests for a pipeline's manual jobs and blocked deployments; a deployment's job is asked once, as an approval. */
-export function buildInputRequests(manualJobs: readonly PipelineJob[], blockedDeployments: readonly Deployment[]): Record<string, InputRequest> {
+export function buildInputRequests(
+  manualJobs: readonly PipelineJob[],
+  blockedDeployments: readonly Deployment[],
+): Record<string, InputRequest> {
   const requests: Record<string, InputRequest> = {};
   const deploymentJobs = new Set(blockedDeployments.map((deployment) => deployment.deployable?.id));
   for (const deployment of blockedDeployments) {
     const approvalsSoFar = deployment.approvals?.filter((approval) => approval.status !== "rejected").length ?? 0;
     const environment = deployment.environment?.name ?? "a protected environment";
     const job = deployment.deployable?.name ? `job '${deployment.deployable.name}'` : "a job";
-    const pending = deployment.pending_approval_count ? ` (${deployment.pending_approval_count} more approvals needed)` : "";
+    const pending = deployment.pending_approval_count
+      ? ` (${deployment.pending_approval_count} more approvals needed)`
+      : "";
     requests[approveDeploymentKey(deployment.id, approvalsSoFar)] = {
       method: "elicitation/create",
       params: {
@@ -45,7 +50,12 @@ export function buildInputRequests(manualJobs: readonly PipelineJob[], blockedDe
         requestedSchema: {
           type: "object",
           properties: {
-            approve: { type: "boolean", title: "Approve the deployment", description: "true approves, false rejects", default: false },
+            approve: {
+              type: "boolean",
+              title: "Approve the deployment",
+              description: "true approves, false rejects",
+              default: false,
+            },
             comment: { type: "string", title: "Comment", description: "Recorded with the decision on GitLab" },
           },
           required: ["approve"],
@@ -63,7 +73,12 @@ export function buildInputRequests(manualJobs: readonly PipelineJob[], blockedDe
         requestedSchema: {
           type: "object",
           properties: {
-            play: { type: "boolean", title: "Play the job", description: "true starts the job; false leaves it waiting", default: false },
+            play: {
+              type: "boolean",
+              title: "Play the job",
+              description: "true starts the job; false leaves it waiting",
+              default: false,
+            },
           },
           required: ["play"],
         },

@@ -2,7 +2,17 @@ import { InvalidToolInputError, type JobTool } from "@jobtasks/core";
 import { createTestContext } from "@jobtasks/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PipelineRef } from "./pipeline-ref.js";
-import { at, createMockGitlab, createTestAdapter, fixture, json, pipeline, project, projectPath, recordPost } from "./test-support/mock-gitlab.js";
+import {
+  at,
+  createMockGitlab,
+  createTestAdapter,
+  fixture,
+  json,
+  pipeline,
+  project,
+  projectPath,
+  recordPost,
+} from "./test-support/mock-gitlab.js";
 
 // A fresh GitLab per test; every answer a test arranged must have been asked for.
 let mock = createMockGitlab();
@@ -25,9 +35,15 @@ describe("create_pipeline", () => {
   it("runs the pipeline on the ref with the agent's variables", async () => {
     const sent: unknown[] = [];
     recordPost(mock, `${projectPath}/pipeline`, 201, pipeline({ id: 1284999, status: "created" }), sent);
-    const started = await start("create_pipeline", { project, ref: "release/2.4", variables: { DEPLOY_TARGET: "staging" } });
+    const started = await start("create_pipeline", {
+      project,
+      ref: "release/2.4",
+      variables: { DEPLOY_TARGET: "staging" },
+    });
     expect(started.ref).toEqual({ project, pipelineId: 1284999 });
-    expect(sent).toEqual([{ ref: "release/2.4", variables: [{ key: "DEPLOY_TARGET", value: "staging", variable_type: "env_var" }] }]);
+    expect(sent).toEqual([
+      { ref: "release/2.4", variables: [{ key: "DEPLOY_TARGET", value: "staging", variable_type: "env_var" }] },
+    ]);
   });
 
   it("runs on the default ref when the agent names none, and sends a numeric project id as it is", async () => {
@@ -44,12 +60,19 @@ describe("create_pipeline", () => {
   });
 
   it("refuses variables when the options do not allow them", () => {
-    expect(tool("create_pipeline", { allowVariables: false }).inputSchema.safeParse({ project, variables: { A: "1" } }).success).toBe(false);
-    expect(tool("create_pipeline").inputSchema.safeParse({ project, variables: { "NOT-A-KEY": "1" } }).success).toBe(false);
+    expect(
+      tool("create_pipeline", { allowVariables: false }).inputSchema.safeParse({ project, variables: { A: "1" } })
+        .success,
+    ).toBe(false);
+    expect(tool("create_pipeline").inputSchema.safeParse({ project, variables: { "NOT-A-KEY": "1" } }).success).toBe(
+      false,
+    );
   });
 
   it("passes GitLab's reason for a refused ref on to the agent", async () => {
-    mock.gitlab.intercept({ path: at(`${projectPath}/pipeline`), method: "POST" }).reply(400, { message: { base: ["Reference not found"] } }, json);
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/pipeline`), method: "POST" })
+      .reply(400, { message: { base: ["Reference not found"] } }, json);
     await expect(start("create_pipeline", { project, ref: "nope" })).rejects.toThrow(/HTTP 400: Reference not found/);
   });
 });
@@ -74,7 +97,9 @@ describe("watch_pipeline", () => {
   });
 
   it("reports an unknown pipeline id as a bad argument", async () => {
-    mock.gitlab.intercept({ path: at(`${projectPath}/pipelines/99`), method: "GET" }).reply(404, { message: "404 Not found" }, json);
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/pipelines/99`), method: "GET" })
+      .reply(404, { message: "404 Not found" }, json);
     await expect(start("watch_pipeline", { project, pipelineId: 99 })).rejects.toMatchObject({ field: "pipelineId" });
   });
 
@@ -101,6 +126,9 @@ describe("retry_pipeline", () => {
 
   it("refuses a pipeline that is not failed or canceled", async () => {
     mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "running" }), json);
-    await expect(start("retry_pipeline", { project, pipelineId: 1284711 })).rejects.toMatchObject({ field: "pipelineId", problem: expect.stringContaining("running") });
+    await expect(start("retry_pipeline", { project, pipelineId: 1284711 })).rejects.toMatchObject({
+      field: "pipelineId",
+      problem: expect.stringContaining("running"),
+    });
   });
 });

@@ -1,7 +1,18 @@
 import { createRecordingLogger, createTestContext } from "@jobtasks/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";
-import { at, createMockGitlab, createTestAdapter, fixture, fixtureText, json, pipeline, project, projectPath, testToken } from "./test-support/mock-gitlab.js";
+import {
+  at,
+  createMockGitlab,
+  createTestAdapter,
+  fixture,
+  fixtureText,
+  json,
+  pipeline,
+  project,
+  projectPath,
+  testToken,
+} from "./test-support/mock-gitlab.js";
 
 // A fresh GitLab per test; every answer a test arranged must have been asked for.
 let mock = createMockGitlab();
@@ -15,10 +26,14 @@ const path = `${projectPath}/pipelines/${pipelineId}`;
 const finished = { finished_at: "2026-11-30T09:17:02.000Z", duration: 299 };
 
 function arrangeFailed(trace = fixtureText("trace-rspec-failed.txt")) {
-  mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "failed", ...finished }), json);
+  mock.gitlab
+    .intercept({ path: at(path), method: "GET" })
+    .reply(200, pipeline({ status: "failed", ...finished }), json);
   mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture("jobs-failed.json"), json);
   mock.gitlab.intercept({ path: at(`${projectPath}/jobs/7710003/trace`), method: "GET" }).reply(200, trace);
-  mock.gitlab.intercept({ path: at(`${projectPath}/jobs/7710002/trace`), method: "GET" }).reply(200, "$ npm run lint\n3 problems\n");
+  mock.gitlab
+    .intercept({ path: at(`${projectPath}/jobs/7710002/trace`), method: "GET" })
+    .reply(200, "$ npm run lint\n3 problems\n");
 }
 
 describe("a finished pipeline's result", () => {
@@ -57,41 +72,57 @@ describe("a finished pipeline's result", () => {
     const long = Array.from({ length: 500 }, (_, index) => `line ${index + 1} ${"x".repeat(40)}`).join("\n");
     arrangeFailed(long);
     const adapter = createTestAdapter(mock, { logs: { maxLinesPerJob: 5, maxBytes: 150 } });
-    const result = (await adapter.doGetStatus({ project, pipelineId }, createTestContext())).result?.structuredContent as Record<string, any>;
+    const result = (await adapter.doGetStatus({ project, pipelineId }, createTestContext())).result
+      ?.structuredContent as Record<string, any>;
     const tail = result["failedJobs"][0].traceTail as string;
     expect(tail.split("\n").length).toBeLessThanOrEqual(5);
     expect(tail.endsWith("line 500 " + "x".repeat(40))).toBe(true);
-    const bytes = result["failedJobs"].reduce((sum: number, job: any) => sum + Buffer.byteLength(job.traceTail ?? ""), 0);
+    const bytes = result["failedJobs"].reduce(
+      (sum: number, job: any) => sum + Buffer.byteLength(job.traceTail ?? ""),
+      0,
+    );
     expect(bytes).toBeLessThanOrEqual(150);
   });
 
   it("reads at most maxReadBytes of a trace and says so", async () => {
     arrangeFailed("a".repeat(5000) + "\nthe real end\n");
     const adapter = createTestAdapter(mock, { logs: { maxReadBytes: 1000 } });
-    const result = (await adapter.doGetStatus({ project, pipelineId }, createTestContext())).result?.structuredContent as Record<string, any>;
+    const result = (await adapter.doGetStatus({ project, pipelineId }, createTestContext())).result
+      ?.structuredContent as Record<string, any>;
     expect(result["failedJobs"][0].traceTail).not.toContain("the real end");
     expect(result["failedJobs"][0].traceNote).toContain("longer than 1000 bytes");
   });
 
   it("stops reading traces at the time bound and keeps what was read", async () => {
-    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "failed", ...finished }), json);
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(200, pipeline({ status: "failed", ...finished }), json);
     mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture("jobs-failed.json"), json);
     // A trace that takes longer than the whole budget to arrive; the second job is then not read at all.
-    mock.gitlab.intercept({ path: at(`${projectPath}/jobs/7710003/trace`), method: "GET" }).reply(200, "too late\n").delay(2_000);
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/jobs/7710003/trace`), method: "GET" })
+      .reply(200, "too late\n")
+      .delay(2_000);
     const started = Date.now();
     const adapter = createTestAdapter(mock, { logs: { maxReadMs: 100 } });
-    const result = (await adapter.doGetStatus({ project, pipelineId }, createTestContext())).result?.structuredContent as Record<string, any>;
+    const result = (await adapter.doGetStatus({ project, pipelineId }, createTestContext())).result
+      ?.structuredContent as Record<string, any>;
     expect(Date.now() - started).toBeLessThan(1_500);
     expect(result["failedJobs"][0].traceNote).toContain("reading stopped after 100 ms");
     expect(result["failedJobs"][1].traceNote).toContain("not read");
   });
 
   it("still answers when a trace cannot be read", async () => {
-    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "failed", ...finished }), json);
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(200, pipeline({ status: "failed", ...finished }), json);
     mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture("jobs-failed.json"), json);
-    mock.gitlab.intercept({ path: at(`${projectPath}/jobs/7710003/trace`), method: "GET" }).reply(404, { message: "404 Not found" }, json);
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/jobs/7710003/trace`), method: "GET" })
+      .reply(404, { message: "404 Not found" }, json);
     mock.gitlab.intercept({ path: at(`${projectPath}/jobs/7710002/trace`), method: "GET" }).reply(200, "3 problems\n");
-    const result = (await createTestAdapter(mock).doGetStatus({ project, pipelineId }, createTestContext())).result?.structuredContent as Record<string, any>;
+    const result = (await createTestAdapter(mock).doGetStatus({ project, pipelineId }, createTestContext())).result
+      ?.structuredContent as Record<string, any>;
     expect(result["failedJobs"][0].traceNote).toBe("GitLab did not serve the trace");
     expect(result["failedJobs"][1].traceTail).toBe("3 problems");
   });
@@ -101,27 +132,46 @@ describe("a pipeline waiting for people", () => {
   it("asks to play each manual job and to approve each blocked deployment, keyed by upstream facts", async () => {
     mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "manual" }), json);
     mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture("jobs-manual.json"), json);
-    mock.gitlab.intercept({ path: at(`${projectPath}/deployments`, (query) => query.get("status") === "blocked"), method: "GET" }).reply(200, fixture("deployments-blocked.json"), json);
+    mock.gitlab
+      .intercept({
+        path: at(`${projectPath}/deployments`, (query) => query.get("status") === "blocked"),
+        method: "GET",
+      })
+      .reply(200, fixture("deployments-blocked.json"), json);
     const snapshot = await createTestAdapter(mock).doGetStatus({ project, pipelineId }, createTestContext());
     expect(snapshot.status).toBe("input_required");
     // The deployment's own job (7710023) is asked once, as an approval; another pipeline's deployment not at all.
-    expect(Object.keys(snapshot.inputRequests ?? {}).sort()).toEqual(["approve-deployment-41207-after-1-approvals", "play-job-7710022"]);
-    expect(snapshot.inputRequests?.["approve-deployment-41207-after-1-approvals"]?.params.message).toContain("production");
+    expect(Object.keys(snapshot.inputRequests ?? {}).sort()).toEqual([
+      "approve-deployment-41207-after-1-approvals",
+      "play-job-7710022",
+    ]);
+    expect(snapshot.inputRequests?.["approve-deployment-41207-after-1-approvals"]?.params.message).toContain(
+      "production",
+    );
     // Each form's boolean defaults to "no", so a client can send the refusal it shows without toggling twice.
-    const booleanOf = (key: string, field: string) => (snapshot.inputRequests?.[key]?.params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema.properties[field];
-    expect(booleanOf("approve-deployment-41207-after-1-approvals", "approve")).toMatchObject({ type: "boolean", default: false });
+    const booleanOf = (key: string, field: string) =>
+      (snapshot.inputRequests?.[key]?.params as { requestedSchema: { properties: Record<string, unknown> } })
+        .requestedSchema.properties[field];
+    expect(booleanOf("approve-deployment-41207-after-1-approvals", "approve")).toMatchObject({
+      type: "boolean",
+      default: false,
+    });
     expect(booleanOf("play-job-7710022", "play")).toMatchObject({ type: "boolean", default: false });
   });
 
   it("still asks about the manual jobs when the token may not list deployments", async () => {
     mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "manual" }), json);
     mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture("jobs-manual.json"), json);
-    mock.gitlab.intercept({ path: at(`${projectPath}/deployments`), method: "GET" }).reply(403, { message: "403 Forbidden" }, json);
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/deployments`), method: "GET" })
+      .reply(403, { message: "403 Forbidden" }, json);
     const { logger, entries } = createRecordingLogger();
     const snapshot = await createTestAdapter(mock).doGetStatus({ project, pipelineId }, createTestContext({ logger }));
     expect(snapshot.status).toBe("input_required");
     expect(Object.keys(snapshot.inputRequests ?? {}).sort()).toEqual(["play-job-7710022", "play-job-7710023"]);
-    expect(entries.map((entry) => entry.message)).toContain("cannot list the pipeline's deployments; asking about its manual jobs only");
+    expect(entries.map((entry) => entry.message)).toContain(
+      "cannot list the pipeline's deployments; asking about its manual jobs only",
+    );
   });
 
   it("stays working when nothing waits that the task can answer", async () => {
@@ -137,12 +187,23 @@ describe("a retried pipeline", () => {
   it("is working until GitLab shows jobs newer than the retry's watermark", async () => {
     const adapter = createTestAdapter(mock);
     const ref = { project, pipelineId, retriedAfterJobId: 7710003 };
-    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "failed", ...finished }), json);
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(200, pipeline({ status: "failed", ...finished }), json);
     mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture("jobs-failed.json"), json);
-    expect(await adapter.doGetStatus(ref, createTestContext())).toMatchObject({ status: "working", rawStatus: "failed", message: expect.stringContaining("retry requested") });
+    expect(await adapter.doGetStatus(ref, createTestContext())).toMatchObject({
+      status: "working",
+      rawStatus: "failed",
+      message: expect.stringContaining("retry requested"),
+    });
 
-    const retriedJobs = [{ ...fixture("jobs-failed.json")[0], id: 7710100, status: "success", artifacts: [] }, ...fixture("jobs-failed.json").slice(2)];
-    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "success", ...finished }), json);
+    const retriedJobs = [
+      { ...fixture("jobs-failed.json")[0], id: 7710100, status: "success", artifacts: [] },
+      ...fixture("jobs-failed.json").slice(2),
+    ];
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(200, pipeline({ status: "success", ...finished }), json);
     mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, retriedJobs, json);
     const snapshot = await adapter.doGetStatus(ref, createTestContext());
     expect(snapshot).toMatchObject({ status: "completed", rawStatus: "success" });

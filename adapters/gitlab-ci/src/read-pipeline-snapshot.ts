@@ -14,7 +14,11 @@ export interface SnapshotDependencies {
 }
 
 /** One read of a pipeline, in the extension's terms. */
-export async function readPipelineSnapshot(dependencies: SnapshotDependencies, ref: PipelineRef, context: AdapterContext): Promise<JobSnapshot> {
+export async function readPipelineSnapshot(
+  dependencies: SnapshotDependencies,
+  ref: PipelineRef,
+  context: AdapterContext,
+): Promise<JobSnapshot> {
   const { api, settings } = dependencies;
   const signal = context.signal;
   const pipeline = await api.getPipeline(ref.project, ref.pipelineId, { signal });
@@ -55,7 +59,10 @@ export async function readPipelineSnapshot(dependencies: SnapshotDependencies, r
       return { status: "cancelled", ...common, message: "the pipeline was canceled", ...finishedAt(pipeline) };
     case "completed": {
       const failed = phase.isError ? failedJobsOf(jobs).map((job) => job.id) : [];
-      const tails = failed.length > 0 ? await tailJobTraces(api, ref.project, failed, settings.logs, dependencies.secrets, signal) : [];
+      const tails =
+        failed.length > 0
+          ? await tailJobTraces(api, ref.project, failed, settings.logs, dependencies.secrets, signal)
+          : [];
       return {
         status: "completed",
         ...common,
@@ -81,7 +88,10 @@ async function readBlockedDeployments(api: GitlabCiApi, ref: PipelineRef, contex
     return await api.blockedDeployments(ref.project, ref.pipelineId, { signal: context.signal });
   } catch (error) {
     if (!(error instanceof UpstreamError) || error.isRetryable) throw error;
-    context.logger.warn({ pipelineId: ref.pipelineId, httpStatus: error.httpStatus }, "cannot list the pipeline's deployments; asking about its manual jobs only");
+    context.logger.warn(
+      { pipelineId: ref.pipelineId, httpStatus: error.httpStatus },
+      "cannot list the pipeline's deployments; asking about its manual jobs only",
+    );
     return [];
   }
 }

@@ -1,7 +1,16 @@
 import { InvalidToolInputError } from "@jobtasks/core";
 import { createTestContext } from "@jobtasks/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { at, createMockGitlab, createTestAdapter, json, pipeline, project, projectPath, recordPost } from "./test-support/mock-gitlab.js";
+import {
+  at,
+  createMockGitlab,
+  createTestAdapter,
+  json,
+  pipeline,
+  project,
+  projectPath,
+  recordPost,
+} from "./test-support/mock-gitlab.js";
 
 // A fresh GitLab per test; every answer a test arranged must have been asked for.
 let mock = createMockGitlab();
@@ -24,20 +33,35 @@ describe("answering a pipeline", () => {
 
   it("refuses an unreadable answer before acting on any of the batch", async () => {
     // No interceptor: a request to GitLab would fail the test.
-    const error = await createTestAdapter(mock)
-      .doRespond!(ref, { [playKey]: { action: "accept", content: { play: true } }, [approvalKey]: { action: "accept", content: { approve: "yes" } } }, createTestContext())
-      .catch((caught: unknown) => caught);
+    const error = await createTestAdapter(mock).doRespond!(
+      ref,
+      {
+        [playKey]: { action: "accept", content: { play: true } },
+        [approvalKey]: { action: "accept", content: { approve: "yes" } },
+      },
+      createTestContext(),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidToolInputError);
     expect(error).toMatchObject({ field: `${approvalKey}.approve` });
   });
 
   it("leaves a manual job waiting when the agent declines or says play: false", async () => {
-    await createTestAdapter(mock).doRespond!(ref, { [playKey]: { action: "decline" }, "play-job-7710023": { action: "accept", content: { play: false } } }, createTestContext());
+    await createTestAdapter(mock).doRespond!(
+      ref,
+      { [playKey]: { action: "decline" }, "play-job-7710023": { action: "accept", content: { play: false } } },
+      createTestContext(),
+    );
   });
 
   it("takes a job that no longer waits (someone played it first) as answered", async () => {
-    mock.gitlab.intercept({ path: at(`${projectPath}/jobs/7710022/play`), method: "POST" }).reply(400, { message: "400 Unplayable Job" }, json);
-    await createTestAdapter(mock).doRespond!(ref, { [playKey]: { action: "accept", content: { play: true } } }, createTestContext());
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/jobs/7710022/play`), method: "POST" })
+      .reply(400, { message: "400 Unplayable Job" }, json);
+    await createTestAdapter(mock).doRespond!(
+      ref,
+      { [playKey]: { action: "accept", content: { play: true } } },
+      createTestContext(),
+    );
   });
 });
 
@@ -48,7 +72,12 @@ describe("cancelling a pipeline", () => {
     recordPost(mock, `${projectPath}/pipelines/1284711/cancel`, 200, pipeline({ status: "canceling" }), cancels);
     await adapter.doCancel!(ref, createTestContext());
     expect(cancels).toHaveLength(1);
-    mock.gitlab.intercept({ path: at(`${projectPath}/pipelines/1284711`), method: "GET" }).reply(200, pipeline({ status: "canceling" }), json);
-    expect(await adapter.doGetStatus(ref, createTestContext())).toMatchObject({ status: "working", rawStatus: "canceling" });
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/pipelines/1284711`), method: "GET" })
+      .reply(200, pipeline({ status: "canceling" }), json);
+    expect(await adapter.doGetStatus(ref, createTestContext())).toMatchObject({
+      status: "working",
+      rawStatus: "canceling",
+    });
   });
 });

@@ -41,11 +41,23 @@ export async function respondToPipeline(
         await api.playJob(ref.project, action.key.jobId, { signal: context.signal });
       } else {
         const comment = action.comment ?? (action.approve ? "Approved through jobtasks" : "Rejected through jobtasks");
-        await api.reviewDeployment(ref.project, action.key.deploymentId, { status: action.approve ? "approved" : "rejected", comment }, { signal: context.signal });
+        await api.reviewDeployment(
+          ref.project,
+          action.key.deploymentId,
+          { status: action.approve ? "approved" : "rejected", comment },
+          { signal: context.signal },
+        );
       }
     } catch (error) {
-      if (error instanceof UpstreamError && error.httpStatus !== undefined && alreadyAnsweredStatuses.has(error.httpStatus)) {
-        context.logger.info({ pipelineId: ref.pipelineId, httpStatus: error.httpStatus }, "the job or deployment no longer waits");
+      if (
+        error instanceof UpstreamError &&
+        error.httpStatus !== undefined &&
+        alreadyAnsweredStatuses.has(error.httpStatus)
+      ) {
+        context.logger.info(
+          { pipelineId: ref.pipelineId, httpStatus: error.httpStatus },
+          "the job or deployment no longer waits",
+        );
         continue;
       }
       throw error;

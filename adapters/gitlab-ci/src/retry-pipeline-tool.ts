@@ -13,7 +13,8 @@ export function createRetryPipelineTool(dependencies: ToolDependencies, name: st
   return {
     name,
     title: "Retry a GitLab pipeline",
-    description: "Retries the failed and canceled jobs of a finished GitLab CI pipeline, and follows the pipeline to its new end.",
+    description:
+      "Retries the failed and canceled jobs of a finished GitLab CI pipeline, and follows the pipeline to its new end.",
     inputSchema: z.strictObject({
       project: projectInputSchema(config),
       pipelineId: z.number().int().positive().describe("The failed or canceled pipeline's id"),
@@ -21,9 +22,14 @@ export function createRetryPipelineTool(dependencies: ToolDependencies, name: st
     outputSchema: pipelineResultSchema,
     async doStart(input: { project: string; pipelineId: number }, context) {
       const signal = context.signal;
-      const pipeline = await api.getPipeline(input.project, input.pipelineId, { signal, notFound: "refused" }).catch(pipelineNotFoundAsInvalidInput);
+      const pipeline = await api
+        .getPipeline(input.project, input.pipelineId, { signal, notFound: "refused" })
+        .catch(pipelineNotFoundAsInvalidInput);
       if (!retryableStatuses.has(pipeline.status)) {
-        throw new InvalidToolInputError("pipelineId", `the pipeline is ${pipeline.status}; only failed or canceled pipelines can be retried`);
+        throw new InvalidToolInputError(
+          "pipelineId",
+          `the pipeline is ${pipeline.status}; only failed or canceled pipelines can be retried`,
+        );
       }
       // The retry's jobs get ids above every current one: that watermark tells the retry's end from the old one.
       const jobs = await api.listJobs(input.project, input.pipelineId, { signal });

@@ -42,13 +42,14 @@ export async function tailJobTraces(
     if (signal.aborted) throw signal.reason;
     const text = fitBytes(lastLines(redactSecrets(cleanTrace(read.text), secrets), settings.maxLinesPerJob), budget);
     budget -= Buffer.byteLength(text);
-    const note = read.stoppedBy === "bytes"
-      ? `the trace is longer than ${settings.maxReadBytes} bytes; this is the end of what was read`
-      : read.stoppedBy === "time"
-        ? `reading stopped after ${settings.maxReadMs} ms; this is the end of what was read`
-        : read.stoppedBy === "refused"
-          ? "GitLab did not serve the trace"
-          : undefined;
+    const note =
+      read.stoppedBy === "bytes"
+        ? `the trace is longer than ${settings.maxReadBytes} bytes; this is the end of what was read`
+        : read.stoppedBy === "time"
+          ? `reading stopped after ${settings.maxReadMs} ms; this is the end of what was read`
+          : read.stoppedBy === "refused"
+            ? "GitLab did not serve the trace"
+            : undefined;
     tails.push(note ? { jobId, text, note } : { jobId, text });
   }
   return tails;
@@ -65,18 +66,23 @@ async function readTraceEnd(
   let read = 0;
   let stoppedBy: "bytes" | "time" | "refused" | undefined;
   try {
-    await api.streamTrace(project, jobId, (chunk) => {
-      const room = maxReadBytes - read;
-      const accepted = chunk.length > room ? chunk.subarray(0, room) : chunk;
-      read += accepted.length;
-      tail = Buffer.concat([tail, accepted]);
-      if (tail.length > keptBytes) tail = tail.subarray(tail.length - keptBytes);
-      if (read >= maxReadBytes) {
-        stoppedBy = "bytes";
-        return false;
-      }
-      return true;
-    }, { signal });
+    await api.streamTrace(
+      project,
+      jobId,
+      (chunk) => {
+        const room = maxReadBytes - read;
+        const accepted = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        read += accepted.length;
+        tail = Buffer.concat([tail, accepted]);
+        if (tail.length > keptBytes) tail = tail.subarray(tail.length - keptBytes);
+        if (read >= maxReadBytes) {
+          stoppedBy = "bytes";
+          return false;
+        }
+        return true;
+      },
+      { signal },
+    );
   } catch {
     // A missing trace (erased, expired) or the time bound: the result is still worth having without it.
     stoppedBy = signal.aborted ? "time" : "refused";
@@ -105,7 +111,10 @@ function lastLines(text: string, count: number): string {
 function fitBytes(text: string, limit: number): string {
   const bytes = Buffer.from(text);
   if (bytes.length <= limit) return text;
-  let cut = bytes.subarray(bytes.length - limit).toString("utf8").replace(/^\uFFFD+/, "");
+  let cut = bytes
+    .subarray(bytes.length - limit)
+    .toString("utf8")
+    .replace(/^\uFFFD+/, "");
   const newline = cut.indexOf("\n");
   if (newline >= 0 && newline < cut.length - 1) cut = cut.slice(newline + 1);
   return cut;

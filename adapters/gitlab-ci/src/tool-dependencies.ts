@@ -18,7 +18,11 @@ export function projectInputSchema(config: ResolvedGitlabCiConfig) {
 /** A 404 on a pipeline the agent named: its argument is wrong (or invisible to the token), not an outage. */
 export function pipelineNotFoundAsInvalidInput(error: unknown): never {
   if (error instanceof UpstreamError && error.httpStatus === 404) {
-    throw new InvalidToolInputError("pipelineId", "GitLab has no such pipeline in this project (or the token cannot see it)", { cause: error });
+    throw new InvalidToolInputError(
+      "pipelineId",
+      "GitLab has no such pipeline in this project (or the token cannot see it)",
+      { cause: error },
+    );
   }
   throw error;
 }

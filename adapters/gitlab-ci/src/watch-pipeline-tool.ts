@@ -11,30 +11,45 @@ export function createWatchPipelineTool(dependencies: ToolDependencies, name: st
     .strictObject({
       project: projectInputSchema(config),
       pipelineId: z.number().int().positive().optional().describe("The pipeline's id"),
-      sha: z.string().regex(/^[0-9a-f]{7,64}$/, "a commit sha (hex)").optional().describe("Follow the latest pipeline of this commit"),
+      sha: z
+        .string()
+        .regex(/^[0-9a-f]{7,64}$/, "a commit sha (hex)")
+        .optional()
+        .describe("Follow the latest pipeline of this commit"),
       ref: z.string().min(1).max(255).optional().describe("Follow the latest pipeline of this branch or tag"),
     })
     .superRefine((input, context) => {
       const byId = input.pipelineId !== undefined;
       const byLookup = input.sha !== undefined || input.ref !== undefined;
       if (byId === byLookup) {
-        context.addIssue({ code: "custom", path: ["pipelineId"], message: "give either pipelineId, or sha and/or ref" });
+        context.addIssue({
+          code: "custom",
+          path: ["pipelineId"],
+          message: "give either pipelineId, or sha and/or ref",
+        });
       }
     });
   return {
     name,
     title: "Watch a GitLab pipeline",
-    description: "Follows an existing GitLab CI pipeline to the end: by its id, or the latest pipeline of a commit (sha) or a branch or tag (ref). The result names the failed jobs with the end of their traces, and lists the artifacts.",
+    description:
+      "Follows an existing GitLab CI pipeline to the end: by its id, or the latest pipeline of a commit (sha) or a branch or tag (ref). The result names the failed jobs with the end of their traces, and lists the artifacts.",
     inputSchema,
     outputSchema: pipelineResultSchema,
     async doStart(input: { project: string; pipelineId?: number; sha?: string; ref?: string }, context) {
       if (input.pipelineId !== undefined) {
-        const pipeline = await api.getPipeline(input.project, input.pipelineId, { signal: context.signal, notFound: "refused" }).catch(pipelineNotFoundAsInvalidInput);
+        const pipeline = await api
+          .getPipeline(input.project, input.pipelineId, { signal: context.signal, notFound: "refused" })
+          .catch(pipelineNotFoundAsInvalidInput);
         return { ref: { project: input.project, pipelineId: pipeline.id } };
       }
       const filter = { ...(input.sha ? { sha: input.sha } : {}), ...(input.ref ? { ref: input.ref } : {}) };
       const latest = await api.latestPipeline(input.project, filter, { signal: context.signal });
-      if (!latest) throw new InvalidToolInputError(input.sha ? "sha" : "ref", "GitLab has no pipeline for it (yet) in this project");
+      if (!latest)
+        throw new InvalidToolInputError(
+          input.sha ? "sha" : "ref",
+          "GitLab has no pipeline for it (yet) in this project",
+        );
       return { ref: { project: input.project, pipelineId: latest.id } };
     },
   };

@@ -12,11 +12,16 @@ describe("resolveAuth", () => {
       headers: { authorization: "Bearer tok-123456" },
       secrets: ["tok-123456"],
     });
-    expect(resolveAuth({ type: "bearer", token: "inline-987654" }, {}).headers).toEqual({ authorization: "Bearer inline-987654" });
+    expect(resolveAuth({ type: "bearer", token: "inline-987654" }, {}).headers).toEqual({
+      authorization: "Bearer inline-987654",
+    });
   });
 
   it("builds basic credentials and redacts both the password and the encoded pair", () => {
-    const auth = resolveAuth({ type: "basic", username: "robot", passwordEnv: "ROBOT_PASSWORD" }, { ROBOT_PASSWORD: "pa55word!" });
+    const auth = resolveAuth(
+      { type: "basic", username: "robot", passwordEnv: "ROBOT_PASSWORD" },
+      { ROBOT_PASSWORD: "pa55word!" },
+    );
     expect(auth.headers).toEqual({ authorization: `Basic ${Buffer.from("robot:pa55word!").toString("base64")}` });
     expect(auth.secrets).toEqual(["pa55word!", Buffer.from("robot:pa55word!").toString("base64")]);
   });
@@ -32,7 +37,11 @@ describe("resolveAuth", () => {
     expect(() => resolveAuth({ type: "basic", usernameEnv: "ROBOT_USER", password: "x" }, {})).toThrow(
       new AdapterConfigError("auth.usernameEnv", "environment variable ROBOT_USER is not set"),
     );
-    expect(() => resolveAuth({ type: "header", name: "X-Api-Key", valueEnv: "KEY" }, { KEY: "" })).toThrow(/auth\.valueEnv: environment variable KEY is not set/);
-    expect(() => resolveAuth({ type: "header", name: "X-Api-Key" }, {})).toThrow(/auth\.value: give auth\.value or auth\.valueEnv/);
+    expect(() => resolveAuth({ type: "header", name: "X-Api-Key", valueEnv: "KEY" }, { KEY: "" })).toThrow(
+      /auth\.valueEnv: environment variable KEY is not set/,
+    );
+    expect(() => resolveAuth({ type: "header", name: "X-Api-Key" }, {})).toThrow(
+      /auth\.value: give auth\.value or auth\.valueEnv/,
+    );
   });
 });

@@ -9,7 +9,12 @@ export interface ResolvedAuth {
   secrets: string[];
 }
 
-function readSecret(inline: string | undefined, variable: string | undefined, option: string, environment: Environment): string {
+function readSecret(
+  inline: string | undefined,
+  variable: string | undefined,
+  option: string,
+  environment: Environment,
+): string {
   if (inline !== undefined) return inline;
   if (variable !== undefined) {
     const value = environment[variable];

@@ -23,7 +23,13 @@ function adapter(overrides = {}) {
       preset: "azure-lro",
       baseUrl: `${origin}/language`,
       auth: { type: "header", name: "Ocp-Apim-Subscription-Key", valueEnv: "AZURE_KEY" },
-      tools: [{ name: "analyze", description: "Analyze documents.", submit: { url: "/analyze-text/jobs", query: { "api-version": "2026-10-01" } } }],
+      tools: [
+        {
+          name: "analyze",
+          description: "Analyze documents.",
+          submit: { url: "/analyze-text/jobs", query: { "api-version": "2026-10-01" } },
+        },
+      ],
       ...overrides,
     },
     { dispatcher: agent, environment: { AZURE_KEY: apiKey } },
@@ -49,40 +55,58 @@ describe("azure-lro preset: cancel", () => {
     expect(started.ref.id).toBe(operationPath);
     await rest.doCancel!(started.ref, testContext());
     expect(cancel?.headers["ocp-apim-subscription-key"]).toBe(apiKey);
-    await expect(rest.doGetStatus(started.ref, testContext())).resolves.toMatchObject({ status: "working", rawStatus: "Running" });
-    await expect(rest.doGetStatus(started.ref, testContext())).resolves.toMatchObject({ status: "cancelled", rawStatus: "Canceled" });
+    await expect(rest.doGetStatus(started.ref, testContext())).resolves.toMatchObject({
+      status: "working",
+      rawStatus: "Running",
+    });
+    await expect(rest.doGetStatus(started.ref, testContext())).resolves.toMatchObject({
+      status: "cancelled",
+      rawStatus: "Canceled",
+    });
   });
 
   it("says the upstream offers no cancel when :cancel answers 404 while the operation is still known", async () => {
-    service.intercept({ path: cancelPath, method: "POST" }).reply(404, { error: { code: "NotFound", message: "Resource not found" } });
+    service
+      .intercept({ path: cancelPath, method: "POST" })
+      .reply(404, { error: { code: "NotFound", message: "Resource not found" } });
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("azure-operation-running"));
     const failure = await adapter().doCancel!(reference, testContext()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).not.toBeInstanceOf(JobNotFoundError);
     expect((failure as UpstreamError).isRetryable).toBe(false);
-    expect((failure as Error).message).toMatch(/does not offer cancelling this job \(the cancel request answered HTTP 404\)/);
+    expect((failure as Error).message).toMatch(
+      /does not offer cancelling this job \(the cancel request answered HTTP 404\)/,
+    );
   });
 
   it("raises JobNotFoundError when the cancel and the status both answer 404", async () => {
     service.intercept({ path: cancelPath, method: "POST" }).reply(404, "");
     service.intercept({ path: operationPath, method: "GET" }).reply(404, "");
-    await expect(adapter().doCancel!({ id: operationPath, createdAt: 0 }, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(adapter().doCancel!({ id: operationPath, createdAt: 0 }, testContext())).rejects.toBeInstanceOf(
+      JobNotFoundError,
+    );
   });
 
   it("builds a cancel request from the status body when its templates read it (DELETE on the job by its id)", async () => {
     let deleted: SeenRequest | undefined;
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("azure-operation-running"));
-    service.intercept({ path: `/language/jobs/${operationId}?api-version=2026-10-01`, method: "DELETE" }).reply((options) => {
-      deleted = seen(options);
-      return { statusCode: 204, data: "" };
+    service
+      .intercept({ path: `/language/jobs/${operationId}?api-version=2026-10-01`, method: "DELETE" })
+      .reply((options) => {
+        deleted = seen(options);
+        return { statusCode: 204, data: "" };
+      });
+    const rest = adapter({
+      cancel: { method: "DELETE", url: "/jobs/{{body.id}}", query: { "api-version": "2026-10-01" } },
     });
-    const rest = adapter({ cancel: { method: "DELETE", url: "/jobs/{{body.id}}", query: { "api-version": "2026-10-01" } } });
     await rest.doCancel!(reference, testContext());
     expect(deleted?.method).toBe("DELETE");
   });
 
   it("refuses {{*job.id}} over a URL reference at start-up, and names the template that works", () => {
     expect(() => adapter({ cancel: { url: "{{*job.id}}:cancel" } })).toThrow(AdapterConfigError);
-    expect(() => adapter({ cancel: { url: "{{*job.id}}:cancel" } })).toThrow(/cancel\.url: .*the job reference is a URL.*"\{\{job\.id\}\}:cancel"/);
+    expect(() => adapter({ cancel: { url: "{{*job.id}}:cancel" } })).toThrow(
+      /cancel\.url: .*the job reference is a URL.*"\{\{job\.id\}\}:cancel"/,
+    );
   });
 });

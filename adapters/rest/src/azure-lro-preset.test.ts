@@ -39,24 +39,48 @@ function adapter(overrides = {}) {
 describe("azure-lro preset", () => {
   it("runs a job end to end: 202 + Operation-Location, Retry-After pacing, Running, Succeeded with the result", async () => {
     let submit: SeenRequest | undefined;
-    service.intercept({ path: "/formrecognizer/models:train?api-version=2026-10-01", method: "POST" }).reply((options) => {
-      submit = seen(options);
-      return { statusCode: 202, data: "", responseOptions: { headers: { "operation-location": `${origin}${operationPath}`, "retry-after": "5" } } };
-    });
-    service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("azure-operation-running"), { headers: { "retry-after": "4" } });
+    service
+      .intercept({ path: "/formrecognizer/models:train?api-version=2026-10-01", method: "POST" })
+      .reply((options) => {
+        submit = seen(options);
+        return {
+          statusCode: 202,
+          data: "",
+          responseOptions: { headers: { "operation-location": `${origin}${operationPath}`, "retry-after": "5" } },
+        };
+      });
+    service
+      .intercept({ path: operationPath, method: "GET" })
+      .reply(200, fixture("azure-operation-running"), { headers: { "retry-after": "4" } });
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("azure-operation-succeeded"));
 
     const rest = adapter();
-    const started = await rest.tools[0]!.doStart({ modelId: "invoice-extractor-7", source: "https://blobs.example.test/train" }, testContext());
+    const started = await rest.tools[0]!.doStart(
+      { modelId: "invoice-extractor-7", source: "https://blobs.example.test/train" },
+      testContext(),
+    );
     // The status URL is on baseUrl's origin, so only its path (with the api-version query) goes into the reference.
     expect(started.ref.id).toBe(operationPath);
     expect(submit?.headers["ocp-apim-subscription-key"]).toBe(apiKey);
-    expect(submit?.body).toEqual({ modelId: "invoice-extractor-7", trainingData: { source: "https://blobs.example.test/train" } });
+    expect(submit?.body).toEqual({
+      modelId: "invoice-extractor-7",
+      trainingData: { source: "https://blobs.example.test/train" },
+    });
 
     const running = await rest.doGetStatus(started.ref, testContext());
-    expect(running).toMatchObject({ status: "working", rawStatus: "Running", message: "Running (40%)", pollIntervalMs: 4_000, updatedAt: "2026-11-20T10:15:09.000Z" });
+    expect(running).toMatchObject({
+      status: "working",
+      rawStatus: "Running",
+      message: "Running (40%)",
+      pollIntervalMs: 4_000,
+      updatedAt: "2026-11-20T10:15:09.000Z",
+    });
     const done = await rest.doGetStatus(started.ref, testContext());
-    expect(done).toMatchObject({ status: "completed", rawStatus: "Succeeded", result: { structuredContent: { modelId: "invoice-extractor-7", documentsProcessed: 12 } } });
+    expect(done).toMatchObject({
+      status: "completed",
+      rawStatus: "Succeeded",
+      result: { structuredContent: { modelId: "invoice-extractor-7", documentsProcessed: 12 } },
+    });
   });
 
   it("maps Failed to completed with isError and the error message, Canceled to cancelled, NotStarted to working", async () => {
@@ -67,21 +91,36 @@ describe("azure-lro preset", () => {
     const rest = adapter();
     const failed = await rest.doGetStatus(reference, testContext());
     expect(failed).toMatchObject({ status: "completed", result: { isError: true } });
-    expect((failed.result?.content[0] as { text: string }).text).toContain("Training data must contain at least 5 labeled documents.");
-    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "cancelled", rawStatus: "Canceled" });
-    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "working", rawStatus: "NotStarted" });
+    expect((failed.result?.content[0] as { text: string }).text).toContain(
+      "Training data must contain at least 5 labeled documents.",
+    );
+    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({
+      status: "cancelled",
+      rawStatus: "Canceled",
+    });
+    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({
+      status: "working",
+      rawStatus: "NotStarted",
+    });
   });
 
   it("falls back to Azure-AsyncOperation, then Location", async () => {
-    service.intercept({ path: "/formrecognizer/models:train?api-version=2026-10-01", method: "POST" }).reply(201, {}, { headers: { location: "/formrecognizer/operations/x1" } });
+    service
+      .intercept({ path: "/formrecognizer/models:train?api-version=2026-10-01", method: "POST" })
+      .reply(201, {}, { headers: { location: "/formrecognizer/operations/x1" } });
     const started = await adapter().tools[0]!.doStart({ modelId: "m", source: "s" }, testContext());
     expect(started.ref.id).toBe("/formrecognizer/operations/x1");
   });
 
   it("refuses an Operation-Location on another origin unless allowedOrigins lists it", async () => {
     const foreign = "https://westus.status.example.test/operations/9?api-version=2026-10-01";
-    service.intercept({ path: "/formrecognizer/models:train?api-version=2026-10-01", method: "POST" }).reply(202, "", { headers: { "operation-location": foreign } }).times(2);
-    const refused = await adapter().tools[0]!.doStart({ modelId: "m", source: "s" }, testContext()).catch((error: unknown) => error);
+    service
+      .intercept({ path: "/formrecognizer/models:train?api-version=2026-10-01", method: "POST" })
+      .reply(202, "", { headers: { "operation-location": foreign } })
+      .times(2);
+    const refused = await adapter()
+      .tools[0]!.doStart({ modelId: "m", source: "s" }, testContext())
+      .catch((error: unknown) => error);
     expect((refused as Error).message).toMatch(/an origin that is neither baseUrl's nor in allowedOrigins/);
     expect((refused as Error).message).not.toContain("westus.status.example.test");
 
@@ -89,10 +128,13 @@ describe("azure-lro preset", () => {
     const started = await allowed.tools[0]!.doStart({ modelId: "m", source: "s" }, testContext());
     expect(started.ref.id).toBe(foreign);
     let statusRequest: SeenRequest | undefined;
-    agent.get("https://westus.status.example.test").intercept({ path: "/operations/9?api-version=2026-10-01", method: "GET" }).reply((options) => {
-      statusRequest = seen(options);
-      return { statusCode: 200, data: fixture("azure-operation-running") };
-    });
+    agent
+      .get("https://westus.status.example.test")
+      .intercept({ path: "/operations/9?api-version=2026-10-01", method: "GET" })
+      .reply((options) => {
+        statusRequest = seen(options);
+        return { statusCode: 200, data: fixture("azure-operation-running") };
+      });
     await expect(allowed.doGetStatus(started.ref, testContext())).resolves.toMatchObject({ status: "working" });
     // An allowed origin is trusted with the credentials, as baseUrl is.
     expect(statusRequest?.headers["ocp-apim-subscription-key"]).toBe(apiKey);

@@ -60,14 +60,26 @@ function progressMessage(options: ResolvedRestOptions, input: SnapshotInput, con
 function logTail(options: ResolvedRestOptions, body: unknown): string[] {
   if (!options.result.logsPath) return [];
   const logs = queryFirst(options.result.logsPath, body);
-  const lines = Array.isArray(logs) ? logs.map((line) => asText(line)) : typeof logs === "string" ? logs.split("\n") : [];
+  const lines = Array.isArray(logs)
+    ? logs.map((line) => asText(line))
+    : typeof logs === "string"
+      ? logs.split("\n")
+      : [];
   return lines.slice(-options.result.logTailLines);
 }
 
-function pickFields(fields: NonNullable<ResolvedRestOptions["result"]["fields"]>, source: unknown): Record<string, unknown> {
+function pickFields(
+  fields: NonNullable<ResolvedRestOptions["result"]["fields"]>,
+  source: unknown,
+): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(fields)) {
-    const value = typeof spec === "string" ? queryFirst(spec, source) : spec.all ? queryAll(spec.path, source) : queryFirst(spec.path, source);
+    const value =
+      typeof spec === "string"
+        ? queryFirst(spec, source)
+        : spec.all
+          ? queryAll(spec.path, source)
+          : queryFirst(spec.path, source);
     if (value !== undefined && value !== null) picked[name] = value;
   }
   return picked;
@@ -76,10 +88,13 @@ function pickFields(fields: NonNullable<ResolvedRestOptions["result"]["fields"]>
 function completedResult(options: ResolvedRestOptions, input: SnapshotInput): CallToolResult {
   const source = input.resultBody !== undefined ? input.resultBody : input.body;
   const { fields } = options.result;
-  const summary = options.result.summary === undefined ? undefined : renderText(options.result.summary, { job: input.job, body: input.body });
+  const summary =
+    options.result.summary === undefined
+      ? undefined
+      : renderText(options.result.summary, { job: input.job, body: input.body });
   if (!input.reading.isError) {
     const value = queryFirst(options.result.path, source) ?? source ?? {};
-    const structuredContent = (fields ? pickFields(fields, source) : isPlainObject(value) ? value : { result: value });
+    const structuredContent = fields ? pickFields(fields, source) : isPlainObject(value) ? value : { result: value };
     const valueBlock = { type: "text", text: asText(structuredContent) };
     return {
       content: summary === undefined ? [valueBlock] : [{ type: "text", text: summary }, valueBlock],
@@ -96,7 +111,11 @@ function completedResult(options: ResolvedRestOptions, input: SnapshotInput): Ca
   return result;
 }
 
-function inputRequests(options: ResolvedRestOptions, input: SnapshotInput, context: object): Record<string, ElicitationFormRequest> | undefined {
+function inputRequests(
+  options: ResolvedRestOptions,
+  input: SnapshotInput,
+  context: object,
+): Record<string, ElicitationFormRequest> | undefined {
   const config = options.inputRequired;
   if (!config) return undefined;
   const key = queryFirst(config.keyPath, input.body);
@@ -147,7 +166,9 @@ function checkOutput(snapshot: JobSnapshot, outputSchema: z.ZodType | undefined)
   if (!outputSchema || !result || result.isError) return snapshot;
   const checked = outputSchema.safeParse(result.structuredContent ?? {});
   if (checked.success) return snapshot;
-  const fields = checked.error.issues.map((issue) => `${issue.path.join(".") || "(result)"}: ${issue.message}`).join("; ");
+  const fields = checked.error.issues
+    .map((issue) => `${issue.path.join(".") || "(result)"}: ${issue.message}`)
+    .join("; ");
   const note = `The job finished, but its result does not match the tool's outputSchema (${fields}); the upstream's result follows as text.`;
   const reported: CallToolResult = { content: [{ type: "text", text: note }, ...result.content], isError: true };
   return { ...snapshot, result: reported };
@@ -158,10 +179,15 @@ function buildUnredactedSnapshot(options: ResolvedRestOptions, input: SnapshotIn
   const { reading } = input;
   const snapshot: JobSnapshot = { status: reading.status, rawStatus: reading.rawStatus };
   const updatedAt = options.status.updatedAtPath ? queryFirst(options.status.updatedAtPath, input.body) : undefined;
-  if (typeof updatedAt === "string" && !Number.isNaN(Date.parse(updatedAt))) snapshot.updatedAt = new Date(updatedAt).toISOString();
+  if (typeof updatedAt === "string" && !Number.isNaN(Date.parse(updatedAt)))
+    snapshot.updatedAt = new Date(updatedAt).toISOString();
 
   if (reading.status === "completed" && cancelRecognized(options, input.body)) {
-    return { ...snapshot, status: "cancelled", message: firstRendered(options.progress.cancelledMessage, context) ?? `cancelled (${reading.rawStatus})` };
+    return {
+      ...snapshot,
+      status: "cancelled",
+      message: firstRendered(options.progress.cancelledMessage, context) ?? `cancelled (${reading.rawStatus})`,
+    };
   }
   switch (reading.status) {
     case "completed":

@@ -22,17 +22,28 @@ export interface CancelTarget {
 
 /** Whether any template of the request reads the status body (`{{body.id}}`). */
 function readsStatusBody(cancel: CancelOptions): boolean {
-  const templates: string[] = [cancel.url, ...Object.values(cancel.query ?? {}), ...Object.values(cancel.headers ?? {})];
+  const templates: string[] = [
+    cancel.url,
+    ...Object.values(cancel.query ?? {}),
+    ...Object.values(cancel.headers ?? {}),
+  ];
   const collect = (value: unknown): void => {
     if (typeof value === "string") templates.push(value);
     else if (Array.isArray(value)) value.forEach(collect);
     else if (value !== null && typeof value === "object") Object.values(value).forEach(collect);
   };
   collect(cancel.body);
-  return templates.some((template) => parseTemplate(template).some((part) => part.kind === "value" && /^\$?\.?body\b/.test(part.path.trim())));
+  return templates.some((template) =>
+    parseTemplate(template).some((part) => part.kind === "value" && /^\$?\.?body\b/.test(part.path.trim())),
+  );
 }
 
-export async function cancelJob(environment: RequestEnvironment, cancel: CancelOptions, target: CancelTarget, context: AdapterContext): Promise<void> {
+export async function cancelJob(
+  environment: RequestEnvironment,
+  cancel: CancelOptions,
+  target: CancelTarget,
+  context: AdapterContext,
+): Promise<void> {
   const body = readsStatusBody(cancel) ? (await target.readStatus()).response.body : undefined;
   const response = await performRequest(
     environment,
@@ -48,14 +59,22 @@ export async function cancelJob(environment: RequestEnvironment, cancel: CancelO
     },
     context.signal,
   );
-  if (cancel.alreadyFinishedStatus.includes(response.status) || (response.status !== 404 && response.status !== 410)) return;
+  if (cancel.alreadyFinishedStatus.includes(response.status) || (response.status !== 404 && response.status !== 410))
+    return;
   const { reading } = await target.readStatus();
-  if (reading.gone && !target.justSubmitted) throw new JobNotFoundError(`The upstream no longer knows this job (HTTP ${response.status})`);
+  if (reading.gone && !target.justSubmitted)
+    throw new JobNotFoundError(`The upstream no longer knows this job (HTTP ${response.status})`);
   if (reading.gone) {
-    throw new UpstreamError("The upstream does not list this job yet, so it cannot be cancelled yet; try again shortly", { httpStatus: response.status, isRetryable: true });
+    throw new UpstreamError(
+      "The upstream does not list this job yet, so it cannot be cancelled yet; try again shortly",
+      { httpStatus: response.status, isRetryable: true },
+    );
   }
-  throw new UpstreamError(`The upstream does not offer cancelling this job (the cancel request answered HTTP ${response.status})`, {
-    httpStatus: response.status,
-    isRetryable: false,
-  });
+  throw new UpstreamError(
+    `The upstream does not offer cancelling this job (the cancel request answered HTTP ${response.status})`,
+    {
+      httpStatus: response.status,
+      isRetryable: false,
+    },
+  );
 }

@@ -26,20 +26,31 @@ const pathFields = [
 ].map((field) => field.split("."));
 
 /** Subtrees that are JSON Schemas, not templates: their text is never rendered. */
-const schemaFields = ["tools.*.inputSchema", "tools.*.input", "tools.*.outputSchema", "inputRequired.schema"].map((field) => field.split("."));
+const schemaFields = ["tools.*.inputSchema", "tools.*.input", "tools.*.outputSchema", "inputRequired.schema"].map(
+  (field) => field.split("."),
+);
 
 function matches(pattern: readonly string[], location: readonly (string | number)[]): boolean {
-  return pattern.length === location.length && pattern.every((part, index) => part === "*" || part === String(location[index]));
+  return (
+    pattern.length === location.length &&
+    pattern.every((part, index) => part === "*" || part === String(location[index]))
+  );
 }
 
 export function checkConfigPaths(options: ResolvedRestOptions, context: z.RefinementCtx): void {
   const report = (location: (string | number)[], path: string, problem: string) =>
-    context.addIssue({ code: "custom", path: location, message: `the JSONPath ${path} cannot be evaluated: ${problem}` });
+    context.addIssue({
+      code: "custom",
+      path: location,
+      message: `the JSONPath ${path} cannot be evaluated: ${problem}`,
+    });
   const walk = (value: unknown, location: (string | number)[]): void => {
     if (schemaFields.some((pattern) => matches(pattern, location))) return;
     if (typeof value === "string") {
       const whole = pathFields.some((pattern) => matches(pattern, location));
-      const paths = whole ? [value] : parseTemplate(value).flatMap((part) => (part.kind === "value" ? [part.path] : []));
+      const paths = whole
+        ? [value]
+        : parseTemplate(value).flatMap((part) => (part.kind === "value" ? [part.path] : []));
       for (const path of paths) {
         const problem = pathSyntaxProblem(path);
         if (problem !== undefined) report(location, path, problem);

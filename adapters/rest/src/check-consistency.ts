@@ -26,7 +26,11 @@ function checkUrlReferenceTemplates(options: ResolvedRestOptions, context: z.Ref
     [["cancel", "url"], options.cancel?.url],
   ];
   for (const [path, template] of urls) {
-    const split = template !== undefined && parseTemplate(template).some((part) => part.kind === "value" && part.multiSegment && /^\$?\.?job\.id$/.test(part.path.trim()));
+    const split =
+      template !== undefined &&
+      parseTemplate(template).some(
+        (part) => part.kind === "value" && part.multiSegment && /^\$?\.?job\.id$/.test(part.path.trim()),
+      );
     if (!split) continue;
     const suggestion = template.replace(/\{\{\s*\*\s*/g, "{{");
     context.addIssue({
@@ -41,7 +45,11 @@ function checkUrlReferenceTemplates(options: ResolvedRestOptions, context: z.Ref
 export function checkConsistency(options: ResolvedRestOptions, context: z.RefinementCtx): void {
   const kind = options.reference.kind ?? (options.reference.header ? "url" : "id");
   if (kind === "id" && options.status.url === undefined) {
-    context.addIssue({ code: "custom", path: ["status", "url"], message: 'required when the reference is a job id (e.g. "/jobs/{{job.id}}")' });
+    context.addIssue({
+      code: "custom",
+      path: ["status", "url"],
+      message: 'required when the reference is a job id (e.g. "/jobs/{{job.id}}")',
+    });
   }
   if (kind === "url") checkUrlReferenceTemplates(options, context);
   const seen = new Map<string, string>();
@@ -49,7 +57,11 @@ export function checkConsistency(options: ResolvedRestOptions, context: z.Refine
     for (const value of lower(options.status[list])) {
       const earlier = seen.get(value);
       if (earlier && earlier !== list) {
-        context.addIssue({ code: "custom", path: ["status", list], message: `"${value}" is already listed in status.${earlier}` });
+        context.addIssue({
+          code: "custom",
+          path: ["status", list],
+          message: `"${value}" is already listed in status.${earlier}`,
+        });
       }
       seen.set(value, list);
     }
@@ -57,40 +69,65 @@ export function checkConsistency(options: ResolvedRestOptions, context: z.Refine
   for (const value of lower(options.status.errorValues)) {
     const listedIn = seen.get(value);
     if (listedIn && listedIn !== "completed") {
-      context.addIssue({ code: "custom", path: ["status", "errorValues"], message: `"${value}" is listed in status.${listedIn}, but error values are completed values` });
+      context.addIssue({
+        code: "custom",
+        path: ["status", "errorValues"],
+        message: `"${value}" is listed in status.${listedIn}, but error values are completed values`,
+      });
     }
   }
   const names = new Set<string>();
   options.tools.forEach((tool, index) => {
-    if (names.has(tool.name)) context.addIssue({ code: "custom", path: ["tools", index, "name"], message: `duplicate tool name "${tool.name}"` });
+    if (names.has(tool.name))
+      context.addIssue({
+        code: "custom",
+        path: ["tools", index, "name"],
+        message: `duplicate tool name "${tool.name}"`,
+      });
     names.add(tool.name);
   });
   if (options.inputRequired && !options.inputRequired.schema && !options.inputRequired.schemaPath) {
-    context.addIssue({ code: "custom", path: ["inputRequired", "schema"], message: "give schema or schemaPath for the form" });
+    context.addIssue({
+      code: "custom",
+      path: ["inputRequired", "schema"],
+      message: "give schema or schemaPath for the form",
+    });
   }
   const formSchema = options.inputRequired?.schema;
   const formProblem = formSchema ? formSchemaProblem(formSchema) : undefined;
   if (formProblem) {
     // Answers are checked with this schema; one that cannot check them must not reach a person.
-    context.addIssue({ code: "custom", path: ["inputRequired", "schema", ...formProblem.path], message: formProblem.message });
+    context.addIssue({
+      code: "custom",
+      path: ["inputRequired", "schema", ...formProblem.path],
+      message: formProblem.message,
+    });
   }
   if (options.inputRequired && options.inputRequired.respond.declineBody === undefined) {
     context.addIssue({
       code: "custom",
       path: ["inputRequired", "respond", "declineBody"],
-      message: "required: the body that resolves a question declined or dismissed (a question must not be presented again after an answer)",
+      message:
+        "required: the body that resolves a question declined or dismissed (a question must not be presented again after an answer)",
     });
   }
   const respondUrl = options.inputRequired?.respond.url ?? "";
-  const answerField = parseTemplate(respondUrl).find((part) => part.kind === "value" && /^\$?\.?answer\b(?!\.action$)/.test(part.path.trim()));
+  const answerField = parseTemplate(respondUrl).find(
+    (part) => part.kind === "value" && /^\$?\.?answer\b(?!\.action$)/.test(part.path.trim()),
+  );
   if (answerField) {
     context.addIssue({
       code: "custom",
       path: ["inputRequired", "respond", "url"],
-      message: "cannot use answer fields (only answer.action): a decline is sent to the same URL without them; put answers in the body or query",
+      message:
+        "cannot use answer fields (only answer.action): a decline is sent to the same URL without them; put answers in the body or query",
     });
   }
   if (options.status.inputRequired.length > 0 && !options.inputRequired) {
-    context.addIssue({ code: "custom", path: ["inputRequired"], message: "required when status.inputRequired lists values" });
+    context.addIssue({
+      code: "custom",
+      path: ["inputRequired"],
+      message: "required when status.inputRequired lists values",
+    });
   }
 }

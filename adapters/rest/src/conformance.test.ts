@@ -17,7 +17,10 @@ runAdapterConformance<RestJobReference>({
     agent = mockAgent();
     // For the `start` check: a submit that creates a job, which then reads back as queued.
     const farm = agent.get(renderFarmOrigin);
-    farm.intercept({ path: "/api/scenes/intro/renders", method: "POST" }).reply(201, { render: { id: "started" } }).persist();
+    farm
+      .intercept({ path: "/api/scenes/intro/renders", method: "POST" })
+      .reply(201, { render: { id: "started" } })
+      .persist();
     farm.intercept({ path: "/api/renders/started", method: "GET" }).reply(200, { state: "queued" }).persist();
     return restAdapter(renderFarmConfig(), { dispatcher: agent, environment: { RENDER_TOKEN: renderFarmToken } });
   },
@@ -35,26 +38,36 @@ runAdapterConformance<RestJobReference>({
   unknownRawStatus: "defragmenting",
   arrangeStatus(rawStatus) {
     const id = nextId("r");
-    agent.get(renderFarmOrigin).intercept({ path: `/api/renders/${id}`, method: "GET" }).reply(200, {
-      state: rawStatus,
-      progress: { frame: 3, total: 10 },
-      review: { id: `rev-${id}`, question: "Ship it?" },
-      output: { frames: 10 },
-      failure: { reason: "out of memory" },
-      // An upstream that echoes the token in its logs must not get it into a result.
-      log: [`auth header was Bearer ${renderFarmToken}`, "frame 3 failed"],
-    }).persist();
+    agent
+      .get(renderFarmOrigin)
+      .intercept({ path: `/api/renders/${id}`, method: "GET" })
+      .reply(200, {
+        state: rawStatus,
+        progress: { frame: 3, total: 10 },
+        review: { id: `rev-${id}`, question: "Ship it?" },
+        output: { frames: 10 },
+        failure: { reason: "out of memory" },
+        // An upstream that echoes the token in its logs must not get it into a result.
+        log: [`auth header was Bearer ${renderFarmToken}`, "frame 3 failed"],
+      })
+      .persist();
     return { id, createdAt: Date.now() };
   },
   arrangeNotFound() {
     const id = nextId("gone");
-    agent.get(renderFarmOrigin).intercept({ path: `/api/renders/${id}`, method: "GET" }).reply(404, { message: "no such render" });
+    agent
+      .get(renderFarmOrigin)
+      .intercept({ path: `/api/renders/${id}`, method: "GET" })
+      .reply(404, { message: "no such render" });
     // Started long ago: a 404 right after the submit is read as not visible yet (status.goneGraceMs).
     return { id, createdAt: Date.now() - 3_600_000 };
   },
   arrangeRetryableFailure() {
     const id = nextId("busy");
-    agent.get(renderFarmOrigin).intercept({ path: `/api/renders/${id}`, method: "GET" }).reply(503, { message: `overloaded (token ${renderFarmToken})` }, { headers: { "retry-after": "2" } });
+    agent
+      .get(renderFarmOrigin)
+      .intercept({ path: `/api/renders/${id}`, method: "GET" })
+      .reply(503, { message: `overloaded (token ${renderFarmToken})` }, { headers: { "retry-after": "2" } });
     return { id, createdAt: Date.now() };
   },
   start: { tool: "render_scene", input: { scene: "intro", frames: 3 } },
@@ -62,7 +75,10 @@ runAdapterConformance<RestJobReference>({
     arrange() {
       const id = nextId("review");
       const farm = agent.get(renderFarmOrigin);
-      farm.intercept({ path: `/api/renders/${id}`, method: "GET" }).reply(200, { state: "needs_review", review: { id: `rev-${id}`, question: "Ship it?" } }).persist();
+      farm
+        .intercept({ path: `/api/renders/${id}`, method: "GET" })
+        .reply(200, { state: "needs_review", review: { id: `rev-${id}`, question: "Ship it?" } })
+        .persist();
       farm.intercept({ path: `/api/renders/${id}/reviews/rev-${id}`, method: "POST" }).reply(() => {
         asked.responded.add(id);
         return { statusCode: 204, data: "" };
@@ -75,10 +91,13 @@ runAdapterConformance<RestJobReference>({
   cancel: {
     arrange() {
       const id = nextId("cancel");
-      agent.get(renderFarmOrigin).intercept({ path: `/api/renders/${id}/abort`, method: "POST" }).reply(() => {
-        asked.cancelled.add(id);
-        return { statusCode: 202, data: {} };
-      });
+      agent
+        .get(renderFarmOrigin)
+        .intercept({ path: `/api/renders/${id}/abort`, method: "POST" })
+        .reply(() => {
+          asked.cancelled.add(id);
+          return { statusCode: 202, data: {} };
+        });
       return { id, createdAt: Date.now() };
     },
     verifyCancelRequested: (reference) => asked.cancelled.has(reference.id),
@@ -105,7 +124,11 @@ function demoRecord(id: string, status: string) {
       { number: 2, name: "install", status: "pending" },
     ],
     approval: waiting ? { id: `appr_${id}`, message: "Deploy demo-pipeline to production?", state: "pending" } : null,
-    logs: ["Job demo-pipeline queued with 2 steps", `[checkout] GET with Bearer ${demoGatewayToken}`, "[checkout] step 1/2 started"],
+    logs: [
+      "Job demo-pipeline queued with 2 steps",
+      `[checkout] GET with Bearer ${demoGatewayToken}`,
+      "[checkout] step 1/2 started",
+    ],
     createdAt: "2026-11-20T10:15:02.000Z",
     updatedAt: "2026-11-20T10:15:03.000Z",
   };
@@ -119,8 +142,14 @@ runAdapterConformance<RestJobReference>({
     demoAgent = mockAgent();
     const api = demoAgent.get(demoOrigin);
     api.intercept({ path: "/jobs", method: "POST" }).reply(201, demoRecord("job_started", "queued")).persist();
-    api.intercept({ path: "/jobs/job_started", method: "GET" }).reply(200, demoRecord("job_started", "running")).persist();
-    return restAdapter({ preset: "demo-api", baseUrl: demoOrigin, auth: { type: "bearer", token: demoGatewayToken } }, { dispatcher: demoAgent });
+    api
+      .intercept({ path: "/jobs/job_started", method: "GET" })
+      .reply(200, demoRecord("job_started", "running"))
+      .persist();
+    return restAdapter(
+      { preset: "demo-api", baseUrl: demoOrigin, auth: { type: "bearer", token: demoGatewayToken } },
+      { dispatcher: demoAgent },
+    );
   },
   async cleanup() {
     await demoAgent.close();
@@ -137,17 +166,27 @@ runAdapterConformance<RestJobReference>({
   unknownRawStatus: "paused_for_maintenance",
   arrangeStatus(rawStatus) {
     const id = nextId("job");
-    demoAgent.get(demoOrigin).intercept({ path: `/jobs/${id}`, method: "GET" }).reply(200, demoRecord(id, rawStatus)).persist();
+    demoAgent
+      .get(demoOrigin)
+      .intercept({ path: `/jobs/${id}`, method: "GET" })
+      .reply(200, demoRecord(id, rawStatus))
+      .persist();
     return { id, createdAt: Date.now() };
   },
   arrangeNotFound() {
     const id = nextId("job");
-    demoAgent.get(demoOrigin).intercept({ path: `/jobs/${id}`, method: "GET" }).reply(404, { error: "not_found" });
+    demoAgent
+      .get(demoOrigin)
+      .intercept({ path: `/jobs/${id}`, method: "GET" })
+      .reply(404, { error: "not_found" });
     return { id, createdAt: Date.now() - 3_600_000 };
   },
   arrangeRetryableFailure() {
     const id = nextId("job");
-    demoAgent.get(demoOrigin).intercept({ path: `/jobs/${id}`, method: "GET" }).reply(503, { error: "injected_fault" }, { headers: { "retry-after": "1" } });
+    demoAgent
+      .get(demoOrigin)
+      .intercept({ path: `/jobs/${id}`, method: "GET" })
+      .reply(503, { error: "injected_fault" }, { headers: { "retry-after": "1" } });
     return { id, createdAt: Date.now() };
   },
   start: { tool: "demo_pipeline", input: { steps: 2, approval: true } },
@@ -155,7 +194,10 @@ runAdapterConformance<RestJobReference>({
     arrange() {
       const id = nextId("job");
       const api = demoAgent.get(demoOrigin);
-      api.intercept({ path: `/jobs/${id}`, method: "GET" }).reply(200, demoRecord(id, "waiting_for_approval")).persist();
+      api
+        .intercept({ path: `/jobs/${id}`, method: "GET" })
+        .reply(200, demoRecord(id, "waiting_for_approval"))
+        .persist();
       api.intercept({ path: `/jobs/${id}/approval`, method: "POST" }).reply((options) => {
         const body = JSON.parse(String(options.body)) as { approvalId: string; approve: boolean };
         if (body.approvalId === `appr_${id}` && body.approve === true) demoAsked.responded.add(id);
@@ -169,10 +211,13 @@ runAdapterConformance<RestJobReference>({
   cancel: {
     arrange() {
       const id = nextId("job");
-      demoAgent.get(demoOrigin).intercept({ path: `/jobs/${id}/cancel`, method: "POST" }).reply(() => {
-        demoAsked.cancelled.add(id);
-        return { statusCode: 202, data: demoRecord(id, "running") };
-      });
+      demoAgent
+        .get(demoOrigin)
+        .intercept({ path: `/jobs/${id}/cancel`, method: "POST" })
+        .reply(() => {
+          demoAsked.cancelled.add(id);
+          return { statusCode: 202, data: demoRecord(id, "running") };
+        });
       return { id, createdAt: Date.now() };
     },
     verifyCancelRequested: (reference) => demoAsked.cancelled.has(reference.id),

@@ -1,4 +1,11 @@
-import { JobNotFoundError, isTerminalStatus, type AnyJobAdapter, type JobAdapterV1, type JobSnapshot, type JsonValue } from "@jobtasks/core";
+import {
+  JobNotFoundError,
+  isTerminalStatus,
+  type AnyJobAdapter,
+  type JobAdapterV1,
+  type JobSnapshot,
+  type JsonValue,
+} from "@jobtasks/core";
 import { startDemoApi, type RunningDemoApi } from "@jobtasks/demo";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,12 +70,21 @@ describe("demo-api preset against the real demo API", () => {
     const started = await tool.doStart(tool.inputSchema.parse({ steps: 3, stepMs: 400 }), testContext());
     expect(started.snapshot).toMatchObject({ status: "working", rawStatus: "queued", message: "queued" });
     const { last, seen } = await pollUntil(adapter, started.ref, terminal);
-    expect(seen.map((snapshot) => snapshot.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^step [123]\/3: (checkout|install|test)$/)]));
+    expect(seen.map((snapshot) => snapshot.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^step [123]\/3: (checkout|install|test)$/)]),
+    );
     expect(last.status).toBe("completed");
     expect(last.result?.isError).toBeUndefined();
-    expect(last.result?.content[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^Pipeline demo-pipeline succeeded after \d+ ms \(step 3\/3\)\.$/) });
+    expect(last.result?.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringMatching(/^Pipeline demo-pipeline succeeded after \d+ ms \(step 3\/3\)\.$/),
+    });
     // The hand-written demo adapter's output shape, which the preset's outputSchema describes.
-    expect(last.result?.structuredContent).toMatchObject({ status: "succeeded", name: "demo-pipeline", durationMs: expect.any(Number) });
+    expect(last.result?.structuredContent).toMatchObject({
+      status: "succeeded",
+      name: "demo-pipeline",
+      durationMs: expect.any(Number),
+    });
     expect(last.result?.structuredContent?.["steps"]).toHaveLength(3);
     expect(adapter.tools[0]!.outputSchema?.safeParse(last.result?.structuredContent).success).toBe(true);
   });
@@ -86,11 +102,19 @@ describe("demo-api preset against the real demo API", () => {
     expect(request.params.requestedSchema.required).toEqual(["approve"]);
     expect(waiting.message).toMatch(/production\? \(step 1\/2 done\)$/);
 
-    await adapter.doRespond!(reference, { [keys[0]!]: { action: "accept", content: { approve: true, comment: "ship it" } } }, testContext());
+    await adapter.doRespond!(
+      reference,
+      { [keys[0]!]: { action: "accept", content: { approve: true, comment: "ship it" } } },
+      testContext(),
+    );
     const { last } = await pollUntil(adapter, reference, terminal);
     expect(last).toMatchObject({ status: "completed", rawStatus: "succeeded" });
     // Answering again: the key is no longer outstanding, so nothing is sent and nothing fails.
-    await adapter.doRespond!(reference, { [keys[0]!]: { action: "accept", content: { approve: true } } }, testContext());
+    await adapter.doRespond!(
+      reference,
+      { [keys[0]!]: { action: "accept", content: { approve: true } } },
+      testContext(),
+    );
   });
 
   it.each([
@@ -118,7 +142,11 @@ describe("demo-api preset against the real demo API", () => {
     expect(text).toMatch(/^Pipeline demo-pipeline failed after \d+ ms \(step 3\/3\)\./);
     expect(text).toMatch(/Last \d+ log lines:/);
     expect(text).toMatch(/Job failed after/);
-    expect(last.result?.structuredContent).toMatchObject({ status: "failed", failedStep: "test", logExcerpt: expect.arrayContaining([expect.stringMatching(/Job failed after/)]) });
+    expect(last.result?.structuredContent).toMatchObject({
+      status: "failed",
+      failedStep: "test",
+      logExcerpt: expect.arrayContaining([expect.stringMatching(/Job failed after/)]),
+    });
     expect((last.result?.structuredContent?.["logExcerpt"] as string[]).length).toBeLessThanOrEqual(20);
   });
 
@@ -133,13 +161,23 @@ describe("demo-api preset against the real demo API", () => {
 
   it("turns injected 503s into retryable errors carrying Retry-After", async () => {
     const reference = await start({ steps: 1, stepMs: 10 });
-    await fetch(`${api.url}/_faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ status: 503, count: 1 }) });
-    await expect(adapter.doGetStatus(reference, testContext())).rejects.toMatchObject({ name: "UpstreamError", isRetryable: true, retryAfterMs: 1_000 });
+    await fetch(`${api.url}/_faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ status: 503, count: 1 }),
+    });
+    await expect(adapter.doGetStatus(reference, testContext())).rejects.toMatchObject({
+      name: "UpstreamError",
+      isRetryable: true,
+      retryAfterMs: 1_000,
+    });
     await expect(pollUntil(adapter, reference, terminal)).resolves.toMatchObject({ last: { status: "completed" } });
   });
 
   it("reports a job the API does not know as not found, once past the 404 grace window", async () => {
     const longAgo = Date.now() - 3_600_000;
-    await expect(adapter.doGetStatus({ id: "job_doesnotexist", createdAt: longAgo }, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(
+      adapter.doGetStatus({ id: "job_doesnotexist", createdAt: longAgo }, testContext()),
+    ).rejects.toBeInstanceOf(JobNotFoundError);
   });
 });

@@ -22,20 +22,27 @@ const environment: Record<string, string> = {
 
 function interpolate(value: unknown): unknown {
   if (typeof value === "string") {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, name: string, fallback: string | undefined) => {
-      const found = environment[name] ?? fallback;
-      if (found === undefined) throw new Error(`the example needs ${name}; add it to this test's environment`);
-      return found;
-    });
+    return value.replace(
+      /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+      (_match, name: string, fallback: string | undefined) => {
+        const found = environment[name] ?? fallback;
+        if (found === undefined) throw new Error(`the example needs ${name}; add it to this test's environment`);
+        return found;
+      },
+    );
   }
   if (Array.isArray(value)) return value.map(interpolate);
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolate(item)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolate(item)]));
   return value;
 }
 
 function restEntries(document: unknown): Array<{ name: string; options: unknown }> {
-  const adapters = (document as { adapters?: Array<{ name: string; kind?: string; options?: unknown }> }).adapters ?? [];
-  return adapters.filter((entry) => entry.kind === "rest").map((entry) => ({ name: entry.name, options: entry.options }));
+  const adapters =
+    (document as { adapters?: Array<{ name: string; kind?: string; options?: unknown }> }).adapters ?? [];
+  return adapters
+    .filter((entry) => entry.kind === "rest")
+    .map((entry) => ({ name: entry.name, options: entry.options }));
 }
 
 function buildAll(source: string): string[] {
@@ -48,7 +55,9 @@ function buildAll(source: string): string[] {
   });
 }
 
-const readmeBlocks = [...readFileSync(new URL("README.md", packageDirectory), "utf8").matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1] ?? "");
+const readmeBlocks = [
+  ...readFileSync(new URL("README.md", packageDirectory), "utf8").matchAll(/```yaml\n([\s\S]*?)```/g),
+].map((match) => match[1] ?? "");
 const exampleFiles = readdirSync(examplesDirectory).filter((file) => file.endsWith(".yaml"));
 
 describe("example configs", () => {
@@ -57,9 +66,12 @@ describe("example configs", () => {
     expect(exampleFiles.length).toBeGreaterThanOrEqual(3);
   });
 
-  it.each(readmeBlocks.map((block, index) => [index, block] as const))("README YAML block %i loads and builds", (_index, block) => {
-    expect(buildAll(block).length).toBeGreaterThan(0);
-  });
+  it.each(readmeBlocks.map((block, index) => [index, block] as const))(
+    "README YAML block %i loads and builds",
+    (_index, block) => {
+      expect(buildAll(block).length).toBeGreaterThan(0);
+    },
+  );
 
   it.each(exampleFiles)("examples/rest-jobs/%s loads and builds", (file) => {
     expect(buildAll(readFileSync(new URL(file, examplesDirectory), "utf8")).length).toBeGreaterThan(0);

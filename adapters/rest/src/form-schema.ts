@@ -37,7 +37,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Why a property is not a flat form field (a nested object, an array of objects), or undefined. */
 function flatnessProblem(property: Record<string, unknown>): string | undefined {
   const type = property["type"];
-  if (type === "object" || (Array.isArray(type) && type.includes("object"))) return "a form field cannot be an object (MCP forms are flat)";
+  if (type === "object" || (Array.isArray(type) && type.includes("object")))
+    return "a form field cannot be an object (MCP forms are flat)";
   if (type === "array") {
     const items = property["items"];
     const itemType = isPlainObject(items) ? items["type"] : undefined;

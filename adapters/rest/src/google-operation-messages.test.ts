@@ -28,11 +28,23 @@ async function messageFor(body: object): Promise<string | undefined> {
 
 describe("google-operation preset: status messages", () => {
   it.each([
-    ["state, progress and status message", { metadata: { state: "RUNNING", progressPercent: 40, statusMessage: "Copying tables" } }, "RUNNING (40%): Copying tables"],
-    ["state and a nested progress percent", { done: false, metadata: { state: "PROCESSING", progress: { progressPercent: 25 } } }, "PROCESSING (25%)"],
+    [
+      "state, progress and status message",
+      { metadata: { state: "RUNNING", progressPercent: 40, statusMessage: "Copying tables" } },
+      "RUNNING (40%): Copying tables",
+    ],
+    [
+      "state and a nested progress percent",
+      { done: false, metadata: { state: "PROCESSING", progress: { progressPercent: 25 } } },
+      "PROCESSING (25%)",
+    ],
     ["state and a numeric progress", { metadata: { state: "RUNNING", progress: 60 } }, "RUNNING (60%)"],
     ["state alone", { metadata: { state: "PENDING" } }, "PENDING"],
-    ["verb and status message", { metadata: { verb: "create", statusMessage: "Provisioning nodes" } }, "create: Provisioning nodes"],
+    [
+      "verb and status message",
+      { metadata: { verb: "create", statusMessage: "Provisioning nodes" } },
+      "create: Provisioning nodes",
+    ],
     ["a verb alone", { metadata: { verb: "update", target: "projects/p/clusters/c" } }, "update: running"],
     ["metadata without any of those", fixture("google-operation-running"), "running"],
     ["no metadata at all", { name: operationName }, "running"],
@@ -41,13 +53,19 @@ describe("google-operation preset: status messages", () => {
   });
 
   it("names the error's message for an operation done with an error, and for a cancelled one", async () => {
-    await expect(messageFor(fixture("google-operation-error"))).resolves.toBe("failed: Task nightly-report-x7k2p-task0 failed with exit code 1.");
-    await expect(messageFor(fixture("google-operation-cancelled"))).resolves.toBe("cancelled: Operation was cancelled.");
+    await expect(messageFor(fixture("google-operation-error"))).resolves.toBe(
+      "failed: Task nightly-report-x7k2p-task0 failed with exit code 1.",
+    );
+    await expect(messageFor(fixture("google-operation-cancelled"))).resolves.toBe(
+      "cancelled: Operation was cancelled.",
+    );
     await expect(messageFor({ done: true, error: { code: 13 } })).resolves.toBe("failed: error code 13");
   });
 
   it("says succeeded (or the metadata's final state) for an operation done with a response", async () => {
     await expect(messageFor(fixture("google-operation-done"))).resolves.toBe("succeeded");
-    await expect(messageFor({ done: true, metadata: { state: "SUCCESSFUL" }, response: {} })).resolves.toBe("SUCCESSFUL");
+    await expect(messageFor({ done: true, metadata: { state: "SUCCESSFUL" }, response: {} })).resolves.toBe(
+      "SUCCESSFUL",
+    );
   });
 });

@@ -39,10 +39,12 @@ function adapter() {
 describe("google-operation preset", () => {
   it("runs a job end to end: the operation name as reference, done absent then true, response as result", async () => {
     let submit: SeenRequest | undefined;
-    service.intercept({ path: "/v2/projects/demo-project/locations/us-central1/jobs/nightly-report:run", method: "POST" }).reply((options) => {
-      submit = seen(options);
-      return { statusCode: 200, data: fixture("google-operation-running") };
-    });
+    service
+      .intercept({ path: "/v2/projects/demo-project/locations/us-central1/jobs/nightly-report:run", method: "POST" })
+      .reply((options) => {
+        submit = seen(options);
+        return { statusCode: 200, data: fixture("google-operation-running") };
+      });
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("google-operation-running"));
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("google-operation-done"));
 
@@ -55,7 +57,10 @@ describe("google-operation preset", () => {
 
     await expect(rest.doGetStatus(started.ref, testContext())).resolves.toMatchObject({ status: "working" });
     const done = await rest.doGetStatus(started.ref, testContext());
-    expect(done).toMatchObject({ status: "completed", result: { structuredContent: { succeededCount: 1, failedCount: 0 } } });
+    expect(done).toMatchObject({
+      status: "completed",
+      result: { structuredContent: { succeededCount: 1, failedCount: 0 } },
+    });
     expect(done.result?.isError).toBeUndefined();
   });
 
@@ -67,7 +72,10 @@ describe("google-operation preset", () => {
     const failed = await rest.doGetStatus(reference, testContext());
     expect(failed).toMatchObject({ status: "completed", rawStatus: "9", result: { isError: true } });
     expect((failed.result?.content[0] as { text: string }).text).toContain("failed with exit code 1");
-    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "cancelled", rawStatus: "1" });
+    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({
+      status: "cancelled",
+      rawStatus: "1",
+    });
   });
 
   it("cancels with POST {name}:cancel", async () => {
@@ -81,6 +89,8 @@ describe("google-operation preset", () => {
   });
 
   it("refuses an operation name that would climb out of the base path", async () => {
-    await expect(adapter().doGetStatus({ id: "operations/../../admin", createdAt: Date.now() }, testContext())).rejects.toMatchObject({ name: "UpstreamError", isRetryable: false });
+    await expect(
+      adapter().doGetStatus({ id: "operations/../../admin", createdAt: Date.now() }, testContext()),
+    ).rejects.toMatchObject({ name: "UpstreamError", isRetryable: false });
   });
 });

@@ -74,7 +74,9 @@ async function readBounded(body: Dispatcher.ResponseData["body"], limit: number,
     size += buffer.length;
     if (size > limit) {
       body.destroy();
-      throw new UpstreamError(`The response to ${where} is larger than maxResponseBytes (${limit} bytes)`, { isRetryable: false });
+      throw new UpstreamError(`The response to ${where} is larger than maxResponseBytes (${limit} bytes)`, {
+        isRetryable: false,
+      });
     }
     chunks.push(buffer);
   }
@@ -119,10 +121,17 @@ function parseJson(text: string, status: number, where: string): unknown {
       error.message = reason;
     }
     // Garbage from a proxy or an outage page: worth retrying, and the core fails the task once retries run out.
-    throw new OutcomeUnknownError(`The response to ${where} (HTTP ${status}) is not valid JSON`, { httpStatus: status, isRetryable: true, cause: error });
+    throw new OutcomeUnknownError(`The response to ${where} (HTTP ${status}) is not valid JSON`, {
+      httpStatus: status,
+      isRetryable: true,
+      cause: error,
+    });
   }
   if (exceedsDepth(value)) {
-    throw new OutcomeUnknownError(`The response to ${where} (HTTP ${status}) is nested more than ${maxJsonDepth} levels deep`, { httpStatus: status, isRetryable: false });
+    throw new OutcomeUnknownError(
+      `The response to ${where} (HTTP ${status}) is nested more than ${maxJsonDepth} levels deep`,
+      { httpStatus: status, isRetryable: false },
+    );
   }
   return value;
 }
@@ -138,7 +147,15 @@ let undici: Promise<typeof import("undici")> | undefined;
 const loadUndici = () => (undici ??= import("undici"));
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  async function sendOnce(purpose: string, method: string, url: URL, headers: Record<string, string>, payload: string | undefined, signal: AbortSignal, firstOrigin: string) {
+  async function sendOnce(
+    purpose: string,
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    payload: string | undefined,
+    signal: AbortSignal,
+    firstOrigin: string,
+  ) {
     // Credentials go to their origins only, and never follow a redirect to another origin (as fetch does).
     const credentialed = options.credentialOrigins.has(url.origin) && url.origin === firstOrigin;
     const withCredentials = credentialed ? { ...headers, ...options.credentialHeaders } : headers;
@@ -155,10 +172,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       });
     } catch (error) {
       if (signal.aborted && signal.reason instanceof DOMException && signal.reason.name === "TimeoutError") {
-        throw new OutcomeUnknownError(`the ${purpose} request timed out after ${options.timeoutMs} ms`, { isRetryable: true, cause: error });
+        throw new OutcomeUnknownError(`the ${purpose} request timed out after ${options.timeoutMs} ms`, {
+          isRetryable: true,
+          cause: error,
+        });
       }
       if (signal.aborted) throw signal.reason ?? error;
-      const failure = new UpstreamError(`the ${purpose} request failed before an answer arrived: ${networkReason(error)}`, { isRetryable: true, cause: error });
+      const failure = new UpstreamError(
+        `the ${purpose} request failed before an answer arrived: ${networkReason(error)}`,
+        { isRetryable: true, cause: error },
+      );
       throw neverSent(error) ? failure : OutcomeUnknownError.from(failure);
     }
   }
@@ -168,9 +191,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       // A timer we hold and clear, not AbortSignal.timeout: Node 20's AbortSignal.any holds its sources
       // weakly, and a timeout signal nothing else referenced could be collected and never fire.
       const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${options.timeoutMs} ms`, "TimeoutError")), options.timeoutMs);
+      const timer = setTimeout(
+        () => timeout.abort(new DOMException(`timed out after ${options.timeoutMs} ms`, "TimeoutError")),
+        options.timeoutMs,
+      );
       const signal = AbortSignal.any([callerSignal, timeout.signal]);
-      const baseHeaders: Record<string, string> = { accept: "application/json", ...options.fixedHeaders, ...httpRequest.headers };
+      const baseHeaders: Record<string, string> = {
+        accept: "application/json",
+        ...options.fixedHeaders,
+        ...httpRequest.headers,
+      };
       const purpose = httpRequest.purpose ?? "upstream";
       let method = httpRequest.method;
       let payload = httpRequest.body === undefined ? undefined : JSON.stringify(httpRequest.body);
@@ -182,22 +212,32 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           const response = await sendOnce(purpose, method, url, baseHeaders, payload, signal, httpRequest.url.origin);
           const headers = flattenHeaders(response.headers);
           const location = headers["location"];
-          const follow = redirectStatuses.has(response.statusCode) && location !== undefined && (method === "GET" || response.statusCode === 303);
+          const follow =
+            redirectStatuses.has(response.statusCode) &&
+            location !== undefined &&
+            (method === "GET" || response.statusCode === 303);
           if (follow && redirects < options.maxRedirects) {
             // A 303 after a POST: the upstream acted on the request; whatever fails from here, it was sent.
             if (method !== "GET") acted = true;
             await response.body.dump();
             const next = new URL(location, url);
             if (next.protocol !== "https:" && next.protocol !== "http:") {
-              throw new UpstreamError(`the ${purpose} request was redirected to a non-HTTP URL; the redirect was not followed`, {
-                isRetryable: false,
-                cause: new Error(`${method} ${describeUrl(url)} redirected to a ${next.protocol} URL`),
-              });
+              throw new UpstreamError(
+                `the ${purpose} request was redirected to a non-HTTP URL; the redirect was not followed`,
+                {
+                  isRetryable: false,
+                  cause: new Error(`${method} ${describeUrl(url)} redirected to a ${next.protocol} URL`),
+                },
+              );
             }
             if (!options.redirectOrigins.has(next.origin)) {
               throw new UpstreamError(
                 `the ${purpose} request was redirected to an origin that is not allowed (neither baseUrl's nor in allowedOrigins or allowedRedirectOrigins); the redirect was not followed`,
-                { httpStatus: response.statusCode, isRetryable: false, cause: new Error(`${method} ${describeUrl(url)} redirected to ${next.origin}`) },
+                {
+                  httpStatus: response.statusCode,
+                  isRetryable: false,
+                  cause: new Error(`${method} ${describeUrl(url)} redirected to ${next.origin}`),
+                },
               );
             }
             url = next;
@@ -212,22 +252,40 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             // Error bodies are read only for a short reason: an outage page of any size keeps its status's
             // retryability, and the status (not the body) decides what happens next.
             const body = safeJson(await readPrefix(response.body, Math.min(options.maxResponseBytes, errorBodyBytes)));
-            return { status: response.statusCode, headers, body, url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+            return {
+              status: response.statusCode,
+              headers,
+              body,
+              url,
+              ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+            };
           }
           const declaredLength = Number(headers["content-length"]);
           if (Number.isFinite(declaredLength) && declaredLength > options.maxResponseBytes) {
             response.body.destroy();
-            throw new OutcomeUnknownError(`The response to ${where} (HTTP ${response.statusCode}) is larger than maxResponseBytes (${options.maxResponseBytes} bytes)`, { isRetryable: false });
+            throw new OutcomeUnknownError(
+              `The response to ${where} (HTTP ${response.statusCode}) is larger than maxResponseBytes (${options.maxResponseBytes} bytes)`,
+              { isRetryable: false },
+            );
           }
           let text: string;
           try {
             text = await readBounded(response.body, options.maxResponseBytes, `${where} (HTTP ${response.statusCode})`);
           } catch (error) {
             if (error instanceof UpstreamError) throw OutcomeUnknownError.from(error);
-            throw new OutcomeUnknownError(`Reading the response to ${where} (HTTP ${response.statusCode}) failed`, { isRetryable: true, cause: error });
+            throw new OutcomeUnknownError(`Reading the response to ${where} (HTTP ${response.statusCode}) failed`, {
+              isRetryable: true,
+              cause: error,
+            });
           }
           const body = parseJson(text, response.statusCode, where);
-          return { status: response.statusCode, headers, body, url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+          return {
+            status: response.statusCode,
+            headers,
+            body,
+            url,
+            ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+          };
         }
       } catch (error) {
         throw acted && error instanceof UpstreamError ? OutcomeUnknownError.from(error) : error;

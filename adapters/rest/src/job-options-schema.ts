@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { headerNameSchema, httpStatusSchema, requestOptionsSchema, urlTemplateSchema } from "./request-options-schema.js";
+import {
+  headerNameSchema,
+  httpStatusSchema,
+  requestOptionsSchema,
+  urlTemplateSchema,
+} from "./request-options-schema.js";
 
 const valueListSchema = z.array(z.string()).default([]);
 
@@ -21,14 +26,20 @@ export const referenceOptionsSchema = z
   });
 
 /** The HTTP rules every status read starts from: a running operation's 202, a vanished job's 404 and 410. */
-const defaultHttpRules: Readonly<Record<string, "working" | "completed" | "gone">> = { "202": "working", "404": "gone", "410": "gone" };
+const defaultHttpRules: Readonly<Record<string, "working" | "completed" | "gone">> = {
+  "202": "working",
+  "404": "gone",
+  "410": "gone",
+};
 
 /** How a status response maps to a task status. Value lists are compared case-insensitively. */
 export const statusOptionsSchema = z.object({
   /** Status URL template. Default: "{{job.id}}" (the reference is the URL). Required for `kind: id`. */
   url: urlTemplateSchema.optional(),
   /** JSONPath(s) of the status field; the first that yields a value gives the raw status. */
-  field: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((field) => (Array.isArray(field) ? field : [field])),
+  field: z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+    .transform((field) => (Array.isArray(field) ? field : [field])),
   working: valueListSchema,
   inputRequired: valueListSchema,
   /** Values after which the job ran to its end (success, or failure when also in errorValues). */
@@ -94,7 +105,10 @@ export const resultOptionsSchema = z.object({
    * Names whose path yields nothing are left out.
    */
   fields: z
-    .record(z.string().min(1), z.union([z.string().min(1), z.object({ path: z.string().min(1), all: z.boolean().default(false) })]))
+    .record(
+      z.string().min(1),
+      z.union([z.string().min(1), z.object({ path: z.string().min(1), all: z.boolean().default(false) })]),
+    )
     .optional(),
   /** Follow-up GET for the result, when the status response does not carry it. */
   url: urlTemplateSchema.optional(),

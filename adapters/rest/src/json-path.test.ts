@@ -11,19 +11,42 @@ afterEach(() => agent.assertNoPendingInterceptors());
 describe("JSONPath over upstream answers", () => {
   it("treats upstream data a filter cannot read as no match, never as a configuration error", () => {
     const path = "steps[?(@.status=='running')].name";
-    expect(queryAll(path, { steps: [{ status: "done", name: "test" }, { status: "running", name: "build" }] })).toEqual(["build"]);
+    expect(
+      queryAll(path, {
+        steps: [
+          { status: "done", name: "test" },
+          { status: "running", name: "build" },
+        ],
+      }),
+    ).toEqual(["build"]);
     // An item the filter cannot read is skipped; it does not hide the items it can.
     expect(queryAll(path, { steps: [null, 5, { status: "running", name: "build" }] })).toEqual(["build"]);
-    expect(queryAll("steps[?(@.status=='cancelled')].name", { steps: [{ status: "done", name: "a" }, null, { status: "cancelled", name: "b" }] })).toEqual(["b"]);
+    expect(
+      queryAll("steps[?(@.status=='cancelled')].name", {
+        steps: [{ status: "done", name: "a" }, null, { status: "cancelled", name: "b" }],
+      }),
+    ).toEqual(["b"]);
     expect(queryFirst(path, { steps: "oops" })).toBeUndefined();
   });
 
   it("keeps a demo-api job working when its steps hold nulls, and completes one whose steps are not a list", async () => {
-    agent.get(demoOrigin).intercept({ path: "/jobs/j1" }).reply(200, { status: "running", currentStep: 1, totalSteps: 2, steps: [null, 5] });
+    agent
+      .get(demoOrigin)
+      .intercept({ path: "/jobs/j1" })
+      .reply(200, { status: "running", currentStep: 1, totalSteps: 2, steps: [null, 5] });
     const adapter = restAdapter({ preset: "demo-api", baseUrl: demoOrigin }, { dispatcher: agent });
-    await expect(adapter.doGetStatus({ id: "j1", createdAt: 0 }, testContext())).resolves.toMatchObject({ status: "working", rawStatus: "running" });
-    agent.get(demoOrigin).intercept({ path: "/jobs/j1" }).reply(200, { status: "failed", name: "p", steps: "oops", logs: 7 });
-    await expect(adapter.doGetStatus({ id: "j1", createdAt: 0 }, testContext())).resolves.toMatchObject({ status: "completed", result: { isError: true } });
+    await expect(adapter.doGetStatus({ id: "j1", createdAt: 0 }, testContext())).resolves.toMatchObject({
+      status: "working",
+      rawStatus: "running",
+    });
+    agent
+      .get(demoOrigin)
+      .intercept({ path: "/jobs/j1" })
+      .reply(200, { status: "failed", name: "p", steps: "oops", logs: 7 });
+    await expect(adapter.doGetStatus({ id: "j1", createdAt: 0 }, testContext())).resolves.toMatchObject({
+      status: "completed",
+      result: { isError: true },
+    });
   });
 
   it("finds a path's syntax error without any upstream data", () => {
@@ -37,6 +60,8 @@ describe("JSONPath over upstream answers", () => {
     const build = (options: object) => () => restAdapter({ preset: "demo-api", baseUrl: demoOrigin, ...options });
     expect(build({ progress: { message: "step {{body.steps[?(@.status==)].name}}" } })).toThrow(AdapterConfigError);
     expect(build({ progress: { message: "step {{body.steps[?(@.status==)].name}}" } })).toThrow(/progress\.message/);
-    expect(build({ result: { fields: { failedStep: "steps[?(@.status==)].name" } } })).toThrow(/result\.fields\.failedStep/);
+    expect(build({ result: { fields: { failedStep: "steps[?(@.status==)].name" } } })).toThrow(
+      /result\.fields\.failedStep/,
+    );
   });
 });

@@ -22,7 +22,13 @@ export function queryAll(path: string, document: unknown): unknown[] {
   try {
     // ignoreEvalErrors: an item a filter cannot read (null where an object was expected) is skipped, rather
     // than ending the whole query and hiding the items it can read.
-    matches = JSONPath({ path: normalizePath(path), json: document as object, wrap: true, eval: "safe", ignoreEvalErrors: true });
+    matches = JSONPath({
+      path: normalizePath(path),
+      json: document as object,
+      wrap: true,
+      eval: "safe",
+      ignoreEvalErrors: true,
+    });
   } catch {
     // The path's syntax was checked when the adapter was built (pathSyntaxProblem), so what still throws
     // here is upstream data of an unexpected shape: nothing matches.
@@ -66,11 +72,13 @@ export function queryFirst(path: string, document: unknown): unknown {
 }
 
 /** The first of several paths that yields a value other than null. */
-export function queryFirstOf(paths: readonly string[], document: unknown): { path: string; value: unknown } | undefined {
+export function queryFirstOf(
+  paths: readonly string[],
+  document: unknown,
+): { path: string; value: unknown } | undefined {
   for (const path of paths) {
     const value = queryFirst(path, document);
     if (value !== undefined && value !== null) return { path, value };
   }
   return undefined;
 }
-

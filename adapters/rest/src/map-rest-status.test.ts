@@ -28,8 +28,14 @@ describe("mapStatus", () => {
   });
 
   it("reads the first path that yields a value", () => {
-    expect(mapStatus(options, 200, { phase: "succeeded" })).toMatchObject({ status: "completed", rawStatus: "succeeded" });
-    expect(mapStatus(options, 200, { state: null, phase: "queued" })).toMatchObject({ status: "working", rawStatus: "queued" });
+    expect(mapStatus(options, 200, { phase: "succeeded" })).toMatchObject({
+      status: "completed",
+      rawStatus: "succeeded",
+    });
+    expect(mapStatus(options, 200, { state: null, phase: "queued" })).toMatchObject({
+      status: "working",
+      rawStatus: "queued",
+    });
   });
 
   it("treats a missing field, an empty body or a non-object body as the non-terminal default", () => {
@@ -56,12 +62,24 @@ describe("mapStatus", () => {
   });
 
   it("renders booleans and numbers as raw text (Google's done, error codes)", () => {
-    const google = statusOptionsSchema.parse({ field: ["error.code", "done"], working: ["false"], completed: ["true"], cancelled: ["1"], errorValues: ["2", "13"] });
+    const google = statusOptionsSchema.parse({
+      field: ["error.code", "done"],
+      working: ["false"],
+      completed: ["true"],
+      cancelled: ["1"],
+      errorValues: ["2", "13"],
+    });
     expect(mapStatus(google, 200, { name: "operations/a" })).toMatchObject({ status: "working", rawStatus: "" });
     expect(mapStatus(google, 200, { done: false })).toMatchObject({ status: "working", rawStatus: "false" });
     expect(mapStatus(google, 200, { done: true, response: {} })).toMatchObject({ status: "completed", isError: false });
-    expect(mapStatus(google, 200, { done: true, error: { code: 1 } })).toMatchObject({ status: "cancelled", rawStatus: "1" });
-    expect(mapStatus(google, 200, { done: true, error: { code: 13 } })).toMatchObject({ status: "completed", isError: true });
+    expect(mapStatus(google, 200, { done: true, error: { code: 1 } })).toMatchObject({
+      status: "cancelled",
+      rawStatus: "1",
+    });
+    expect(mapStatus(google, 200, { done: true, error: { code: 13 } })).toMatchObject({
+      status: "completed",
+      isError: true,
+    });
   });
 
   it("bounds a raw status that is an object or a long string, for messages, and still compares it whole", () => {

@@ -35,8 +35,10 @@ export function mapStatus(options: StatusOptions, httpStatus: number | undefined
   // A submit response body read as a first observation has no status-read HTTP semantics: no rule applies.
   const httpRule = httpStatus === undefined ? undefined : options.http[String(httpStatus)];
   if (httpRule === "gone") return { gone: true, rawStatus: `HTTP ${httpStatus}` };
-  if (httpRule === "working") return { gone: false, status: "working", rawStatus: `HTTP ${httpStatus}`, isError: false };
-  if (httpRule === "completed") return { gone: false, status: "completed", rawStatus: `HTTP ${httpStatus}`, isError: false };
+  if (httpRule === "working")
+    return { gone: false, status: "working", rawStatus: `HTTP ${httpStatus}`, isError: false };
+  if (httpRule === "completed")
+    return { gone: false, status: "completed", rawStatus: `HTTP ${httpStatus}`, isError: false };
 
   const fullStatus = rawText(queryFirstOf(options.field, body)?.value);
   // Compared whole against the value lists; kept bounded for messages.

@@ -39,6 +39,8 @@ function seriesInterval(policy: PollingPolicy, jobAgeMs: number): number {
 
 export function pollIntervalFor(policy: PollingPolicy, jobAgeMs: number, retryAfterMs?: number): number {
   const interval =
-    retryAfterMs !== undefined ? Math.min(Math.max(0, retryAfterMs), retryAfterCeilingMs) : seriesInterval(policy, Math.max(0, jobAgeMs));
+    retryAfterMs !== undefined
+      ? Math.min(Math.max(0, retryAfterMs), retryAfterCeilingMs)
+      : seriesInterval(policy, Math.max(0, jobAgeMs));
   return Math.max(minimumPollIntervalMs, Math.round(interval));
 }

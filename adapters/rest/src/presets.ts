@@ -97,7 +97,13 @@ const demoApi = {
         type: "object",
         properties: {
           steps: { type: "integer", minimum: 1, maximum: 50, default: 3, description: "How many steps to run." },
-          stepMs: { type: "integer", minimum: 0, maximum: 600000, default: 1000, description: "Duration of each step in milliseconds." },
+          stepMs: {
+            type: "integer",
+            minimum: 0,
+            maximum: 600000,
+            default: 1000,
+            description: "Duration of each step in milliseconds.",
+          },
           approval: { type: "boolean", default: false, description: "Wait for an approval after the first step." },
           fail: { type: "boolean", default: false, description: "Make the last step fail." },
         },
@@ -123,7 +129,12 @@ const demoApi = {
       submit: {
         method: "POST",
         url: "/jobs",
-        body: { steps: "{{input.steps}}", stepMs: "{{input.stepMs}}", approval: "{{input.approval}}", fail: "{{input.fail}}" },
+        body: {
+          steps: "{{input.steps}}",
+          stepMs: "{{input.stepMs}}",
+          approval: "{{input.approval}}",
+          fail: "{{input.fail}}",
+        },
         acceptedStatus: [201],
         firstSnapshot: true,
       },
@@ -152,7 +163,8 @@ const demoApi = {
       logExcerpt: { path: "logs[-20:]", all: true },
       approvalComment: "approval.comment",
     },
-    summary: "Pipeline {{body.name}} {{body.status}} after {{body.durationMs}} ms (step {{body.currentStep}}/{{body.totalSteps}}).",
+    summary:
+      "Pipeline {{body.name}} {{body.status}} after {{body.durationMs}} ms (step {{body.currentStep}}/{{body.totalSteps}}).",
     logsPath: "logs",
     logTailLines: 20,
   },
@@ -163,7 +175,12 @@ const demoApi = {
       type: "object",
       properties: {
         // A default, so a form shows "reject" as the starting answer and a rejection needs no toggling.
-        approve: { type: "boolean", title: "Approve", default: false, description: "Approve to continue the pipeline; reject to stop it." },
+        approve: {
+          type: "boolean",
+          title: "Approve",
+          default: false,
+          description: "Approve to continue the pipeline; reject to stop it.",
+        },
         comment: { type: "string", title: "Comment", description: "Optional note recorded with the decision." },
       },
       required: ["approve"],

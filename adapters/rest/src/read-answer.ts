@@ -19,7 +19,11 @@ export function readAnswer(key: string, form: ElicitationFormRequest, response: 
   if (response.action !== "accept") return { kind: "declined" };
   const schema = form.params.requestedSchema;
   const content = response.content ?? {};
-  const picked = Object.fromEntries(Object.keys(schema.properties ?? {}).filter((name) => Object.hasOwn(content, name)).map((name) => [name, content[name]]));
+  const picked = Object.fromEntries(
+    Object.keys(schema.properties ?? {})
+      .filter((name) => Object.hasOwn(content, name))
+      .map((name) => [name, content[name]]),
+  );
   let validator: z.ZodType;
   try {
     validator = compileFormSchema(schema);
@@ -37,6 +41,10 @@ export function readAnswer(key: string, form: ElicitationFormRequest, response: 
   const issue = parsed.error.issues[0];
   const field = issue && issue.path.length > 0 ? `${key}.${issue.path.join(".")}` : key;
   // The field already names the first issue's path; further issues name their own.
-  const problem = parsed.error.issues.map((each, index) => (index > 0 && each.path.length > 0 ? `${each.path.join(".")}: ${each.message}` : each.message)).join("; ");
+  const problem = parsed.error.issues
+    .map((each, index) =>
+      index > 0 && each.path.length > 0 ? `${each.path.join(".")}: ${each.message}` : each.message,
+    )
+    .join("; ");
   throw new InvalidToolInputError(field, problem, { cause: parsed.error });
 }

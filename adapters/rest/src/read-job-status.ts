@@ -16,9 +16,15 @@ import type { ResolvedRestOptions } from "./rest-options.js";
 
 export interface StatusReader {
   /** The status request and what it says, before any grace window or result is considered. */
-  requestStatus(reference: RestJobReference, context: AdapterContext): Promise<{ response: HttpResponse; reading: StatusReading }>;
+  requestStatus(
+    reference: RestJobReference,
+    context: AdapterContext,
+  ): Promise<{ response: HttpResponse; reading: StatusReading }>;
   /** The job's snapshot, with the status response it was built from. */
-  readStatus(reference: RestJobReference, context: AdapterContext): Promise<{ response: HttpResponse; snapshot: JobSnapshot }>;
+  readStatus(
+    reference: RestJobReference,
+    context: AdapterContext,
+  ): Promise<{ response: HttpResponse; snapshot: JobSnapshot }>;
 }
 
 export interface StatusReaderSetup {
@@ -30,7 +36,10 @@ export interface StatusReaderSetup {
 }
 
 export function createStatusReader({ environment, config, now, outputSchemaFor }: StatusReaderSetup): StatusReader {
-  async function requestStatus(reference: RestJobReference, context: AdapterContext): Promise<{ response: HttpResponse; reading: StatusReading }> {
+  async function requestStatus(
+    reference: RestJobReference,
+    context: AdapterContext,
+  ): Promise<{ response: HttpResponse; reading: StatusReading }> {
     const job = { id: reference.id };
     const response = await performRequest(
       environment,
@@ -49,7 +58,10 @@ export function createStatusReader({ environment, config, now, outputSchemaFor }
     return { response, reading: mapStatus(config.status, response.status, response.body) };
   }
 
-  async function readStatus(reference: RestJobReference, context: AdapterContext): Promise<{ response: HttpResponse; snapshot: JobSnapshot }> {
+  async function readStatus(
+    reference: RestJobReference,
+    context: AdapterContext,
+  ): Promise<{ response: HttpResponse; snapshot: JobSnapshot }> {
     const job = { id: reference.id };
     const { response, reading } = await requestStatus(reference, context);
     const ageMs = now() - reference.createdAt;

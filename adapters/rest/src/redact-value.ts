@@ -33,7 +33,8 @@ export function redactValue<T>(value: T, secrets: readonly string[]): T {
   const walk = (item: unknown, depth: number): unknown => {
     if (typeof item === "string") return redactSecrets(item, forms);
     if (item === null || typeof item !== "object") return item;
-    if (depth > limit) throw new UpstreamError(`The upstream's answer is nested more than ${limit} levels deep`, { isRetryable: false });
+    if (depth > limit)
+      throw new UpstreamError(`The upstream's answer is nested more than ${limit} levels deep`, { isRetryable: false });
     if (Array.isArray(item)) return item.map((inner) => walk(inner, depth + 1));
     return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner, depth + 1)]));
   };

@@ -15,7 +15,7 @@ export const urlTemplateSchema = z
   .string()
   .min(1)
   .refine((template) => singlePlaceholder(template) !== undefined || !/^[a-z][a-z0-9+.-]*:|^\/\//i.test(template), {
-    message: "expected a path relative to baseUrl (\"/jobs/{{job.id}}\"), not a URL with a scheme or host",
+    message: 'expected a path relative to baseUrl ("/jobs/{{job.id}}"), not a URL with a scheme or host',
   })
   .refine((template) => !template.includes("?") && !template.includes("#"), {
     message: "put query parameters under `query`, not in the URL template",

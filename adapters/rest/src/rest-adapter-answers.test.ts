@@ -19,8 +19,16 @@ const reviewing = { state: "needs_review", review: { id: "rev-7", question: "Shi
 const base = renderFarmConfig().inputRequired!;
 const noteForm = {
   ...base,
-  schema: { type: "object" as const, properties: { verdict: { type: "string", enum: ["ship", "redo"] }, note: { type: "string" } }, required: ["verdict"] },
-  respond: { ...base.respond, headers: { "X-Note": "{{answer.note}}" }, body: { verdict: "{{answer.verdict}}", all: "{{answer}}" } },
+  schema: {
+    type: "object" as const,
+    properties: { verdict: { type: "string", enum: ["ship", "redo"] }, note: { type: "string" } },
+    required: ["verdict"],
+  },
+  respond: {
+    ...base.respond,
+    headers: { "X-Note": "{{answer.note}}" },
+    body: { verdict: "{{answer.verdict}}", all: "{{answer}}" },
+  },
 };
 function adapter(inputRequired: NonNullable<RestOptions["inputRequired"]> = noteForm) {
   return restAdapter(renderFarmConfig({ inputRequired }), { dispatcher: agent, environment });
@@ -38,7 +46,11 @@ function expectOneAnswer(): { request?: SeenRequest } {
 describe("rest adapter: answers checked against the form", () => {
   it("sends only the fields the form defines", async () => {
     const captured = expectOneAnswer();
-    await adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: "ok", extra: true } } }, testContext());
+    await adapter().doRespond?.(
+      reference,
+      { "rev-7": { action: "accept", content: { verdict: "ship", note: "ok", extra: true } } },
+      testContext(),
+    );
     expect(captured.request?.body).toEqual({ verdict: "ship", all: { verdict: "ship", note: "ok", action: "accept" } });
     expect(captured.request?.headers["x-note"]).toBe("ok");
   });
@@ -49,21 +61,38 @@ describe("rest adapter: answers checked against the form", () => {
 
   it("refuses an answer of the wrong type, naming the field, and sends nothing", async () => {
     expectNoAnswer();
-    const answering = adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } }, testContext());
+    const answering = adapter().doRespond?.(
+      reference,
+      { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } },
+      testContext(),
+    );
     await expect(answering).rejects.toBeInstanceOf(InvalidToolInputError);
     expectNoAnswer();
-    const refusal = adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } }, testContext());
-    await expect(refusal).rejects.toMatchObject({ field: "rev-7.note", problem: expect.stringMatching(/^Invalid input: expected string/) });
+    const refusal = adapter().doRespond?.(
+      reference,
+      { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } },
+      testContext(),
+    );
+    await expect(refusal).rejects.toMatchObject({
+      field: "rev-7.note",
+      problem: expect.stringMatching(/^Invalid input: expected string/),
+    });
   });
 
   it("refuses an accepted form without a required field, naming it", async () => {
     expectNoAnswer();
-    await expect(adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: {} } }, testContext())).rejects.toMatchObject({ field: "rev-7.verdict" });
+    await expect(
+      adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: {} } }, testContext()),
+    ).rejects.toMatchObject({ field: "rev-7.verdict" });
   });
 
   it("refuses an answer its request cannot carry (a header-splitting value), naming the field", async () => {
     expectNoAnswer();
-    const answering = adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship", note: "a\r\nX-Admin: 1" } } }, testContext());
+    const answering = adapter().doRespond?.(
+      reference,
+      { "rev-7": { action: "accept", content: { verdict: "ship", note: "a\r\nX-Admin: 1" } } },
+      testContext(),
+    );
     await expect(answering).rejects.toMatchObject({ field: "rev-7.note" });
   });
 
@@ -83,17 +112,29 @@ describe("rest adapter: answers checked against the form", () => {
   });
 
   it("refuses answer fields in the respond URL, since a decline goes to the same URL without them", () => {
-    const build = () => adapter({ ...noteForm, respond: { ...noteForm.respond, url: "/renders/{{job.id}}/reviews/{{answer.verdict}}" } });
+    const build = () =>
+      adapter({ ...noteForm, respond: { ...noteForm.respond, url: "/renders/{{job.id}}/reviews/{{answer.verdict}}" } });
     expect(build).toThrow(/inputRequired\.respond\.url/);
-    expect(() => adapter({ ...noteForm, respond: { ...noteForm.respond, url: "/renders/{{job.id}}/{{answer.action}}/{{key}}" } })).not.toThrow();
+    expect(() =>
+      adapter({ ...noteForm, respond: { ...noteForm.respond, url: "/renders/{{job.id}}/{{answer.action}}/{{key}}" } }),
+    ).not.toThrow();
   });
 
   it("refuses an approval in the demo-api preset when approve is not a boolean, and sends nothing", async () => {
     const demoOrigin = "http://127.0.0.1:4010";
     const demo = restAdapter({ preset: "demo-api", baseUrl: demoOrigin }, { dispatcher: agent });
-    const waiting = { status: "waiting_for_approval", currentStep: 1, totalSteps: 2, approval: { id: "ap-1", message: "Deploy?" } };
+    const waiting = {
+      status: "waiting_for_approval",
+      currentStep: 1,
+      totalSteps: 2,
+      approval: { id: "ap-1", message: "Deploy?" },
+    };
     agent.get(demoOrigin).intercept({ path: "/jobs/j1", method: "GET" }).reply(200, waiting);
-    const answering = demo.doRespond?.({ id: "j1", createdAt: 0 }, { "ap-1": { action: "accept", content: { approve: "yes" } } }, testContext());
+    const answering = demo.doRespond?.(
+      { id: "j1", createdAt: 0 },
+      { "ap-1": { action: "accept", content: { approve: "yes" } } },
+      testContext(),
+    );
     await expect(answering).rejects.toMatchObject({ field: "ap-1.approve" });
   });
 
@@ -102,7 +143,12 @@ describe("rest adapter: answers checked against the form", () => {
   it("reads an approval without approve in the demo-api preset as the form's default, a rejection", async () => {
     const demoOrigin = "http://127.0.0.1:4010";
     const demo = restAdapter({ preset: "demo-api", baseUrl: demoOrigin }, { dispatcher: agent });
-    const waiting = { status: "waiting_for_approval", currentStep: 1, totalSteps: 2, approval: { id: "ap-1", message: "Deploy?" } };
+    const waiting = {
+      status: "waiting_for_approval",
+      currentStep: 1,
+      totalSteps: 2,
+      approval: { id: "ap-1", message: "Deploy?" },
+    };
     const api = agent.get(demoOrigin);
     api.intercept({ path: "/jobs/j1", method: "GET" }).reply(200, waiting);
     const captured: { request?: SeenRequest } = {};
@@ -115,13 +161,22 @@ describe("rest adapter: answers checked against the form", () => {
   });
 
   it("refuses a config form that does not compile when the adapter is built, naming the field", () => {
-    const broken = { ...noteForm, schema: { type: "object" as const, properties: { ticket: { type: "string", pattern: "[A-Z]+-\\d+(" } } } };
+    const broken = {
+      ...noteForm,
+      schema: { type: "object" as const, properties: { ticket: { type: "string", pattern: "[A-Z]+-\\d+(" } } },
+    };
     expect(() => adapter(broken)).toThrow(AdapterConfigError);
     expect(() => adapter(broken)).toThrow(/inputRequired\.schema\.properties\.ticket/);
   });
 
   it("refuses a config form with a nested object field when the adapter is built", () => {
-    const nested = { ...noteForm, schema: { type: "object" as const, properties: { who: { type: "object", properties: { name: { type: "string" } } } } } };
+    const nested = {
+      ...noteForm,
+      schema: {
+        type: "object" as const,
+        properties: { who: { type: "object", properties: { name: { type: "string" } } } },
+      },
+    };
     expect(() => adapter(nested)).toThrow(/inputRequired\.schema\.properties\.who/);
   });
 
@@ -136,13 +191,22 @@ describe("rest adapter: answers checked against the form", () => {
   it("refuses an accept it cannot check rather than declining it, when the upstream's form is the only one", async () => {
     const broken = { type: "object", properties: { verdict: { type: "string", pattern: "(" } }, required: ["verdict"] };
     const { schema: _none, ...withoutSchema } = noteForm;
-    farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { ...reviewing, review: { ...reviewing.review, form: broken } });
-    const answering = adapter({ ...withoutSchema, schemaPath: "review.form" }).doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship" } } }, testContext());
+    farm
+      .intercept({ path: "/api/renders/r-42", method: "GET" })
+      .reply(200, { ...reviewing, review: { ...reviewing.review, form: broken } });
+    const answering = adapter({ ...withoutSchema, schemaPath: "review.form" }).doRespond?.(
+      reference,
+      { "rev-7": { action: "accept", content: { verdict: "ship" } } },
+      testContext(),
+    );
     await expect(answering).rejects.toMatchObject({ field: "rev-7" });
   });
 
   it("falls back to the configured form when the upstream's schema is not a flat form", async () => {
-    farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { ...reviewing, review: { ...reviewing.review, form: { type: "object", properties: { a: "string" } } } });
+    farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, {
+      ...reviewing,
+      review: { ...reviewing.review, form: { type: "object", properties: { a: "string" } } },
+    });
     const snapshot = await adapter({ ...noteForm, schemaPath: "review.form" }).doGetStatus(reference, testContext());
     expect(snapshot.inputRequests?.["rev-7"]?.params.requestedSchema).toEqual(noteForm.schema);
   });

@@ -12,12 +12,15 @@ const farm = agent.get(renderFarmOrigin);
 afterEach(() => agent.assertNoPendingInterceptors());
 
 const reference = { id: "r-42", createdAt: 0 };
-const adapter = () => restAdapter(renderFarmConfig(), { dispatcher: agent, environment: { RENDER_TOKEN: renderFarmToken } });
+const adapter = () =>
+  restAdapter(renderFarmConfig(), { dispatcher: agent, environment: { RENDER_TOKEN: renderFarmToken } });
 function nested(depth: number): string {
   return `${"[".repeat(depth)}1${"]".repeat(depth)}`;
 }
 function replyRaw(text: string) {
-  farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, text, { headers: { "content-type": "application/json" } });
+  farm
+    .intercept({ path: "/api/renders/r-42", method: "GET" })
+    .reply(200, text, { headers: { "content-type": "application/json" } });
 }
 
 describe("rest adapter: deeply nested bodies", () => {
@@ -34,7 +37,9 @@ describe("rest adapter: deeply nested bodies", () => {
   it("answers a body nested beyond the depth limit with a non-retryable upstream error, not a stack overflow", async () => {
     for (const depth of [1_000, 20_000]) {
       replyRaw(`{"state":"done","output":${nested(depth)}}`);
-      const failure = await adapter().doGetStatus(reference, testContext()).catch((error: unknown) => error);
+      const failure = await adapter()
+        .doGetStatus(reference, testContext())
+        .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(UpstreamError);
       expect(failure).toMatchObject({ isRetryable: false });
       expect((failure as Error).message).toMatch(/nested more than \d+ levels/);
@@ -43,7 +48,10 @@ describe("rest adapter: deeply nested bodies", () => {
 
   it("reads a deeply nested error body as no reason, keeping its status's meaning", async () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(503, `{"error":${nested(5_000)}}`);
-    await expect(adapter().doGetStatus(reference, testContext())).rejects.toMatchObject({ httpStatus: 503, isRetryable: true });
+    await expect(adapter().doGetStatus(reference, testContext())).rejects.toMatchObject({
+      httpStatus: 503,
+      isRetryable: true,
+    });
   });
 });
 

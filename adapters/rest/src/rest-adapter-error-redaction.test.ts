@@ -31,9 +31,17 @@ function everyMessage(error: unknown): string {
 
 describe("rest adapter: secrets in error messages", () => {
   it("redacts a secret in a redirect target the status read was sent to", async () => {
-    agent.get(origin).intercept({ path: "/ops/1", method: "GET" }).reply(302, "", { headers: { location: `/echo/${token}` } });
-    agent.get(origin).intercept({ path: `/echo/${token}`, method: "GET" }).reply(200, `<html>${token}</html>`);
-    const failure = await adapter().doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext()).catch((error: unknown) => error);
+    agent
+      .get(origin)
+      .intercept({ path: "/ops/1", method: "GET" })
+      .reply(302, "", { headers: { location: `/echo/${token}` } });
+    agent
+      .get(origin)
+      .intercept({ path: `/echo/${token}`, method: "GET" })
+      .reply(200, `<html>${token}</html>`);
+    const failure = await adapter()
+      .doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as Error).message).toMatch(/not valid JSON/);
     expect(everyMessage(failure)).not.toContain(token);
@@ -44,15 +52,25 @@ describe("rest adapter: secrets in error messages", () => {
   });
 
   it("redacts a secret in a foreign redirect origin it refused", async () => {
-    agent.get(origin).intercept({ path: "/ops/1", method: "GET" }).reply(302, "", { headers: { location: `https://${token.toLowerCase()}.evil.test/x` } });
-    const failure = await adapter().doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext()).catch((error: unknown) => error);
+    agent
+      .get(origin)
+      .intercept({ path: "/ops/1", method: "GET" })
+      .reply(302, "", { headers: { location: `https://${token.toLowerCase()}.evil.test/x` } });
+    const failure = await adapter()
+      .doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())
+      .catch((error: unknown) => error);
     expect((failure as Error).message).toMatch(/redirected to/);
     expect(everyMessage(failure).toLowerCase()).not.toContain(token.toLowerCase());
   });
 
   it("redacts a secret in an Operation-Location on a foreign origin named by the submit answer", async () => {
-    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(202, "", { headers: { "operation-location": `https://${token}.elsewhere.test/ops/1` } });
-    const failure = await adapter().tools[0]!.doStart({}, testContext()).catch((error: unknown) => error);
+    agent
+      .get(origin)
+      .intercept({ path: "/jobs", method: "POST" })
+      .reply(202, "", { headers: { "operation-location": `https://${token}.elsewhere.test/ops/1` } });
+    const failure = await adapter()
+      .tools[0]!.doStart({}, testContext())
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as Error).message).toMatch(/status URL/);
     expect(everyMessage(failure).toLowerCase()).not.toContain(token.toLowerCase());
@@ -60,7 +78,10 @@ describe("rest adapter: secrets in error messages", () => {
 
   it("redacts a timed-out submit whose causes include a DOMException with a read-only message", async () => {
     agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(201, { id: "j1" }).delay(1_000);
-    const timed = restAdapter({ ...options, timeoutMs: 100 }, { dispatcher: agent, environment: { JOBS_TOKEN: token } });
+    const timed = restAdapter(
+      { ...options, timeoutMs: 100 },
+      { dispatcher: agent, environment: { JOBS_TOKEN: token } },
+    );
     const failure = await timed.tools[0]!.doStart({}, testContext()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as Error).message).toMatch(/timed out/);

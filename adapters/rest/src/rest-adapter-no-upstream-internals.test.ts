@@ -41,7 +41,9 @@ function connectionReset(): Error {
   return Object.assign(new Error(`read ECONNRESET ${host}:${port}`), { code: "ECONNRESET" });
 }
 
-async function failureOf(action: (context: AdapterContext) => Promise<unknown>): Promise<{ message: string; logs: string[] }> {
+async function failureOf(
+  action: (context: AdapterContext) => Promise<unknown>,
+): Promise<{ message: string; logs: string[] }> {
   const context = testContext();
   const failure = await action(context).then(
     () => new Error("expected a failure"),
@@ -69,14 +71,52 @@ describe("rest adapter: no upstream internals in what reaches the client", () =>
   });
 
   const statusFaults: [string, () => void, RegExp][] = [
-    ["a timeout", () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(200, { state: "running" }).delay(1_000), /the status request timed out after 200 ms/],
-    ["a body that is not JSON", () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(200, "<html>down</html>"), /status request .*not valid JSON/],
-    ["a body over maxResponseBytes", () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(200, { state: "x".repeat(2_000) }), /status request .*larger than maxResponseBytes/],
-    ["JSON nested too deeply", () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(200, "[".repeat(300) + "]".repeat(300)), /status request .*nested more than/],
-    ["an HTTP 503", () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(503, { message: "maintenance" }), /The status request answered HTTP 503: maintenance/],
-    ["a redirect to a foreign origin", () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(302, "", { headers: { location: "http://169.254.169.254/latest" } }), /the status request was redirected to an origin that is not allowed/],
-    ["a redirect to a non-HTTP URL", () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(302, "", { headers: { location: "file:///etc/passwd" } }), /the status request was redirected to a non-HTTP URL/],
-    ["a connection reset", () => void upstream.intercept({ path: jobPath, method: "GET" }).replyWithError(connectionReset()), /the status request failed before an answer arrived: connection reset/],
+    [
+      "a timeout",
+      () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(200, { state: "running" }).delay(1_000),
+      /the status request timed out after 200 ms/,
+    ],
+    [
+      "a body that is not JSON",
+      () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(200, "<html>down</html>"),
+      /status request .*not valid JSON/,
+    ],
+    [
+      "a body over maxResponseBytes",
+      () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(200, { state: "x".repeat(2_000) }),
+      /status request .*larger than maxResponseBytes/,
+    ],
+    [
+      "JSON nested too deeply",
+      () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(200, "[".repeat(300) + "]".repeat(300)),
+      /status request .*nested more than/,
+    ],
+    [
+      "an HTTP 503",
+      () => void upstream.intercept({ path: jobPath, method: "GET" }).reply(503, { message: "maintenance" }),
+      /The status request answered HTTP 503: maintenance/,
+    ],
+    [
+      "a redirect to a foreign origin",
+      () =>
+        void upstream
+          .intercept({ path: jobPath, method: "GET" })
+          .reply(302, "", { headers: { location: "http://169.254.169.254/latest" } }),
+      /the status request was redirected to an origin that is not allowed/,
+    ],
+    [
+      "a redirect to a non-HTTP URL",
+      () =>
+        void upstream
+          .intercept({ path: jobPath, method: "GET" })
+          .reply(302, "", { headers: { location: "file:///etc/passwd" } }),
+      /the status request was redirected to a non-HTTP URL/,
+    ],
+    [
+      "a connection reset",
+      () => void upstream.intercept({ path: jobPath, method: "GET" }).replyWithError(connectionReset()),
+      /the status request failed before an answer arrived: connection reset/,
+    ],
   ];
   it.each(statusFaults)("status read: %s", async (_fault, arrange, expected) => {
     arrange();
@@ -94,7 +134,9 @@ describe("rest adapter: no upstream internals in what reaches the client", () =>
   });
 
   it("the status URL of a job that climbs out of baseUrl", async () => {
-    const { message } = await failureOf((context) => adapter().doGetStatus({ id: "../../admin/ops/17", createdAt: 0 }, context));
+    const { message } = await failureOf((context) =>
+      adapter().doGetStatus({ id: "../../admin/ops/17", createdAt: 0 }, context),
+    );
     expect(message).toMatch(/Cannot build the status request/);
     expectNoInternals(message);
     expect(message).not.toContain("admin");
@@ -103,12 +145,19 @@ describe("rest adapter: no upstream internals in what reaches the client", () =>
   it("submit: a connection refused, a reset after sending, and a status URL on a foreign origin", async () => {
     upstream.intercept({ path: `${basePath}/jobs`, method: "POST" }).replyWithError(connectionRefused());
     upstream.intercept({ path: `${basePath}/jobs`, method: "POST" }).replyWithError(connectionReset());
-    upstream.intercept({ path: `${basePath}/jobs`, method: "POST" }).reply(202, "", { headers: { "operation-location": "https://status.elsewhere.example.test:9443/ops/1" } });
+    upstream
+      .intercept({ path: `${basePath}/jobs`, method: "POST" })
+      .reply(202, "", { headers: { "operation-location": "https://status.elsewhere.example.test:9443/ops/1" } });
     const messages: string[] = [];
-    for (let attempt = 0; attempt < 3; attempt++) messages.push((await failureOf((context) => adapter().tools[0]!.doStart({}, context))).message);
+    for (let attempt = 0; attempt < 3; attempt++)
+      messages.push((await failureOf((context) => adapter().tools[0]!.doStart({}, context))).message);
     expect(messages[0]).toBe("the submit request failed before an answer arrived: connection refused");
-    expect(messages[1]).toMatch(/^the submit request failed before an answer arrived: connection reset; a job may have been created upstream/);
-    expect(messages[2]).toMatch(/refusing the job's status URL: .*an origin that is neither baseUrl's nor in allowedOrigins/);
+    expect(messages[1]).toMatch(
+      /^the submit request failed before an answer arrived: connection reset; a job may have been created upstream/,
+    );
+    expect(messages[2]).toMatch(
+      /refusing the job's status URL: .*an origin that is neither baseUrl's nor in allowedOrigins/,
+    );
     for (const message of messages) {
       expectNoInternals(message);
       expect(message).not.toContain("elsewhere");
@@ -121,7 +170,9 @@ describe("rest adapter: no upstream internals in what reaches the client", () =>
     upstream.intercept({ path: jobPath, method: "GET" }).reply(200, { state: "waiting", question: { id: "q1" } });
     upstream.intercept({ path: `${jobPath}/answers`, method: "POST" }).replyWithError(connectionRefused());
     const cancel = await failureOf((context) => adapter().doCancel!(reference, context));
-    const respond = await failureOf((context) => adapter().doRespond!(reference, { q1: { action: "accept", content: { ok: true } } }, context));
+    const respond = await failureOf((context) =>
+      adapter().doRespond!(reference, { q1: { action: "accept", content: { ok: true } } }, context),
+    );
     expect(cancel.message).toBe("the cancel request failed before an answer arrived: connection refused");
     expect(respond.message).toBe("the respond request failed before an answer arrived: connection refused");
   });

@@ -10,7 +10,11 @@ const agent = mockAgent();
 const origin = "https://jobs.example.test";
 afterEach(() => agent.assertNoPendingInterceptors());
 
-const outputSchema = { type: "object", properties: { frames: { type: "integer" }, url: { type: "string" } }, required: ["frames"] };
+const outputSchema = {
+  type: "object",
+  properties: { frames: { type: "integer" }, url: { type: "string" } },
+  required: ["frames"],
+};
 const options: RestOptions = {
   baseUrl: origin,
   tools: [
@@ -23,7 +27,10 @@ const options: RestOptions = {
 };
 const adapter = () => restAdapter(options, { dispatcher: agent });
 function replyStatus(body: unknown) {
-  agent.get(origin).intercept({ path: "/jobs/j1", method: "GET" }).reply(200, body as object);
+  agent
+    .get(origin)
+    .intercept({ path: "/jobs/j1", method: "GET" })
+    .reply(200, body as object);
 }
 async function startedReference(toolIndex: number) {
   agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(201, { id: "j1" });
@@ -62,7 +69,10 @@ describe("rest adapter: results checked against the tool's outputSchema", () => 
 
   it("checks the demo-api preset's result (a single tool) even for a reference without a tool name", async () => {
     const demoOrigin = "http://127.0.0.1:4010";
-    agent.get(demoOrigin).intercept({ path: "/jobs/j1" }).reply(200, { status: "succeeded", name: null, steps: [], currentStep: 1, totalSteps: 1, durationMs: 5 });
+    agent
+      .get(demoOrigin)
+      .intercept({ path: "/jobs/j1" })
+      .reply(200, { status: "succeeded", name: null, steps: [], currentStep: 1, totalSteps: 1, durationMs: 5 });
     const demo = restAdapter({ preset: "demo-api", baseUrl: demoOrigin }, { dispatcher: agent });
     const snapshot = await demo.doGetStatus({ id: "j1", createdAt: 0 }, testContext());
     expect(snapshot.result?.isError).toBe(true);

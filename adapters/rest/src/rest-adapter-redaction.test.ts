@@ -16,15 +16,32 @@ function config(auth: RestOptions["auth"], overrides: Partial<RestOptions> = {})
     auth,
     tools: [{ name: "t", description: "d", submit: { url: "/jobs" } }],
     reference: { path: "id" },
-    status: { url: "/jobs/{{job.id}}", field: "state", working: ["running"], completed: ["done"], errorValues: ["bad"], inputRequired: ["ask"], cancelled: ["stopped"], failed: ["gone"] },
-    inputRequired: { keyPath: "question.id", schema: { type: "object", properties: { a: { type: "string" } } }, respond: { url: "/jobs/{{job.id}}/answer", declineBody: {} } },
+    status: {
+      url: "/jobs/{{job.id}}",
+      field: "state",
+      working: ["running"],
+      completed: ["done"],
+      errorValues: ["bad"],
+      inputRequired: ["ask"],
+      cancelled: ["stopped"],
+      failed: ["gone"],
+    },
+    inputRequired: {
+      keyPath: "question.id",
+      schema: { type: "object", properties: { a: { type: "string" } } },
+      respond: { url: "/jobs/{{job.id}}/answer", declineBody: {} },
+    },
     ...overrides,
   };
 }
 function replyStatus(body: unknown) {
-  agent.get(origin).intercept({ path: "/jobs/j1", method: "GET" }).reply(200, body as object);
+  agent
+    .get(origin)
+    .intercept({ path: "/jobs/j1", method: "GET" })
+    .reply(200, body as object);
 }
-const read = (options: RestOptions) => restAdapter(options, { dispatcher: agent, now: () => 0 }).doGetStatus(reference, testContext());
+const read = (options: RestOptions) =>
+  restAdapter(options, { dispatcher: agent, now: () => 0 }).doGetStatus(reference, testContext());
 
 describe("rest adapter: secret redaction", () => {
   it("redacts a secret holding quotes and backslashes from structuredContent and the text block", async () => {
@@ -32,7 +49,11 @@ describe("rest adapter: secret redaction", () => {
     replyStatus({ state: "done", echo: `auth ${password}`, nested: [{ deeper: password }] });
     const snapshot = await read(config({ type: "basic", username: "u", password }));
     expect(snapshot.status).toBe("completed");
-    expect(snapshot.result?.structuredContent).toEqual({ state: "done", echo: "auth [redacted]", nested: [{ deeper: "[redacted]" }] });
+    expect(snapshot.result?.structuredContent).toEqual({
+      state: "done",
+      echo: "auth [redacted]",
+      nested: [{ deeper: "[redacted]" }],
+    });
     const serialized = JSON.stringify(snapshot);
     expect(serialized).not.toContain("word-123");
   });
@@ -56,11 +77,14 @@ describe("rest adapter: secret redaction", () => {
 
   it("redacts every message built from upstream text, whatever the status", async () => {
     const token = "tok-SECRET-99";
-    const withToken = (overrides: Partial<RestOptions> = {}) => config({ type: "bearer", token }, { progress: { message: "{{body.note}}" }, ...overrides });
+    const withToken = (overrides: Partial<RestOptions> = {}) =>
+      config({ type: "bearer", token }, { progress: { message: "{{body.note}}" }, ...overrides });
     // input_required while the upstream has not named the question yet: reported working with the progress message.
     replyStatus({ state: "ask", note: `token ${token} used` });
     await expect(read(withToken())).resolves.toMatchObject({ status: "working", message: "token [redacted] used" });
-    const statusWith = (list: "failed" | "cancelled" | "completed") => ({ status: { ...config({ type: "none" }).status!, [list]: [token] } });
+    const statusWith = (list: "failed" | "cancelled" | "completed") => ({
+      status: { ...config({ type: "none" }).status!, [list]: [token] },
+    });
     for (const list of ["failed", "cancelled", "completed"] as const) {
       replyStatus({ state: token });
       const snapshot = await read(withToken(statusWith(list)));

@@ -19,14 +19,22 @@ describe("rest adapter: input required", () => {
   it("presents one form keyed by the upstream's review id", async () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, reviewing);
     const snapshot = await adapter().doGetStatus(reference, testContext());
-    expect(snapshot).toMatchObject({ status: "input_required", rawStatus: "needs_review", message: "Frame 12 looks dark. Ship it?" });
+    expect(snapshot).toMatchObject({
+      status: "input_required",
+      rawStatus: "needs_review",
+      message: "Frame 12 looks dark. Ship it?",
+    });
     expect(snapshot.inputRequests).toEqual({
       "rev-7": {
         method: "elicitation/create",
         params: {
           mode: "form",
           message: "Frame 12 looks dark. Ship it?",
-          requestedSchema: { type: "object", properties: { verdict: { type: "string", enum: ["ship", "redo"] } }, required: ["verdict"] },
+          requestedSchema: {
+            type: "object",
+            properties: { verdict: { type: "string", enum: ["ship", "redo"] } },
+            required: ["verdict"],
+          },
         },
       },
     });
@@ -38,13 +46,22 @@ describe("rest adapter: input required", () => {
       ...reviewing,
       review: { ...reviewing.review, form: { type: "object", properties: { note: { type: "string" } } } },
     });
-    const snapshot = await adapter({ inputRequired: { ...base, schemaPath: "review.form" } }).doGetStatus(reference, testContext());
-    expect(snapshot.inputRequests?.["rev-7"]?.params.requestedSchema).toEqual({ type: "object", properties: { note: { type: "string" } } });
+    const snapshot = await adapter({ inputRequired: { ...base, schemaPath: "review.form" } }).doGetStatus(
+      reference,
+      testContext(),
+    );
+    expect(snapshot.inputRequests?.["rev-7"]?.params.requestedSchema).toEqual({
+      type: "object",
+      properties: { note: { type: "string" } },
+    });
   });
 
   it("stays working while the upstream has not yet named the question", async () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { state: "needs_review" });
-    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "working", rawStatus: "needs_review" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({
+      status: "working",
+      rawStatus: "needs_review",
+    });
   });
 
   it("delivers an accepted answer to the key's URL, then the job moves on", async () => {
@@ -54,7 +71,9 @@ describe("rest adapter: input required", () => {
       request = seen(options);
       return { statusCode: 204, data: "" };
     });
-    farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { state: "rendering", review: { id: "rev-7", state: "answered" } });
+    farm
+      .intercept({ path: "/api/renders/r-42", method: "GET" })
+      .reply(200, { state: "rendering", review: { id: "rev-7", state: "answered" } });
     const rest = adapter();
     await rest.doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship" } } }, testContext());
     expect(request?.body).toEqual({ verdict: "ship" });
@@ -74,16 +93,30 @@ describe("rest adapter: input required", () => {
   });
 
   it("sends nothing for a key that is no longer outstanding", async () => {
-    farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { state: "needs_review", review: { id: "rev-8", question: "again?" } });
-    await adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship" } } }, testContext());
+    farm
+      .intercept({ path: "/api/renders/r-42", method: "GET" })
+      .reply(200, { state: "needs_review", review: { id: "rev-8", question: "again?" } });
+    await adapter().doRespond?.(
+      reference,
+      { "rev-7": { action: "accept", content: { verdict: "ship" } } },
+      testContext(),
+    );
   });
 
   it("ignores a 409 (answered elsewhere) and surfaces other failures", async () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, reviewing).times(2);
-    farm.intercept({ path: "/api/renders/r-42/reviews/rev-7", method: "POST" }).reply(409, { message: "already answered" });
-    await adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship" } } }, testContext());
+    farm
+      .intercept({ path: "/api/renders/r-42/reviews/rev-7", method: "POST" })
+      .reply(409, { message: "already answered" });
+    await adapter().doRespond?.(
+      reference,
+      { "rev-7": { action: "accept", content: { verdict: "ship" } } },
+      testContext(),
+    );
     farm.intercept({ path: "/api/renders/r-42/reviews/rev-7", method: "POST" }).reply(500, { message: "oops" });
-    await expect(adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship" } } }, testContext())).rejects.toBeInstanceOf(UpstreamError);
+    await expect(
+      adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship" } } }, testContext()),
+    ).rejects.toBeInstanceOf(UpstreamError);
   });
 
   it("encodes an answer value that tries to leave its JSON string", async () => {
@@ -93,15 +126,25 @@ describe("rest adapter: input required", () => {
       request = seen(options);
       return { statusCode: 200, data: {} };
     });
-    const freeText = { ...renderFarmConfig().inputRequired!, schema: { type: "object" as const, properties: { verdict: { type: "string" } }, required: ["verdict"] } };
-    await adapter({ inputRequired: freeText }).doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: 'ship", "force": true, "x": "' } } }, testContext());
+    const freeText = {
+      ...renderFarmConfig().inputRequired!,
+      schema: { type: "object" as const, properties: { verdict: { type: "string" } }, required: ["verdict"] },
+    };
+    await adapter({ inputRequired: freeText }).doRespond?.(
+      reference,
+      { "rev-7": { action: "accept", content: { verdict: 'ship", "force": true, "x": "' } } },
+      testContext(),
+    );
     expect(request?.body).toEqual({ verdict: 'ship", "force": true, "x": "' });
   });
 
   it("offers no doRespond when the config has no inputRequired block", () => {
     const config = renderFarmConfig();
     const { inputRequired: _omitted, ...withoutInput } = config;
-    const rest = restAdapter({ ...withoutInput, status: { ...config.status!, inputRequired: [] } }, { dispatcher: agent, environment });
+    const rest = restAdapter(
+      { ...withoutInput, status: { ...config.status!, inputRequired: [] } },
+      { dispatcher: agent, environment },
+    );
     expect(rest.doRespond).toBeUndefined();
   });
 });
@@ -130,13 +173,17 @@ describe("rest adapter: cancel", () => {
   it("raises JobNotFoundError when the job is gone (the status read agrees)", async () => {
     farm.intercept({ path: "/api/renders/r-42/abort", method: "POST" }).reply(404, "");
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(404, "");
-    await expect(adapter().doCancel?.({ id: "r-42", createdAt: 0 }, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(adapter().doCancel?.({ id: "r-42", createdAt: 0 }, testContext())).rejects.toBeInstanceOf(
+      JobNotFoundError,
+    );
   });
 
   it("asks to try again when a job submitted moments ago is not listed yet", async () => {
     farm.intercept({ path: "/api/renders/r-42/abort", method: "POST" }).reply(404, "");
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(404, "");
-    const failure = await adapter().doCancel?.(reference, testContext()).catch((error: unknown) => error);
+    const failure = await adapter()
+      .doCancel?.(reference, testContext())
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as UpstreamError).isRetryable).toBe(true);
   });

@@ -55,13 +55,17 @@ describe("rest adapter: starting a job", () => {
   });
 
   it("refuses a path traversal attempt as invalid input before sending anything", async () => {
-    const failure = await tool().doStart({ scene: "..", frames: 1 }, testContext()).catch((error: unknown) => error);
+    const failure = await tool()
+      .doStart({ scene: "..", frames: 1 }, testContext())
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(InvalidToolInputError);
     expect((failure as InvalidToolInputError).field).toBe("scene");
   });
 
   it("refuses header splitting through the input", async () => {
-    await expect(tool().doStart({ scene: "a", frames: 1, priority: "low\r\nX-Admin: yes" }, testContext())).rejects.toBeInstanceOf(InvalidToolInputError);
+    await expect(
+      tool().doStart({ scene: "a", frames: 1, priority: "low\r\nX-Admin: yes" }, testContext()),
+    ).rejects.toBeInstanceOf(InvalidToolInputError);
   });
 
   it("retries a retryable submit failure under the same idempotency key", async () => {
@@ -85,11 +89,17 @@ describe("rest adapter: starting a job", () => {
     const arrivals: number[] = [];
     const answer = (retryAfter: string) => () => {
       arrivals.push(performance.now());
-      return { statusCode: 429, data: { message: "slow down" }, responseOptions: { headers: { "retry-after": retryAfter } } };
+      return {
+        statusCode: 429,
+        data: { message: "slow down" },
+        responseOptions: { headers: { "retry-after": retryAfter } },
+      };
     };
     farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(answer("1"));
     farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(answer("30"));
-    const failure = await tool().doStart({ scene: "a", frames: 1 }, testContext()).catch((error: unknown) => error);
+    const failure = await tool()
+      .doStart({ scene: "a", frames: 1 }, testContext())
+      .catch((error: unknown) => error);
     expect(failure).toMatchObject({ name: "UpstreamError", httpStatus: 429, retryAfterMs: 30_000 });
     // Two attempts of the three allowed: the second's Retry-After (30 s) is longer than a submit waits.
     expect(arrivals).toHaveLength(2);
@@ -108,15 +118,21 @@ describe("rest adapter: starting a job", () => {
   });
 
   it("reports an upstream 400 as invalid arguments with the upstream's reason", async () => {
-    farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(400, { error: { message: "frames: too many for this plan" } });
-    const failure = await tool().doStart({ scene: "a", frames: 999 }, testContext()).catch((error: unknown) => error);
+    farm
+      .intercept({ path: "/api/scenes/a/renders", method: "POST" })
+      .reply(400, { error: { message: "frames: too many for this plan" } });
+    const failure = await tool()
+      .doStart({ scene: "a", frames: 999 }, testContext())
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(InvalidToolInputError);
     expect((failure as Error).message).toMatch(/HTTP 400.*frames: too many for this plan/);
   });
 
   it("fails clearly when the submit answer carries no job reference", async () => {
     farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(201, { accepted: true });
-    await expect(tool().doStart({ scene: "a", frames: 1 }, testContext())).rejects.toThrow(/no job reference \(body path render.id\)/);
+    await expect(tool().doStart({ scene: "a", frames: 1 }, testContext())).rejects.toThrow(
+      /no job reference \(body path render.id\)/,
+    );
   });
 
   it("turns a malformed submit answer into an upstream error, not a crash", async () => {
@@ -130,9 +146,16 @@ describe("rest adapter: starting a job", () => {
     const [first] = config.tools ?? [];
     const withSnapshot = { ...first!, submit: { ...first!.submit, firstSnapshot: true } };
     const built = restAdapter({ ...config, tools: [withSnapshot] }, { dispatcher: agent, environment }).tools[0]!;
-    farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(201, { render: { id: "r-45" }, state: "queued", progress: { frame: 0, total: 5 } });
+    farm
+      .intercept({ path: "/api/scenes/a/renders", method: "POST" })
+      .reply(201, { render: { id: "r-45" }, state: "queued", progress: { frame: 0, total: 5 } });
     const started = await built.doStart({ scene: "a", frames: 5 }, testContext());
-    expect(started.snapshot).toMatchObject({ status: "working", rawStatus: "queued", message: "frame 0/5", pollIntervalMs: 1_000 });
+    expect(started.snapshot).toMatchObject({
+      status: "working",
+      rawStatus: "queued",
+      message: "frame 0/5",
+      pollIntervalMs: 1_000,
+    });
   });
 
   it("prefixes tool names to keep them unique across instances", () => {

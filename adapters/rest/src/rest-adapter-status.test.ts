@@ -12,7 +12,11 @@ const startedAt = 1_000_000;
 let clock = startedAt;
 const reference = { id: "r-42", createdAt: startedAt };
 function adapter(overrides = {}) {
-  return restAdapter(renderFarmConfig(overrides), { dispatcher: agent, environment: { RENDER_TOKEN: renderFarmToken }, now: () => clock });
+  return restAdapter(renderFarmConfig(overrides), {
+    dispatcher: agent,
+    environment: { RENDER_TOKEN: renderFarmToken },
+    now: () => clock,
+  });
 }
 function replyStatus(statusCode: number, body: unknown, headers: Record<string, string> = {}) {
   farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(statusCode, body as object, { headers });
@@ -38,7 +42,10 @@ describe("rest adapter: reading status", () => {
 
   it("keeps an unknown upstream status non-terminal with its raw value", async () => {
     replyStatus(200, { state: "defragmenting" });
-    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "working", rawStatus: "defragmenting" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({
+      status: "working",
+      rawStatus: "defragmenting",
+    });
   });
 
   it("paces polling from the job's age, and lets Retry-After take precedence", async () => {
@@ -55,7 +62,10 @@ describe("rest adapter: reading status", () => {
 
   it("treats HTTP 202 as working whatever the body says", async () => {
     replyStatus(202, "");
-    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "working", rawStatus: "HTTP 202" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({
+      status: "working",
+      rawStatus: "HTTP 202",
+    });
   });
 
   it("builds a completed result from the result path", async () => {
@@ -65,7 +75,10 @@ describe("rest adapter: reading status", () => {
     expect(snapshot.result?.isError).toBeUndefined();
     expect(snapshot.result?.structuredContent).toEqual({ frames: 24, url: "https://cdn.example.test/r-42.mp4" });
     expect(snapshot.result?.content[0]).toMatchObject({ type: "text" });
-    expect(JSON.parse((snapshot.result?.content[0] as { text: string }).text)).toEqual({ frames: 24, url: "https://cdn.example.test/r-42.mp4" });
+    expect(JSON.parse((snapshot.result?.content[0] as { text: string }).text)).toEqual({
+      frames: 24,
+      url: "https://cdn.example.test/r-42.mp4",
+    });
     expect(snapshot.pollIntervalMs).toBeUndefined();
   });
 
@@ -79,12 +92,17 @@ describe("rest adapter: reading status", () => {
   it("fetches the result with a follow-up GET when configured", async () => {
     replyStatus(200, { state: "done", resultId: "out-7" });
     farm.intercept({ path: "/api/outputs/out-7", method: "GET" }).reply(200, { output: { frames: 24 } });
-    const snapshot = await adapter({ result: { ...renderFarmConfig().result!, url: "/outputs/{{body.resultId}}" } }).doGetStatus(reference, testContext());
+    const snapshot = await adapter({
+      result: { ...renderFarmConfig().result!, url: "/outputs/{{body.resultId}}" },
+    }).doGetStatus(reference, testContext());
     expect(snapshot.result?.structuredContent).toEqual({ frames: 24 });
   });
 
   it("builds structuredContent from named fields, for success and error results", async () => {
-    const fields = { ...renderFarmConfig().result!, fields: { frames: "output.frames", lastLines: { path: "log[-2:]", all: true }, missing: "nothing.here" } };
+    const fields = {
+      ...renderFarmConfig().result!,
+      fields: { frames: "output.frames", lastLines: { path: "log[-2:]", all: true }, missing: "nothing.here" },
+    };
     replyStatus(200, { state: "done", output: { frames: 24 }, log: ["a", "b", "c"] });
     await expect(adapter({ result: fields }).doGetStatus(reference, testContext())).resolves.toMatchObject({
       result: { structuredContent: { frames: 24, lastLines: ["b", "c"] } },
@@ -115,12 +133,18 @@ describe("rest adapter: reading status", () => {
     replyStatus(200, { state: "aborted" });
     await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "cancelled" });
     replyStatus(200, { state: "crashed", abortedByUser: true });
-    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "cancelled", rawStatus: "crashed" });
+    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({
+      status: "cancelled",
+      rawStatus: "crashed",
+    });
   });
 
   it("maps a configured failed value to a protocol-level failure", async () => {
     replyStatus(200, { state: "expired" });
-    const snapshot = await adapter({ status: { ...renderFarmConfig().status!, failed: ["expired"] } }).doGetStatus(reference, testContext());
+    const snapshot = await adapter({ status: { ...renderFarmConfig().status!, failed: ["expired"] } }).doGetStatus(
+      reference,
+      testContext(),
+    );
     expect(snapshot).toMatchObject({ status: "failed", error: { code: -32603 } });
   });
 
@@ -146,14 +170,24 @@ describe("rest adapter: reading status", () => {
 
   it("raises a retryable UpstreamError with Retry-After for 503 and 429", async () => {
     replyStatus(503, { message: "maintenance" }, { "retry-after": "12" });
-    await expect(adapter().doGetStatus(reference, testContext())).rejects.toMatchObject({ name: "UpstreamError", isRetryable: true, retryAfterMs: 12_000, httpStatus: 503 });
+    await expect(adapter().doGetStatus(reference, testContext())).rejects.toMatchObject({
+      name: "UpstreamError",
+      isRetryable: true,
+      retryAfterMs: 12_000,
+      httpStatus: 503,
+    });
     replyStatus(429, "");
-    await expect(adapter().doGetStatus(reference, testContext())).rejects.toMatchObject({ isRetryable: true, httpStatus: 429 });
+    await expect(adapter().doGetStatus(reference, testContext())).rejects.toMatchObject({
+      isRetryable: true,
+      httpStatus: 429,
+    });
   });
 
   it("raises a non-retryable UpstreamError when access is lost (401, 403), never echoing the token", async () => {
     replyStatus(401, { message: `token ${renderFarmToken} revoked` });
-    const failure = await adapter().doGetStatus(reference, testContext()).catch((error: unknown) => error);
+    const failure = await adapter()
+      .doGetStatus(reference, testContext())
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ isRetryable: false, httpStatus: 401 });
     expect((failure as Error).message).not.toContain(renderFarmToken);
@@ -162,15 +196,19 @@ describe("rest adapter: reading status", () => {
   // A 2xx that cannot be read is an OutcomeUnknownError (an UpstreamError) since the WeakSet that marked
   // such failures gave way to the core's class; for a status read it is retried like any other.
   it("turns a malformed status answer into a retryable UpstreamError", async () => {
-    replyStatus(200, "{\"state\": ");
-    const failure = await adapter().doGetStatus(reference, testContext()).catch((error: unknown) => error);
+    replyStatus(200, '{"state": ');
+    const failure = await adapter()
+      .doGetStatus(reference, testContext())
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ name: "OutcomeUnknownError", isRetryable: true });
   });
 
   it("refuses a status read redirected to a foreign origin instead of reporting that origin's answer", async () => {
     replyStatus(302, "", { location: "http://169.254.169.254/latest/meta-data" });
-    const failure = await adapter().doGetStatus(reference, testContext()).catch((error: unknown) => error);
+    const failure = await adapter()
+      .doGetStatus(reference, testContext())
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ isRetryable: false });
     // The client reads that the redirect was refused; where it pointed is for the debug log only.
@@ -180,13 +218,21 @@ describe("rest adapter: reading status", () => {
 
   it("follows a result redirect to an allowedRedirectOrigins entry, without credentials", async () => {
     replyStatus(200, { state: "done", resultId: "out-7" });
-    farm.intercept({ path: "/api/outputs/out-7", method: "GET" }).reply(302, "", { headers: { location: "https://blobs.example.test/o/7?sig=1" } });
+    farm
+      .intercept({ path: "/api/outputs/out-7", method: "GET" })
+      .reply(302, "", { headers: { location: "https://blobs.example.test/o/7?sig=1" } });
     let authorization: string | undefined = "unset";
-    agent.get("https://blobs.example.test").intercept({ path: "/o/7?sig=1", method: "GET" }).reply((options) => {
-      authorization = (options.headers as Record<string, string>)["authorization"];
-      return { statusCode: 200, data: { output: { frames: 24 } } };
-    });
-    const config = { result: { ...renderFarmConfig().result!, url: "/outputs/{{body.resultId}}" }, allowedRedirectOrigins: ["https://blobs.example.test"] };
+    agent
+      .get("https://blobs.example.test")
+      .intercept({ path: "/o/7?sig=1", method: "GET" })
+      .reply((options) => {
+        authorization = (options.headers as Record<string, string>)["authorization"];
+        return { statusCode: 200, data: { output: { frames: 24 } } };
+      });
+    const config = {
+      result: { ...renderFarmConfig().result!, url: "/outputs/{{body.resultId}}" },
+      allowedRedirectOrigins: ["https://blobs.example.test"],
+    };
     const snapshot = await adapter(config).doGetStatus(reference, testContext());
     expect(snapshot.result?.structuredContent).toEqual({ frames: 24 });
     expect(authorization).toBeUndefined();
@@ -194,6 +240,8 @@ describe("rest adapter: reading status", () => {
 
   it("rejects a status answer over maxResponseBytes with a clear message", async () => {
     replyStatus(200, { state: "rendering", padding: "z".repeat(4_000) });
-    await expect(adapter({ maxResponseBytes: 1_024 }).doGetStatus(reference, testContext())).rejects.toThrow(/larger than maxResponseBytes \(1024 bytes\)/);
+    await expect(adapter({ maxResponseBytes: 1_024 }).doGetStatus(reference, testContext())).rejects.toThrow(
+      /larger than maxResponseBytes \(1024 bytes\)/,
+    );
   });
 });

@@ -19,15 +19,19 @@ function options(submit: Partial<Submit>): RestOptions {
     status: { url: "/jobs/{{job.id}}", field: "state" },
   };
 }
-const start = (submit: Partial<Submit>) => restAdapter(options(submit), { dispatcher: agent }).tools[0]!.doStart({}, testContext());
+const start = (submit: Partial<Submit>) =>
+  restAdapter(options(submit), { dispatcher: agent }).tools[0]!.doStart({}, testContext());
 
 describe("rest adapter: submit retries and limits", () => {
   it("does not retry under an idempotency header unless retries opts in", async () => {
     const keys: string[] = [];
-    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply((request) => {
-      keys.push(seen(request).headers["idempotency-key"] ?? "");
-      return { statusCode: 503, data: { message: "busy" } };
-    });
+    agent
+      .get(origin)
+      .intercept({ path: "/jobs", method: "POST" })
+      .reply((request) => {
+        keys.push(seen(request).headers["idempotency-key"] ?? "");
+        return { statusCode: 503, data: { message: "busy" } };
+      });
     await expect(start({ idempotencyHeader: "Idempotency-Key" })).rejects.toMatchObject({ httpStatus: 503 });
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
@@ -35,10 +39,13 @@ describe("rest adapter: submit retries and limits", () => {
 
   it("sends a fresh correlation header on a submit without ever retrying it", async () => {
     const ids: string[] = [];
-    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply((request) => {
-      ids.push(seen(request).headers["x-ms-client-request-id"] ?? "");
-      return { statusCode: 503, data: {} };
-    });
+    agent
+      .get(origin)
+      .intercept({ path: "/jobs", method: "POST" })
+      .reply((request) => {
+        ids.push(seen(request).headers["x-ms-client-request-id"] ?? "");
+        return { statusCode: 503, data: {} };
+      });
     await expect(start({ correlationHeader: "x-ms-client-request-id" })).rejects.toBeInstanceOf(UpstreamError);
     expect(ids).toHaveLength(1);
     expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
@@ -51,12 +58,18 @@ describe("rest adapter: submit retries and limits", () => {
   });
 
   it("refuses a job reference longer than 512 characters instead of sealing it into every task id", async () => {
-    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(201, { id: "x".repeat(513) });
+    agent
+      .get(origin)
+      .intercept({ path: "/jobs", method: "POST" })
+      .reply(201, { id: "x".repeat(513) });
     const failure = await start({}).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ isRetryable: false });
     expect((failure as Error).message).toMatch(/513 characters.*512/);
-    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(201, { id: "x".repeat(512) });
+    agent
+      .get(origin)
+      .intercept({ path: "/jobs", method: "POST" })
+      .reply(201, { id: "x".repeat(512) });
     await expect(start({})).resolves.toMatchObject({ ref: { id: "x".repeat(512) } });
   });
 });

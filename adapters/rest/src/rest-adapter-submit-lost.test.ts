@@ -55,34 +55,53 @@ describe("rest adapter: a submit whose outcome is unknown is never retried blind
     expect(missing.isRetryable).toBe(false);
     expect(missing.message).toMatch(/no job reference/);
     expect(missing.message).toMatch(mayHaveStarted);
-    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(201, { id: "x".repeat(600) });
+    agent
+      .get(origin)
+      .intercept({ path: "/jobs", method: "POST" })
+      .reply(201, { id: "x".repeat(600) });
     expect((await failureOf(start())).message).toMatch(mayHaveStarted);
   });
 
   it("says a job may have been created when the status URL it names is on a foreign origin", async () => {
-    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(202, "", { headers: { "operation-location": "https://elsewhere.example.test/ops/1" } });
-    const failure = await failureOf(start({}, { reference: { header: ["Operation-Location"] }, status: { field: "state" } }));
+    agent
+      .get(origin)
+      .intercept({ path: "/jobs", method: "POST" })
+      .reply(202, "", { headers: { "operation-location": "https://elsewhere.example.test/ops/1" } });
+    const failure = await failureOf(
+      start({}, { reference: { header: ["Operation-Location"] }, status: { field: "state" } }),
+    );
     expect(failure.isRetryable).toBe(false);
     expect(failure.message).toMatch(mayHaveStarted);
   });
 
   it("retries under the same idempotency key when one is configured with retries", async () => {
     const keys: string[] = [];
-    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply((request) => {
-      keys.push(seen(request).headers["idempotency-key"] ?? "");
-      return { statusCode: 201, data: "<html>created</html>" };
+    agent
+      .get(origin)
+      .intercept({ path: "/jobs", method: "POST" })
+      .reply((request) => {
+        keys.push(seen(request).headers["idempotency-key"] ?? "");
+        return { statusCode: 201, data: "<html>created</html>" };
+      });
+    agent
+      .get(origin)
+      .intercept({ path: "/jobs", method: "POST" })
+      .reply((request) => {
+        keys.push(seen(request).headers["idempotency-key"] ?? "");
+        return { statusCode: 201, data: { id: "j1" } };
+      });
+    await expect(start({ idempotencyHeader: "Idempotency-Key", retries: 1 })).resolves.toMatchObject({
+      ref: { id: "j1" },
     });
-    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply((request) => {
-      keys.push(seen(request).headers["idempotency-key"] ?? "");
-      return { statusCode: 201, data: { id: "j1" } };
-    });
-    await expect(start({ idempotencyHeader: "Idempotency-Key", retries: 1 })).resolves.toMatchObject({ ref: { id: "j1" } });
     expect(keys).toHaveLength(2);
     expect(keys[0]).toBe(keys[1]);
   });
 
   it("keeps a refused connection retryable: the request never left", async () => {
-    agent.get(origin).intercept({ path: "/jobs", method: "POST" }).replyWithError(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
+    agent
+      .get(origin)
+      .intercept({ path: "/jobs", method: "POST" })
+      .replyWithError(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
     const failure = await failureOf(start());
     expect(failure.isRetryable).toBe(true);
     expect(failure.message).not.toMatch(mayHaveStarted);

@@ -37,11 +37,16 @@ function parseOptions(options: RestOptions | ResolvedRestOptions): ResolvedRestO
   const parsed = restOptionsSchema.safeParse(options);
   if (parsed.success) return parsed.data;
   const first = parsed.error.issues[0];
-  throw new AdapterConfigError(first?.path.join(".") || "options", formatOptionsIssues(parsed.error), { cause: parsed.error });
+  throw new AdapterConfigError(first?.path.join(".") || "options", formatOptionsIssues(parsed.error), {
+    cause: parsed.error,
+  });
 }
 
 /** Build a REST adapter from a declarative config (a preset plus what it cannot know, or a full config). */
-export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime: RestAdapterRuntime = {}): JobAdapterV1<RestJobReference> {
+export function restAdapter(
+  options: RestOptions | ResolvedRestOptions,
+  runtime: RestAdapterRuntime = {},
+): JobAdapterV1<RestJobReference> {
   const config = parseOptions(options);
   const now = runtime.now ?? Date.now;
   const auth = resolveAuth(config.auth, runtime.environment ?? process.env);
@@ -53,7 +58,9 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
       timeoutMs: config.timeoutMs,
       maxResponseBytes: config.maxResponseBytes,
       maxRedirects: config.maxRedirects,
-      fixedHeaders: Object.fromEntries(Object.entries(config.headers).map(([name, value]) => [name.toLowerCase(), value])),
+      fixedHeaders: Object.fromEntries(
+        Object.entries(config.headers).map(([name, value]) => [name.toLowerCase(), value]),
+      ),
       credentialHeaders: auth.headers,
       credentialOrigins: new Set([baseUrl.origin, ...allowedOrigins]),
       redirectOrigins: new Set([baseUrl.origin, ...allowedOrigins, ...config.allowedRedirectOrigins]),
@@ -62,14 +69,18 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     secrets: auth.secrets,
   };
 
-  const outputSchemas = new Map(config.tools.map((tool, index) => [tool.name, buildOutputSchema(tool, `tools.${index}.outputSchema`)]));
+  const outputSchemas = new Map(
+    config.tools.map((tool, index) => [tool.name, buildOutputSchema(tool, `tools.${index}.outputSchema`)]),
+  );
   /** The output schema a job's result is held to: its tool's, or the only tool's for a reference without one. */
   function outputSchemaFor(reference: RestJobReference) {
     const name = reference.tool ?? (config.tools.length === 1 ? config.tools[0]!.name : undefined);
     return name === undefined ? undefined : outputSchemas.get(name);
   }
   const { requestStatus, readStatus } = createStatusReader({ environment, config, now, outputSchemaFor });
-  const tools = config.tools.map((tool, index) => startJobTool(tool, index, { environment, config, now, outputSchema: outputSchemas.get(tool.name) }));
+  const tools = config.tools.map((tool, index) =>
+    startJobTool(tool, index, { environment, config, now, outputSchema: outputSchemas.get(tool.name) }),
+  );
 
   const adapter: JobAdapterV1<RestJobReference> = {
     specificationVersion: "v1",
@@ -77,17 +88,28 @@ export function restAdapter(options: RestOptions | ResolvedRestOptions, runtime:
     tools,
     pollIntervalMs: Math.max(minimumPollIntervalMs, config.polling.initialIntervalMs),
     retentionMs: config.retentionMs,
-    doGetStatus: (reference, context) => withRedactedErrors(auth.secrets, async () => (await readStatus(reference, context)).snapshot),
+    doGetStatus: (reference, context) =>
+      withRedactedErrors(auth.secrets, async () => (await readStatus(reference, context)).snapshot),
   };
 
   const inputRequired = config.inputRequired;
   if (inputRequired) {
-    adapter.doRespond = (reference: RestJobReference, responses: Record<string, ElicitationResponse>, context: AdapterContext) =>
+    adapter.doRespond = (
+      reference: RestJobReference,
+      responses: Record<string, ElicitationResponse>,
+      context: AdapterContext,
+    ) =>
       withRedactedErrors(auth.secrets, async () => {
         // Read the job first: the answer may have been overtaken (answered elsewhere, job moved on), and
         // the respond templates may use the current status body.
         const { response, snapshot } = await readStatus(reference, context);
-        await deliverAnswers(environment, inputRequired, { job: { id: reference.id }, response, snapshot }, responses, context);
+        await deliverAnswers(
+          environment,
+          inputRequired,
+          { job: { id: reference.id }, response, snapshot },
+          responses,
+          context,
+        );
       });
   }
 

@@ -51,11 +51,20 @@ function blame(environment: RequestEnvironment, plan: RequestPlan, error: unknow
     if (field !== undefined) {
       throw new InvalidToolInputError(field, error.message.replace(`${error.path}: `, ""), { cause: error });
     }
-    throw new UpstreamError(`Cannot build the ${plan.purpose} request from the upstream's answer: ${error.message}`, { isRetryable: false, cause: error });
+    throw new UpstreamError(`Cannot build the ${plan.purpose} request from the upstream's answer: ${error.message}`, {
+      isRetryable: false,
+      cause: error,
+    });
   }
   if (error instanceof ForeignOriginError) {
-    plan.logger?.debug({ request: plan.purpose, origin: redactSecrets(error.origin, errorSecrets(environment.secrets)) }, "refused a URL the upstream gave");
-    throw new UpstreamError(`Refusing the ${plan.purpose} request: ${error.message}`, { isRetryable: false, cause: error });
+    plan.logger?.debug(
+      { request: plan.purpose, origin: redactSecrets(error.origin, errorSecrets(environment.secrets)) },
+      "refused a URL the upstream gave",
+    );
+    throw new UpstreamError(`Refusing the ${plan.purpose} request: ${error.message}`, {
+      isRetryable: false,
+      cause: error,
+    });
   }
   throw error;
 }
@@ -77,7 +86,13 @@ export function errorForStatus(purpose: string, response: HttpResponse, secrets:
 }
 
 /** The URL of a failed request, and the detail its cause holds (a redirect target), redacted, for the debug log. */
-function logFailure(environment: RequestEnvironment, plan: RequestPlan, method: string, url: URL, error: unknown): void {
+function logFailure(
+  environment: RequestEnvironment,
+  plan: RequestPlan,
+  method: string,
+  url: URL,
+  error: unknown,
+): void {
   if (!plan.logger) return;
   const forms = errorSecrets(environment.secrets);
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
@@ -92,7 +107,11 @@ function logFailure(environment: RequestEnvironment, plan: RequestPlan, method: 
   );
 }
 
-export async function performRequest(environment: RequestEnvironment, plan: RequestPlan, signal: AbortSignal): Promise<HttpResponse> {
+export async function performRequest(
+  environment: RequestEnvironment,
+  plan: RequestPlan,
+  signal: AbortSignal,
+): Promise<HttpResponse> {
   let url: URL;
   const headers: Record<string, string> = { ...plan.extraHeaders };
   let body: unknown;

@@ -31,7 +31,9 @@ describe("rest options", () => {
   });
 
   it("names the missing field when a preset cannot know it", () => {
-    expect(problems({ preset: "google-operation" })).toEqual(expect.arrayContaining([expect.stringMatching(/^baseUrl: /), expect.stringMatching(/^tools: /)]));
+    expect(problems({ preset: "google-operation" })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^baseUrl: /), expect.stringMatching(/^tools: /)]),
+    );
     expect(problems({ preset: "demo-api" })).toEqual([expect.stringMatching(/^baseUrl: /)]);
   });
 
@@ -62,28 +64,65 @@ describe("rest options", () => {
   it("checks rules that span fields", () => {
     const config = renderFarmConfig();
     const { url: _url, ...statusWithoutUrl } = config.status!;
-    expect(problems({ ...config, status: statusWithoutUrl })).toEqual([expect.stringMatching(/^status\.url: required when the reference is a job id/)]);
-    expect(problems({ ...config, status: { ...config.status!, cancelled: ["Done"] } })).toEqual([expect.stringMatching(/^status\.cancelled: "done" is already listed in status\.completed/)]);
-    expect(problems({ ...config, status: { ...config.status!, errorValues: ["queued"] } })).toEqual([expect.stringMatching(/^status\.errorValues: /)]);
-    expect(problems({ ...config, tools: [config.tools![0]!, config.tools![0]!] })).toEqual([expect.stringMatching(/^tools\.1\.name: duplicate tool name/)]);
+    expect(problems({ ...config, status: statusWithoutUrl })).toEqual([
+      expect.stringMatching(/^status\.url: required when the reference is a job id/),
+    ]);
+    expect(problems({ ...config, status: { ...config.status!, cancelled: ["Done"] } })).toEqual([
+      expect.stringMatching(/^status\.cancelled: "done" is already listed in status\.completed/),
+    ]);
+    expect(problems({ ...config, status: { ...config.status!, errorValues: ["queued"] } })).toEqual([
+      expect.stringMatching(/^status\.errorValues: /),
+    ]);
+    expect(problems({ ...config, tools: [config.tools![0]!, config.tools![0]!] })).toEqual([
+      expect.stringMatching(/^tools\.1\.name: duplicate tool name/),
+    ]);
     const { inputRequired: _input, ...withoutInput } = config;
-    expect(problems(withoutInput)).toEqual([expect.stringMatching(/^inputRequired: required when status\.inputRequired lists values/)]);
-    expect(problems({ ...config, tools: [{ ...config.tools![0]!, inputSchema: { type: "object" } }] })).toEqual([expect.stringMatching(/^tools\.0\.input: give either/)]);
-    expect(problems({ ...config, submit: undefined, query: "{{x}}", tools: [{ ...config.tools![0]!, submit: { url: "/x?y=1" } }] })).toEqual([expect.stringMatching(/^tools\.0\.submit\.url: put query parameters under `query`/)]);
+    expect(problems(withoutInput)).toEqual([
+      expect.stringMatching(/^inputRequired: required when status\.inputRequired lists values/),
+    ]);
+    expect(problems({ ...config, tools: [{ ...config.tools![0]!, inputSchema: { type: "object" } }] })).toEqual([
+      expect.stringMatching(/^tools\.0\.input: give either/),
+    ]);
+    expect(
+      problems({
+        ...config,
+        submit: undefined,
+        query: "{{x}}",
+        tools: [{ ...config.tools![0]!, submit: { url: "/x?y=1" } }],
+      }),
+    ).toEqual([expect.stringMatching(/^tools\.0\.submit\.url: put query parameters under `query`/)]);
   });
 
   it("accepts a tool input schema written as JSON Schema", () => {
     const config = renderFarmConfig();
-    const tool = { ...config.tools![0]!, input: undefined, inputSchema: { type: "object", properties: { scene: { type: "string", enum: ["a", "b"] }, tags: { type: "array", items: { type: "string" } } }, required: ["scene"] } };
-    const schema = restAdapter({ ...config, tools: [tool] }, { environment: { RENDER_TOKEN: "x" } }).tools[0]!.inputSchema;
+    const tool = {
+      ...config.tools![0]!,
+      input: undefined,
+      inputSchema: {
+        type: "object",
+        properties: { scene: { type: "string", enum: ["a", "b"] }, tags: { type: "array", items: { type: "string" } } },
+        required: ["scene"],
+      },
+    };
+    const schema = restAdapter({ ...config, tools: [tool] }, { environment: { RENDER_TOKEN: "x" } }).tools[0]!
+      .inputSchema;
     expect(schema.parse({ scene: "a", tags: ["x"] })).toEqual({ scene: "a", tags: ["x"] });
     expect(schema.safeParse({ scene: "c" }).success).toBe(false);
   });
 
   it("understands the compact typed form", () => {
     const config = renderFarmConfig();
-    const tool = { ...config.tools![0]!, input: { scene: "string", count: "integer?", tags: "string[]?", urgent: { type: "boolean" as const, default: false } } };
-    const schema = restAdapter({ ...config, tools: [tool] }, { environment: { RENDER_TOKEN: "x" } }).tools[0]!.inputSchema;
+    const tool = {
+      ...config.tools![0]!,
+      input: {
+        scene: "string",
+        count: "integer?",
+        tags: "string[]?",
+        urgent: { type: "boolean" as const, default: false },
+      },
+    };
+    const schema = restAdapter({ ...config, tools: [tool] }, { environment: { RENDER_TOKEN: "x" } }).tools[0]!
+      .inputSchema;
     expect(schema.parse({ scene: "a" })).toEqual({ scene: "a", urgent: false });
     expect(schema.safeParse({ scene: "a", count: "3" }).success).toBe(false);
     expect(schema.safeParse({ count: 3 }).success).toBe(false);
@@ -91,8 +130,12 @@ describe("rest options", () => {
 
   it("stops at build time when a secret's environment variable is missing, naming option and variable", () => {
     expect(() => restAdapter(renderFarmConfig(), { environment: {} })).toThrow(AdapterConfigError);
-    expect(() => restAdapter(renderFarmConfig(), { environment: {} })).toThrow("Invalid configuration at auth.tokenEnv: environment variable RENDER_TOKEN is not set");
-    expect(() => restAdapter({ ...renderFarmConfig(), auth: { type: "bearer" } }, { environment: {} })).toThrow(/auth\.token: give auth\.token or auth\.tokenEnv/);
+    expect(() => restAdapter(renderFarmConfig(), { environment: {} })).toThrow(
+      "Invalid configuration at auth.tokenEnv: environment variable RENDER_TOKEN is not set",
+    );
+    expect(() => restAdapter({ ...renderFarmConfig(), auth: { type: "bearer" } }, { environment: {} })).toThrow(
+      /auth\.token: give auth\.token or auth\.tokenEnv/,
+    );
   });
 
   it("reports invalid options passed straight to restAdapter as AdapterConfigError naming the first field", () => {

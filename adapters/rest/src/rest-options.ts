@@ -30,7 +30,10 @@ const secretReference = {
   /** The secret itself (write `${VAR}` in the config file so it stays in the environment). */
   inline: z.string().min(1).optional(),
   /** Name of the environment variable holding the secret. */
-  env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name").optional(),
+  env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name")
+    .optional(),
 };
 
 export const authOptionsSchema = z.discriminatedUnion("type", [
@@ -43,7 +46,12 @@ export const authOptionsSchema = z.discriminatedUnion("type", [
     password: secretReference.inline,
     passwordEnv: secretReference.env,
   }),
-  z.object({ type: z.literal("header"), name: headerNameSchema, value: secretReference.inline, valueEnv: secretReference.env }),
+  z.object({
+    type: z.literal("header"),
+    name: headerNameSchema,
+    value: secretReference.inline,
+    valueEnv: secretReference.env,
+  }),
 ]);
 export type AuthOptions = z.infer<typeof authOptionsSchema>;
 
@@ -56,7 +64,8 @@ export const resolvedRestOptionsSchema = z.object({
   /** Base URL of the job API; URL templates are appended to it. Required. */
   baseUrl: z.url({
     protocol: /^https?$/,
-    error: (issue) => (issue.input === undefined ? "required: the job API's base URL (http or https)" : "expected an http(s) URL"),
+    error: (issue) =>
+      issue.input === undefined ? "required: the job API's base URL (http or https)" : "expected an http(s) URL",
   }),
   /**
    * Other origins a status URL (from a header or a body) may point to; credentials are sent there, and
@@ -69,7 +78,10 @@ export const resolvedRestOptionsSchema = z.object({
    */
   allowedRedirectOrigins: z.array(originSchema).default([]),
   /** Prefix for every tool name, to keep names unique across adapter instances. Default: "". */
-  toolNamePrefix: z.string().regex(/^[A-Za-z0-9_.-]*$/).default(""),
+  toolNamePrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]*$/)
+    .default(""),
   /** Credentials, sent only to baseUrl's origin and allowedOrigins, never across a redirect to another origin. */
   auth: authOptionsSchema.default({ type: "none" }),
   /** Fixed headers on every request (not for secrets: use auth). Default: none. */
@@ -128,7 +140,8 @@ export const restOptionsSchema: z.ZodType<ResolvedRestOptions, Partial<z.input<t
     const merged = raw.preset ? mergeOverPreset(presets[raw.preset], raw) : raw;
     const parsed = resolvedRestOptionsSchema.safeParse(merged);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) context.addIssue({ code: "custom", path: issue.path, message: issue.message });
+      for (const issue of parsed.error.issues)
+        context.addIssue({ code: "custom", path: issue.path, message: issue.message });
       return z.NEVER;
     }
     checkConsistency(parsed.data, context);
@@ -147,7 +160,9 @@ function optionalAlongObjects(schema: z.ZodType): z.ZodType {
   let inner = schema;
   while (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault) inner = inner.unwrap() as z.ZodType;
   if (!(inner instanceof z.ZodObject)) return inner;
-  const fields = Object.entries(inner.shape as Record<string, z.ZodType>).map(([key, field]) => [key, optionalAlongObjects(field).optional()] as const);
+  const fields = Object.entries(inner.shape as Record<string, z.ZodType>).map(
+    ([key, field]) => [key, optionalAlongObjects(field).optional()] as const,
+  );
   // A new object, not extend(): refinements (checked by restOptionsSchema anyway) cannot travel with it.
   const rebuilt = z.object(Object.fromEntries(fields));
   const catchall = inner._zod.def.catchall;
@@ -159,5 +174,7 @@ export type RestOptions = z.input<typeof restOptionsSchema>;
 
 /** Human-readable list of problems, one per line, each starting with the field path. */
 export function formatOptionsIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.join(".") : "(options)"}: ${issue.message}`).join("; ");
+  return error.issues
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(options)"}: ${issue.message}`)
+    .join("; ");
 }

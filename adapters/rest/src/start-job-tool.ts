@@ -31,7 +31,11 @@ export function startJobTool(tool: ToolOptions, index: number, setup: StartJobTo
 
   async function startJob(input: unknown, context: AdapterContext): Promise<StartedJob<RestJobReference>> {
     const started = await submitJob(environment, config, tool, input, context);
-    const reference: RestJobReference = { id: started.jobId, createdAt: now(), ...(tool.outputSchema ? { tool: tool.name } : {}) };
+    const reference: RestJobReference = {
+      id: started.jobId,
+      createdAt: now(),
+      ...(tool.outputSchema ? { tool: tool.name } : {}),
+    };
     if (!tool.submit.firstSnapshot || started.body === undefined) return { ref: reference };
     const reading = mapStatus(config.status, undefined, started.body);
     // A completed job whose result lives behind a follow-up GET is left to the first status read.
@@ -48,7 +52,10 @@ export function startJobTool(tool: ToolOptions, index: number, setup: StartJobTo
       return { ref: reference, snapshot };
     } catch (error) {
       // The job exists: hand out its task, and let the first status read report what this could not.
-      context.logger.warn({ tool: tool.name, err: redactError(error, secrets) }, "the submit answer could not be read as a first status; the status read will report");
+      context.logger.warn(
+        { tool: tool.name, err: redactError(error, secrets) },
+        "the submit answer could not be read as a first status; the status read will report",
+      );
       return { ref: reference };
     }
   }

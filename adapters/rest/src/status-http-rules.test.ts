@@ -20,20 +20,35 @@ const options = (http: Record<string, "working" | "completed" | "gone">) => ({
 
 describe("status.http rules", () => {
   it("keeps the default rules for codes the user does not name", () => {
-    expect(restOptionsSchema.parse(options({ "200": "completed" })).status.http).toEqual({ "200": "completed", "202": "working", "404": "gone", "410": "gone" });
+    expect(restOptionsSchema.parse(options({ "200": "completed" })).status.http).toEqual({
+      "200": "completed",
+      "202": "working",
+      "404": "gone",
+      "410": "gone",
+    });
   });
 
   it("lets the user override a default rule explicitly", () => {
-    expect(restOptionsSchema.parse(options({ "404": "working" })).status.http).toEqual({ "202": "working", "404": "working", "410": "gone" });
+    expect(restOptionsSchema.parse(options({ "404": "working" })).status.http).toEqual({
+      "202": "working",
+      "404": "working",
+      "410": "gone",
+    });
   });
 
   it("reads a running operation's 202 as working and a 404 as gone with a partial map", async () => {
     const adapter = restAdapter(options({ "200": "completed" }), { dispatcher: agent });
     agent.get(origin).intercept({ path: "/ops/1", method: "GET" }).reply(202, "");
-    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())).resolves.toMatchObject({ status: "working" });
+    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())).resolves.toMatchObject({
+      status: "working",
+    });
     agent.get(origin).intercept({ path: "/ops/1", method: "GET" }).reply(200, "");
-    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())).resolves.toMatchObject({ status: "completed" });
+    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())).resolves.toMatchObject({
+      status: "completed",
+    });
     agent.get(origin).intercept({ path: "/ops/1", method: "GET" }).reply(404, "");
-    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())).rejects.toBeInstanceOf(
+      JobNotFoundError,
+    );
   });
 });

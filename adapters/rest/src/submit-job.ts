@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import { InvalidToolInputError, OutcomeUnknownError, UpstreamError, redactSecrets, type AdapterContext } from "@jobtasks/core";
+import {
+  InvalidToolInputError,
+  OutcomeUnknownError,
+  UpstreamError,
+  redactSecrets,
+  type AdapterContext,
+} from "@jobtasks/core";
 import { queryFirst } from "./json-path.js";
 import { performRequest, type RequestEnvironment } from "./rest-api.js";
 import { errorSecrets } from "./redact-error.js";
@@ -32,7 +38,8 @@ async function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
 }
 
 /** What the agent must know once the upstream may have acted on a submit: a retry could start a second job. */
-const mayHaveStarted = "a job may have been created upstream and must not be submitted again: check the upstream before starting another";
+const mayHaveStarted =
+  "a job may have been created upstream and must not be submitted again: check the upstream before starting another";
 
 /** A non-retryable error for a submit the upstream may have acted on (see mayHaveStarted). */
 function submitOutcomeUnknown(detail: string, cause?: unknown): UpstreamError {
@@ -59,21 +66,31 @@ function extractJobId(
   const kind = reference.kind ?? (reference.header ? "url" : "id");
   let value: unknown;
   if (reference.header) {
-    value = reference.header.map((name) => headers[name.toLowerCase()]).find((header) => header !== undefined && header !== "");
+    value = reference.header
+      .map((name) => headers[name.toLowerCase()])
+      .find((header) => header !== undefined && header !== "");
   } else if (reference.path) {
     value = queryFirst(reference.path, body);
   }
   if ((typeof value !== "string" || value === "") && typeof value !== "number") {
     const where = reference.header ? `header ${reference.header.join(" / ")}` : `body path ${reference.path}`;
-    throw submitOutcomeUnknown(`The upstream accepted the submit (HTTP ${httpStatus}), but its answer carries no job reference (${where})`);
+    throw submitOutcomeUnknown(
+      `The upstream accepted the submit (HTTP ${httpStatus}), but its answer carries no job reference (${where})`,
+    );
   }
   if (kind === "id") return bounded(String(value), httpStatus);
   try {
     return bounded(compactJobUrl(environment.policy, resolveJobUrl(environment.policy, String(value))), httpStatus);
   } catch (error) {
     if (error instanceof ForeignOriginError) {
-      logger.debug({ request: "submit", origin: redactSecrets(error.origin, errorSecrets(environment.secrets)) }, "refused the job's status URL the upstream gave");
-      throw submitOutcomeUnknown(`The upstream accepted the submit (HTTP ${httpStatus}), but refusing the job's status URL: ${error.message}`, error);
+      logger.debug(
+        { request: "submit", origin: redactSecrets(error.origin, errorSecrets(environment.secrets)) },
+        "refused the job's status URL the upstream gave",
+      );
+      throw submitOutcomeUnknown(
+        `The upstream accepted the submit (HTTP ${httpStatus}), but refusing the job's status URL: ${error.message}`,
+        error,
+      );
     }
     throw error;
   }
@@ -122,7 +139,11 @@ export async function submitJob(
       };
     } catch (error) {
       if (error instanceof UpstreamError && (error.httpStatus === 400 || error.httpStatus === 422)) {
-        throw new InvalidToolInputError("arguments", `the upstream refused them (HTTP ${error.httpStatus})${error.message.includes(": ") ? error.message.slice(error.message.indexOf(": ")) : ""}`, { cause: error });
+        throw new InvalidToolInputError(
+          "arguments",
+          `the upstream refused them (HTTP ${error.httpStatus})${error.message.includes(": ") ? error.message.slice(error.message.indexOf(": ")) : ""}`,
+          { cause: error },
+        );
       }
       const retryable = error instanceof UpstreamError && error.isRetryable;
       // No request before the upstream's Retry-After: one longer than a submit may pause ends the retries.
@@ -132,9 +153,11 @@ export async function submitJob(
         throw error;
       }
       const waitMs = askedToWaitMs ?? Math.min(maxSubmitPauseMs, 250 * 2 ** (attempt - 1));
-      context.logger.warn({ tool: tool.name, attempt, waitMs }, "submit failed with a retryable error; retrying under the same idempotency key");
+      context.logger.warn(
+        { tool: tool.name, attempt, waitMs },
+        "submit failed with a retryable error; retrying under the same idempotency key",
+      );
       await pause(waitMs, context.signal);
     }
   }
 }
-

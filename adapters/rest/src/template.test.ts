@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { TemplateValueError, parseTemplate, renderHeaderValue, renderJson, renderPath, renderScalar, renderText } from "./template.js";
+import {
+  TemplateValueError,
+  parseTemplate,
+  renderHeaderValue,
+  renderJson,
+  renderPath,
+  renderScalar,
+  renderText,
+} from "./template.js";
 import { buildUrl } from "./url-builder.js";
 
 const policy = { baseUrl: new URL("https://jobs.example.test/api/v1"), allowedOrigins: new Set<string>() };
@@ -46,7 +54,12 @@ describe("templates", () => {
   });
 
   it("encodes query values so a value cannot add a parameter", () => {
-    const url = buildUrl(policy, "/jobs", { filter: "{{input.filter}}", absent: "{{input.none}}" }, { input: { filter: "x&admin=true" } });
+    const url = buildUrl(
+      policy,
+      "/jobs",
+      { filter: "{{input.filter}}", absent: "{{input.none}}" },
+      { input: { filter: "x&admin=true" } },
+    );
     expect([...url.searchParams.entries()]).toEqual([["filter", "x&admin=true"]]);
   });
 
@@ -58,11 +71,29 @@ describe("templates", () => {
 
   it("builds JSON bodies structurally: types kept, absent values left out, no way to add a key", () => {
     const body = renderJson(
-      { steps: "{{input.steps}}", label: "run {{input.name}}", nested: { flag: "{{input.flag}}", gone: "{{input.none}}" }, list: ["{{input.name}}", "{{input.none}}"], fixed: 3 },
+      {
+        steps: "{{input.steps}}",
+        label: "run {{input.name}}",
+        nested: { flag: "{{input.flag}}", gone: "{{input.none}}" },
+        list: ["{{input.name}}", "{{input.none}}"],
+        fixed: 3,
+      },
       { input: { steps: 4, flag: false, name: '", "admin": true, "x": "' } },
     );
-    expect(body).toEqual({ steps: 4, label: 'run ", "admin": true, "x": "', nested: { flag: false }, list: ['", "admin": true, "x": "'], fixed: 3 });
-    expect(Object.keys(JSON.parse(JSON.stringify(body)) as object)).toEqual(["steps", "label", "nested", "list", "fixed"]);
+    expect(body).toEqual({
+      steps: 4,
+      label: 'run ", "admin": true, "x": "',
+      nested: { flag: false },
+      list: ['", "admin": true, "x": "'],
+      fixed: 3,
+    });
+    expect(Object.keys(JSON.parse(JSON.stringify(body)) as object)).toEqual([
+      "steps",
+      "label",
+      "nested",
+      "list",
+      "fixed",
+    ]);
   });
 
   it("passes the whole input through as the body", () => {
@@ -70,8 +101,19 @@ describe("templates", () => {
   });
 
   it("renders text with JSONPath filters, and says when a value is missing", () => {
-    const body = { currentStep: 2, totalSteps: 5, steps: [{ name: "build", status: "succeeded" }, { name: "test", status: "running" }] };
-    expect(renderText("step {{body.currentStep}}/{{body.totalSteps}}: {{body.steps[?(@.status=='running')].name}}", { body })).toBe("step 2/5: test");
+    const body = {
+      currentStep: 2,
+      totalSteps: 5,
+      steps: [
+        { name: "build", status: "succeeded" },
+        { name: "test", status: "running" },
+      ],
+    };
+    expect(
+      renderText("step {{body.currentStep}}/{{body.totalSteps}}: {{body.steps[?(@.status=='running')].name}}", {
+        body,
+      }),
+    ).toBe("step 2/5: test");
     expect(renderText("{{body.nothing}}", { body })).toBeUndefined();
     expect(renderScalar("{{body.currentStep}}", { body })).toBe("2");
   });

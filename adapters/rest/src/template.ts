@@ -11,9 +11,7 @@ import { queryFirst } from "./json-path.js";
  * such as `operations/abc`), each segment still encoded and `.`/`..` refused.
  */
 
-export type TemplatePart =
-  | { kind: "literal"; text: string }
-  | { kind: "value"; path: string; multiSegment: boolean };
+export type TemplatePart = { kind: "literal"; text: string } | { kind: "value"; path: string; multiSegment: boolean };
 
 /** A value a template needs is absent, or has a shape its place cannot hold. */
 export class TemplateValueError extends Error {
@@ -44,7 +42,9 @@ export function parseTemplate(template: string): TemplatePart[] {
 export function singlePlaceholder(template: string): { path: string; multiSegment: boolean } | undefined {
   const parts = parseTemplate(template);
   const only = parts[0];
-  return parts.length === 1 && only?.kind === "value" ? { path: only.path, multiSegment: only.multiSegment } : undefined;
+  return parts.length === 1 && only?.kind === "value"
+    ? { path: only.path, multiSegment: only.multiSegment }
+    : undefined;
 }
 
 export function lookup(path: string, context: object): unknown {
@@ -87,7 +87,11 @@ function renderParts(
 /** Human-readable text (status messages). Returns undefined when a placeholder has no value. */
 export function renderText(template: string, context: object): string | undefined {
   return renderParts(template, context, (_path, value) =>
-    Array.isArray(value) ? value.map(String).join(", ") : typeof value === "object" ? JSON.stringify(value) : String(value),
+    Array.isArray(value)
+      ? value.map(String).join(", ")
+      : typeof value === "object"
+        ? JSON.stringify(value)
+        : String(value),
   );
 }
 
@@ -122,7 +126,8 @@ export function renderHeaderValue(template: string, context: object): string | u
   return renderParts(template, context, (path, value) => {
     const text = scalarText(path, value);
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(text)) throw new TemplateValueError(path, "a header value cannot contain control characters");
+    if (/[\u0000-\u001f\u007f]/.test(text))
+      throw new TemplateValueError(path, "a header value cannot contain control characters");
     return text;
   });
 }

@@ -4,7 +4,8 @@ import { headerNameSchema, requestOptionsSchema } from "./request-options-schema
 /** A field of the small typed input form: `"string"`, `"integer?"` (optional), or a spelled-out spec. */
 export const typedFieldSchema = z.union([
   z.string().regex(/^(string|number|integer|boolean|string\[\]|number\[\]|integer\[\])\??$/, {
-    message: 'expected "string", "number", "integer", "boolean" or an array form like "string[]", optionally ending in "?"',
+    message:
+      'expected "string", "number", "integer", "boolean" or an array form like "string[]", optionally ending in "?"',
   }),
   z.object({
     type: z.enum(["string", "number", "integer", "boolean", "array"]),
@@ -12,7 +13,10 @@ export const typedFieldSchema = z.union([
     /** Default: true, unless a default value is given. */
     required: z.boolean().optional(),
     default: z.json().optional(),
-    enum: z.array(z.union([z.string(), z.number()])).min(1).optional(),
+    enum: z
+      .array(z.union([z.string(), z.number()]))
+      .min(1)
+      .optional(),
     minimum: z.number().optional(),
     maximum: z.number().optional(),
     minLength: z.number().int().min(0).optional(),

@@ -49,7 +49,8 @@ export function resolveJobUrl(policy: UrlPolicy, value: string): URL {
     url = joinBase(policy, value);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new ForeignOriginError(url.protocol);
-  if (url.origin !== policy.baseUrl.origin && !policy.allowedOrigins.has(url.origin)) throw new ForeignOriginError(url.origin);
+  if (url.origin !== policy.baseUrl.origin && !policy.allowedOrigins.has(url.origin))
+    throw new ForeignOriginError(url.origin);
   return url;
 }
 
@@ -87,7 +88,8 @@ function isUrlValue(value: unknown): value is string {
 function appendToPath(url: URL, suffix: string, path: string): URL {
   const jobPath = url.pathname;
   url.pathname = `${jobPath}${suffix}`;
-  if (!url.pathname.startsWith(jobPath)) throw new TemplateValueError(path, "the text after it would leave the job's URL");
+  if (!url.pathname.startsWith(jobPath))
+    throw new TemplateValueError(path, "the text after it would leave the job's URL");
   return url;
 }
 
@@ -98,7 +100,12 @@ function appendToPath(url: URL, suffix: string, path: string): URL {
  * kept). Any other template, including a single placeholder over tool input or an answer, or a plain job id
  * before a suffix, is a path under baseUrl with encoded values.
  */
-export function buildUrl(policy: UrlPolicy, template: string, query: Record<string, string> | undefined, context: object): URL {
+export function buildUrl(
+  policy: UrlPolicy,
+  template: string,
+  query: Record<string, string> | undefined,
+  context: object,
+): URL {
   const upstream = upstreamUrlTemplate(template);
   const value = upstream ? lookup(upstream.path, context) : undefined;
   let url: URL;

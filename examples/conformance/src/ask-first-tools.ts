@@ -12,11 +12,17 @@ const nameQuestion = askFor("What is your name?", "name", { type: "string" });
 const rootsQuestion: StartInputRequest = { method: "roots/list", params: {} };
 
 function askModel(text: string, maxTokens: number): SamplingRequest {
-  return { method: "sampling/createMessage", params: { messages: [{ role: "user", content: { type: "text", text } }], maxTokens } };
+  return {
+    method: "sampling/createMessage",
+    params: { messages: [{ role: "user", content: { type: "text", text } }], maxTokens },
+  };
 }
 
 /** The questions not answered yet. */
-function unanswered(questions: Record<string, StartInputRequest>, answers: Readonly<Record<string, StartInputResponse>>) {
+function unanswered(
+  questions: Record<string, StartInputRequest>,
+  answers: Readonly<Record<string, StartInputResponse>>,
+) {
   const left = Object.entries(questions).filter(([key]) => !Object.hasOwn(answers, key));
   return left.length > 0 ? Object.fromEntries(left) : undefined;
 }
@@ -37,7 +43,8 @@ function askFirstTool(
   };
 }
 
-const greeting = (answers: Readonly<Record<string, StartInputResponse>>, key: string) => `Hello, ${String(acceptedField(answers[key], "name") ?? "whoever you are")}!`;
+const greeting = (answers: Readonly<Record<string, StartInputResponse>>, key: string) =>
+  `Hello, ${String(acceptedField(answers[key], "name") ?? "whoever you are")}!`;
 
 export const askFirstTools: readonly FixtureTool[] = [
   askFirstTool(
@@ -67,8 +74,13 @@ export const askFirstTools: readonly FixtureTool[] = [
   askFirstTool(
     "test_input_required_result_multiple_inputs",
     "Asks three things at once: your name (a form), a greeting (the client's model), the client's roots.",
-    (answers) => unanswered({ user_name: nameQuestion, greeting: askModel("Generate a greeting", 50), client_roots: rootsQuestion }, answers),
-    (answers) => `${greeting(answers, "user_name")} The model says: ${sampledText(answers["greeting"]) ?? "(no text)"}. Roots: ${rootsListed(answers["client_roots"]) || "(none)"}`,
+    (answers) =>
+      unanswered(
+        { user_name: nameQuestion, greeting: askModel("Generate a greeting", 50), client_roots: rootsQuestion },
+        answers,
+      ),
+    (answers) =>
+      `${greeting(answers, "user_name")} The model says: ${sampledText(answers["greeting"]) ?? "(no text)"}. Roots: ${rootsListed(answers["client_roots"]) || "(none)"}`,
   ),
   askFirstTool(
     "test_input_required_result_multi_round",
@@ -77,7 +89,8 @@ export const askFirstTools: readonly FixtureTool[] = [
       answers["step1"]
         ? unanswered({ step2: askFor("Step 2: What is your favorite color?", "color", { type: "string" }) }, answers)
         : { step1: askFor("Step 1: What is your name?", "name", { type: "string" }) },
-    (answers) => `${String(acceptedField(answers["step1"], "name"))} likes ${String(acceptedField(answers["step2"], "color"))}`,
+    (answers) =>
+      `${String(acceptedField(answers["step1"], "name"))} likes ${String(acceptedField(answers["step2"], "color"))}`,
   ),
   askFirstTool(
     "test_input_required_result_tampered_state",
@@ -88,8 +101,14 @@ export const askFirstTools: readonly FixtureTool[] = [
   askFirstTool(
     "test_input_required_result_capabilities",
     "Asks your name by form or through the client's model, whichever the client can answer.",
-    (answers) => (answers["user_name"] || answers["user_name_by_model"] ? undefined : { user_name: nameQuestion, user_name_by_model: askModel("What is the user's name?", 20) }),
-    (answers) => (answers["user_name"] ? greeting(answers, "user_name") : `Hello, ${sampledText(answers["user_name_by_model"]) ?? "whoever you are"}!`),
+    (answers) =>
+      answers["user_name"] || answers["user_name_by_model"]
+        ? undefined
+        : { user_name: nameQuestion, user_name_by_model: askModel("What is the user's name?", 20) },
+    (answers) =>
+      answers["user_name"]
+        ? greeting(answers, "user_name")
+        : `Hello, ${sampledText(answers["user_name_by_model"]) ?? "whoever you are"}!`,
   ),
   askFirstTool(
     "test_missing_capability",

@@ -10,7 +10,8 @@ function setup(maxJobs?: number) {
   const logger = { debug() {}, info() {}, warn() {}, error() {} };
   const context: AdapterContext = { signal: new AbortController().signal, principal: "test", logger };
   const tool = (name: string) => adapter.tools.find((candidate) => candidate.name === name)!;
-  const start = (name: string, input: unknown = {}, inputResponses = {}) => tool(name).doStart(input, { ...context, inputResponses });
+  const start = (name: string, input: unknown = {}, inputResponses = {}) =>
+    tool(name).doStart(input, { ...context, inputResponses });
   return { adapter, context, start, advance: (ms: number) => (clock += ms) };
 }
 
@@ -21,7 +22,10 @@ describe("the conformance fixtures as jobs", () => {
     const { ref } = await start("slow_compute", { seconds: 2, label: "sum" });
     expect(await adapter.doGetStatus(ref, context)).toMatchObject({ status: "working", message: "sum: 2 s left" });
     advance(2_000);
-    expect(await adapter.doGetStatus(ref, context)).toMatchObject({ status: "completed", result: { content: [{ type: "text", text: "sum finished after 2 s" }] } });
+    expect(await adapter.doGetStatus(ref, context)).toMatchObject({
+      status: "completed",
+      result: { content: [{ type: "text", text: "sum finished after 2 s" }] },
+    });
   });
 
   it("a cancelled job stays cancelled; a finished one stays as it ended", async () => {
@@ -42,7 +46,10 @@ describe("the conformance fixtures as jobs", () => {
     const crashing = await start("protocol_error_job");
     expect(failing.snapshot).toMatchObject({ status: "working" });
     advance(1_000);
-    expect(await adapter.doGetStatus(failing.ref, context)).toMatchObject({ status: "completed", result: { isError: true } });
+    expect(await adapter.doGetStatus(failing.ref, context)).toMatchObject({
+      status: "completed",
+      result: { isError: true },
+    });
     const crashed = await adapter.doGetStatus(crashing.ref, context);
     expect(crashed).toMatchObject({ status: "failed", error: { code: -32603 } });
     expect(crashed.result).toBeUndefined();
@@ -53,12 +60,18 @@ describe("the conformance fixtures as jobs", () => {
     const deleting = await start("confirm_delete", { filename: "a.txt" });
     expect(Object.keys(deleting.snapshot?.inputRequests ?? {})).toEqual(["confirm"]);
     await adapter.doRespond!(deleting.ref, { confirm: { action: "decline" } }, context);
-    expect(await adapter.doGetStatus(deleting.ref, context)).toMatchObject({ status: "completed", result: { content: [{ text: "Kept a.txt" }] } });
+    expect(await adapter.doGetStatus(deleting.ref, context)).toMatchObject({
+      status: "completed",
+      result: { content: [{ text: "Kept a.txt" }] },
+    });
     const asking = await start("multi_input");
     await adapter.doRespond!(asking.ref, { confirm: { action: "accept", content: { confirm: true } } }, context);
     expect(Object.keys((await adapter.doGetStatus(asking.ref, context)).inputRequests ?? {})).toEqual(["name"]);
     await adapter.doRespond!(asking.ref, { name: { action: "accept", content: { name: "Ada" } } }, context);
-    expect(await adapter.doGetStatus(asking.ref, context)).toMatchObject({ status: "completed", result: { content: [{ text: "name: Ada, confirmed: true" }] } });
+    expect(await adapter.doGetStatus(asking.ref, context)).toMatchObject({
+      status: "completed",
+      result: { content: [{ text: "name: Ada, confirmed: true" }] },
+    });
   });
 
   it("test_tool_with_task asks before its start and greets with the answer it started with", async () => {

@@ -24,7 +24,8 @@ export function conformanceAdapter(options: ConformanceAdapterOptions = {}): Job
   const byName = new Map(fixtureTools.map((tool) => [tool.name, tool]));
 
   const observe = (job: FixtureJob): JobSnapshot => {
-    if (job.cancelledAt !== undefined) return { status: "cancelled", rawStatus: "cancelled", message: "cancelled on request" };
+    if (job.cancelledAt !== undefined)
+      return { status: "cancelled", rawStatus: "cancelled", message: "cancelled on request" };
     return byName.get(job.tool)!.observe(job, now());
   };
 

@@ -33,13 +33,29 @@ export const contentTools: readonly FixtureTool[] = [
     content: [{ type: "audio", data: wavBase64, mimeType: "audio/wav" }],
   }),
   instantTool("test_embedded_resource", "Answers with one embedded text resource.", {
-    content: [{ type: "resource", resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." } }],
+    content: [
+      {
+        type: "resource",
+        resource: {
+          uri: "test://embedded-resource",
+          mimeType: "text/plain",
+          text: "This is an embedded resource content.",
+        },
+      },
+    ],
   }),
   instantTool("test_multiple_content_types", "Answers with text, an image and an embedded resource.", {
     content: [
       { type: "text", text: "Multiple content types test:" },
       { type: "image", data: pngBase64, mimeType: "image/png" },
-      { type: "resource", resource: { uri: "test://mixed-content-resource", mimeType: "application/json", text: '{"test":"data","value":123}' } },
+      {
+        type: "resource",
+        resource: {
+          uri: "test://mixed-content-resource",
+          mimeType: "application/json",
+          text: '{"test":"data","value":123}',
+        },
+      },
     ],
   }),
   instantTool("test_error_handling", "Ends as a job that failed: a result with isError.", {
@@ -75,5 +91,9 @@ export const jsonSchema2020Tool: FixtureTool = {
       else: { required: ["email"] },
     }),
   synchronousWaitMs: 30_000,
-  observe: (job) => ({ status: "completed", rawStatus: "succeeded", result: { content: [{ type: "text", text: `Contact recorded: ${JSON.stringify(job.input)}` }] } }),
+  observe: (job) => ({
+    status: "completed",
+    rawStatus: "succeeded",
+    result: { content: [{ type: "text", text: `Contact recorded: ${JSON.stringify(job.input)}` }] },
+  }),
 };

@@ -27,7 +27,12 @@ export class FixtureJobTable {
     this.#maxJobs = maxJobs;
   }
 
-  add(tool: string, input: unknown, startedAt: number, startAnswers: Readonly<Record<string, StartInputResponse>>): FixtureJob {
+  add(
+    tool: string,
+    input: unknown,
+    startedAt: number,
+    startAnswers: Readonly<Record<string, StartInputResponse>>,
+  ): FixtureJob {
     const job: FixtureJob = { id: randomUUID(), tool, input, startedAt, startAnswers, answers: {} };
     this.#jobs.set(job.id, job);
     if (this.#jobs.size > this.#maxJobs) this.#jobs.delete(this.#jobs.keys().next().value!);

@@ -9,7 +9,10 @@ export interface FixtureTool<Input = any> {
   inputSchema: z.ZodType<Input>;
   /** Lets clients without the tasks extension call it (see JobTool.synchronousWaitMs). */
   synchronousWaitMs?: number;
-  inputBeforeStart?(input: Input, answers: Readonly<Record<string, StartInputResponse>>): Record<string, StartInputRequest> | undefined;
+  inputBeforeStart?(
+    input: Input,
+    answers: Readonly<Record<string, StartInputResponse>>,
+  ): Record<string, StartInputRequest> | undefined;
   /** The job's state at `now`, cancellation aside (the adapter answers that). */
   observe(job: FixtureJob & { input: Input }, now: number): JobSnapshot;
 }
@@ -22,7 +25,11 @@ export function textResult(text: string, isError = false): NonNullable<JobSnapsh
 export function askFor(message: string, field: string, schema: Record<string, unknown>): InputRequest {
   return {
     method: "elicitation/create",
-    params: { mode: "form", message, requestedSchema: { type: "object", properties: { [field]: schema }, required: [field] } },
+    params: {
+      mode: "form",
+      message,
+      requestedSchema: { type: "object", properties: { [field]: schema }, required: [field] },
+    },
   };
 }
 
@@ -34,7 +41,9 @@ export function acceptedField(answer: StartInputResponse | undefined, field: str
 /** The text of a sampling answer; undefined for another kind. */
 export function sampledText(answer: StartInputResponse | undefined): string | undefined {
   if (!answer || !("model" in answer)) return undefined;
-  return answer.content.type === "text" && typeof answer.content["text"] === "string" ? answer.content["text"] : undefined;
+  return answer.content.type === "text" && typeof answer.content["text"] === "string"
+    ? answer.content["text"]
+    : undefined;
 }
 
 /** The roots of a roots answer, as "uri (name)"; undefined for another kind. */

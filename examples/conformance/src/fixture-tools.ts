@@ -75,10 +75,16 @@ const confirmDelete: FixtureTool<{ filename: string }> = {
         status: "input_required",
         rawStatus: "awaiting_confirmation",
         message: `waiting for confirmation to delete ${job.input.filename}`,
-        inputRequests: { confirm: askFor(`Delete ${job.input.filename}?`, "confirm", { type: "boolean", title: "Delete" }) },
+        inputRequests: {
+          confirm: askFor(`Delete ${job.input.filename}?`, "confirm", { type: "boolean", title: "Delete" }),
+        },
       };
     }
-    return completed(textResult(acceptedField(answer, "confirm") === true ? `Deleted ${job.input.filename}` : `Kept ${job.input.filename}`));
+    return completed(
+      textResult(
+        acceptedField(answer, "confirm") === true ? `Deleted ${job.input.filename}` : `Kept ${job.input.filename}`,
+      ),
+    );
   },
 };
 
@@ -93,7 +99,12 @@ const multiInput: FixtureTool<Record<string, never>> = {
     };
     const outstanding = Object.fromEntries(Object.entries(questions).filter(([key]) => !job.answers[key]));
     if (Object.keys(outstanding).length > 0) {
-      return { status: "input_required", rawStatus: "awaiting_input", message: `waiting for ${Object.keys(outstanding).join(" and ")}`, inputRequests: outstanding };
+      return {
+        status: "input_required",
+        rawStatus: "awaiting_input",
+        message: `waiting for ${Object.keys(outstanding).join(" and ")}`,
+        inputRequests: outstanding,
+      };
     }
     const name = acceptedField(job.answers["name"], "name");
     const confirm = acceptedField(job.answers["confirm"], "confirm");
@@ -125,7 +136,9 @@ const toolWithTask: FixtureTool<Record<string, never>> = {
   observe(job, now) {
     if (now - job.startedAt < 500) return working("preparing the greeting");
     const name = acceptedField(job.startAnswers["user_name"], "name");
-    return completed(textResult(typeof name === "string" && name !== "" ? `Hello, ${name}!` : "Hello, whoever you are!"));
+    return completed(
+      textResult(typeof name === "string" && name !== "" ? `Hello, ${name}!` : "Hello, whoever you are!"),
+    );
   },
 };
 
@@ -133,7 +146,20 @@ const toolWithTask: FixtureTool<Record<string, never>> = {
  * Every fixture the suite's tasks and tools scenarios name. A no-argument tool comes first: the suite's
  * header checks call the first listed tool with empty arguments.
  */
-export const fixtureTools: readonly FixtureTool[] = [...contentTools, ...askFirstTools, greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask, toolWithProgress, jsonSchema2020Tool, regionEcho];
+export const fixtureTools: readonly FixtureTool[] = [
+  ...contentTools,
+  ...askFirstTools,
+  greet,
+  slowCompute,
+  failingJob,
+  protocolErrorJob,
+  confirmDelete,
+  multiInput,
+  toolWithTask,
+  toolWithProgress,
+  jsonSchema2020Tool,
+  regionEcho,
+];
 
 function working(message: string): JobSnapshot {
   return { status: "working", rawStatus: "running", message };

@@ -15,10 +15,6 @@ export {
   type DemoAdapterConfig,
 } from "./demo-adapter/demo-adapter-definition.js";
 export { mapDemoJobStatus } from "./demo-adapter/map-demo-job-status.js";
-export {
-  demoPipelineInputSchema,
-  type DemoJobRef,
-  type DemoPipelineInput,
-} from "./demo-adapter/demo-pipeline-tool.js";
+export { demoPipelineInputSchema, type DemoJobRef, type DemoPipelineInput } from "./demo-adapter/demo-pipeline-tool.js";
 export { demoPipelineOutputSchema, type DemoPipelineOutput } from "./demo-adapter/demo-pipeline-result.js";
 export type { DemoJobResponse } from "./demo-adapter/demo-job-response.js";

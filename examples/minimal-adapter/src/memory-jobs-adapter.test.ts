@@ -10,11 +10,16 @@ describe("memoryJobs", () => {
     const table = new MemoryJobTable(1, "the-right-key-0123");
     const adapter = memoryJobs({ apiKey: "a-wrong-key-4567" }, { table });
     expect(adapter.secrets).toEqual(["a-wrong-key-4567"]);
-    const refused = await adapter.tools[0]!.doStart({ askFirst: false }, createTestContext()).catch((error: unknown) => error);
+    const refused = await adapter.tools[0]!.doStart({ askFirst: false }, createTestContext()).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(UpstreamError);
     expect(refused).toMatchObject({ httpStatus: 401, isRetryable: false });
     expect(String((refused as Error).message)).not.toContain("key-4567");
-    const { ref } = await memoryJobs({ apiKey: "the-right-key-0123" }, { table }).tools[0]!.doStart({ askFirst: false }, createTestContext());
+    const { ref } = await memoryJobs({ apiKey: "the-right-key-0123" }, { table }).tools[0]!.doStart(
+      { askFirst: false },
+      createTestContext(),
+    );
     expect(ref.jobId).toBeGreaterThan(0);
   });
 
@@ -34,7 +39,11 @@ describe("memoryJobs", () => {
     await adapter.doRespond!(ref, { [key]: { action: "cancel" } }, createTestContext());
     expect((await adapter.doGetStatus(ref, createTestContext())).status).toBe("input_required");
     await adapter.doRespond!(ref, { [key]: { action: "decline" } }, createTestContext());
-    expect(await adapter.doGetStatus(ref, createTestContext())).toMatchObject({ status: "completed", rawStatus: "rejected", result: { isError: true } });
+    expect(await adapter.doGetStatus(ref, createTestContext())).toMatchObject({
+      status: "completed",
+      rawStatus: "rejected",
+      result: { isError: true },
+    });
   });
 
   it("refuses options naming the option", () => {

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { configErrorFromIssues, type ElicitationResponse, type InputRequest, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
+import {
+  configErrorFromIssues,
+  type ElicitationResponse,
+  type InputRequest,
+  type JobAdapterV1,
+  type JobSnapshot,
+} from "@jobtasks/core";
 import { MemoryJobTable, type MemoryJob } from "./memory-jobs-api.js";
 import { mapMemoryJobsStatus } from "./map-memory-jobs-status.js";
 import { memoryJobsOptionsSchema, type MemoryJobsOptions } from "./memory-jobs-options.js";
@@ -9,7 +15,10 @@ export type MemoryJobRef = { jobId: number };
 const refSchema = z.strictObject({ jobId: z.number().int().positive() });
 
 /** The factory. `table` is a programmatic extra (tests inspect and arrange it); a config file cannot carry it. */
-export function memoryJobs(options: MemoryJobsOptions = {}, extras: { table?: MemoryJobTable } = {}): JobAdapterV1<MemoryJobRef> {
+export function memoryJobs(
+  options: MemoryJobsOptions = {},
+  extras: { table?: MemoryJobTable } = {},
+): JobAdapterV1<MemoryJobRef> {
   const parsed = memoryJobsOptionsSchema.safeParse(options);
   if (!parsed.success) throw configErrorFromIssues(parsed.error);
   const { apiKey } = parsed.data;
@@ -38,14 +47,19 @@ function toSnapshot(ref: MemoryJobRef, job: MemoryJob): JobSnapshot {
   const { status, isError } = mapMemoryJobsStatus(job.state);
   const message = `Job ${ref.jobId} is ${job.state.replaceAll("_", " ")}`;
   const snapshot: JobSnapshot = { status, rawStatus: job.state, message, updatedAt: new Date().toISOString() };
-  if (status === "completed") return { ...snapshot, result: { content: [{ type: "text", text: message }], isError: isError === true } };
+  if (status === "completed")
+    return { ...snapshot, result: { content: [{ type: "text", text: message }], isError: isError === true } };
   if (status !== "input_required") return snapshot;
   const question: InputRequest = {
     method: "elicitation/create",
     params: {
       mode: "form",
       message: `Approve job ${ref.jobId}?`,
-      requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: "Approve", default: false } }, required: ["approve"] },
+      requestedSchema: {
+        type: "object",
+        properties: { approve: { type: "boolean", title: "Approve", default: false } },
+        required: ["approve"],
+      },
     },
   };
   return { ...snapshot, inputRequests: { [approvalKey(ref)]: question } };

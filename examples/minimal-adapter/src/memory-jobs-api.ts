@@ -27,7 +27,8 @@ export class MemoryJobTable {
   /** The table as a client holding `key` sees it: every call is refused (401) unless the key is the table's. */
   withKey(key: string | undefined): Pick<MemoryJobTable, "create" | "read" | "approve" | "cancel" | "pollsToFinish"> {
     const check = () => {
-      if (this.apiKey !== undefined && key !== this.apiKey) throw new UpstreamError("the job table refused the API key", { httpStatus: 401 });
+      if (this.apiKey !== undefined && key !== this.apiKey)
+        throw new UpstreamError("the job table refused the API key", { httpStatus: 401 });
     };
     return {
       pollsToFinish: this.pollsToFinish,

@@ -8,7 +8,10 @@ const inputSchema = z.strictObject({
 });
 
 /** The one tool: start a job in the table. */
-export function runJobTool(name: string, table: Pick<MemoryJobTable, "create" | "pollsToFinish">): JobTool<MemoryJobRef, z.output<typeof inputSchema>> {
+export function runJobTool(
+  name: string,
+  table: Pick<MemoryJobTable, "create" | "pollsToFinish">,
+): JobTool<MemoryJobRef, z.output<typeof inputSchema>> {
   return {
     name,
     description: `Runs a job that finishes after ${table.pollsToFinish} status reads; with askFirst, it waits for an approval first.`,

@@ -16,7 +16,10 @@ export const builtInAdapterPackages: Readonly<Record<string, string>> = {
  * Built-in kinds whose package is an optional peer of `jobtasks`: they bring the GitHub and AWS clients
  * (most of an install's weight), so only those who use them install them, next to jobtasks.
  */
-export const optionalAdapterPackages: ReadonlySet<string> = new Set(["@jobtasks/github-actions", "@jobtasks/aws-batch"]);
+export const optionalAdapterPackages: ReadonlySet<string> = new Set([
+  "@jobtasks/github-actions",
+  "@jobtasks/aws-batch",
+]);
 
 /** Load the adapterDefinition a config entry points at, by built-in kind or by module. */
 export async function loadAdapterDefinition(
@@ -29,12 +32,16 @@ export async function loadAdapterDefinition(
     const packageName = builtInAdapterPackages[entry.kind];
     if (!packageName) {
       const known = Object.keys(builtInAdapterPackages).join(", ");
-      throw new ConfigError(`${where}.kind`, `unknown adapter kind "${entry.kind}"; expected one of ${known}, or use module for your own`);
+      throw new ConfigError(
+        `${where}.kind`,
+        `unknown adapter kind "${entry.kind}"; expected one of ${known}, or use module for your own`,
+      );
     }
     specifier = packageName;
   } else {
     const module = entry.module!;
-    specifier = module.startsWith(".") || isAbsolute(module) ? pathToFileURL(resolve(configDirectory, module)).href : module;
+    specifier =
+      module.startsWith(".") || isAbsolute(module) ? pathToFileURL(resolve(configDirectory, module)).href : module;
   }
   // Before any adapter (built in or not) can build an AWS client, which is when the SDK would warn.
   quietAwsNodeVersionNotice();
@@ -43,9 +50,13 @@ export async function loadAdapterDefinition(
     loaded = (await import(specifier)) as { adapterDefinition?: AdapterDefinition };
   } catch (error) {
     if (entry.kind !== undefined && optionalAdapterPackages.has(specifier) && isMissingPackage(error, specifier)) {
-      throw new ConfigError(`${where}.kind`, `${entry.kind} needs the package ${specifier}: npm install ${specifier}`, { cause: error });
+      throw new ConfigError(`${where}.kind`, `${entry.kind} needs the package ${specifier}: npm install ${specifier}`, {
+        cause: error,
+      });
     }
-    throw new ConfigError(where, `cannot load adapter module ${specifier}: ${(error as Error).message}`, { cause: error });
+    throw new ConfigError(where, `cannot load adapter module ${specifier}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const definition = loaded.adapterDefinition;
   if (!definition || typeof definition.create !== "function" || !definition.optionsSchema) {
@@ -59,5 +70,8 @@ export async function loadAdapterDefinition(
  * dependencies (then Node names that other package, and its message is kept as it is).
  */
 function isMissingPackage(error: unknown, packageName: string): boolean {
-  return (error as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND" && (error as Error).message.includes(`'${packageName}'`);
+  return (
+    (error as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND" &&
+    (error as Error).message.includes(`'${packageName}'`)
+  );
 }

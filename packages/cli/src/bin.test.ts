@@ -11,9 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 const fixtures = fileURLToPath(new URL("./__fixtures__/", import.meta.url));
 
-function run(args: string[], environment: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  environment: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env["PATH"] ?? "", ...environment }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { PATH: process.env["PATH"] ?? "", ...environment },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -39,7 +45,9 @@ async function configFile(text: string): Promise<string> {
 
 describe("jobtasks command", () => {
   it("stops a start with a broken config, naming the field, with exit code 1 and no stack trace", async () => {
-    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: nope }\n`);
+    const file = await configFile(
+      `adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: nope }\n`,
+    );
     const result = await run(["serve", "--config", file, "--port", "0"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("adapters[0].options.baseUrl:");
@@ -48,7 +56,9 @@ describe("jobtasks command", () => {
   });
 
   it("checks a valid config and lists its tools", async () => {
-    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`);
+    const file = await configFile(
+      `adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`,
+    );
     const result = await run(["check", "--config", file]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("tiny_job  (adapter tiny, tiny)");
@@ -63,29 +73,40 @@ describe("jobtasks command", () => {
   });
 
   it("refuses an invalid PORT with the variable named", async () => {
-    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`);
+    const file = await configFile(
+      `adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`,
+    );
     const result = await run(["serve", "--config", file], { PORT: "eighty", JOBTASKS_SECRET: "x".repeat(40) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("PORT");
   });
 
   it("checks what serve would refuse: clashing tool names, a bad log level or token list", async () => {
-    const tiny = (name: string) => `  - name: ${name}\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`;
+    const tiny = (name: string) =>
+      `  - name: ${name}\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`;
     const clash = await configFile(`adapters:\n${tiny("one")}${tiny("two")}`);
     const clashResult = await run(["check", "--config", clash]);
     expect(clashResult.code).toBe(1);
     expect(clashResult.stderr).toMatch(/adapters\[1\].*tool "tiny_job".*clashes/);
     const single = await configFile(`adapters:\n${tiny("one")}`);
-    expect((await run(["check", "--config", single], { JOBTASKS_LOG_LEVEL: "verbose" })).stderr).toMatch(/JOBTASKS_LOG_LEVEL: expected one of fatal, error/);
-    expect((await run(["check", "--config", single], { JOBTASKS_AUTH_TOKENS: "alice" })).stderr).toMatch(/JOBTASKS_AUTH_TOKENS \(entry 1\)/);
+    expect((await run(["check", "--config", single], { JOBTASKS_LOG_LEVEL: "verbose" })).stderr).toMatch(
+      /JOBTASKS_LOG_LEVEL: expected one of fatal, error/,
+    );
+    expect((await run(["check", "--config", single], { JOBTASKS_AUTH_TOKENS: "alice" })).stderr).toMatch(
+      /JOBTASKS_AUTH_TOKENS \(entry 1\)/,
+    );
   });
 
   it("checks the kept secret file as serve would read it, naming the file", async () => {
-    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`);
+    const file = await configFile(
+      `adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`,
+    );
     // A directory where the secret file should be: serve could not read it, so check must not pass.
     const result = await run(["check", "--config", file], { JOBTASKS_SECRET_FILE: dirname(file) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`Invalid configuration at ${dirname(file)}: cannot read the kept task-id secret (EISDIR)`);
+    expect(result.stderr).toContain(
+      `Invalid configuration at ${dirname(file)}: cannot read the kept task-id secret (EISDIR)`,
+    );
   });
 
   it("says a busy port is busy, naming how to choose another", async () => {
@@ -93,8 +114,12 @@ describe("jobtasks command", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const port = (blocker.address() as AddressInfo).port;
     try {
-      const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`);
-      const result = await run(["serve", "--config", file, "--port", String(port)], { JOBTASKS_SECRET: "x".repeat(40) });
+      const file = await configFile(
+        `adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`,
+      );
+      const result = await run(["serve", "--config", file, "--port", String(port)], {
+        JOBTASKS_SECRET: "x".repeat(40),
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`127.0.0.1:${port} is already in use; choose another port (PORT or --port)`);
       expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -104,7 +129,9 @@ describe("jobtasks command", () => {
   });
 
   it("keeps serving after a stray rejected promise in an adapter, and logs it", async () => {
-    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9", strayRejection: true }\n`);
+    const file = await configFile(
+      `adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9", strayRejection: true }\n`,
+    );
     const child = spawn(process.execPath, [bin, "serve", "--config", file, "--port", "0"], {
       env: { PATH: process.env["PATH"] ?? "", JOBTASKS_SECRET: "x".repeat(40) },
       stdio: ["ignore", "ignore", "pipe"],
@@ -128,7 +155,9 @@ describe("jobtasks command", () => {
   });
 
   it("refuses a short JOBTASKS_SECRET without printing it", async () => {
-    const file = await configFile(`adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`);
+    const file = await configFile(
+      `adapters:\n  - name: tiny\n    module: ${fixtures}tiny-adapter.mjs\n    options: { baseUrl: "http://127.0.0.1:9" }\n`,
+    );
     const result = await run(["serve", "--config", file, "--port", "0"], { JOBTASKS_SECRET: "tooshort-secret" });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("JOBTASKS_SECRET");

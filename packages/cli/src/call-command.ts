@@ -18,7 +18,9 @@ export const callCommand: CommandModule = {
   build: () => {
     const command = new Command("call")
       .summary("call a tool as a task and follow it to its end")
-      .description("Call a tool as a task and follow it to its end: task id, live progress, input requests asked in the terminal, then the result.")
+      .description(
+        "Call a tool as a task and follow it to its end: task id, live progress, input requests asked in the terminal, then the result.",
+      )
       .usage('<url> <tool> [options]   or   --stdio "<command>" <tool> [options]')
       .argument("<url-or-tool>", "the server's MCP endpoint (http://host:port/mcp), or the tool when --stdio is given")
       .argument("[tool]", "the tool to call")

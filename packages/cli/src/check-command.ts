@@ -7,17 +7,19 @@ export const checkCommand: CommandModule = {
   build: () =>
     new Command("check")
       .summary("validate a config file and list its tools")
-      .description("Validate a config file as serve would (adapters, tool names, JOBTASKS_* settings) and list the tools it would serve; neither listens nor writes a secret file.")
+      .description(
+        "Validate a config file as serve would (adapters, tool names, JOBTASKS_* settings) and list the tools it would serve; neither listens nor writes a secret file.",
+      )
       .option("-c, --config <file>", "the config file (YAML or JSON); required")
       .option("-p, --port <port>", "check this port as serve would read it")
       .option("--host <host>", "check this host as serve would read it")
       .action(async (flags: { config?: string; port?: string; host?: string }) => {
         // Everything `serve` would refuse, without listening and without writing a secret file.
-        const [{ createSilentLogger }, { loadConfig }, { buildTaskService, checkOnlySealer, parsePort, readServerSettings }] = await Promise.all([
-          import("@jobtasks/server"),
-          import("./load-config.js"),
-          import("./server-settings.js"),
-        ]);
+        const [
+          { createSilentLogger },
+          { loadConfig },
+          { buildTaskService, checkOnlySealer, parsePort, readServerSettings },
+        ] = await Promise.all([import("@jobtasks/server"), import("./load-config.js"), import("./server-settings.js")]);
         const config = await loadConfig(requireConfig(flags.config));
         readServerSettings(config, process.env, {
           ...(flags.port !== undefined ? { port: parsePort("--port", flags.port) } : {}),
@@ -25,7 +27,10 @@ export const checkCommand: CommandModule = {
         });
         buildTaskService(config, await checkOnlySealer(process.env), createSilentLogger());
         const lines = config.adapters.flatMap(({ name, adapter }) =>
-          adapter.tools.map((tool: { name: string; description: string }) => `  ${tool.name}  (adapter ${name}, ${adapter.kind}): ${tool.description.split("\n")[0]}`),
+          adapter.tools.map(
+            (tool: { name: string; description: string }) =>
+              `  ${tool.name}  (adapter ${name}, ${adapter.kind}): ${tool.description.split("\n")[0]}`,
+          ),
         );
         process.stdout.write(`Config is valid. Tools:\n${lines.join("\n")}\n`);
         await Promise.allSettled(config.adapters.map(({ adapter }) => adapter.close?.()));

@@ -8,4 +8,12 @@ import { taskCommand } from "./task-command.js";
 import { watchCommand } from "./watch-command.js";
 
 /** Every `jobtasks` command, in the order `jobtasks --help` lists them. Adding one is one line here. */
-export const commandModules: readonly CommandModule[] = [serveCommand, checkCommand, demoCommand, newCommand, callCommand, watchCommand, taskCommand];
+export const commandModules: readonly CommandModule[] = [
+  serveCommand,
+  checkCommand,
+  demoCommand,
+  newCommand,
+  callCommand,
+  watchCommand,
+  taskCommand,
+];

@@ -31,12 +31,16 @@ describe("the config file's JSON Schema", () => {
 
   it("is referenced on the first line of every example config, by a path that reaches it", () => {
     const configs = exampleConfigs();
-    expect(configs).toEqual(expect.arrayContaining(["examples/demo/jobtasks.config.yaml", "examples/github-ci/jobtasks.config.yaml"]));
+    expect(configs).toEqual(
+      expect.arrayContaining(["examples/demo/jobtasks.config.yaml", "examples/github-ci/jobtasks.config.yaml"]),
+    );
     for (const config of configs) {
       const firstLine = readFileSync(join(repositoryRoot, config), "utf8").split("\n")[0]!;
       const reference = /^# yaml-language-server: \$schema=(\S+)$/.exec(firstLine)?.[1];
       expect(reference, config).toBeDefined();
-      expect(relative(repositoryRoot, resolve(dirname(join(repositoryRoot, config)), reference!)), config).toBe(relative(repositoryRoot, committedFile));
+      expect(relative(repositoryRoot, resolve(dirname(join(repositoryRoot, config)), reference!)), config).toBe(
+        relative(repositoryRoot, committedFile),
+      );
     }
   });
 
@@ -58,15 +62,24 @@ describe("the config file's JSON Schema", () => {
     expect(validate({ adapters: [{ ...adapter, options: { ...adapter.options, repositories: "o/r" } }] })).toBe(false);
     expect(validate({ adapters: [] })).toBe(false);
     // A string read from the environment at start-up is accepted as written; a broken literal is not.
-    expect(validate({ adapters: [{ ...adapter, options: { ...adapter.options, repositories: ["${GITHUB_REPOSITORY:-o/r}"] } }] })).toBe(true);
-    expect(validate({ adapters: [{ ...adapter, options: { ...adapter.options, repositories: ["not a repository"] } }] })).toBe(false);
+    expect(
+      validate({
+        adapters: [{ ...adapter, options: { ...adapter.options, repositories: ["${GITHUB_REPOSITORY:-o/r}"] } }],
+      }),
+    ).toBe(true);
+    expect(
+      validate({ adapters: [{ ...adapter, options: { ...adapter.options, repositories: ["not a repository"] } }] }),
+    ).toBe(false);
   });
 
   it("describes a kind: rest options block field by field, each optional because a preset may supply it", () => {
     const validate = validator();
     const rest = (options: Record<string, unknown>) => ({ adapters: [{ name: "jobs", kind: "rest", options }] });
     // A preset with the one field it cannot know, and a nested object merged over the preset's, are fine.
-    expect(validate(rest({ preset: "demo-api", baseUrl: "http://127.0.0.1:4010", status: { path: "$.state" } })), JSON.stringify(validate.errors)).toBe(true);
+    expect(
+      validate(rest({ preset: "demo-api", baseUrl: "http://127.0.0.1:4010", status: { path: "$.state" } })),
+      JSON.stringify(validate.errors),
+    ).toBe(true);
     // Wrong types anywhere in the block are refused, which the preset-merging schema alone could not show.
     expect(validate(rest({ preset: "demo-api", timeoutMs: "fast" }))).toBe(false);
     expect(validate(rest({ preset: "demo-api", tools: "run_job" }))).toBe(false);
@@ -81,7 +94,13 @@ describe("a JSON config naming its schema", () => {
     try {
       const file = join(directory, "jobtasks.config.json");
       const tinyAdapter = fileURLToPath(new URL("./__fixtures__/tiny-adapter.mjs", import.meta.url));
-      writeFileSync(file, JSON.stringify({ $schema: "./node_modules/jobtasks/jobtasks.config.schema.json", adapters: [{ name: "tiny", module: tinyAdapter, options: { baseUrl: "http://127.0.0.1:9" } }] }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          $schema: "./node_modules/jobtasks/jobtasks.config.schema.json",
+          adapters: [{ name: "tiny", module: tinyAdapter, options: { baseUrl: "http://127.0.0.1:9" } }],
+        }),
+      );
       const config = await loadConfig(file, {});
       expect(config.adapters.map(({ name }) => name)).toEqual(["tiny"]);
     } finally {

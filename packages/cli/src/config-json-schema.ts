@@ -22,12 +22,20 @@ export function configJsonSchema(definitions: Readonly<Record<string, AdapterDef
   entryProperties["kind"] = { ...entryProperties["kind"], enum: Object.keys(definitions) };
   const definitionsOfKinds: Record<string, JsonSchema> = {};
   entry["allOf"] = Object.entries(definitions).map(([kind, definition]) => {
-    const { $schema: _ignored, $defs, ...options } = toJsonSchema(definition.optionsEditorSchema ?? definition.optionsSchema);
+    const {
+      $schema: _ignored,
+      $defs,
+      ...options
+    } = toJsonSchema(definition.optionsEditorSchema ?? definition.optionsSchema);
     // A recursive part of a kind's options is written as a local definition; this schema is embedded
     // below the root, so its definitions move to the root's, named after the kind, and its references follow.
     const renamed = (name: string) => `${kind}.${name}`;
-    for (const [name, part] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) definitionsOfKinds[renamed(name)] = withReferencesRenamed(part, renamed);
-    return { if: { properties: { kind: { const: kind } }, required: ["kind"] }, then: { properties: { options: withReferencesRenamed(options, renamed) } } };
+    for (const [name, part] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>))
+      definitionsOfKinds[renamed(name)] = withReferencesRenamed(part, renamed);
+    return {
+      if: { properties: { kind: { const: kind } }, required: ["kind"] },
+      then: { properties: { options: withReferencesRenamed(options, renamed) } },
+    };
   });
   const rootDefinitions = { ...((schema["$defs"] ?? {}) as JsonSchema), ...definitionsOfKinds };
   return {
@@ -44,7 +52,12 @@ function withReferencesRenamed(schema: JsonSchema, renamed: (name: string) => st
     if (Array.isArray(value)) return value.map(visit);
     if (typeof value !== "object" || value === null) return value;
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, key === "$ref" && typeof item === "string" && item.startsWith("#/$defs/") ? `#/$defs/${renamed(item.slice(8))}` : visit(item)]),
+      Object.entries(value).map(([key, item]) => [
+        key,
+        key === "$ref" && typeof item === "string" && item.startsWith("#/$defs/")
+          ? `#/$defs/${renamed(item.slice(8))}`
+          : visit(item),
+      ]),
     );
   };
   return visit(schema) as JsonSchema;

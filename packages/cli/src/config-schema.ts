@@ -1,9 +1,13 @@
 import { z } from "zod";
-import { clientsWithoutTasksModes, defaultPollIntervalMs, isOrigin, originExpectation, readerDefaults } from "@jobtasks/server";
+import {
+  clientsWithoutTasksModes,
+  defaultPollIntervalMs,
+  isOrigin,
+  originExpectation,
+  readerDefaults,
+} from "@jobtasks/server";
 
-const adapterInstanceName = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, '_' or '-'");
+const adapterInstanceName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, '_' or '-'");
 
 /** One adapter instance: a built-in `kind`, or your own package or file exporting `adapterDefinition`. */
 export const adapterEntrySchema = z
@@ -54,18 +58,28 @@ export const serverSettingsSchema = z.strictObject({
     .describe(
       "Per tool name, for clients without the tasks extension. With handles: wait this long for a quick finish before answering with a handle (at most 30 s are used). With wait: wait up to this long and answer with the plain result; a job that needs input, outlives the bound or whose client stops waiting is cancelled and reported as a tool error.",
     ),
-  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Log level (JOBTASKS_LOG_LEVEL overrides it)"),
+  logLevel: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info")
+    .describe("Log level (JOBTASKS_LOG_LEVEL overrides it)"),
   allowedOrigins: z
     .array(z.string().refine(isOrigin, originExpectation))
     .default([])
-    .describe("Origins whose browser pages may call the HTTP endpoint: a request carrying another Origin gets 403 (a loopback server also accepts loopback origins)"),
+    .describe(
+      "Origins whose browser pages may call the HTTP endpoint: a request carrying another Origin gets 403 (a loopback server also accepts loopback origins)",
+    ),
 });
 
 export const configFileSchema = z.strictObject({
   /** Where an editor finds the JSON Schema of this file (a JSON config's way of saying so). */
   $schema: z.string().optional(),
-  server: serverSettingsSchema.default(serverSettingsSchema.parse({})).describe("Settings of the MCP server; every field is optional"),
-  adapters: z.array(adapterEntrySchema).min(1, "list at least one adapter").describe("The adapter instances whose tools this server serves"),
+  server: serverSettingsSchema
+    .default(serverSettingsSchema.parse({}))
+    .describe("Settings of the MCP server; every field is optional"),
+  adapters: z
+    .array(adapterEntrySchema)
+    .min(1, "list at least one adapter")
+    .describe("The adapter instances whose tools this server serves"),
 });
 
 export type ConfigFile = z.infer<typeof configFileSchema>;

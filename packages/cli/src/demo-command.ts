@@ -7,11 +7,16 @@ export const demoCommand: CommandModule = {
   build: () =>
     new Command("demo")
       .summary("start the demo job API and a server for it")
-      .description("Start the demo job API (env DEMO_API_PORT, default 4010; DEMO_API_HOST) and a server for it, and print how to connect a client.")
+      .description(
+        "Start the demo job API (env DEMO_API_PORT, default 4010; DEMO_API_HOST) and a server for it, and print how to connect a client.",
+      )
       .option("-p, --port <port>", "the MCP server's HTTP port (default: $PORT or 3000)")
       .option("--host <host>", "the MCP server's host (default: $HOST or 127.0.0.1)")
       .option("--api-port <port>", "the demo job API's port (default: $DEMO_API_PORT or 4010)")
-      .option("--stdio", "serve MCP on stdin/stdout for an agent host; the demo job API then takes a free port unless one is asked for")
+      .option(
+        "--stdio",
+        "serve MCP on stdin/stdout for an agent host; the demo job API then takes a free port unless one is asked for",
+      )
       .action(async (flags: { port?: string; host?: string; apiPort?: string; stdio?: boolean }) => {
         const [{ runDemo }, { parsePort }] = await Promise.all([import("./demo.js"), import("./server-settings.js")]);
         const running = await runDemo({

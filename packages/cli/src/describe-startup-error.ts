@@ -9,6 +9,12 @@ import { ClientError } from "./client/client-error.js";
  * (connection, a refused request), the stack only for the unexpected.
  */
 export function describeStartupError(error: unknown): string {
-  if (error instanceof ConfigFileError || error instanceof ConfigError || error instanceof ListenError || error instanceof ClientError) return error.message;
+  if (
+    error instanceof ConfigFileError ||
+    error instanceof ConfigError ||
+    error instanceof ListenError ||
+    error instanceof ClientError
+  )
+    return error.message;
   return `jobtasks failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
 }

@@ -17,13 +17,20 @@ export function interpolateEnvironment(
       const found = environment[name!];
       if (found !== undefined && found !== "") return found;
       if (fallback !== undefined) return fallback;
-      throw new ConfigError(path || "(root)", `environment variable ${name} is not set (write \${${name}:-default} for a default)`);
+      throw new ConfigError(
+        path || "(root)",
+        `environment variable ${name} is not set (write \${${name}:-default} for a default)`,
+      );
     });
   }
-  if (Array.isArray(value)) return value.map((item, index) => interpolateEnvironment(item, environment, `${path}[${index}]`));
+  if (Array.isArray(value))
+    return value.map((item, index) => interpolateEnvironment(item, environment, `${path}[${index}]`));
   if (typeof value === "object" && value !== null) {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, interpolateEnvironment(item, environment, path ? `${path}.${key}` : key)]),
+      Object.entries(value).map(([key, item]) => [
+        key,
+        interpolateEnvironment(item, environment, path ? `${path}.${key}` : key),
+      ]),
     );
   }
   return value;

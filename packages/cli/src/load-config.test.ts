@@ -44,9 +44,11 @@ adapters:
     module: FIXTURES/tiny-adapter.mjs
     options: { baseUrl: "http://127.0.0.1:9" }
 `;
-    expect(await problemsOf(`server:\n  allowedOrigins: ["https://app.example.com", "https://app.example.com/console"]\n${adapters}`)).toEqual([
-      expect.stringMatching(/^server\.allowedOrigins\[1\]: .*origin/),
-    ]);
+    expect(
+      await problemsOf(
+        `server:\n  allowedOrigins: ["https://app.example.com", "https://app.example.com/console"]\n${adapters}`,
+      ),
+    ).toEqual([expect.stringMatching(/^server\.allowedOrigins\[1\]: .*origin/)]);
     const file = await writeConfig(`server:\n  allowedOrigins: ["https://app.example.com:8443"]\n${adapters}`);
     expect((await loadConfig(file, {})).server.allowedOrigins).toEqual(["https://app.example.com:8443"]);
   });
@@ -60,15 +62,28 @@ adapters:
       baseUrl: \${TINY_URL:-http://127.0.0.1:9}
 `);
     const config = await loadConfig(file, {});
-    expect(config.server).toMatchObject({ name: "jobtasks", pollIntervalMs: 2000, upstreamRetryBudgetMs: 600_000, logLevel: "info" });
+    expect(config.server).toMatchObject({
+      name: "jobtasks",
+      pollIntervalMs: 2000,
+      upstreamRetryBudgetMs: 600_000,
+      logLevel: "info",
+    });
     expect(config.adapters.map((entry) => [entry.name, entry.adapter.tools[0]!.name])).toEqual([["tiny", "tiny_job"]]);
   });
 
   it("reads JSON too, and takes values from the environment", async () => {
-    const file = await writeConfig(JSON.stringify({
-      server: { name: "ci" },
-      adapters: [{ name: "a", module: "FIXTURES/tiny-adapter.mjs", options: { baseUrl: "${TINY_URL}", toolName: "job_$${literal}" } }],
-    }));
+    const file = await writeConfig(
+      JSON.stringify({
+        server: { name: "ci" },
+        adapters: [
+          {
+            name: "a",
+            module: "FIXTURES/tiny-adapter.mjs",
+            options: { baseUrl: "${TINY_URL}", toolName: "job_$${literal}" },
+          },
+        ],
+      }),
+    );
     const config = await loadConfig(file, { TINY_URL: "http://127.0.0.1:8080" });
     expect(config.server.name).toBe("ci");
     expect(config.adapters[0]!.adapter.tools[0]!.name).toBe("job_${literal}");
@@ -84,7 +99,10 @@ adapters:
     module: FIXTURES/tiny-adapter.mjs
 `);
     expect(problems).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^server\.pollIntervalMs: .*expected number/), expect.stringMatching(/^\(root\)|^server: .*colour/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^server\.pollIntervalMs: .*expected number/),
+        expect.stringMatching(/^\(root\)|^server: .*colour/),
+      ]),
     );
   });
 
@@ -98,7 +116,10 @@ adapters:
     module: FIXTURES/tiny-adapter.mjs
     options: { baseUrl: "not a url", extra: 1 }
 `);
-    expect(problems).toEqual([expect.stringMatching(/^adapters\[1\]\.options\.baseUrl: /), expect.stringMatching(/^adapters\[1\]\.options: .*extra/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^adapters\[1\]\.options\.baseUrl: /),
+      expect.stringMatching(/^adapters\[1\]\.options: .*extra/),
+    ]);
   });
 
   it("reports an adapter's own start-up refusal under its options", async () => {
@@ -118,12 +139,17 @@ adapters:
     module: FIXTURES/tiny-adapter.mjs
     options: { baseUrl: "\${TINY_URL}" }
 `);
-    expect(problems).toEqual([expect.stringMatching(/^adapters\[0\]\.options\.baseUrl: environment variable TINY_URL is not set/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^adapters\[0\]\.options\.baseUrl: environment variable TINY_URL is not set/),
+    ]);
   });
 
   it.each([
     ["adapters: []", /adapters: .*at least one adapter/],
-    ["adapters:\n  - name: x\n    kind: nonsense", /adapters\[0\]\.kind: unknown adapter kind "nonsense"; expected one of demo, github-actions, aws-batch, rest/],
+    [
+      "adapters:\n  - name: x\n    kind: nonsense",
+      /adapters\[0\]\.kind: unknown adapter kind "nonsense"; expected one of demo, github-actions, aws-batch, rest/,
+    ],
     ["adapters:\n  - name: x", /adapters\[0\]: give exactly one of kind or module/],
     ["adapters:\n  - name: bad name!\n    kind: demo", /adapters\[0\]\.name: /],
     ["adapters:\n  - name: x\n    module: ./does-not-exist.mjs", /adapters\[0\]: cannot load adapter module/],
@@ -139,7 +165,9 @@ adapters:
 
   it("says when the file cannot be read, with its absolute path", async () => {
     const error = await loadConfig("no-such-folder/jobtasks.yaml", {}).catch((caught: unknown) => caught);
-    expect((error as ConfigFileError).problems).toEqual([`cannot read ${resolve("no-such-folder/jobtasks.yaml")}: no such file (ENOENT)`]);
+    expect((error as ConfigFileError).problems).toEqual([
+      `cannot read ${resolve("no-such-folder/jobtasks.yaml")}: no such file (ENOENT)`,
+    ]);
   });
 
   it("shows a YAML syntax error with its line, column and the offending line", async () => {
@@ -155,7 +183,9 @@ adapters:
 
   it("shows a JSON syntax error the same way", async () => {
     const problems = await problemsOf('{\n  "adapters": [\n    {"name": "a",, "kind": "demo"}\n  ]\n}\n');
-    expect(problems[0]).toMatch(/^not valid YAML or JSON at line 3, column 18: .*\n      3 \|     \{"name": "a",, "kind": "demo"\}\n        \| {18}\^$/);
+    expect(problems[0]).toMatch(
+      /^not valid YAML or JSON at line 3, column 18: .*\n      3 \|     \{"name": "a",, "kind": "demo"\}\n        \| {18}\^$/,
+    );
   });
 
   it("accepts every config shipped in examples/", async () => {
@@ -163,7 +193,8 @@ adapters:
     for (const example of await readdir(join(repositoryRoot, "examples"))) {
       const directory = join(repositoryRoot, "examples", example);
       if (!existsSync(directory) || example.includes(".")) continue;
-      for (const file of await readdir(directory)) if (file.endsWith(".config.yaml")) candidates.push(join(directory, file));
+      for (const file of await readdir(directory))
+        if (file.endsWith(".config.yaml")) candidates.push(join(directory, file));
     }
     expect(candidates.map((file) => file.slice(repositoryRoot.length))).toEqual(
       expect.arrayContaining(["examples/demo/jobtasks.config.yaml", "examples/demo/jobtasks.demo-adapter.config.yaml"]),

@@ -63,7 +63,10 @@ export async function buildConfig(
   try {
     interpolated = interpolateEnvironment(raw, source.environment);
   } catch (error) {
-    if (error instanceof ConfigError) throw new ConfigFileError(source.file, [`${error.option}: ${error.message.replace(/^Invalid configuration at [^:]+: /, "")}`]);
+    if (error instanceof ConfigError)
+      throw new ConfigFileError(source.file, [
+        `${error.option}: ${error.message.replace(/^Invalid configuration at [^:]+: /, "")}`,
+      ]);
     throw error;
   }
   const parsed = configFileSchema.safeParse(interpolated);

@@ -25,7 +25,10 @@ describe("the new adapter command", () => {
   it("writes the package into --dir and lists what it wrote", async () => {
     const folder = await mkdtemp(join(tmpdir(), "jobtasks-new-"));
     folders.push(folder);
-    const { code, stdout } = await jobtasks(["new", "adapter", "build-queue", "--dir", join(folder, "adapter")], folder);
+    const { code, stdout } = await jobtasks(
+      ["new", "adapter", "build-queue", "--dir", join(folder, "adapter")],
+      folder,
+    );
     expect(code).toBe(0);
     expect(stdout).toContain("src/build-queue-adapter.ts");
     expect((await readdir(join(folder, "adapter", "src"))).sort()).toContain("map-build-queue-status.test.ts");

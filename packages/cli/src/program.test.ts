@@ -9,8 +9,12 @@ import { runProgram } from "./program.js";
 async function run(argv: string[], modules: readonly CommandModule[] = commandModules) {
   let stdout = "";
   let stderr = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
+  vi.spyOn(process.stdout, "write").mockImplementation(
+    (chunk: string | Uint8Array) => ((stdout += String(chunk)), true),
+  );
+  vi.spyOn(process.stderr, "write").mockImplementation(
+    (chunk: string | Uint8Array) => ((stderr += String(chunk)), true),
+  );
   try {
     const exitCode = await runProgram(modules, argv);
     return { exitCode, stdout, stderr };
@@ -49,7 +53,8 @@ describe("the jobtasks command line", () => {
     const result = await run(["serve", "--help"]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("Usage: jobtasks serve [options]");
-    for (const option of ["--config <file>", "--port <port>", "--host <host>", "--stdio"]) expect(result.stdout).toContain(option);
+    for (const option of ["--config <file>", "--port <port>", "--host <host>", "--stdio"])
+      expect(result.stdout).toContain(option);
     expect(result.stdout).not.toContain("--api-port");
   });
 
@@ -101,11 +106,9 @@ describe("the jobtasks command line", () => {
     const extra: CommandModule = {
       usageExitCode: 4,
       build: () =>
-        new Command("hello")
-          .option("--name <name>")
-          .action((flags: { name?: string }) => {
-            ran.push(flags.name ?? "");
-          }),
+        new Command("hello").option("--name <name>").action((flags: { name?: string }) => {
+          ran.push(flags.name ?? "");
+        }),
     };
     expect((await run(["hello", "--name", "world"], [...commandModules, extra])).exitCode).toBe(0);
     expect(ran).toEqual(["world"]);

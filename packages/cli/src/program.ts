@@ -19,7 +19,10 @@ Run "jobtasks <command> --help" for a command's options.`;
  * The `jobtasks` program: commander parses, each module in commands.ts adds one command. Mistakes on the
  * command line come back as a UsageError naming the command, printed with that command's usage.
  */
-export function buildProgram(modules: readonly CommandModule[]): { program: Command; usageExitCode(command: Command): number } {
+export function buildProgram(modules: readonly CommandModule[]): {
+  program: Command;
+  usageExitCode(command: Command): number;
+} {
   const program = new Command("jobtasks")
     .description("Serve long-running jobs as MCP tasks, and follow tasks from a terminal.")
     .version(packageVersion, "-v, --version", "print the version")
@@ -36,7 +39,11 @@ export function buildProgram(modules: readonly CommandModule[]): { program: Comm
     throw Object.assign(error, { command });
   };
   for (const command of [program, ...program.commands, ...program.commands.flatMap((command) => command.commands)]) {
-    command.helpOption("-h, --help", "show help").exitOverride(failing(command)).configureOutput({ outputError: () => undefined }).showSuggestionAfterError(true);
+    command
+      .helpOption("-h, --help", "show help")
+      .exitOverride(failing(command))
+      .configureOutput({ outputError: () => undefined })
+      .showSuggestionAfterError(true);
   }
   const usageExitCode = (command: Command): number => {
     for (let current: Command | null = command; current; current = current.parent) {
@@ -65,7 +72,12 @@ export async function runProgram(modules: readonly CommandModule[], argv: readon
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end here too, having printed what was asked.
-      if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
+      if (
+        error.code === "commander.helpDisplayed" ||
+        error.code === "commander.version" ||
+        error.code === "commander.help"
+      )
+        return 0;
       const command = (error as CommanderError & { command?: Command }).command ?? program;
       process.stderr.write(`${describeCommanderError(error)}\n${shortUsage(command)}`);
       return usageExitCode(command);

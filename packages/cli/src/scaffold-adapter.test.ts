@@ -15,7 +15,11 @@ afterAll(() => rm(workArea, { recursive: true, force: true }));
 
 async function runTool(command: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(join(repositoryRoot, "node_modules", ".bin", command), args, { cwd, env: { ...process.env, CI: "", NO_COLOR: "1" }, timeout: 180_000 });
+    const { stdout, stderr } = await run(join(repositoryRoot, "node_modules", ".bin", command), args, {
+      cwd,
+      env: { ...process.env, CI: "", NO_COLOR: "1" },
+      timeout: 180_000,
+    });
     return { code: 0, output: withoutColours(stdout + stderr) };
   } catch (error) {
     const failed = error as { code: number; stdout?: string; stderr?: string };
@@ -28,71 +32,89 @@ function withoutColours(text: string): string {
 }
 
 describe("jobtasks new adapter", () => {
-  it("writes a package with the adapter anatomy that typechecks, lints and passes its own tests", { timeout: 240_000 }, async () => {
-    const directory = join(workArea, "render-farm");
-    const scaffolded = await scaffoldAdapter({ kind: "render-farm", directory, coreVersion: "workspace:*" });
-    expect(scaffolded.files).toEqual([
-      ".oxlintrc.json",
-      "README.md",
-      "package.json",
-      "src/__fixtures__/job.json",
-      "src/adapter-definition.ts",
-      "src/conformance.test.ts",
-      "src/index.ts",
-      "src/map-render-farm-status.test.ts",
-      "src/map-render-farm-status.ts",
-      "src/render-farm-adapter.ts",
-      "src/render-farm-api.ts",
-      "src/render-farm-options.ts",
-      "src/start-job-tool.ts",
-      "tsconfig.build.json",
-      "tsconfig.json",
-      "vitest.config.ts",
-    ]);
-    const packageJson = JSON.parse(await readFile(join(directory, "package.json"), "utf8"));
-    expect(packageJson).toMatchObject({ name: "jobtasks-adapter-render-farm", dependencies: { "@jobtasks/core": "workspace:*" } });
-    const adapterSource = await readFile(join(directory, "src/render-farm-adapter.ts"), "utf8");
-    expect(adapterSource).toContain("export function renderFarm(");
-    expect(adapterSource).toContain("RENDER_FARM_TOKEN");
-    expect(adapterSource).not.toMatch(/\{\{\w+\}\}/);
+  it(
+    "writes a package with the adapter anatomy that typechecks, lints and passes its own tests",
+    { timeout: 240_000 },
+    async () => {
+      const directory = join(workArea, "render-farm");
+      const scaffolded = await scaffoldAdapter({ kind: "render-farm", directory, coreVersion: "workspace:*" });
+      expect(scaffolded.files).toEqual([
+        ".oxlintrc.json",
+        "README.md",
+        "package.json",
+        "src/__fixtures__/job.json",
+        "src/adapter-definition.ts",
+        "src/conformance.test.ts",
+        "src/index.ts",
+        "src/map-render-farm-status.test.ts",
+        "src/map-render-farm-status.ts",
+        "src/render-farm-adapter.ts",
+        "src/render-farm-api.ts",
+        "src/render-farm-options.ts",
+        "src/start-job-tool.ts",
+        "tsconfig.build.json",
+        "tsconfig.json",
+        "vitest.config.ts",
+      ]);
+      const packageJson = JSON.parse(await readFile(join(directory, "package.json"), "utf8"));
+      expect(packageJson).toMatchObject({
+        name: "jobtasks-adapter-render-farm",
+        dependencies: { "@jobtasks/core": "workspace:*" },
+      });
+      const adapterSource = await readFile(join(directory, "src/render-farm-adapter.ts"), "utf8");
+      expect(adapterSource).toContain("export function renderFarm(");
+      expect(adapterSource).toContain("RENDER_FARM_TOKEN");
+      expect(adapterSource).not.toMatch(/\{\{\w+\}\}/);
 
-    // The built jobtasks packages, linked as an install would place them.
-    await mkdir(join(directory, "node_modules", "@jobtasks"), { recursive: true });
-    for (const name of ["core", "testkit"]) await symlink(join(repositoryRoot, "packages", name), join(directory, "node_modules", "@jobtasks", name), "dir");
+      // The built jobtasks packages, linked as an install would place them.
+      await mkdir(join(directory, "node_modules", "@jobtasks"), { recursive: true });
+      for (const name of ["core", "testkit"])
+        await symlink(
+          join(repositoryRoot, "packages", name),
+          join(directory, "node_modules", "@jobtasks", name),
+          "dir",
+        );
 
-    const typecheck = await runTool("tsc", ["-p", join(directory, "tsconfig.json")], directory);
-    expect(typecheck.output).toBe("");
-    expect(typecheck.code).toBe(0);
-    // The same oxlint as the repository's, with the package's own config. The files are named one by one
-    // because the work area is gitignored, and oxlint skips what git ignores when given a folder.
-    const sources = scaffolded.files.filter((file) => file.endsWith(".ts"));
-    const lint = await runTool("oxlint", ["--config", ".oxlintrc.json", ...sources], directory);
-    expect(lint.code, lint.output).toBe(0);
-    expect(lint.output).toContain(`Found 0 warnings and 0 errors.\nFinished in`);
-    expect(lint.output).toContain(`on ${sources.length} files`);
-    const tests = await runTool("vitest", ["run", "--root", directory], directory);
-    expect(tests.code, tests.output).toBe(0);
-    expect(tests.output).toMatch(/Test Files\s+2 passed/);
-    // The conformance suite ran, not only the table.
-    expect(tests.output).toContain("src/conformance.test.ts");
-    expect(Number(/Tests\s+(\d+) passed/.exec(tests.output)?.[1])).toBeGreaterThan(15);
-  });
+      const typecheck = await runTool("tsc", ["-p", join(directory, "tsconfig.json")], directory);
+      expect(typecheck.output).toBe("");
+      expect(typecheck.code).toBe(0);
+      // The same oxlint as the repository's, with the package's own config. The files are named one by one
+      // because the work area is gitignored, and oxlint skips what git ignores when given a folder.
+      const sources = scaffolded.files.filter((file) => file.endsWith(".ts"));
+      const lint = await runTool("oxlint", ["--config", ".oxlintrc.json", ...sources], directory);
+      expect(lint.code, lint.output).toBe(0);
+      expect(lint.output).toContain(`Found 0 warnings and 0 errors.\nFinished in`);
+      expect(lint.output).toContain(`on ${sources.length} files`);
+      const tests = await runTool("vitest", ["run", "--root", directory], directory);
+      expect(tests.code, tests.output).toBe(0);
+      expect(tests.output).toMatch(/Test Files\s+2 passed/);
+      // The conformance suite ran, not only the table.
+      expect(tests.output).toContain("src/conformance.test.ts");
+      expect(Number(/Tests\s+(\d+) passed/.exec(tests.output)?.[1])).toBeGreaterThan(15);
+    },
+  );
 
   it("depends on the workspace's packages inside a jobtasks checkout, on released ones elsewhere", async () => {
     const inside = join(workArea, "inside");
     await scaffoldAdapter({ kind: "inside", directory: inside });
-    expect(JSON.parse(await readFile(join(inside, "package.json"), "utf8")).dependencies["@jobtasks/core"]).toBe("workspace:*");
+    expect(JSON.parse(await readFile(join(inside, "package.json"), "utf8")).dependencies["@jobtasks/core"]).toBe(
+      "workspace:*",
+    );
     const outside = await mkdtemp(join(tmpdir(), "jobtasks-scaffold-"));
     try {
       await scaffoldAdapter({ kind: "outside", directory: join(outside, "outside") });
-      expect(JSON.parse(await readFile(join(outside, "outside", "package.json"), "utf8")).dependencies["@jobtasks/core"]).toMatch(/^\^\d+\.\d+\.\d+/);
+      expect(
+        JSON.parse(await readFile(join(outside, "outside", "package.json"), "utf8")).dependencies["@jobtasks/core"],
+      ).toMatch(/^\^\d+\.\d+\.\d+/);
     } finally {
       await rm(outside, { recursive: true, force: true });
     }
   });
 
   it("refuses a kind that cannot name files and identifiers", async () => {
-    await expect(scaffoldAdapter({ kind: "My CI", directory: join(workArea, "bad") })).rejects.toThrow(/at kind: "My CI" is not a kind/);
+    await expect(scaffoldAdapter({ kind: "My CI", directory: join(workArea, "bad") })).rejects.toThrow(
+      /at kind: "My CI" is not a kind/,
+    );
     await expect(scaffoldAdapter({ kind: "-ci", directory: join(workArea, "bad") })).rejects.toThrow(/is not a kind/);
   });
 
@@ -105,6 +127,11 @@ describe("jobtasks new adapter", () => {
   });
 
   it("derives every identifier from the kind", () => {
-    expect(templateValues("my-ci", "p", "^1.0.0")).toMatchObject({ camelName: "myCi", pascalName: "MyCi", snakeName: "my_ci", envPrefix: "MY_CI" });
+    expect(templateValues("my-ci", "p", "^1.0.0")).toMatchObject({
+      camelName: "myCi",
+      pascalName: "MyCi",
+      snakeName: "my_ci",
+      envPrefix: "MY_CI",
+    });
   });
 });

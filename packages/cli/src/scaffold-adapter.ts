@@ -37,16 +37,28 @@ const templateDirectory = fileURLToPath(new URL("../templates/adapter/", import.
 export async function scaffoldAdapter(options: ScaffoldAdapterOptions): Promise<ScaffoldedAdapter> {
   const { kind } = options;
   if (!kindPattern.test(kind) || kind.length > 40) {
-    throw new ConfigError("kind", `"${kind}" is not a kind: use lower-case letters, digits and single hyphens, starting with a letter (e.g. my-ci)`);
+    throw new ConfigError(
+      "kind",
+      `"${kind}" is not a kind: use lower-case letters, digits and single hyphens, starting with a letter (e.g. my-ci)`,
+    );
   }
   const directory = resolve(options.directory ?? kind);
   await ensureEmptyDirectory(directory);
-  const coreVersion = options.coreVersion ?? ((await insideJobtasksWorkspace(directory)) ? "workspace:*" : `^${packageVersion}`);
+  const coreVersion =
+    options.coreVersion ?? ((await insideJobtasksWorkspace(directory)) ? "workspace:*" : `^${packageVersion}`);
   const values = templateValues(kind, options.packageName ?? `jobtasks-adapter-${kind}`, coreVersion);
   const files: string[] = [];
   for (const template of await listTemplates(templateDirectory)) {
-    const target = join(directory, relative(templateDirectory, template).replaceAll("__kind__", kind).replace(/\.tmpl$/, ""));
-    const text = (await readFile(template, "utf8")).replace(/\{\{(\w+)\}\}/g, (placeholder, name: string) => values[name] ?? placeholder);
+    const target = join(
+      directory,
+      relative(templateDirectory, template)
+        .replaceAll("__kind__", kind)
+        .replace(/\.tmpl$/, ""),
+    );
+    const text = (await readFile(template, "utf8")).replace(
+      /\{\{(\w+)\}\}/g,
+      (placeholder, name: string) => values[name] ?? placeholder,
+    );
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, text, { flag: "wx" });
     files.push(relative(directory, target));
@@ -92,7 +104,9 @@ async function ensureEmptyDirectory(directory: string): Promise<void> {
 async function listTemplates(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true });
   const nested = await Promise.all(
-    entries.map((entry) => (entry.isDirectory() ? listTemplates(join(directory, entry.name)) : Promise.resolve([join(directory, entry.name)]))),
+    entries.map((entry) =>
+      entry.isDirectory() ? listTemplates(join(directory, entry.name)) : Promise.resolve([join(directory, entry.name)]),
+    ),
   );
   return nested.flat();
 }

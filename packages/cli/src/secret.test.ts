@@ -24,8 +24,16 @@ async function emptyConfigHome() {
 describe("resolveSecret", () => {
   it("prefers JOBTASKS_SECRET and reads previous secrets for rotation", async () => {
     const [first, second] = ["o".repeat(32), "p".repeat(40)];
-    const resolved = await resolveSecret({ JOBTASKS_SECRET: "s".repeat(40), JOBTASKS_PREVIOUS_SECRETS: ` ${first} , ,${second}` });
-    expect(resolved).toEqual({ secret: "s".repeat(40), previousSecrets: [first, second], source: "JOBTASKS_SECRET", generated: false });
+    const resolved = await resolveSecret({
+      JOBTASKS_SECRET: "s".repeat(40),
+      JOBTASKS_PREVIOUS_SECRETS: ` ${first} , ,${second}`,
+    });
+    expect(resolved).toEqual({
+      secret: "s".repeat(40),
+      previousSecrets: [first, second],
+      source: "JOBTASKS_SECRET",
+      generated: false,
+    });
   });
 
   it("generates a secret once, keeps it private in the config directory, and reuses it on the next start", async () => {
@@ -66,7 +74,10 @@ describe("resolveSecret", () => {
   it("names JOBTASKS_PREVIOUS_SECRETS and the entry's position for a too-short previous secret", async () => {
     const environment = { JOBTASKS_SECRET: "s".repeat(40), JOBTASKS_PREVIOUS_SECRETS: `${"p".repeat(40)},short` };
     for (const attempt of [resolveSecret(environment), checkOnlySealer(environment)]) {
-      const error = (await attempt.then(() => undefined, (caught: unknown) => caught)) as ConfigError;
+      const error = (await attempt.then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )) as ConfigError;
       expect(error).toBeInstanceOf(ConfigError);
       expect(error.option).toBe("JOBTASKS_PREVIOUS_SECRETS (entry 2)");
       expect(error.message).not.toContain("JOBTASKS_SECRET ");
@@ -77,18 +88,27 @@ describe("resolveSecret", () => {
   it("refuses a secret with a comma, which could never be rotated into JOBTASKS_PREVIOUS_SECRETS", async () => {
     const environment = { JOBTASKS_SECRET: `${"s".repeat(20)},${"t".repeat(20)}` };
     for (const attempt of [resolveSecret(environment), checkOnlySealer(environment)]) {
-      await expect(attempt).rejects.toMatchObject({ option: "JOBTASKS_SECRET", message: expect.stringContaining("comma") });
+      await expect(attempt).rejects.toMatchObject({
+        option: "JOBTASKS_SECRET",
+        message: expect.stringContaining("comma"),
+      });
     }
     const file = join(await mkdtemp(join(temporaryRoot, "file-")), "secret");
     await writeFile(file, `${"s".repeat(20)},${"t".repeat(20)}\n`, { mode: 0o600 });
-    await expect(resolveSecret({ JOBTASKS_SECRET_FILE: file })).rejects.toMatchObject({ option: file, message: expect.stringContaining("comma") });
+    await expect(resolveSecret({ JOBTASKS_SECRET_FILE: file })).rejects.toMatchObject({
+      option: file,
+      message: expect.stringContaining("comma"),
+    });
   });
 
   it("refuses a kept secret file that others may read, naming the file and its mode", async () => {
     const file = join(await mkdtemp(join(temporaryRoot, "file-")), "secret");
     await writeFile(file, `${"k".repeat(43)}\n`, { mode: 0o600 });
     await chmod(file, 0o644);
-    for (const attempt of [resolveSecret({ JOBTASKS_SECRET_FILE: file }), checkOnlySealer({ JOBTASKS_SECRET_FILE: file })]) {
+    for (const attempt of [
+      resolveSecret({ JOBTASKS_SECRET_FILE: file }),
+      checkOnlySealer({ JOBTASKS_SECRET_FILE: file }),
+    ]) {
       await expect(attempt).rejects.toMatchObject({ option: file, message: expect.stringContaining("0644") });
     }
     await chmod(file, 0o600);

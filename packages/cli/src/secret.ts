@@ -39,7 +39,10 @@ export function readPreviousSecrets(environment: Readonly<Record<string, string 
     const secret = entry.trim();
     if (secret === "") return;
     if (secret.length < minimumSecretLength) {
-      throw new ConfigError(`JOBTASKS_PREVIOUS_SECRETS (entry ${index + 1})`, `each secret must be at least ${minimumSecretLength} characters long`);
+      throw new ConfigError(
+        `JOBTASKS_PREVIOUS_SECRETS (entry ${index + 1})`,
+        `each secret must be at least ${minimumSecretLength} characters long`,
+      );
     }
     secrets.push(secret);
   });
@@ -52,7 +55,10 @@ export function readPreviousSecrets(environment: Readonly<Record<string, string 
  */
 export function checkRotatable(secret: string, source: string): string {
   if (secret.includes(",")) {
-    throw new ConfigError(source, "must not contain a comma: JOBTASKS_PREVIOUS_SECRETS separates secrets with commas, so this one could never be rotated into it");
+    throw new ConfigError(
+      source,
+      "must not contain a comma: JOBTASKS_PREVIOUS_SECRETS separates secrets with commas, so this one could never be rotated into it",
+    );
   }
   return secret;
 }
@@ -62,16 +68,27 @@ export function checkRotatable(secret: string, source: string): string {
  * accepted for opening), otherwise one generated once and kept in the config directory, so that a restart
  * still opens the task ids handed out before.
  */
-export async function resolveSecret(environment: Readonly<Record<string, string | undefined>> = process.env): Promise<ResolvedSecret> {
+export async function resolveSecret(
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<ResolvedSecret> {
   const previousSecrets = readPreviousSecrets(environment);
   const fromEnvironment = environment["JOBTASKS_SECRET"];
-  if (fromEnvironment) return { secret: checkRotatable(fromEnvironment, "JOBTASKS_SECRET"), previousSecrets, source: "JOBTASKS_SECRET", generated: false };
+  if (fromEnvironment)
+    return {
+      secret: checkRotatable(fromEnvironment, "JOBTASKS_SECRET"),
+      previousSecrets,
+      source: "JOBTASKS_SECRET",
+      generated: false,
+    };
 
   const file = secretFilePath(environment);
   const kept = await readKeptSecret(file);
   if (kept !== undefined) {
     if (kept.length < minimumSecretLength) {
-      throw new ConfigError(file, `holds no usable secret (fewer than ${minimumSecretLength} characters); delete the file or set JOBTASKS_SECRET`);
+      throw new ConfigError(
+        file,
+        `holds no usable secret (fewer than ${minimumSecretLength} characters); delete the file or set JOBTASKS_SECRET`,
+      );
     }
     return { secret: checkRotatable(kept, file), previousSecrets, source: file, generated: false };
   }
@@ -104,13 +121,19 @@ export async function readKeptSecret(file: string): Promise<string | undefined> 
     // Windows has no such permission bits: the file lives in the user's profile, private by default.
     if (status.isFile() && process.platform !== "win32" && (mode & 0o077) !== 0) {
       const octal = mode.toString(8).padStart(4, "0");
-      throw new ConfigError(file, `is open to other users (mode ${octal}); run chmod 600 on it, or set JOBTASKS_SECRET`);
+      throw new ConfigError(
+        file,
+        `is open to other users (mode ${octal}); run chmod 600 on it, or set JOBTASKS_SECRET`,
+      );
     }
     return (await readFile(file, "utf8")).trim();
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
-    throw new ConfigError(file, `cannot read the kept task-id secret (${code ?? (error as Error).message}); fix the file or set JOBTASKS_SECRET`);
+    throw new ConfigError(
+      file,
+      `cannot read the kept task-id secret (${code ?? (error as Error).message}); fix the file or set JOBTASKS_SECRET`,
+    );
   }
 }

@@ -8,7 +8,9 @@ export const serveCommand: CommandModule = {
   build: () =>
     new Command("serve")
       .summary("serve the adapters of a config file as MCP tasks (HTTP or stdio)")
-      .description("Serve the adapters of a config file as MCP tasks, over Streamable HTTP at /mcp (default http://127.0.0.1:3000/mcp; env PORT, HOST) or over stdio.")
+      .description(
+        "Serve the adapters of a config file as MCP tasks, over Streamable HTTP at /mcp (default http://127.0.0.1:3000/mcp; env PORT, HOST) or over stdio.",
+      )
       .option("-c, --config <file>", "the config file (YAML or JSON); required")
       .option("-p, --port <port>", "HTTP port (default: $PORT or 3000)")
       .option("--host <host>", "HTTP host (default: $HOST or 127.0.0.1)")

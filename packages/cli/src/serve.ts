@@ -27,7 +27,11 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const settings = readServerSettings(config, environment, { port: options.port, host: options.host });
   const logger = createLogger({ level: settings.logLevel, name: config.server.name });
   const secret = await resolveSecret(environment);
-  const sealer = new TaskIdSealer({ secret: secret.secret, previousSecrets: secret.previousSecrets, secretSource: secret.source });
+  const sealer = new TaskIdSealer({
+    secret: secret.secret,
+    previousSecrets: secret.previousSecrets,
+    secretSource: secret.source,
+  });
   logger.info(
     { keyId: sealer.currentKeyId, previousKeys: secret.previousSecrets.length, source: secret.source },
     secret.generated
@@ -59,13 +63,29 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   }
 
   const { tokens, host, port } = settings;
-  const http = await whileListening("port", startHttpServer({ ...common, host, port, allowedOrigins: config.server.allowedOrigins, ...(tokens ? { tokens } : {}) }));
+  const http = await whileListening(
+    "port",
+    startHttpServer({
+      ...common,
+      host,
+      port,
+      allowedOrigins: config.server.allowedOrigins,
+      ...(tokens ? { tokens } : {}),
+    }),
+  );
   logger.info(
-    { url: http.url, tools, auth: tokens ? `bearer tokens for ${tokens.principals.join(", ")}` : "none (single local principal)" },
+    {
+      url: http.url,
+      tools,
+      auth: tokens ? `bearer tokens for ${tokens.principals.join(", ")}` : "none (single local principal)",
+    },
     "listening",
   );
   if (servesBeyondLoopbackWithoutTokens(settings)) {
-    logger.warn({ host }, "serving beyond loopback without JOBTASKS_AUTH_TOKENS: anyone who reaches this port can start jobs");
+    logger.warn(
+      { host },
+      "serving beyond loopback without JOBTASKS_AUTH_TOKENS: anyone who reaches this port can start jobs",
+    );
   }
   return {
     url: http.url,
@@ -85,7 +105,9 @@ let strayRejectionLogger: Logger | undefined;
  */
 function keepServingOnStrayRejections(logger: Logger): void {
   if (strayRejectionLogger === undefined) {
-    process.on("unhandledRejection", (reason) => strayRejectionLogger?.error({ err: reason }, "unhandled promise rejection (a bug in an adapter or in jobtasks)"));
+    process.on("unhandledRejection", (reason) =>
+      strayRejectionLogger?.error({ err: reason }, "unhandled promise rejection (a bug in an adapter or in jobtasks)"),
+    );
   }
   strayRejectionLogger = logger;
 }

@@ -13,10 +13,21 @@ const config = { server: { logLevel: "info" }, adapters: [] } as unknown as Load
 
 describe("readServerSettings", () => {
   it("listens on loopback unless told otherwise; an empty HOST or PORT counts as unset", () => {
-    expect(readServerSettings(config, {})).toMatchObject({ host: "127.0.0.1", port: 3000, logLevel: "info", tokens: undefined });
+    expect(readServerSettings(config, {})).toMatchObject({
+      host: "127.0.0.1",
+      port: 3000,
+      logLevel: "info",
+      tokens: undefined,
+    });
     expect(readServerSettings(config, { HOST: "", PORT: "" })).toMatchObject({ host: "127.0.0.1", port: 3000 });
-    expect(readServerSettings(config, { HOST: "0.0.0.0", PORT: "8080" })).toMatchObject({ host: "0.0.0.0", port: 8080 });
-    expect(readServerSettings(config, { HOST: "0.0.0.0" }, { host: "::1", port: 0 })).toMatchObject({ host: "::1", port: 0 });
+    expect(readServerSettings(config, { HOST: "0.0.0.0", PORT: "8080" })).toMatchObject({
+      host: "0.0.0.0",
+      port: 8080,
+    });
+    expect(readServerSettings(config, { HOST: "0.0.0.0" }, { host: "::1", port: 0 })).toMatchObject({
+      host: "::1",
+      port: 0,
+    });
   });
 
   it("refuses a bad PORT, log level or token list, naming the variable", () => {
@@ -27,9 +38,19 @@ describe("readServerSettings", () => {
 
   it("warns of a server beyond loopback without tokens, and never of one on a loopback address", () => {
     const without = (host: string) => servesBeyondLoopbackWithoutTokens(readServerSettings(config, { HOST: host }));
-    expect(["127.0.0.1", "127.0.0.2", "127.10.20.30", "localhost", "::1"].map(without)).toEqual([false, false, false, false, false]);
+    expect(["127.0.0.1", "127.0.0.2", "127.10.20.30", "localhost", "::1"].map(without)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(["0.0.0.0", "::", "192.0.2.10"].map(without)).toEqual([true, true, true]);
-    expect(servesBeyondLoopbackWithoutTokens(readServerSettings(config, { HOST: "0.0.0.0", JOBTASKS_AUTH_TOKENS: "alice:alice-token-0123456789" }))).toBe(false);
+    expect(
+      servesBeyondLoopbackWithoutTokens(
+        readServerSettings(config, { HOST: "0.0.0.0", JOBTASKS_AUTH_TOKENS: "alice:alice-token-0123456789" }),
+      ),
+    ).toBe(false);
   });
 });
 
@@ -40,16 +61,24 @@ describe("buildTaskService over the shipped example configs", () => {
     for (const example of await readdir(join(repositoryRoot, "examples"))) {
       // The conformance fixtures serve the answers the official suite checks (wait mode); see their README.
       if (example.includes(".") || example === "conformance") continue;
-      for (const file of await readdir(join(repositoryRoot, "examples", example))) if (file.endsWith(".config.yaml")) files.push(join(repositoryRoot, "examples", example, file));
+      for (const file of await readdir(join(repositoryRoot, "examples", example)))
+        if (file.endsWith(".config.yaml")) files.push(join(repositoryRoot, "examples", example, file));
     }
     expect(files.length).toBeGreaterThanOrEqual(7);
     const environment = exampleConfigEnvironment;
     for (const file of files) {
       const config = await loadConfig(file, environment);
-      const service = buildTaskService(config, new TaskIdSealer({ secret: "example-configs-secret-0123456789abcdef" }), createSilentLogger());
+      const service = buildTaskService(
+        config,
+        new TaskIdSealer({ secret: "example-configs-secret-0123456789abcdef" }),
+        createSilentLogger(),
+      );
       expect(service.clientsWithoutTasks, file).toBe("handles");
       const tools = service.listTools(false);
-      expect(tools.slice(-3).map((tool) => tool.name), file).toEqual(["task_status", "task_answer", "task_cancel"]);
+      expect(
+        tools.slice(-3).map((tool) => tool.name),
+        file,
+      ).toEqual(["task_status", "task_answer", "task_cancel"]);
       for (const tool of tools.slice(0, -3)) expect(tool, `${file}: ${tool.name}`).not.toHaveProperty("outputSchema");
       await service.close();
     }
@@ -60,7 +89,9 @@ describe("server.clientsWithoutTasks", () => {
   it("defaults to handles and refuses anything but handles, wait or refuse, naming the field", () => {
     const adapters = [{ name: "demo", kind: "demo" }];
     expect(configFileSchema.parse({ adapters }).server.clientsWithoutTasks).toBe("handles");
-    expect(configFileSchema.parse({ server: { clientsWithoutTasks: "refuse" }, adapters }).server.clientsWithoutTasks).toBe("refuse");
+    expect(
+      configFileSchema.parse({ server: { clientsWithoutTasks: "refuse" }, adapters }).server.clientsWithoutTasks,
+    ).toBe("refuse");
     const refused = configFileSchema.safeParse({ server: { clientsWithoutTasks: "sometimes" }, adapters });
     expect(refused.success).toBe(false);
     expect(refused.error?.issues[0]?.path).toEqual(["server", "clientsWithoutTasks"]);

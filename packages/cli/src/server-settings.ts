@@ -56,15 +56,27 @@ export function buildTaskService(config: LoadedConfig, sealer: TaskIdSealer, log
  * For `jobtasks check`: the sealer the environment would give, validated the way serve builds it, but
  * without generating a secret file (a check must not leave files behind).
  */
-export async function checkOnlySealer(environment: Readonly<Record<string, string | undefined>>): Promise<TaskIdSealer> {
+export async function checkOnlySealer(
+  environment: Readonly<Record<string, string | undefined>>,
+): Promise<TaskIdSealer> {
   const previousSecrets = readPreviousSecrets(environment);
   const secret = environment["JOBTASKS_SECRET"];
-  if (secret) return new TaskIdSealer({ secret: checkRotatable(secret, "JOBTASKS_SECRET"), previousSecrets, secretSource: "JOBTASKS_SECRET" });
+  if (secret)
+    return new TaskIdSealer({
+      secret: checkRotatable(secret, "JOBTASKS_SECRET"),
+      previousSecrets,
+      secretSource: "JOBTASKS_SECRET",
+    });
   // A kept secret is checked the way serve reads it; a missing one would be generated, so any will do here.
   const file = secretFilePath(environment);
   const kept = await readKeptSecret(file);
-  if (kept !== undefined) return new TaskIdSealer({ secret: checkRotatable(kept, file), previousSecrets, secretSource: file });
-  return new TaskIdSealer({ secret: randomBytes(32).toString("base64url"), previousSecrets, secretSource: "JOBTASKS_PREVIOUS_SECRETS" });
+  if (kept !== undefined)
+    return new TaskIdSealer({ secret: checkRotatable(kept, file), previousSecrets, secretSource: file });
+  return new TaskIdSealer({
+    secret: randomBytes(32).toString("base64url"),
+    previousSecrets,
+    secretSource: "JOBTASKS_PREVIOUS_SECRETS",
+  });
 }
 
 /** A TCP port from an environment variable or a flag; `name` is what the error points at. */

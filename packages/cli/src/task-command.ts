@@ -18,7 +18,10 @@ function subcommand(name: string, summary: string, description: string, step: St
   addConnectionOptions(command);
   if (withAnswers) addAnswerOptions(command);
   return command.action(async (first: string, second: string | undefined, flags: ClientFlags) => {
-    const [{ withClient }, steps] = await Promise.all([import("./client/run-client.js"), import("./client/task-steps.js")]);
+    const [{ withClient }, steps] = await Promise.all([
+      import("./client/run-client.js"),
+      import("./client/task-steps.js"),
+    ]);
     process.exitCode = await withClient([first, ...(second === undefined ? [] : [second])], flags, async (session) => {
       const [taskId, ...extra] = session.resolved.rest;
       if (taskId === undefined) throw new UsageError("expected the task id");
@@ -34,7 +37,29 @@ export const taskCommand: CommandModule = {
     new Command("task")
       .summary("get, answer or cancel a task by its id")
       .description("One step on a task by its id: get (print it), answer (its input requests), cancel.")
-      .addCommand(subcommand("get", "print the task", "Print the task: status, message, the input it asks for, its result. Exit code as for call once it has ended, else 0.", "getTask"))
-      .addCommand(subcommand("answer", "answer its input requests", "Answer the task's input requests from --answer/--answers, or at a prompt on a terminal.", "answerTask", true))
-      .addCommand(subcommand("cancel", "ask the server to cancel it", "Ask the server to cancel the task (cooperative: it may still complete).", "cancelTask")),
+      .addCommand(
+        subcommand(
+          "get",
+          "print the task",
+          "Print the task: status, message, the input it asks for, its result. Exit code as for call once it has ended, else 0.",
+          "getTask",
+        ),
+      )
+      .addCommand(
+        subcommand(
+          "answer",
+          "answer its input requests",
+          "Answer the task's input requests from --answer/--answers, or at a prompt on a terminal.",
+          "answerTask",
+          true,
+        ),
+      )
+      .addCommand(
+        subcommand(
+          "cancel",
+          "ask the server to cancel it",
+          "Ask the server to cancel the task (cooperative: it may still complete).",
+          "cancelTask",
+        ),
+      ),
 };

@@ -15,16 +15,25 @@ export const watchCommand: CommandModule = {
       .argument("<url-or-task-id>", "the server's MCP endpoint, or the task id when --stdio is given")
       .argument("[taskId]", "the task id that call printed");
     addTimeoutOption(addAnswerOptions(addConnectionOptions(command)));
-    return command.addHelpText("after", exitCodeHelp).action(async (first: string, second: string | undefined, flags: ClientFlags) => {
-      const { followToEnd, withClient } = await import("./client/run-client.js");
-      const positionals = [first, ...(second === undefined ? [] : [second])];
-      process.exitCode = await withClient(positionals, flags, async (session) => {
-        const [taskId, ...extra] = session.resolved.rest;
-        if (taskId === undefined) throw new UsageError("expected the task id");
-        if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
-        const { session: tasks } = session.requester;
-        return followToEnd(session, flags, () => tasks.resumeTask({ endpointId: tasks.endpointId, generation: "v2", taskId: taskId as never, originalOperation: "tools/call" }));
+    return command
+      .addHelpText("after", exitCodeHelp)
+      .action(async (first: string, second: string | undefined, flags: ClientFlags) => {
+        const { followToEnd, withClient } = await import("./client/run-client.js");
+        const positionals = [first, ...(second === undefined ? [] : [second])];
+        process.exitCode = await withClient(positionals, flags, async (session) => {
+          const [taskId, ...extra] = session.resolved.rest;
+          if (taskId === undefined) throw new UsageError("expected the task id");
+          if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+          const { session: tasks } = session.requester;
+          return followToEnd(session, flags, () =>
+            tasks.resumeTask({
+              endpointId: tasks.endpointId,
+              generation: "v2",
+              taskId: taskId as never,
+              originalOperation: "tools/call",
+            }),
+          );
+        });
       });
-    });
   },
 };

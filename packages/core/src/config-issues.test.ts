@@ -41,7 +41,10 @@ describe("configErrorFromIssues", () => {
   });
 
   it("lists the other problems after the first, each with its option", () => {
-    const error = configErrorFromIssues(failedParse({ baseUrl: "not a url", jobs: [{ url: 7 }] }), "adapters[0].options");
+    const error = configErrorFromIssues(
+      failedParse({ baseUrl: "not a url", jobs: [{ url: 7 }] }),
+      "adapters[0].options",
+    );
     expect(error.option).toBe("adapters[0].options.baseUrl");
     expect(error.message).toContain("; also adapters[0].options.jobs[0].url: ");
   });

@@ -31,7 +31,10 @@ export function describeConfigIssues(issues: readonly ConfigIssue[], prefix = ""
  * A failed parse of an adapter's options as the start-up error that names the option at fault: the first
  * problem's, with the others after it. The zod error stays reachable as `cause`.
  */
-export function configErrorFromIssues(error: { readonly issues: readonly ConfigIssue[] }, prefix = ""): AdapterConfigError {
+export function configErrorFromIssues(
+  error: { readonly issues: readonly ConfigIssue[] },
+  prefix = "",
+): AdapterConfigError {
   const [first, ...others] = error.issues;
   if (!first) return new AdapterConfigError(prefix || "options", "invalid", { cause: error });
   const also = others.length > 0 ? `; also ${describeConfigIssues(others, prefix).join("; ")}` : "";

@@ -25,7 +25,10 @@ describe("error classes", () => {
 
   it("are recognised when made by another copy of the package (same names, other classes)", () => {
     const brand = Symbol.for("@jobtasks/core/error-kinds");
-    const foreign = Object.assign(new Error("HTTP 503"), { [brand]: ["UpstreamError", "JobtasksError"], isRetryable: true });
+    const foreign = Object.assign(new Error("HTTP 503"), {
+      [brand]: ["UpstreamError", "JobtasksError"],
+      isRetryable: true,
+    });
     expect(foreign).toBeInstanceOf(UpstreamError);
     expect(foreign).toBeInstanceOf(JobtasksError);
     expect(foreign).not.toBeInstanceOf(JobNotFoundError);
@@ -34,11 +37,23 @@ describe("error classes", () => {
 
   it("mark a failure the upstream may have acted on without changing what it says", () => {
     const cause = new Error("socket hang up");
-    const lost = new UpstreamError("the submit request failed before an answer arrived", { httpStatus: 503, retryAfterMs: 2_000, cause });
+    const lost = new UpstreamError("the submit request failed before an answer arrived", {
+      httpStatus: 503,
+      retryAfterMs: 2_000,
+      cause,
+    });
     const marked = OutcomeUnknownError.from(lost);
     expect(marked).toBeInstanceOf(OutcomeUnknownError);
     expect(marked).toBeInstanceOf(UpstreamError);
-    expect(marked).toMatchObject({ name: "OutcomeUnknownError", message: lost.message, httpStatus: 503, isRetryable: true, retryAfterMs: 2_000, isThrottled: false, cause });
+    expect(marked).toMatchObject({
+      name: "OutcomeUnknownError",
+      message: lost.message,
+      httpStatus: 503,
+      isRetryable: true,
+      retryAfterMs: 2_000,
+      isThrottled: false,
+      cause,
+    });
     expect(OutcomeUnknownError.from(marked)).toBe(marked);
     expect(lost).not.toBeInstanceOf(OutcomeUnknownError);
   });
@@ -75,6 +90,8 @@ describe("parseRetryAfter", () => {
 
 describe("redactSecrets", () => {
   it("replaces every occurrence of each secret and leaves short values alone", () => {
-    expect(redactSecrets("token ghp_abcdef123 in ghp_abcdef123", ["ghp_abcdef123", undefined, "abc"])).toBe("token [redacted] in [redacted]");
+    expect(redactSecrets("token ghp_abcdef123 in ghp_abcdef123", ["ghp_abcdef123", undefined, "abc"])).toBe(
+      "token [redacted] in [redacted]",
+    );
   });
 });

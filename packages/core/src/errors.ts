@@ -14,7 +14,11 @@ export class JobtasksError extends Error {
     super(message, options);
     this.name = new.target.name;
     const kinds: string[] = [];
-    for (let type: Function = new.target; type !== Error && type !== Function.prototype; type = Object.getPrototypeOf(type) as Function) {
+    for (
+      let type: Function = new.target;
+      type !== Error && type !== Function.prototype;
+      type = Object.getPrototypeOf(type) as Function
+    ) {
       kinds.push(type.name);
     }
     this[errorKinds] = kinds;
@@ -89,7 +93,8 @@ export class UpstreamError extends JobtasksError {
       options.isRetryable ?? (options.httpStatus === undefined ? true : isRetryableHttpStatus(options.httpStatus));
     this.retryAfterMs = options.retryAfterMs;
     this.isThrottled =
-      options.isThrottled ?? (options.httpStatus === 429 || (options.httpStatus === 403 && options.retryAfterMs !== undefined));
+      options.isThrottled ??
+      (options.httpStatus === 429 || (options.httpStatus === 403 && options.retryAfterMs !== undefined));
   }
 }
 

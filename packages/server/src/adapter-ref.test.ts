@@ -8,7 +8,11 @@ import { TaskProtocolError } from "./protocol-error.js";
 import { TaskService, type CallerContext } from "./task-service.js";
 
 const sealingSecret = "ref-schema-test-sealing-secret-0123456789";
-const alice: CallerContext & { tasksDeclared: boolean } = { principal: "alice", signal: new AbortController().signal, tasksDeclared: true };
+const alice: CallerContext & { tasksDeclared: boolean } = {
+  principal: "alice",
+  signal: new AbortController().signal,
+  tasksDeclared: true,
+};
 
 /** One version of an adapter: it starts jobs with `startRef`, and records every ref it is handed. */
 function adapterVersion(startRef: JsonValue, refSchema?: z.ZodType<JsonValue>) {
@@ -17,7 +21,14 @@ function adapterVersion(startRef: JsonValue, refSchema?: z.ZodType<JsonValue>) {
     specificationVersion: "v1",
     kind: "versioned",
     ...(refSchema ? { refSchema } : {}),
-    tools: [{ name: "versioned_job", description: "A job.", inputSchema: z.object({}), doStart: async () => ({ ref: startRef }) }],
+    tools: [
+      {
+        name: "versioned_job",
+        description: "A job.",
+        inputSchema: z.object({}),
+        doStart: async () => ({ ref: startRef }),
+      },
+    ],
     async doGetStatus(ref) {
       seenRefs.push(ref);
       return { status: "working", rawStatus: "running" };
@@ -26,7 +37,12 @@ function adapterVersion(startRef: JsonValue, refSchema?: z.ZodType<JsonValue>) {
       seenRefs.push(ref);
     },
   };
-  const service = new TaskService({ adapters: [{ name: "jobs", adapter }], sealer: new TaskIdSealer({ secret: sealingSecret }), logger: createSilentLogger(), snapshotCacheMs: 0 });
+  const service = new TaskService({
+    adapters: [{ name: "jobs", adapter }],
+    sealer: new TaskIdSealer({ secret: sealingSecret }),
+    logger: createSilentLogger(),
+    snapshotCacheMs: 0,
+  });
   return { service, seenRefs };
 }
 
@@ -49,9 +65,16 @@ describe("refSchema", () => {
     const newer = adapterVersion({ jobId: "j-1" }, refSchema);
 
     const unknown = await protocolError(newer.service.getTask("jt1.garbage.id", alice));
-    for (const call of [newer.service.getTask(created.taskId, alice), newer.service.cancelTask(created.taskId, alice)]) {
+    for (const call of [
+      newer.service.getTask(created.taskId, alice),
+      newer.service.cancelTask(created.taskId, alice),
+    ]) {
       const refused = await protocolError(call);
-      expect({ code: refused.code, message: refused.message, data: refused.data }).toEqual({ code: unknown.code, message: unknown.message, data: unknown.data });
+      expect({ code: refused.code, message: refused.message, data: refused.data }).toEqual({
+        code: unknown.code,
+        message: unknown.message,
+        data: unknown.data,
+      });
       expect(refused.code).toBe(-32602);
       expect(refused.message).toMatch(/Task not found/);
     }

@@ -15,7 +15,15 @@ describe("BearerTokens", () => {
   });
 
   it("refuses missing, malformed and unknown credentials", () => {
-    for (const header of [undefined, "", aliceToken, `Basic ${aliceToken}`, "Bearer ", `Bearer ${aliceToken}x`, `Bearer ${aliceToken} extra`]) {
+    for (const header of [
+      undefined,
+      "",
+      aliceToken,
+      `Basic ${aliceToken}`,
+      "Bearer ",
+      `Bearer ${aliceToken}x`,
+      `Bearer ${aliceToken} extra`,
+    ]) {
       expect(tokens.authenticate(header)).toBeUndefined();
     }
   });
@@ -39,6 +47,7 @@ describe("BearerTokens", () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).toContain("JOBTASKS_AUTH_TOKENS");
-    for (const secret of [aliceToken, bobToken, "tokentokentokentoken"]) expect((error as Error).message).not.toContain(secret);
+    for (const secret of [aliceToken, bobToken, "tokentokentokentoken"])
+      expect((error as Error).message).not.toContain(secret);
   });
 });

@@ -20,7 +20,10 @@ export class BearerTokens {
 
   static parse(value: string, source = "JOBTASKS_AUTH_TOKENS"): BearerTokens {
     const entries: Array<{ digest: Buffer; principal: string }> = [];
-    const items = value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+    const items = value
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "");
     if (items.length === 0) throw new ConfigError(source, 'expected "name:token" entries separated by commas');
     items.forEach((item, index) => {
       const separator = item.indexOf(":");
@@ -29,13 +32,19 @@ export class BearerTokens {
       const principal = item.slice(0, separator);
       const token = item.slice(separator + 1);
       if (principal === localPrincipal) {
-        throw new ConfigError(where, `"${localPrincipal}" is reserved for stdio and servers without tokens; choose another name`);
+        throw new ConfigError(
+          where,
+          `"${localPrincipal}" is reserved for stdio and servers without tokens; choose another name`,
+        );
       }
       if (!principalNamePattern.test(principal)) {
         throw new ConfigError(where, "the name may use letters, digits and _ . @ + - (at most 128 characters)");
       }
       if (token.length < minimumTokenLength) {
-        throw new ConfigError(where, `the token of "${principal}" must be at least ${minimumTokenLength} characters long`);
+        throw new ConfigError(
+          where,
+          `the token of "${principal}" must be at least ${minimumTokenLength} characters long`,
+        );
       }
       const digest = sha256(token);
       if (entries.some((entry) => entry.digest.equals(digest))) {

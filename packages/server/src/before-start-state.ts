@@ -13,18 +13,38 @@ const marker = "~before-start";
 /** A person may take a while to answer a form; past this, the questions start over. */
 export const beforeStartStateTtlMs = 30 * 60 * 1000;
 
-export function sealBeforeStartState(sealer: TaskIdSealer, toolName: string, principal: string, answers: Readonly<Record<string, StartInputResponse>>, now: number): string {
-  return sealer.seal({ adapter: marker, tool: toolName, ref: answers as unknown as JsonValue, createdAt: now }, principal);
+export function sealBeforeStartState(
+  sealer: TaskIdSealer,
+  toolName: string,
+  principal: string,
+  answers: Readonly<Record<string, StartInputResponse>>,
+  now: number,
+): string {
+  return sealer.seal(
+    { adapter: marker, tool: toolName, ref: answers as unknown as JsonValue, createdAt: now },
+    principal,
+  );
 }
 
 /** The answers a state carries; -32602 for a state that was edited, expired, another caller's or tool's. */
-export function openBeforeStartState(sealer: TaskIdSealer, toolName: string, principal: string, state: string, now: number): Record<string, StartInputResponse> {
+export function openBeforeStartState(
+  sealer: TaskIdSealer,
+  toolName: string,
+  principal: string,
+  state: string,
+  now: number,
+): Record<string, StartInputResponse> {
   const opened = sealer.open(state, principal);
-  const valid = opened && opened.adapter === marker && opened.tool === toolName && now - opened.createdAt <= beforeStartStateTtlMs;
+  const valid =
+    opened && opened.adapter === marker && opened.tool === toolName && now - opened.createdAt <= beforeStartStateTtlMs;
   if (!valid || typeof opened.ref !== "object" || opened.ref === null || Array.isArray(opened.ref)) {
-    throw new TaskProtocolError(errorCodes.invalidParams, `Invalid params: requestState is not one this server gave for ${toolName} (edited, expired, or another caller's); call the tool again without it`, {
-      field: "requestState",
-    });
+    throw new TaskProtocolError(
+      errorCodes.invalidParams,
+      `Invalid params: requestState is not one this server gave for ${toolName} (edited, expired, or another caller's); call the tool again without it`,
+      {
+        field: "requestState",
+      },
+    );
   }
   return opened.ref as unknown as Record<string, StartInputResponse>;
 }

@@ -8,7 +8,11 @@ export type AbandonedJobOutcome = "cancelled" | "not-cancellable" | "cancel-fail
  * Cancel a job nobody will follow (its client left, it outlived a synchronous call, its id cannot be
  * sealed). Runs under its own deadline: the caller's signal may be the very reason the job is abandoned.
  */
-export async function cancelAbandonedJob(target: ReadTarget, context: AdapterContext, logger: Logger): Promise<AbandonedJobOutcome> {
+export async function cancelAbandonedJob(
+  target: ReadTarget,
+  context: AdapterContext,
+  logger: Logger,
+): Promise<AbandonedJobOutcome> {
   if (!target.adapter.doCancel) return "not-cancellable";
   try {
     await target.adapter.doCancel(target.ref, { ...context, signal: AbortSignal.timeout(10_000) });

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import type { ElicitationFormRequest, ElicitationResponse, InputRequest } from "@jobtasks/core";
 
-export type FormAnswerCheck = { ok: true; response: ElicitationResponse } | { ok: false; field: string; problem: string };
+export type FormAnswerCheck =
+  | { ok: true; response: ElicitationResponse }
+  | { ok: false; field: string; problem: string };
 
 /**
  * Check task_answer's content against the question's own form (its requestedSchema) before anything is
@@ -18,7 +20,8 @@ export function checkFormAnswer(
   // Only an accepted form carries content; a decline or dismissal sends none.
   if (action !== "accept") return { ok: true, response: { action } };
   const missing = missingRequiredField(request, content);
-  if (missing !== undefined) return { ok: false, field: `content.${missing}`, problem: "required, and missing from the answer" };
+  if (missing !== undefined)
+    return { ok: false, field: `content.${missing}`, problem: "required, and missing from the answer" };
   let schema: z.ZodType;
   try {
     schema = z.fromJSONSchema(withoutDefaults((request as ElicitationFormRequest).params.requestedSchema) as never);
@@ -39,7 +42,10 @@ export function checkFormAnswer(
  * The first field the form requires that an accepted answer leaves out, or undefined. tasks/update uses it
  * too: adapters read a missing approval as a rejection, so an accept without it must never reach them.
  */
-export function missingRequiredField(request: InputRequest, content: Readonly<Record<string, unknown>> | undefined): string | undefined {
+export function missingRequiredField(
+  request: InputRequest,
+  content: Readonly<Record<string, unknown>> | undefined,
+): string | undefined {
   const required = (request as Partial<ElicitationFormRequest>).params?.requestedSchema?.required ?? [];
   return required.find((name) => content === undefined || !Object.hasOwn(content, name) || content[name] === undefined);
 }

@@ -45,7 +45,10 @@ describe("a client that leaves while doStart runs", () => {
       arrived();
       try {
         if (ending === "fetch") await fetch(upstreamUrl, { method: "POST", signal: context.signal });
-        else await new Promise((_resolve, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason), { once: true }));
+        else
+          await new Promise((_resolve, reject) =>
+            context.signal.addEventListener("abort", () => reject(context.signal.reason), { once: true }),
+          );
         throw new Error("the upstream answered, which this test does not expect");
       } finally {
         settled();
@@ -57,7 +60,13 @@ describe("a client that leaves while doStart runs", () => {
       sealer: new TaskIdSealer({ secret: "client-left-test-secret-0123456789abcdef" }),
       logger,
     });
-    const http: RunningHttpServer = await startHttpServer({ service, logger, name: "client-left-test", version: "1.0.0", port: 0 });
+    const http: RunningHttpServer = await startHttpServer({
+      service,
+      logger,
+      name: "client-left-test",
+      version: "1.0.0",
+      port: 0,
+    });
     closers.push(async () => {
       await http.close();
       await service.close();
@@ -68,7 +77,9 @@ describe("a client that leaves while doStart runs", () => {
     client.leave();
     expect(await client.answer).toMatchObject({ name: "AbortError" });
     await startSettled;
-    await expect.poll(() => entries.map((entry) => entry.msg)).toContain("the client left while the job was being started");
+    await expect
+      .poll(() => entries.map((entry) => entry.msg))
+      .toContain("the client left while the job was being started");
 
     expect(entries.filter((entry) => entry.level >= 50)).toEqual([]);
     expect(entries.every((entry) => entry.err?.stack === undefined)).toBe(true);

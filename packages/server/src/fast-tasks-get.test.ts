@@ -66,7 +66,14 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
-      { agent, host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } },
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -104,16 +111,26 @@ function headersFor(taskId: string, overrides: Record<string, string | undefined
     "mcp-name": taskId,
     ...overrides,
   };
-  return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }
 
-function tasksGet(taskId: unknown, options: { id?: unknown; meta?: unknown; params?: Record<string, unknown>; extra?: Record<string, unknown> } = {}) {
+function tasksGet(
+  taskId: unknown,
+  options: { id?: unknown; meta?: unknown; params?: Record<string, unknown>; extra?: Record<string, unknown> } = {},
+) {
   const params = options.params ?? { taskId, _meta: options.meta ?? envelope() };
   return JSON.stringify({ jsonrpc: "2.0", id: options.id ?? 7, method: "tasks/get", params, ...options.extra });
 }
 
 async function startTask(startAs: "working" | "input_required" | "completed"): Promise<string> {
-  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "scripted_job", arguments: { label: startAs, startAs }, _meta: envelope() } });
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "scripted_job", arguments: { label: startAs, startAs }, _meta: envelope() },
+  });
   const answer = await post(sdk.url, headersFor("scripted_job", { "mcp-method": "tools/call" }), body);
   const taskId = (JSON.parse(answer.body) as { result?: { taskId?: unknown } }).result?.taskId;
   if (typeof taskId !== "string") throw new Error(`tools/call did not start a task: ${answer.body}`);
@@ -136,14 +153,21 @@ describe("tasks/get fast path", () => {
     scripted.update(scripted.lastJob(), completedSnapshot("all done"));
     const failed = await startTask("working");
     scripted.update(scripted.lastJob(), completedSnapshot("the job failed", true));
-    for (const [taskId, status] of [[working, "working"], [waiting, "input_required"], [completed, "completed"], [failed, "completed"]] as const) {
+    for (const [taskId, status] of [
+      [working, "working"],
+      [waiting, "input_required"],
+      [completed, "completed"],
+      [failed, "completed"],
+    ] as const) {
       const answer = await expectSameAnswer(headersFor(taskId), tasksGet(taskId));
       expect(answer.status).toBe(200);
       expect((JSON.parse(answer.body) as { result: { status: string } }).result.status).toBe(status);
     }
     // String ids, and a client with a larger envelope, take the same path.
     await expectSameAnswer(headersFor(working), tasksGet(working, { id: "request-1" }));
-    const richer = envelope({ "io.modelcontextprotocol/clientInfo": { name: "other", version: "2.0.0", title: "Other client" } });
+    const richer = envelope({
+      "io.modelcontextprotocol/clientInfo": { name: "other", version: "2.0.0", title: "Other client" },
+    });
     await expectSameAnswer(headersFor(working), tasksGet(working, { meta: richer }));
   });
 
@@ -172,10 +196,17 @@ describe("tasks/get fast path", () => {
 
   it("refuses bad envelopes, params and ids exactly as the SDK does", async () => {
     const taskId = await startTask("working");
-    const otherServersId = new TaskIdSealer({ secret: "some-other-server-secret-0123456789abcdef" }).seal({ adapter: "scripted", tool: "scripted_job", ref: { jobId: "1" }, createdAt: Date.now() } as never, "alice");
+    const otherServersId = new TaskIdSealer({ secret: "some-other-server-secret-0123456789abcdef" }).seal(
+      { adapter: "scripted", tool: "scripted_job", ref: { jobId: "1" }, createdAt: Date.now() } as never,
+      "alice",
+    );
     const bodies = [
       tasksGet(taskId, { meta: envelope({ "io.modelcontextprotocol/clientCapabilities": {} }) }),
-      tasksGet(taskId, { meta: envelope({ "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": true } } }) }),
+      tasksGet(taskId, {
+        meta: envelope({
+          "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": true } },
+        }),
+      }),
       tasksGet(taskId, { meta: envelope({ "io.modelcontextprotocol/clientInfo": { name: "no version" } }) }),
       tasksGet(taskId, { meta: envelope({ "io.modelcontextprotocol/clientInfo": undefined }) }),
       tasksGet(taskId, { meta: envelope({ "io.modelcontextprotocol/protocolVersion": "2025-11-25" }) }),
@@ -214,8 +245,23 @@ describe("tasks/get fast path", () => {
     const taskId = await startTask("working");
     const bobTokens = BearerTokens.parse(`bob:${token}`);
     const logger = createSilentLogger();
-    const bobFast = await startHttpServer({ service, logger, name: "fast-test", version: "1.2.3", port: 0, tokens: bobTokens });
-    const bobSdk = await startHttpServer({ service, logger, name: "fast-test", version: "1.2.3", port: 0, tokens: bobTokens, fastTasksGet: false });
+    const bobFast = await startHttpServer({
+      service,
+      logger,
+      name: "fast-test",
+      version: "1.2.3",
+      port: 0,
+      tokens: bobTokens,
+    });
+    const bobSdk = await startHttpServer({
+      service,
+      logger,
+      name: "fast-test",
+      version: "1.2.3",
+      port: 0,
+      tokens: bobTokens,
+      fastTasksGet: false,
+    });
     try {
       const viaFast = await post(bobFast.url, headersFor(taskId), tasksGet(taskId));
       const viaSdk = await post(bobSdk.url, headersFor(taskId), tasksGet(taskId));

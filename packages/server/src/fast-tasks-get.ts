@@ -60,7 +60,10 @@ export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
       response.once("close", abort);
       let task: Record<string, unknown>;
       try {
-        task = (await service.getTask(taskId, { principal, signal: controller.signal })) as unknown as Record<string, unknown>;
+        task = (await service.getTask(taskId, { principal, signal: controller.signal })) as unknown as Record<
+          string,
+          unknown
+        >;
       } catch {
         response.off("close", abort);
         // The client left: nobody reads an answer. Any other failure is the SDK's to answer (it asks again;
@@ -84,8 +87,10 @@ function servableTaskId(request: IncomingMessage, body: unknown): string | undef
   const headers = request.headers;
   if (!isJsonContentType(headers["content-type"] ?? null)) return undefined;
   const accept = headers.accept;
-  if (accept === undefined || !accept.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
-  if (headers["mcp-protocol-version"] !== fastPathProtocolVersion || headers["mcp-method"] !== "tasks/get") return undefined;
+  if (accept === undefined || !accept.includes("application/json") || !accept.includes("text/event-stream"))
+    return undefined;
+  if (headers["mcp-protocol-version"] !== fastPathProtocolVersion || headers["mcp-method"] !== "tasks/get")
+    return undefined;
   if (!isPlainObject(body) || !hasExactKeys(body, ["jsonrpc", "id", "method", "params"])) return undefined;
   if (body["jsonrpc"] !== "2.0" || body["method"] !== "tasks/get") return undefined;
   const id = body["id"];
@@ -95,7 +100,8 @@ function servableTaskId(request: IncomingMessage, body: unknown): string | undef
   const taskId = params["taskId"];
   const meta = params["_meta"];
   if (typeof taskId !== "string" || !isPlainObject(meta)) return undefined;
-  if (!Object.keys(meta).every((key) => envelopeKeys.has(key)) || meta[protocolVersionKey] !== fastPathProtocolVersion) return undefined;
+  if (!Object.keys(meta).every((key) => envelopeKeys.has(key)) || meta[protocolVersionKey] !== fastPathProtocolVersion)
+    return undefined;
   // Mcp-Name must spell the id itself; an encoded (=?base64?...?=) or differing header is the SDK's to judge.
   if (headers["mcp-name"] !== taskId || taskId.startsWith("=?")) return undefined;
   return taskId;
@@ -113,7 +119,11 @@ function sdkServesAsModernTasksGet(meta: Record<string, unknown>): boolean {
     mcpNameHeader: "t",
     body: { jsonrpc: "2.0", id: 0, method: "tasks/get", params: { taskId: "t", _meta: meta } },
   });
-  return outcome.kind === "modern" && outcome.messageKind === "request" && outcome.classification.revision === fastPathProtocolVersion;
+  return (
+    outcome.kind === "modern" &&
+    outcome.messageKind === "request" &&
+    outcome.classification.revision === fastPathProtocolVersion
+  );
 }
 
 /** The request declared the tasks extension; without it the SDK path answers the capability error. */

@@ -59,7 +59,10 @@ export function statusAnswer(view: HandleView, first = false): CallToolResult {
         isError: true,
       };
     case "cancelled":
-      return text(`${toolName} was cancelled${saysMore(task.statusMessage, "cancelled") ? ` (${task.statusMessage})` : ""}; it has no result.`, fields);
+      return text(
+        `${toolName} was cancelled${saysMore(task.statusMessage, "cancelled") ? ` (${task.statusMessage})` : ""}; it has no result.`,
+        fields,
+      );
     case "input_required":
       return text(
         `${first ? `Started ${toolName}. ` : ""}${toolName} is waiting for an answer${task.statusMessage ? `: ${task.statusMessage}` : ""}.\n` +
@@ -71,9 +74,7 @@ export function statusAnswer(view: HandleView, first = false): CallToolResult {
       );
     case "working":
       return text(
-        (first
-          ? `Started ${toolName}; it runs on its own, outside this call`
-          : `${toolName} is still running`) +
+        (first ? `Started ${toolName}; it runs on its own, outside this call` : `${toolName} is still running`) +
           `${task.statusMessage ? ` (${task.statusMessage})` : ""}. ` +
           (view.busy
             ? `The server is busy (every wait is taken), so this call did not wait: wait about ${fields["pollIntervalMs"]} ms, then call ${follow} again. `
@@ -114,7 +115,8 @@ function describeQuestion(taskId: string, key: string, request: InputRequest): s
 }
 
 function exampleValue(schema: Record<string, unknown>): unknown {
-  const options = schema["enum"] ?? (schema["oneOf"] as Array<{ const?: unknown }> | undefined)?.map((option) => option.const);
+  const options =
+    schema["enum"] ?? (schema["oneOf"] as Array<{ const?: unknown }> | undefined)?.map((option) => option.const);
   if (Array.isArray(options) && options.length > 0) return options[0];
   switch (schema["type"]) {
     case "boolean":
@@ -134,5 +136,9 @@ function text(message: string, structuredContent: Record<string, unknown>): Call
 }
 
 export function toolError(message: string, structuredContent?: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text: message }], isError: true, ...(structuredContent ? { structuredContent } : {}) };
+  return {
+    content: [{ type: "text", text: message }],
+    isError: true,
+    ...(structuredContent ? { structuredContent } : {}),
+  };
 }

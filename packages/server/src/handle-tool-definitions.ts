@@ -27,12 +27,16 @@ export const handleToolInputSchemas = {
       .min(0)
       .max(maxStatusWaitSeconds)
       .optional()
-      .describe(`How long to wait for the job to finish or ask a question, 0 to ${maxStatusWaitSeconds}; default ${defaultStatusWaitSeconds}`),
+      .describe(
+        `How long to wait for the job to finish or ask a question, 0 to ${maxStatusWaitSeconds}; default ${defaultStatusWaitSeconds}`,
+      ),
   }),
   task_answer: z.strictObject({
     taskId,
     key: z.string().min(1).describe("The question's key, as task_status listed it under inputRequests"),
-    action: z.enum(["accept", "decline", "cancel"]).describe('"accept" with content answers the form; "decline" refuses; "cancel" dismisses it'),
+    action: z
+      .enum(["accept", "decline", "cancel"])
+      .describe('"accept" with content answers the form; "decline" refuses; "cancel" dismisses it'),
     // What an elicitation form's field may hold: typed values give the schema keywords strict clients check.
     content: z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]))
@@ -53,7 +57,8 @@ const taskStatusOutputSchema = {
     statusMessage: { type: "string" },
     inputRequests: {
       type: "object",
-      description: 'Questions to answer with task_answer, by key: { method: "elicitation/create", params: { message, requestedSchema } }',
+      description:
+        'Questions to answer with task_answer, by key: { method: "elicitation/create", params: { message, requestedSchema } }',
       additionalProperties: { type: "object" },
     },
     pollIntervalMs: { type: "integer", minimum: 0 },
@@ -89,7 +94,10 @@ const descriptors: Record<HandleToolName, Omit<ToolDescriptor, "inputSchema">> =
         taskId: { type: "string" },
         key: { type: "string" },
         action: { type: "string", enum: ["accept", "decline", "cancel"] },
-        sent: { type: "boolean", description: "false when the question was not outstanding (already answered): nothing was sent" },
+        sent: {
+          type: "boolean",
+          description: "false when the question was not outstanding (already answered): nothing was sent",
+        },
       },
       required: ["taskId", "key", "action", "sent"],
     },
@@ -115,7 +123,9 @@ const descriptors: Record<HandleToolName, Omit<ToolDescriptor, "inputSchema">> =
 /** The tools/list entries of the three tools, their input schemas written from the zod ones. */
 export function handleToolDescriptors(): ToolDescriptor[] {
   return handleToolNames.map((name) => {
-    const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(handleToolInputSchemas[name], { io: "input" }) as Record<string, unknown>;
+    const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(handleToolInputSchemas[name], {
+      io: "input",
+    }) as Record<string, unknown>;
     return { ...descriptors[name], inputSchema };
   });
 }

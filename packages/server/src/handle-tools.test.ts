@@ -31,16 +31,28 @@ function setup(options: ScriptedAdapterOptions & { service?: Partial<TaskService
 }
 
 const alice: CallerContext = { principal: "alice", signal: new AbortController().signal };
-const call = async (service: TaskService, name: string, args: unknown, caller: CallerContext & { onProgress?: (message: string) => void } = alice) =>
-  (await service.callTool(name, args, { ...caller, tasksDeclared: false })) as CallToolResult & { structuredContent: Record<string, any> };
-const text = (result: CallToolResult) => result.content.map((block) => (block as { text?: string }).text ?? "").join("\n");
+const call = async (
+  service: TaskService,
+  name: string,
+  args: unknown,
+  caller: CallerContext & { onProgress?: (message: string) => void } = alice,
+) =>
+  (await service.callTool(name, args, { ...caller, tasksDeclared: false })) as CallToolResult & {
+    structuredContent: Record<string, any>;
+  };
+const text = (result: CallToolResult) =>
+  result.content.map((block) => (block as { text?: string }).text ?? "").join("\n");
 
 describe("tools/list for a request without the extension", () => {
   it("adds task_status, task_answer and task_cancel, and leaves out job tools' output schemas; a declaring request sees neither change", () => {
     const scripted = createScriptedAdapter();
     // Tool descriptors are computed when the service is built: give the tool an output schema first.
     scripted.adapter.tools[0]!.outputSchema = z.object({ text: z.string() });
-    const withSchema = new TaskService({ adapters: [{ name: "scripted", adapter: scripted.adapter }], sealer: new TaskIdSealer({ secret: "x".repeat(40) }), logger: createSilentLogger() });
+    const withSchema = new TaskService({
+      adapters: [{ name: "scripted", adapter: scripted.adapter }],
+      sealer: new TaskIdSealer({ secret: "x".repeat(40) }),
+      logger: createSilentLogger(),
+    });
     const plain = withSchema.listTools(false);
     expect(plain.map((tool) => tool.name)).toEqual(["scripted_job", "task_status", "task_answer", "task_cancel"]);
     expect(plain[0]).not.toHaveProperty("outputSchema");
@@ -52,13 +64,19 @@ describe("tools/list for a request without the extension", () => {
 
   it("lists no handle tools under wait or refuse", () => {
     for (const clientsWithoutTasks of ["wait", "refuse"] as const) {
-      expect(setup({ service: { clientsWithoutTasks } }).service.listTools(false).map((tool) => tool.name)).toEqual(["scripted_job"]);
+      expect(
+        setup({ service: { clientsWithoutTasks } })
+          .service.listTools(false)
+          .map((tool) => tool.name),
+      ).toEqual(["scripted_job"]);
     }
   });
 
   it("refuses an adapter tool named like a handle tool, naming both, unless handles are off", () => {
     expect(() => setup({ toolName: "task_status" })).toThrow(ConfigError);
-    expect(() => setup({ toolName: "task_cancel" })).toThrow(/tool "task_cancel" of adapter "scripted" clashes with the server's own tool "task_cancel"/);
+    expect(() => setup({ toolName: "task_cancel" })).toThrow(
+      /tool "task_cancel" of adapter "scripted" clashes with the server's own tool "task_cancel"/,
+    );
     expect(() => setup({ toolName: "task_answer", service: { clientsWithoutTasks: "wait" } })).not.toThrow();
   });
 });
@@ -68,7 +86,12 @@ describe("a job tool called without the extension", () => {
     const { service, scripted } = setup();
     const handle = await call(service, "scripted_job", { label: "build" });
     expect(handle.isError).toBeUndefined();
-    expect(handle.structuredContent).toEqual({ taskId: expect.stringMatching(/^jt1\./), status: "working", statusMessage: "started build", pollIntervalMs: 5 });
+    expect(handle.structuredContent).toEqual({
+      taskId: expect.stringMatching(/^jt1\./),
+      status: "working",
+      statusMessage: "started build",
+      pollIntervalMs: 5,
+    });
     expect(text(handle)).toContain(`task_status with {"taskId":"${handle.structuredContent.taskId}"}`);
     expect((await service.getTask(handle.structuredContent.taskId, alice)).status).toBe("working");
     expect(scripted.onlyJob().cancelRequested).toBe(false);
@@ -85,7 +108,10 @@ describe("a job tool called without the extension", () => {
   it("answers with a handle at once when the job asks a question during the quick wait", async () => {
     const { service } = setup({ synchronousWaitMs: 10_000 });
     const handle = await call(service, "scripted_job", { startAs: "input_required" });
-    expect(handle.structuredContent).toMatchObject({ status: "input_required", inputRequests: { "job-1-approval-1": approvalRequest() } });
+    expect(handle.structuredContent).toMatchObject({
+      status: "input_required",
+      inputRequests: { "job-1-approval-1": approvalRequest() },
+    });
     expect(text(handle)).toContain('task_answer {"taskId":"');
   });
 
@@ -122,7 +148,12 @@ describe("task_status", () => {
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
     const job = scripted.onlyJob();
     const progress: string[] = [];
-    const pending = call(service, "task_status", { taskId }, { ...alice, onProgress: (message) => progress.push(message) });
+    const pending = call(
+      service,
+      "task_status",
+      { taskId },
+      { ...alice, onProgress: (message) => progress.push(message) },
+    );
     await vi.waitUntil(() => scripted.calls.getStatus >= 3, { timeout: 5_000, interval: 2 });
     scripted.update(job, workingSnapshot("step 2/2"));
     await vi.waitUntil(() => progress.length === 1, { timeout: 5_000, interval: 2 });
@@ -131,7 +162,13 @@ describe("task_status", () => {
     expect(progress).toEqual(["step 2/2"]);
     expect(result.isError).toBeUndefined();
     expect(result.content).toEqual([{ type: "text", text: "all green" }]);
-    expect(result.structuredContent).toEqual({ taskId, status: "completed", statusMessage: "the job succeeded", pollIntervalMs: 5, result: { text: "all green" } });
+    expect(result.structuredContent).toEqual({
+      taskId,
+      status: "completed",
+      statusMessage: "the job succeeded",
+      pollIntervalMs: 5,
+      result: { text: "all green" },
+    });
   });
 
   it("carries the job's own isError, and isError for a failed task", async () => {
@@ -142,7 +179,10 @@ describe("task_status", () => {
     const second = (await call(service, "scripted_job", {})).structuredContent.taskId;
     // An upstream that refuses to report the job (a revoked token) ends it failed; a job it no longer knows
     // would read as expired instead.
-    scripted.failReads(scripted.lastJob(), new UpstreamError("access to job 2 was revoked", { httpStatus: 403, isRetryable: false }));
+    scripted.failReads(
+      scripted.lastJob(),
+      new UpstreamError("access to job 2 was revoked", { httpStatus: 403, isRetryable: false }),
+    );
     const failed = await call(service, "task_status", { taskId: second, waitSeconds: 0 });
     expect(failed.isError).toBe(true);
     expect(failed.structuredContent).toMatchObject({ status: "failed", error: { code: -32603 } });
@@ -162,7 +202,7 @@ describe("task_status", () => {
     expect(text(await call(service, "task_status", { taskId, waitSeconds: 0 }))).toMatch(/each call waits up to 40 s/);
   });
 
-  it("says a cancelled job was cancelled once, not \"cancelled (cancelled)\"", async () => {
+  it('says a cancelled job was cancelled once, not "cancelled (cancelled)"', async () => {
     const { service, scripted } = setup();
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
     scripted.update(scripted.lastJob(), cancelledSnapshot());
@@ -170,7 +210,9 @@ describe("task_status", () => {
     // A second job: an ended job's snapshot is kept, so the first one's cannot change.
     const second = (await call(service, "scripted_job", {})).structuredContent.taskId;
     scripted.update(scripted.lastJob(), { ...cancelledSnapshot(), message: "cancelled by alice" });
-    expect(text(await call(service, "task_status", { taskId: second }))).toBe("scripted_job was cancelled (cancelled by alice); it has no result.");
+    expect(text(await call(service, "task_status", { taskId: second }))).toBe(
+      "scripted_job was cancelled (cancelled by alice); it has no result.",
+    );
   });
 
   it("answers after waitSeconds with the job still working", async () => {
@@ -185,7 +227,10 @@ describe("task_status", () => {
     const { service, scripted } = setup();
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
     const reads = scripted.calls.getStatus;
-    for (const [args, caller] of [[{ taskId: taskId.slice(0, -3) + "AAA" }, alice], [{ taskId }, { principal: "bob", signal: alice.signal }]] as const) {
+    for (const [args, caller] of [
+      [{ taskId: taskId.slice(0, -3) + "AAA" }, alice],
+      [{ taskId }, { principal: "bob", signal: alice.signal }],
+    ] as const) {
       const result = await call(service, "task_status", args, caller);
       expect(result.isError).toBe(true);
       expect(text(result)).toMatch(/Task not found/);
@@ -218,10 +263,17 @@ describe("task_answer and task_cancel", () => {
     expect(text(missing)).toMatch(/content\.approve/);
     expect(scripted.calls.respond).toBe(0);
 
-    const sent = await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true, comment: "ship it" } });
+    const sent = await call(service, "task_answer", {
+      taskId,
+      key,
+      action: "accept",
+      content: { approve: true, comment: "ship it" },
+    });
     expect(sent.isError).toBeUndefined();
     expect(sent.structuredContent).toEqual({ taskId, key, action: "accept", sent: true });
-    expect(scripted.onlyJob().responses).toEqual([{ [key]: { action: "accept", content: { approve: true, comment: "ship it" } } }]);
+    expect(scripted.onlyJob().responses).toEqual([
+      { [key]: { action: "accept", content: { approve: true, comment: "ship it" } } },
+    ]);
 
     // The upstream recorded it: the key is no longer outstanding, and a second answer sends nothing.
     scripted.update(scripted.onlyJob(), workingSnapshot("deploying"));
@@ -236,7 +288,12 @@ describe("task_answer and task_cancel", () => {
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
     scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalWithDefault() }));
     for (const content of [{}, undefined, { comment: "fine" }]) {
-      const refused = await call(service, "task_answer", { taskId, key: "gate", action: "accept", ...(content ? { content } : {}) });
+      const refused = await call(service, "task_answer", {
+        taskId,
+        key: "gate",
+        action: "accept",
+        ...(content ? { content } : {}),
+      });
       expect(refused.isError).toBe(true);
       expect(text(refused)).toBe(
         "Invalid answer to question gate of scripted_job: content.approve: required, and missing from the answer. Nothing was sent; correct it and call task_answer again.",
@@ -250,10 +307,20 @@ describe("task_answer and task_cancel", () => {
   it("tasks/update: an accept without a required field is -32602 naming it, and nothing is sent", async () => {
     const { service, scripted } = setup();
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
-    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalWithDefault(), other: approvalRequest() }));
-    const refused = service.updateTask(taskId, { other: { action: "decline" }, gate: { action: "accept", content: { comment: "fine" } } }, alice);
+    scripted.update(
+      scripted.onlyJob(),
+      inputRequiredSnapshot({ gate: approvalWithDefault(), other: approvalRequest() }),
+    );
+    const refused = service.updateTask(
+      taskId,
+      { other: { action: "decline" }, gate: { action: "accept", content: { comment: "fine" } } },
+      alice,
+    );
     await expect(refused).rejects.toThrow(TaskProtocolError);
-    await expect(refused).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("inputResponses.gate.content.approve") });
+    await expect(refused).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("inputResponses.gate.content.approve"),
+    });
     expect(scripted.calls.respond).toBe(0);
   });
 
@@ -274,7 +341,11 @@ describe("task_answer and task_cancel", () => {
     expect(text(requested)).toMatch(/requested.*may still finish/);
     expect(scripted.calls.cancel).toBe(1);
     scripted.update(scripted.onlyJob(), completedSnapshot());
-    expect((await call(service, "task_cancel", { taskId })).structuredContent).toEqual({ taskId, status: "completed", cancelRequested: false });
+    expect((await call(service, "task_cancel", { taskId })).structuredContent).toEqual({
+      taskId,
+      status: "completed",
+      cancelRequested: false,
+    });
     expect(scripted.calls.cancel).toBe(1);
   });
 });
@@ -295,7 +366,14 @@ describe("concurrent answers to one question", () => {
     // Two connections of one caller: their own request lifetimes.
     const other = { principal: "alice", signal: new AbortController().signal };
     const decisions = [true, false, true, false];
-    const answers = decisions.map((approve, index) => call(service, "task_answer", { taskId, key, action: "accept", content: { approve } }, index % 2 === 0 ? alice : other));
+    const answers = decisions.map((approve, index) =>
+      call(
+        service,
+        "task_answer",
+        { taskId, key, action: "accept", content: { approve } },
+        index % 2 === 0 ? alice : other,
+      ),
+    );
     await vi.waitUntil(() => scripted.calls.respond === 1, { timeout: 5_000, interval: 2 });
     // tasks/update while the first delivery is under way: it waits for it, then finds the key answered.
     const update = service.updateTask(taskId, { [key]: { action: "decline" } }, alice);
@@ -306,14 +384,20 @@ describe("concurrent answers to one question", () => {
     const sent = results.map((result) => result.structuredContent["sent"]);
     expect(sent.filter(Boolean)).toHaveLength(1);
     const winner = sent.indexOf(true);
-    expect(scripted.onlyJob().responses).toEqual([{ [key]: { action: "accept", content: { approve: decisions[winner] } } }]);
+    expect(scripted.onlyJob().responses).toEqual([
+      { [key]: { action: "accept", content: { approve: decisions[winner] } } },
+    ]);
     for (const result of results.filter((_result, index) => index !== winner)) {
       expect(result.isError).toBe(true);
       expect(result.structuredContent).toEqual({ taskId, key, action: "accept", sent: false });
-      expect(text(result)).toBe(`Question ${key} of scripted_job is not outstanding (already answered); nothing was sent. The job is input_required.`);
+      expect(text(result)).toBe(
+        `Question ${key} of scripted_job is not outstanding (already answered); nothing was sent. The job is input_required.`,
+      );
     }
     // Later answers too, while the upstream still lists the question.
-    expect((await call(service, "task_answer", { taskId, key, action: "decline" })).structuredContent["sent"]).toBe(false);
+    expect((await call(service, "task_answer", { taskId, key, action: "decline" })).structuredContent["sent"]).toBe(
+      false,
+    );
     expect(await service.updateTask(taskId, { [key]: { action: "decline" } }, alice)).toEqual([]);
     expect(scripted.calls.respond).toBe(1);
   });
@@ -325,12 +409,16 @@ describe("concurrent answers to one question", () => {
     const respond = scripted.adapter.doRespond!.bind(scripted.adapter);
     let failures = 1;
     scripted.adapter.doRespond = async (ref, responses, context) => {
-      if (failures-- > 0) throw new UpstreamError("the approval endpoint answered 503", { httpStatus: 503, isRetryable: true });
+      if (failures-- > 0)
+        throw new UpstreamError("the approval endpoint answered 503", { httpStatus: 503, isRetryable: true });
       await respond(ref, responses, context);
     };
     const failed = await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } });
     expect(failed.isError).toBe(true);
-    expect((await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } })).structuredContent["sent"]).toBe(true);
+    expect(
+      (await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } }))
+        .structuredContent["sent"],
+    ).toBe(true);
   });
 });
 
@@ -347,7 +435,10 @@ describe("model turns", () => {
         clock.now += milliseconds;
         const elapsed = clock.now - startedAt;
         // A new progress line every 15 s must not end a wait; the job ends after 10 minutes.
-        scripted.update(scripted.onlyJob(), elapsed >= 600_000 ? completedSnapshot() : workingSnapshot(`minute ${Math.floor(elapsed / 15_000) / 4}`));
+        scripted.update(
+          scripted.onlyJob(),
+          elapsed >= 600_000 ? completedSnapshot() : workingSnapshot(`minute ${Math.floor(elapsed / 15_000) / 4}`),
+        );
       },
     });
     const startedAt = clock.now;
@@ -368,21 +459,40 @@ describe("task_status with a client that shows forms itself", () => {
   it("delivers the user's answer and keeps waiting; a dismissed or invalid form leaves the question to the model", async () => {
     const { service, scripted } = setup({ onRespond: (job) => scripted.update(job, completedSnapshot("deployed")) });
     const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
-    const ask = (response: { action: "accept" | "decline" | "cancel"; content?: Record<string, string | number | boolean | string[]> }) => {
+    const ask = (response: {
+      action: "accept" | "decline" | "cancel";
+      content?: Record<string, string | number | boolean | string[]>;
+    }) => {
       const asked: string[] = [];
-      return { asked, askUser: async (request: { params: { message: string } }) => (asked.push(request.params.message), response) };
+      return {
+        asked,
+        askUser: async (request: { params: { message: string } }) => (asked.push(request.params.message), response),
+      };
     };
-    for (const response of [{ action: "cancel" as const }, { action: "accept" as const, content: { approve: "yes" } }]) {
+    for (const response of [
+      { action: "cancel" as const },
+      { action: "accept" as const, content: { approve: "yes" } },
+    ]) {
       const { asked, askUser } = ask(response);
-      const left = (await service.callTool("task_status", { taskId, waitSeconds: 1 }, { ...alice, tasksDeclared: false, askUser })) as CallToolResult;
+      const left = (await service.callTool(
+        "task_status",
+        { taskId, waitSeconds: 1 },
+        { ...alice, tasksDeclared: false, askUser },
+      )) as CallToolResult;
       expect(asked).toEqual(["Approve the deployment?"]);
       expect(left.structuredContent?.["status"]).toBe("input_required");
     }
     expect(scripted.calls.respond).toBe(0);
     const { askUser } = ask({ action: "accept", content: { approve: true } });
-    const done = (await service.callTool("task_status", { taskId, waitSeconds: 5 }, { ...alice, tasksDeclared: false, askUser })) as CallToolResult;
+    const done = (await service.callTool(
+      "task_status",
+      { taskId, waitSeconds: 5 },
+      { ...alice, tasksDeclared: false, askUser },
+    )) as CallToolResult;
     expect(done.structuredContent?.["status"]).toBe("completed");
-    expect(scripted.onlyJob().responses).toEqual([{ "job-1-approval-1": { action: "accept", content: { approve: true } } }]);
+    expect(scripted.onlyJob().responses).toEqual([
+      { "job-1-approval-1": { action: "accept", content: { approve: true } } },
+    ]);
   });
 });
 
@@ -393,7 +503,11 @@ describe("an expired task", () => {
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
     now += 61_000;
     const reads = scripted.calls.getStatus;
-    for (const [name, args] of [["task_status", { taskId }], ["task_answer", { taskId, key: "k", action: "decline" }], ["task_cancel", { taskId }]] as const) {
+    for (const [name, args] of [
+      ["task_status", { taskId }],
+      ["task_answer", { taskId, key: "k", action: "decline" }],
+      ["task_cancel", { taskId }],
+    ] as const) {
       const result = await call(service, name, args);
       expect(result.isError, name).toBe(true);
       expect(text(result), name).toMatch(/Task has expired/);
@@ -404,7 +518,9 @@ describe("an expired task", () => {
 
 /** The demo's and GitHub's approval form: approve starts false in a form's UI. */
 function approvalWithDefault(): InputRequest {
-  const request = approvalRequest() as InputRequest & { params: { requestedSchema: { properties: Record<string, Record<string, unknown>> } } };
+  const request = approvalRequest() as InputRequest & {
+    params: { requestedSchema: { properties: Record<string, Record<string, unknown>> } };
+  };
   request.params.requestedSchema.properties["approve"] = { type: "boolean", title: "Approve", default: false };
   request.params.requestedSchema.properties["comment"] = { type: "string", default: "no comment" };
   return request;

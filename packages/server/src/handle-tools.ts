@@ -58,11 +58,20 @@ export class HandleTools {
     try {
       switch (name) {
         case "task_status":
-          return await this.#status(validateToolInput(name, handleToolInputSchemas.task_status, args) as StatusArguments, caller);
+          return await this.#status(
+            validateToolInput(name, handleToolInputSchemas.task_status, args) as StatusArguments,
+            caller,
+          );
         case "task_answer":
-          return await this.#answer(validateToolInput(name, handleToolInputSchemas.task_answer, args) as AnswerArguments, caller);
+          return await this.#answer(
+            validateToolInput(name, handleToolInputSchemas.task_answer, args) as AnswerArguments,
+            caller,
+          );
         case "task_cancel":
-          return await this.#cancel(validateToolInput(name, handleToolInputSchemas.task_cancel, args) as { taskId: string }, caller);
+          return await this.#cancel(
+            validateToolInput(name, handleToolInputSchemas.task_cancel, args) as { taskId: string },
+            caller,
+          );
       }
     } catch (error) {
       // Unusable ids, refused answers and upstream faults: the model reads them, as tasks/* clients read -32602.
@@ -75,7 +84,13 @@ export class HandleTools {
    * The first answer to a job tool called without the extension: wait up to waitMs for a quick finish (or a
    * question), then answer with the result or the handle. The job is never cancelled for running longer.
    */
-  async firstAnswer(options: { read: () => Promise<DetailedTask>; waitMs: number; signal: AbortSignal; toolName: string; pollIntervalMs: number }): Promise<CallToolResult> {
+  async firstAnswer(options: {
+    read: () => Promise<DetailedTask>;
+    waitMs: number;
+    signal: AbortSignal;
+    toolName: string;
+    pollIntervalMs: number;
+  }): Promise<CallToolResult> {
     const { task, busy } = await this.#wait(options.read, options.waitMs, options.signal, options.pollIntervalMs);
     return firstAnswer({ task, toolName: options.toolName, pollIntervalMs: options.pollIntervalMs, busy });
   }
@@ -84,18 +99,35 @@ export class HandleTools {
     const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
     const deadline = this.#options.now() + (args.waitSeconds ?? defaultStatusWaitSeconds) * 1000;
     const read = () => this.#tasks.getTask(args.taskId, caller);
-    let { task, busy } = await this.#wait(read, deadline - this.#options.now(), caller.signal, pollIntervalMs, caller.onProgress);
+    let { task, busy } = await this.#wait(
+      read,
+      deadline - this.#options.now(),
+      caller.signal,
+      pollIntervalMs,
+      caller.onProgress,
+    );
     // A question the user answered in the client's own form is delivered, and the wait goes on; without
     // an answer (no form, dismissed, too slow) the model gets the question and task_answer, as always.
     while (task.status === "input_required" && caller.askUser && deadline - this.#options.now() > 0) {
       if (!(await this.#askUser(args.taskId, task.inputRequests, deadline - this.#options.now(), caller))) break;
-      ({ task, busy } = await this.#wait(read, Math.max(0, deadline - this.#options.now()), caller.signal, pollIntervalMs, caller.onProgress));
+      ({ task, busy } = await this.#wait(
+        read,
+        Math.max(0, deadline - this.#options.now()),
+        caller.signal,
+        pollIntervalMs,
+        caller.onProgress,
+      ));
     }
     return statusAnswer({ task, toolName, pollIntervalMs, busy });
   }
 
   /** Put the first outstanding question to the user; true when an answer reached the upstream. */
-  async #askUser(taskId: string, inputRequests: Record<string, InputRequest>, timeoutMs: number, caller: HandleCaller): Promise<boolean> {
+  async #askUser(
+    taskId: string,
+    inputRequests: Record<string, InputRequest>,
+    timeoutMs: number,
+    caller: HandleCaller,
+  ): Promise<boolean> {
     const [key, request] = Object.entries(inputRequests)[0] ?? [];
     if (key === undefined || request === undefined || !caller.askUser) return false;
     const response = await caller.askUser(request, timeoutMs).catch(() => undefined);
@@ -110,21 +142,42 @@ export class HandleTools {
     const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
     const task = await this.#tasks.getTask(args.taskId, caller);
     const request = task.status === "input_required" ? task.inputRequests[args.key] : undefined;
-    if (!request || this.#tasks.wasAnswered(args.taskId, args.key, caller.principal)) return this.#notOutstanding(args, task, toolName, pollIntervalMs, caller);
+    if (!request || this.#tasks.wasAnswered(args.taskId, args.key, caller.principal))
+      return this.#notOutstanding(args, task, toolName, pollIntervalMs, caller);
     const checked = checkFormAnswer(request, args.action, args.content);
     if (!checked.ok) {
-      return toolError(`Invalid answer to question ${args.key} of ${toolName}: ${checked.field}: ${checked.problem}. Nothing was sent; correct it and call task_answer again.`);
+      return toolError(
+        `Invalid answer to question ${args.key} of ${toolName}: ${checked.field}: ${checked.problem}. Nothing was sent; correct it and call task_answer again.`,
+      );
     }
     const delivered = await this.#tasks.updateTask(args.taskId, { [args.key]: checked.response }, caller);
     // Answered meanwhile by someone else, or superseded between the two reads: still sent at most once.
-    if (!delivered.includes(args.key)) return this.#notOutstanding(args, await this.#tasks.getTask(args.taskId, caller), toolName, pollIntervalMs, caller);
+    if (!delivered.includes(args.key))
+      return this.#notOutstanding(
+        args,
+        await this.#tasks.getTask(args.taskId, caller),
+        toolName,
+        pollIntervalMs,
+        caller,
+      );
     return {
-      content: [{ type: "text", text: `Sent "${args.action}" to question ${args.key} of ${toolName}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.` }],
+      content: [
+        {
+          type: "text",
+          text: `Sent "${args.action}" to question ${args.key} of ${toolName}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
+        },
+      ],
       structuredContent: { taskId: args.taskId, key: args.key, action: args.action, sent: true },
     };
   }
 
-  #notOutstanding(args: AnswerArguments, task: DetailedTask, toolName: string, pollIntervalMs: number, caller: HandleCaller): CallToolResult {
+  #notOutstanding(
+    args: AnswerArguments,
+    task: DetailedTask,
+    toolName: string,
+    pollIntervalMs: number,
+    caller: HandleCaller,
+  ): CallToolResult {
     const answered = (key: string) => this.#tasks.wasAnswered(args.taskId, key, caller.principal);
     return notOutstanding(args, { task, toolName, pollIntervalMs }, answered(args.key), answered);
   }
@@ -190,8 +243,14 @@ interface AnswerArguments {
   content?: Record<string, unknown>;
 }
 
-function notOutstanding(args: AnswerArguments, view: HandleView, alreadyAnswered: boolean, answered: (key: string) => boolean): CallToolResult {
-  const open = view.task.status === "input_required" ? Object.keys(view.task.inputRequests).filter((key) => !answered(key)) : [];
+function notOutstanding(
+  args: AnswerArguments,
+  view: HandleView,
+  alreadyAnswered: boolean,
+  answered: (key: string) => boolean,
+): CallToolResult {
+  const open =
+    view.task.status === "input_required" ? Object.keys(view.task.inputRequests).filter((key) => !answered(key)) : [];
   const questions = open.length > 0 ? ` Outstanding now: ${open.join(", ")}.` : "";
   const why = alreadyAnswered ? "already answered" : "already answered, superseded or never asked";
   return toolError(

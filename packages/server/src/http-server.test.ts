@@ -53,7 +53,10 @@ interface WireAnswer {
 }
 
 /** One POST over node:http, so the Host header, keep-alive and the socket are the test's to see. */
-function post(url: URL, options: { headers?: Record<string, string>; body?: string; agent?: Agent } = {}): Promise<WireAnswer> {
+function post(
+  url: URL,
+  options: { headers?: Record<string, string>; body?: string; agent?: Agent } = {},
+): Promise<WireAnswer> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
       url,
@@ -70,11 +73,15 @@ function post(url: URL, options: { headers?: Record<string, string>; body?: stri
       },
       (incoming) => {
         const socket = incoming.socket;
-        const socketClosed = new Promise<void>((closed) => (socket.destroyed ? closed() : socket.once("close", () => closed())));
+        const socketClosed = new Promise<void>((closed) =>
+          socket.destroyed ? closed() : socket.once("close", () => closed()),
+        );
         let body = "";
         incoming.setEncoding("utf8");
         incoming.on("data", (chunk: string) => (body += chunk));
-        incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body, socketClosed }));
+        incoming.on("end", () =>
+          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body, socketClosed }),
+        );
       },
     );
     outgoing.on("error", reject);
@@ -83,7 +90,14 @@ function post(url: URL, options: { headers?: Record<string, string>; body?: stri
 }
 
 function requestHead(url: URL, headers: Record<string, string>): string {
-  const lines = [`POST ${url.pathname} HTTP/1.1`, `host: ${url.host}`, "content-type: application/json", "accept: application/json, text/event-stream", "mcp-protocol-version: 2026-07-28", "mcp-method: tools/list"];
+  const lines = [
+    `POST ${url.pathname} HTTP/1.1`,
+    `host: ${url.host}`,
+    "content-type: application/json",
+    "accept: application/json, text/event-stream",
+    "mcp-protocol-version: 2026-07-28",
+    "mcp-method: tools/list",
+  ];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
@@ -117,12 +131,14 @@ function completeBody(text: string): string {
   const [head, rest] = [text.slice(0, split), text.slice(split + 4)];
   const length = /\r\ncontent-length: (\d+)/i.exec(head)?.[1];
   if (length !== undefined) {
-    if (Buffer.byteLength(rest) !== Number(length)) throw new Error(`answer cut short: ${Buffer.byteLength(rest)} of ${length} bytes`);
+    if (Buffer.byteLength(rest) !== Number(length))
+      throw new Error(`answer cut short: ${Buffer.byteLength(rest)} of ${length} bytes`);
     return rest;
   }
-  if (!/\r\ntransfer-encoding: chunked/i.test(head)) throw new Error("answer with neither Content-Length nor chunked encoding");
+  if (!/\r\ntransfer-encoding: chunked/i.test(head))
+    throw new Error("answer with neither Content-Length nor chunked encoding");
   let body = "";
-  for (let at = 0; ; ) {
+  for (let at = 0; ;) {
     const sizeEnd = rest.indexOf("\r\n", at);
     if (sizeEnd < 0) throw new Error("answer cut short inside its chunks");
     const size = parseInt(rest.slice(at, sizeEnd), 16);
@@ -140,7 +156,11 @@ describe("Origin", () => {
     const { url } = await start();
     const refused = await post(url, { headers: { origin: "https://evil.example" } });
     expect(refused.status).toBe(403);
-    expect(JSON.parse(refused.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000, message: expect.stringContaining("Origin") } });
+    expect(JSON.parse(refused.body)).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, message: expect.stringContaining("Origin") },
+    });
     expect((await post(url, { headers: { origin: "null" } })).status).toBe(403);
   });
 
@@ -192,7 +212,11 @@ describe("request bodies", () => {
 
   it("logs a client that leaves mid-body below error level, without a stack", async () => {
     const { url, entries } = await start();
-    const outgoing = httpRequest(url, { method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": "1000" } });
+    const outgoing = httpRequest(url, {
+      method: "POST",
+      agent: false,
+      headers: { "content-type": "application/json", "content-length": "1000" },
+    });
     outgoing.on("error", () => undefined);
     outgoing.write('{"jsonrpc":"2.0",', () => setImmediate(() => outgoing.destroy()));
     await vi.waitFor(() => expect(entries.length).toBeGreaterThan(0), { timeout: 5000 });
@@ -219,17 +243,28 @@ describe("rejected requests", () => {
     const { url } = await start();
     // Announce more than the bound, send just past it, then wait: only the server can end this connection.
     const announced = maxRequestBodyBytes + 1024 * 1024;
-    const exchange = rawExchange(url, requestHead(url, { "content-length": String(announced) }), Buffer.alloc(maxRequestBodyBytes + 64 * 1024, "x"));
+    const exchange = rawExchange(
+      url,
+      requestHead(url, { "content-length": String(announced) }),
+      Buffer.alloc(maxRequestBodyBytes + 64 * 1024, "x"),
+    );
     const answer = await exchange.closedByServer;
     expect(answer.error).toBeUndefined();
     expect(answer.text).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer.text).toMatch(/\r\nconnection: close\r\n/i);
-    expect(JSON.parse(completeBody(answer.text))).toMatchObject({ jsonrpc: "2.0", error: { code: -32600, message: expect.stringContaining(String(maxRequestBodyBytes)) } });
+    expect(JSON.parse(completeBody(answer.text))).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: expect.stringContaining(String(maxRequestBodyBytes)) },
+    });
   });
 
   it("hold none of 50 keep-alive connections refused with a bad token: the server closes each after its 401", async () => {
     const { url } = await start({ tokens: BearerTokens.parse("alice:alice-token-0123456789") });
-    const head = requestHead(url, { authorization: "Bearer not-a-token", connection: "keep-alive", "content-length": String(Buffer.byteLength(toolsList)) });
+    const head = requestHead(url, {
+      authorization: "Bearer not-a-token",
+      connection: "keep-alive",
+      "content-length": String(Buffer.byteLength(toolsList)),
+    });
     const exchanges = Array.from({ length: 50 }, () => rawExchange(url, head, Buffer.from(toolsList)));
     // Bounded: a server that held them would leave every wait below pending until the 5 s timer.
     const closed = await Promise.race([

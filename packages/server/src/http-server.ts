@@ -75,7 +75,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     { onerror: (error) => logger.debug({ err: error }, "MCP request rejected") },
   );
   const serveMcp = toNodeHandler(
-    { fetch: async (request, requestOptions) => stripTaskResultContentFromResponse(request, await handler.fetch(request, requestOptions)) },
+    {
+      fetch: async (request, requestOptions) =>
+        stripTaskResultContentFromResponse(request, await handler.fetch(request, requestOptions)),
+    },
     { onerror: (error) => logger.error({ err: error }, "MCP handler failed") },
   );
 
@@ -138,10 +141,26 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       return;
     }
     const listen = parseTaskListenRequest(body.value);
-    if (listen && serveHttpTaskListen({ listen, body: body.value, request, response, principal, service, logger, ...(options.subscriptionIntervalMs !== undefined ? { intervalMs: options.subscriptionIntervalMs } : {}) })) {
+    if (
+      listen &&
+      serveHttpTaskListen({
+        listen,
+        body: body.value,
+        request,
+        response,
+        principal,
+        service,
+        logger,
+        ...(options.subscriptionIntervalMs !== undefined ? { intervalMs: options.subscriptionIntervalMs } : {}),
+      })
+    ) {
       return;
     }
-    const paramMismatch = mcpParamHeaderMismatch(body.value, request.headers, (name) => service.registry.tool(name)?.descriptor.inputSchema);
+    const paramMismatch = mcpParamHeaderMismatch(
+      body.value,
+      request.headers,
+      (name) => service.registry.tool(name)?.descriptor.inputSchema,
+    );
     if (paramMismatch) {
       writeJson(response, 400, paramMismatch);
       return;
@@ -154,8 +173,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
       // The one start-up failure people meet often; say what to do instead of a stack trace.
-      if (error.code === "EADDRINUSE") reject(new ConfigError("port", `${host}:${port} is already in use; choose another port (PORT or --port)`));
-      else if (error.code === "EACCES") reject(new ConfigError("port", `${host}:${port} may not be opened by this user; choose a port above 1023`));
+      if (error.code === "EADDRINUSE")
+        reject(new ConfigError("port", `${host}:${port} is already in use; choose another port (PORT or --port)`));
+      else if (error.code === "EACCES")
+        reject(new ConfigError("port", `${host}:${port} may not be opened by this user; choose a port above 1023`));
       else reject(error);
     });
     server.listen(port, host, () => {

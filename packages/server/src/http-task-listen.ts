@@ -34,7 +34,11 @@ export function serveHttpTaskListen(options: HttpTaskListenOptions): boolean {
   if (classified.kind === "legacy") return false;
   if (classified.kind === "reject") {
     const data = classified.data !== undefined ? { data: classified.data } : {};
-    writeJson(response, classified.httpStatus, { jsonrpc: "2.0", id: listen.id, error: { code: classified.code, message: classified.message, ...data } });
+    writeJson(response, classified.httpStatus, {
+      jsonrpc: "2.0",
+      id: listen.id,
+      error: { code: classified.code, message: classified.message, ...data },
+    });
     return true;
   }
   // The SDK checks the header's presence later, in its own handler, which this request never reaches.
@@ -44,7 +48,8 @@ export function serveHttpTaskListen(options: HttpTaskListenOptions): boolean {
       id: listen.id,
       error: {
         code: -32020,
-        message: "Bad Request: the request headers and body disagree: the body names method subscriptions/listen but the required Mcp-Method header is absent",
+        message:
+          "Bad Request: the request headers and body disagree: the body names method subscriptions/listen but the required Mcp-Method header is absent",
       },
     });
     return true;
@@ -65,7 +70,11 @@ export function serveHttpTaskListen(options: HttpTaskListenOptions): boolean {
     void runTaskSubscription({ ...common, send: (message) => writeJson(response, 200, message) });
     return true;
   }
-  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" });
+  response.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache, no-transform",
+    connection: "keep-alive",
+  });
   const keepAlive = setInterval(() => response.write(": keepalive\n\n"), 15_000);
   keepAlive.unref();
   void runTaskSubscription({

@@ -38,13 +38,24 @@ function adapterStartingAs(first: JobSnapshot | undefined) {
   return { service, counts };
 }
 
-const caller = (tasksDeclared: boolean) => ({ principal: "alice", signal: new AbortController().signal, tasksDeclared });
-const finished: JobSnapshot = { status: "completed", rawStatus: "succeeded", result: { content: [{ type: "text", text: "Hello, World!" }] } };
+const caller = (tasksDeclared: boolean) => ({
+  principal: "alice",
+  signal: new AbortController().signal,
+  tasksDeclared,
+});
+const finished: JobSnapshot = {
+  status: "completed",
+  rawStatus: "succeeded",
+  result: { content: [{ type: "text", text: "Hello, World!" }] },
+};
 
 describe("the immediate-result shortcut", () => {
   it("answers a client with the extension with the plain result of a job finished at its start", async () => {
     const { service, counts } = adapterStartingAs(finished);
-    const result = (await service.callTool("instant_job", {}, caller(true))) as CallToolResult & { resultType?: string; taskId?: string };
+    const result = (await service.callTool("instant_job", {}, caller(true))) as CallToolResult & {
+      resultType?: string;
+      taskId?: string;
+    };
     expect(result).toEqual(finished.result);
     expect(result.taskId).toBeUndefined();
     // Nothing to poll: the first snapshot was the last.
@@ -58,7 +69,11 @@ describe("the immediate-result shortcut", () => {
   });
 
   it("keeps a tool error as the result: a job that ran and failed is still a result", async () => {
-    const failedRun: JobSnapshot = { status: "completed", rawStatus: "failed", result: { content: [{ type: "text", text: "exit 1" }], isError: true } };
+    const failedRun: JobSnapshot = {
+      status: "completed",
+      rawStatus: "failed",
+      result: { content: [{ type: "text", text: "exit 1" }], isError: true },
+    };
     const { service } = adapterStartingAs(failedRun);
     expect(await service.callTool("instant_job", {}, caller(true))).toEqual(failedRun.result);
   });

@@ -46,19 +46,32 @@ const capabilityFor: Readonly<Record<StartInputRequest["method"], string>> = {
  * `requestState`, which carries earlier rounds' answers, sealed), and only when nothing is left unanswered
  * does the job start (and, with the extension, a task exist). Nothing is kept on the server.
  */
-export function askBeforeStart(tool: JobTool, input: unknown, call: BeforeStartCall, sealer: TaskIdSealer, now: number): BeforeStart {
+export function askBeforeStart(
+  tool: JobTool,
+  input: unknown,
+  call: BeforeStartCall,
+  sealer: TaskIdSealer,
+  now: number,
+): BeforeStart {
   if (!tool.inputBeforeStart) return { kind: "start" };
   const { inputResponses } = call;
   if (inputResponses === undefined) {
-    return refuse(`${tool.name} asks questions before it starts, which only a client of protocol 2026-07-28 can answer.`);
+    return refuse(
+      `${tool.name} asks questions before it starts, which only a client of protocol 2026-07-28 can answer.`,
+    );
   }
-  const answers = call.requestState === undefined ? {} : openBeforeStartState(sealer, tool.name, call.principal, call.requestState, now);
+  const answers =
+    call.requestState === undefined
+      ? {}
+      : openBeforeStartState(sealer, tool.name, call.principal, call.requestState, now);
   // Only answers to questions the tool asks are read (and checked); other keys are ignored, as stale or
   // unrelated answers are on tasks/update. A question may depend on an earlier answer, so ask again until
   // the answers at hand settle nothing more (each pass reads at least one new key: bounded).
   for (;;) {
     const outstanding = questionsLeft(tool, input, answers);
-    const answered = Object.keys(outstanding).filter((key) => Object.hasOwn(inputResponses, key) && !Object.hasOwn(answers, key));
+    const answered = Object.keys(outstanding).filter(
+      (key) => Object.hasOwn(inputResponses, key) && !Object.hasOwn(answers, key),
+    );
     if (answered.length > 0) {
       for (const key of answered) answers[key] = parseStartInputResponse(key, outstanding[key]!, inputResponses[key]);
       continue;
@@ -81,7 +94,9 @@ function ask(
     requestState = sealBeforeStartState(sealer, toolName, call.principal, answers, now);
   } catch (error) {
     if (!(error instanceof TaskIdTooLongError)) throw error;
-    return refuse(`The answers given to ${toolName} so far are too long to carry to the next question; answer more briefly.`);
+    return refuse(
+      `The answers given to ${toolName} so far are too long to carry to the next question; answer more briefly.`,
+    );
   }
   return { kind: "ask", result: { resultType: "input_required", inputRequests, requestState } };
 }
@@ -90,8 +105,12 @@ function ask(
  * The questions this client can answer. A server must not rely on a capability the client did not
  * declare: questions it cannot answer are left out, and when none is left the call is refused (-32021).
  */
-function answerable(outstanding: Record<string, StartInputRequest>, capabilities: Readonly<Record<string, unknown>>): Record<string, StartInputRequest> {
-  const declared = (capability: string) => typeof capabilities[capability] === "object" && capabilities[capability] !== null;
+function answerable(
+  outstanding: Record<string, StartInputRequest>,
+  capabilities: Readonly<Record<string, unknown>>,
+): Record<string, StartInputRequest> {
+  const declared = (capability: string) =>
+    typeof capabilities[capability] === "object" && capabilities[capability] !== null;
   const kept = Object.entries(outstanding).filter(([, request]) => declared(capabilityFor[request.method]));
   if (kept.length > 0) return Object.fromEntries(kept);
   const missing = [...new Set(Object.values(outstanding).map((request) => capabilityFor[request.method]))];
@@ -102,13 +121,21 @@ function answerable(outstanding: Record<string, StartInputRequest>, capabilities
   );
 }
 
-function questionsLeft(tool: JobTool, input: unknown, answers: Readonly<Record<string, StartInputResponse>>): Record<string, StartInputRequest> {
+function questionsLeft(
+  tool: JobTool,
+  input: unknown,
+  answers: Readonly<Record<string, StartInputResponse>>,
+): Record<string, StartInputRequest> {
   try {
     return tool.inputBeforeStart?.(input, answers) ?? {};
   } catch (error) {
     // The tool refusing an answer's content (a field of the wrong type) is the client's to fix.
     if (!(error instanceof InvalidToolInputError)) throw error;
-    throw new TaskProtocolError(errorCodes.invalidParams, `Invalid params: inputResponses: ${error.field}: ${error.problem}`, { field: error.field });
+    throw new TaskProtocolError(
+      errorCodes.invalidParams,
+      `Invalid params: inputResponses: ${error.field}: ${error.problem}`,
+      { field: error.field },
+    );
   }
 }
 

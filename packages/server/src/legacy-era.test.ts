@@ -23,7 +23,11 @@ async function legacyToolCall(clientsWithoutTasks: ClientsWithoutTasks) {
   http = await startHttpServer({ service, logger: createSilentLogger(), name: "legacy", version: "1.0.0", port: 0 });
   const response = await fetch(http.url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
@@ -31,7 +35,9 @@ async function legacyToolCall(clientsWithoutTasks: ClientsWithoutTasks) {
       params: {
         name: "scripted_job",
         arguments: {},
-        _meta: { "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } },
+        _meta: {
+          "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+        },
       },
     }),
   });

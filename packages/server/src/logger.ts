@@ -13,7 +13,16 @@ export function createLogger(options: { level?: string; name?: string } = {}): L
       name: options.name ?? "jobtasks",
       level: options.level ?? process.env["JOBTASKS_LOG_LEVEL"] ?? "info",
       redact: {
-        paths: ["authorization", "*.authorization", "headers.authorization", "*.headers.authorization", "token", "*.token", "secret", "*.secret"],
+        paths: [
+          "authorization",
+          "*.authorization",
+          "headers.authorization",
+          "*.headers.authorization",
+          "token",
+          "*.token",
+          "secret",
+          "*.secret",
+        ],
         censor: "[redacted]",
       },
     },

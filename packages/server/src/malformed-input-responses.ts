@@ -6,21 +6,38 @@ import { errorCodes } from "./protocol-error.js";
  * (`"yes"`, a list) into `{}` and an entry that is not one into nothing, so a handler would acknowledge an
  * answer that was never delivered. Both are refused here, from the raw message, before the SDK sees it.
  */
-export function malformedInputResponses(message: unknown): { jsonrpc: "2.0"; id: string | number; error: { code: number; message: string; data: { field: string } } } | undefined {
+export function malformedInputResponses(
+  message: unknown,
+):
+  | { jsonrpc: "2.0"; id: string | number; error: { code: number; message: string; data: { field: string } } }
+  | undefined {
   if (!isPlainObject(message) || message["method"] !== "tasks/update") return undefined;
   const id = message["id"];
   const params = message["params"];
-  if ((typeof id !== "string" && typeof id !== "number") || !isPlainObject(params) || !("inputResponses" in params)) return undefined;
+  if ((typeof id !== "string" && typeof id !== "number") || !isPlainObject(params) || !("inputResponses" in params))
+    return undefined;
   const problem = inputResponsesProblem(params["inputResponses"]);
   if (!problem) return undefined;
-  return { jsonrpc: "2.0", id, error: { code: errorCodes.invalidParams, message: `Invalid params: ${problem.field} ${problem.expected}`, data: { field: problem.field } } };
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: errorCodes.invalidParams,
+      message: `Invalid params: ${problem.field} ${problem.expected}`,
+      data: { field: problem.field },
+    },
+  };
 }
 
 function inputResponsesProblem(value: unknown): { field: string; expected: string } | undefined {
-  if (!isPlainObject(value)) return { field: "inputResponses", expected: "must be an object mapping each input request key to its answer" };
+  if (!isPlainObject(value))
+    return { field: "inputResponses", expected: "must be an object mapping each input request key to its answer" };
   for (const [key, answer] of Object.entries(value)) {
     if (!isPlainObject(answer) || "method" in answer || "result" in answer) {
-      return { field: `inputResponses.${key}`, expected: 'must be the answer itself, an object such as {"action": "accept", "content": {...}}' };
+      return {
+        field: `inputResponses.${key}`,
+        expected: 'must be the answer itself, an object such as {"action": "accept", "content": {...}}',
+      };
     }
   }
   return undefined;

@@ -27,7 +27,8 @@ export function headerParametersOf(schema: Record<string, unknown>, path: string
     if (typeof child !== "object" || child === null) continue;
     const property = child as Record<string, unknown>;
     const header = property["x-mcp-header"];
-    if (typeof header === "string" && header !== "") found.push({ path: [...path, name], header, type: property["type"] });
+    if (typeof header === "string" && header !== "")
+      found.push({ path: [...path, name], header, type: property["type"] });
     found.push(...headerParametersOf(property, [...path, name]));
   }
   return found;
@@ -73,15 +74,25 @@ export function mcpParamHeaderMismatch(
   for (const parameter of parameters) {
     const bodyValue = valueAt(message.params.arguments, parameter.path);
     if (bodyValue === undefined || bodyValue === null) continue;
-    const expected = typeof bodyValue === "boolean" ? String(bodyValue) : typeof bodyValue === "number" || typeof bodyValue === "string" ? String(bodyValue) : undefined;
+    const expected =
+      typeof bodyValue === "boolean"
+        ? String(bodyValue)
+        : typeof bodyValue === "number" || typeof bodyValue === "string"
+          ? String(bodyValue)
+          : undefined;
     if (expected === undefined) continue;
     const headerName = `Mcp-Param-${parameter.header}`;
     const field = parameter.path.join(".");
     const raw = firstValue(headers[headerName.toLowerCase()]);
-    if (raw === undefined) return mismatch(message.id, headerName, `the body carries ${field} but the ${headerName} header is absent`);
+    if (raw === undefined)
+      return mismatch(message.id, headerName, `the body carries ${field} but the ${headerName} header is absent`);
     const decoded = decodeParamHeaderValue(raw.trim());
-    if (decoded === undefined) return mismatch(message.id, headerName, `the ${headerName} header is not valid Base64 of UTF-8 text`);
-    const equal = typeof bodyValue === "number" ? /^-?\d+(\.\d+)?$/.test(decoded) && Number(decoded) === bodyValue : decoded === expected;
+    if (decoded === undefined)
+      return mismatch(message.id, headerName, `the ${headerName} header is not valid Base64 of UTF-8 text`);
+    const equal =
+      typeof bodyValue === "number"
+        ? /^-?\d+(\.\d+)?$/.test(decoded) && Number(decoded) === bodyValue
+        : decoded === expected;
     if (!equal) return mismatch(message.id, headerName, `the ${headerName} header disagrees with ${field} in the body`);
   }
   return undefined;
@@ -91,7 +102,11 @@ function mismatch(id: unknown, header: string, detail: string): Record<string, u
   return {
     jsonrpc: "2.0",
     id: typeof id === "string" || typeof id === "number" ? id : null,
-    error: { code: headerMismatchCode, message: `Bad Request: the request headers and body disagree: ${detail}`, data: { header } },
+    error: {
+      code: headerMismatchCode,
+      message: `Bad Request: the request headers and body disagree: ${detail}`,
+      data: { header },
+    },
   };
 }
 

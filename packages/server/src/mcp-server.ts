@@ -26,8 +26,12 @@ const taskIdParams = z.looseObject({ taskId: z.string() });
 
 /** The client capabilities this request, and only this request, declared in its _meta. */
 function declaredCapabilities(context: ServerContext): Record<string, unknown> | undefined {
-  const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/clientCapabilities"];
-  return typeof capabilities === "object" && capabilities !== null ? (capabilities as Record<string, unknown>) : undefined;
+  const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+    "io.modelcontextprotocol/clientCapabilities"
+  ];
+  return typeof capabilities === "object" && capabilities !== null
+    ? (capabilities as Record<string, unknown>)
+    : undefined;
 }
 
 /** Whether this request, and only this request, declared the tasks extension in its _meta capabilities. */
@@ -46,7 +50,9 @@ function progressTokenOf(context: ServerContext): string | number | undefined {
 
 function progressObserverFor(context: ServerContext) {
   const token = progressTokenOf(context);
-  return token === undefined ? undefined : progressObserver(token, (notification) => context.mcpReq.notify(notification));
+  return token === undefined
+    ? undefined
+    : progressObserver(token, (notification) => context.mcpReq.notify(notification));
 }
 
 /** The echoed multi-round-trip state, as the client sent it (no verify hook is set: the service checks it). */
@@ -150,7 +156,9 @@ function progressReporter(context: ServerContext): { onProgress?: (message: stri
     onProgress: (message) => {
       progress += 1;
       // A lost progress line is no reason to fail the wait.
-      void context.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => undefined);
+      void context.mcpReq
+        .notify({ method: "notifications/progress", params: { progressToken: token, progress, message } })
+        .catch(() => undefined);
     },
   };
 }
@@ -160,14 +168,22 @@ function progressReporter(context: ServerContext): { onProgress?: (message: stri
  * a stateless HTTP request has no initialize, so no declared capabilities): task_status may show it the
  * job's question as a form. The 2026-07-28 protocol has no server-to-client requests.
  */
-function formAsker(server: Server, context: ServerContext): { askUser?: (request: InputRequest, timeoutMs: number) => Promise<ElicitationResponse> } {
+function formAsker(
+  server: Server,
+  context: ServerContext,
+): { askUser?: (request: InputRequest, timeoutMs: number) => Promise<ElicitationResponse> } {
   const elicitation = server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
   if (!elicitation || (Object.keys(elicitation).length > 0 && !("form" in elicitation))) return {};
   return {
     askUser: async (request, timeoutMs) => {
       // Our forms use the elicitation schema subset; the SDK types it more narrowly than the core does.
-      const result = await context.mcpReq.elicitInput(request.params as never, { timeout: timeoutMs, signal: context.mcpReq.signal });
-      return result.content === undefined ? { action: result.action } : { action: result.action, content: result.content as ElicitationResponse["content"] & object };
+      const result = await context.mcpReq.elicitInput(request.params as never, {
+        timeout: timeoutMs,
+        signal: context.mcpReq.signal,
+      });
+      return result.content === undefined
+        ? { action: result.action }
+        : { action: result.action, content: result.content as ElicitationResponse["content"] & object };
     },
   };
 }

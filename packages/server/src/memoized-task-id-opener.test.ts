@@ -3,7 +3,12 @@ import { TaskIdSealer, type TaskReference } from "./task-id.js";
 import { MemoizedTaskIdOpener, type TaskIdOpener } from "./memoized-task-id-opener.js";
 
 const sealer = new TaskIdSealer({ secret: "memoized-opener-test-secret-0123456789abcdef" });
-const reference: TaskReference = { adapter: "scripted", tool: "scripted_job", ref: { jobId: "1" }, createdAt: 1_700_000_000_000 };
+const reference: TaskReference = {
+  adapter: "scripted",
+  tool: "scripted_job",
+  ref: { jobId: "1" },
+  createdAt: 1_700_000_000_000,
+};
 
 /** The sealer, counting how often it is really asked. */
 function countingSealer(): TaskIdOpener & { opens: number } {

@@ -20,14 +20,25 @@ export function parseElicitationResponse(key: string, value: unknown, request?: 
   }
   const content = candidate?.content;
   if (content !== undefined && (typeof content !== "object" || content === null || Array.isArray(content))) {
-    throw new TaskProtocolError(errorCodes.invalidParams, `Invalid params: inputResponses.${key}.content must be an object`, {
-      field: `inputResponses.${key}.content`,
-    });
+    throw new TaskProtocolError(
+      errorCodes.invalidParams,
+      `Invalid params: inputResponses.${key}.content must be an object`,
+      {
+        field: `inputResponses.${key}.content`,
+      },
+    );
   }
-  const missing = action === "accept" && request ? missingRequiredField(request, content as Record<string, unknown> | undefined) : undefined;
+  const missing =
+    action === "accept" && request
+      ? missingRequiredField(request, content as Record<string, unknown> | undefined)
+      : undefined;
   if (missing !== undefined) {
     const field = `inputResponses.${key}.content.${missing}`;
-    throw new TaskProtocolError(errorCodes.invalidParams, `Invalid params: ${field} is required to accept; nothing was sent`, { field });
+    throw new TaskProtocolError(
+      errorCodes.invalidParams,
+      `Invalid params: ${field} is required to accept; nothing was sent`,
+      { field },
+    );
   }
   return content === undefined ? { action } : { action, content: content as ElicitationResponse["content"] & object };
 }

@@ -14,8 +14,10 @@ export function parseStartInputResponse(key: string, request: StartInputRequest,
     case "sampling/createMessage": {
       const candidate = asObject(value);
       const content = asObject(candidate?.["content"]);
-      if (!candidate || (candidate["role"] !== "assistant" && candidate["role"] !== "user")) throw malformed(key, "role", 'must be "assistant" or "user"');
-      if (!content || typeof content["type"] !== "string") throw malformed(key, "content", "must be a content block with a type");
+      if (!candidate || (candidate["role"] !== "assistant" && candidate["role"] !== "user"))
+        throw malformed(key, "role", 'must be "assistant" or "user"');
+      if (!content || typeof content["type"] !== "string")
+        throw malformed(key, "content", "must be a content block with a type");
       if (typeof candidate["model"] !== "string") throw malformed(key, "model", "must be a string");
       return candidate as unknown as StartInputResponse;
     }
@@ -30,9 +32,13 @@ export function parseStartInputResponse(key: string, request: StartInputRequest,
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function malformed(key: string, field: string, problem: string): TaskProtocolError {
-  return new TaskProtocolError(errorCodes.invalidParams, `Invalid params: inputResponses.${key}.${field} ${problem}`, { field: `inputResponses.${key}.${field}` });
+  return new TaskProtocolError(errorCodes.invalidParams, `Invalid params: inputResponses.${key}.${field} ${problem}`, {
+    field: `inputResponses.${key}.${field}`,
+  });
 }

@@ -7,8 +7,23 @@
  * Only schema positions are visited: `default`, `enum`, `const` and `examples` hold data and stay as they are.
  */
 
-const freeFormKeywords = new Set(["additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems"]);
-const schemaKeywords = ["items", "contains", "not", "propertyNames", "if", "then", "else", "contentSchema", ...freeFormKeywords];
+const freeFormKeywords = new Set([
+  "additionalProperties",
+  "unevaluatedProperties",
+  "additionalItems",
+  "unevaluatedItems",
+]);
+const schemaKeywords = [
+  "items",
+  "contains",
+  "not",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+  "contentSchema",
+  ...freeFormKeywords,
+];
 const schemaListKeywords = ["allOf", "anyOf", "oneOf", "prefixItems"];
 const schemaMapKeywords = ["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
 
@@ -37,7 +52,8 @@ function rewrite(node: unknown, keyword: string | undefined): unknown {
   }
   for (const key of schemaMapKeywords) {
     const map = copy[key];
-    if (isSchemaObject(map)) copy[key] = Object.fromEntries(Object.entries(map).map(([name, item]) => [name, rewrite(item, key)]));
+    if (isSchemaObject(map))
+      copy[key] = Object.fromEntries(Object.entries(map).map(([name, item]) => [name, rewrite(item, key)]));
   }
   return splitTypeUnion(copy);
 }
@@ -51,5 +67,8 @@ function splitTypeUnion(schema: Schema): Schema {
   if (!("anyOf" in rest)) return { ...rest, anyOf: branches };
   // Both a union of types and an anyOf: the value must satisfy each.
   const { anyOf, ...others } = rest;
-  return { ...others, allOf: [...(Array.isArray(others["allOf"]) ? others["allOf"] : []), { anyOf }, { anyOf: branches }] };
+  return {
+    ...others,
+    allOf: [...(Array.isArray(others["allOf"]) ? others["allOf"] : []), { anyOf }, { anyOf: branches }],
+  };
 }

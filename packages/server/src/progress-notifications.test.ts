@@ -13,7 +13,15 @@ describe("progress notifications of a synchronous call", () => {
   it("sends each new progress value once, increasing only, with the total and the status message", async () => {
     const sent: ProgressNotification[] = [];
     const observe = progressObserver("token-1", async (notification) => void sent.push(notification));
-    for (const snapshot of [working(), working(0, 3, "step 1/3"), working(0, 3, "step 1/3"), working(2, 3), working(1, 3), working(3, 3)]) await observe(snapshot);
+    for (const snapshot of [
+      working(),
+      working(0, 3, "step 1/3"),
+      working(0, 3, "step 1/3"),
+      working(2, 3),
+      working(1, 3),
+      working(3, 3),
+    ])
+      await observe(snapshot);
     expect(sent.map((notification) => notification.params)).toEqual([
       { progressToken: "token-1", progress: 0, total: 3, message: "step 1/3" },
       { progressToken: "token-1", progress: 2, total: 3 },

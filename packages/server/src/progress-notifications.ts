@@ -14,7 +14,10 @@ export interface ProgressNotification {
  * notification, so a repeated or smaller one is not sent. Tasks have no such notifications (their status
  * message says how far they are); only the synchronous path uses this.
  */
-export function progressObserver(progressToken: string | number, notify: (notification: ProgressNotification) => Promise<void>): SnapshotObserver {
+export function progressObserver(
+  progressToken: string | number,
+  notify: (notification: ProgressNotification) => Promise<void>,
+): SnapshotObserver {
   let last: number | undefined;
   return async (snapshot) => {
     const reported = snapshot.progress;

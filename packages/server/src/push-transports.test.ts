@@ -33,7 +33,14 @@ afterEach(async () => {
 describe("task push over Streamable HTTP", () => {
   it("streams the acknowledgement, each change and a closing result over SSE", async () => {
     const { scripted, service } = setup();
-    http = await startHttpServer({ service, logger: createSilentLogger(), name: "push", version: "1.0.0", port: 0, subscriptionIntervalMs: 10 });
+    http = await startHttpServer({
+      service,
+      logger: createSilentLogger(),
+      name: "push",
+      version: "1.0.0",
+      port: 0,
+      subscriptionIntervalMs: 10,
+    });
     const post = (id: number, method: string, params: Record<string, unknown>, name?: string) =>
       fetch(http!.url, {
         method: "POST",
@@ -46,7 +53,9 @@ describe("task push over Streamable HTTP", () => {
         },
         body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: envelope } }),
       });
-    const created = (await (await post(1, "tools/call", { name: "scripted_job", arguments: {} }, "scripted_job")).json()) as { result: { taskId: string } };
+    const created = (await (
+      await post(1, "tools/call", { name: "scripted_job", arguments: {} }, "scripted_job")
+    ).json()) as { result: { taskId: string } };
     expect(created.result).not.toHaveProperty("content");
     const taskId = created.result.taskId;
     setTimeout(() => scripted.update(scripted.onlyJob(), completedSnapshot("pushed result")), 50);
@@ -62,7 +71,9 @@ describe("task push over Streamable HTTP", () => {
     expect(kinds.at(-1)).toBe("result");
     expect(kinds.slice(1, -1).every((kind) => kind === "notifications/tasks")).toBe(true);
     const last = messages.at(-2)!;
-    expect(last).toMatchObject({ params: { taskId, status: "completed", result: { content: [{ text: "pushed result" }] } } });
+    expect(last).toMatchObject({
+      params: { taskId, status: "completed", result: { content: [{ text: "pushed result" }] } },
+    });
   });
 
   it("answers a listen for tasks without the extension with -32021", async () => {
@@ -70,12 +81,20 @@ describe("task push over Streamable HTTP", () => {
     http = await startHttpServer({ service, logger: createSilentLogger(), name: "push", version: "1.0.0", port: 0 });
     const response = await fetch(http.url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "subscriptions/listen",
+      },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 3,
         method: "subscriptions/listen",
-        params: { notifications: { taskIds: ["anything"] }, _meta: { ...envelope, "io.modelcontextprotocol/clientCapabilities": {} } },
+        params: {
+          notifications: { taskIds: ["anything"] },
+          _meta: { ...envelope, "io.modelcontextprotocol/clientCapabilities": {} },
+        },
       }),
     });
     expect(await response.json()).toMatchObject({ id: 3, error: { code: -32021 } });
@@ -89,7 +108,14 @@ describe("task push over stdio", () => {
     const received: Array<Record<string, unknown>> = [];
     clientSide.onmessage = (message) => received.push(JSON.parse(JSON.stringify(message)) as Record<string, unknown>);
     await clientSide.start();
-    const handle = startStdioServer({ service, logger: createSilentLogger(), name: "push", version: "1.0.0", transport: serverSide, subscriptionIntervalMs: 10 });
+    const handle = startStdioServer({
+      service,
+      logger: createSilentLogger(),
+      name: "push",
+      version: "1.0.0",
+      transport: serverSide,
+      subscriptionIntervalMs: 10,
+    });
     const send = (message: Record<string, unknown>) => clientSide.send(message as JSONRPCMessage);
     // Bounded by time, not by a count of sleeps, and generous: a loaded CI machine may be slow to answer.
     const waitFor = async (predicate: (message: Record<string, unknown>) => boolean) => {
@@ -104,15 +130,33 @@ describe("task push over stdio", () => {
     try {
       await send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: envelope } });
       await waitFor((message) => message["id"] === 1);
-      await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "scripted_job", arguments: {}, _meta: envelope } });
-      const created = (await waitFor((message) => message["id"] === 2)) as { result: { taskId: string; resultType: string } };
+      await send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "scripted_job", arguments: {}, _meta: envelope },
+      });
+      const created = (await waitFor((message) => message["id"] === 2)) as {
+        result: { taskId: string; resultType: string };
+      };
       expect(created.result.resultType).toBe("task");
       expect(created.result).not.toHaveProperty("content");
-      await send({ jsonrpc: "2.0", id: 3, method: "subscriptions/listen", params: { notifications: { taskIds: [created.result.taskId] }, _meta: envelope } });
+      await send({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "subscriptions/listen",
+        params: { notifications: { taskIds: [created.result.taskId] }, _meta: envelope },
+      });
       await waitFor((message) => message["method"] === "notifications/subscriptions/acknowledged");
       scripted.update(scripted.onlyJob(), completedSnapshot("over stdio"));
-      const final = await waitFor((message) => message["method"] === "notifications/tasks" && (message["params"] as { status: string }).status === "completed");
-      expect(final).toMatchObject({ params: { taskId: created.result.taskId, result: { content: [{ text: "over stdio" }] } } });
+      const final = await waitFor(
+        (message) =>
+          message["method"] === "notifications/tasks" &&
+          (message["params"] as { status: string }).status === "completed",
+      );
+      expect(final).toMatchObject({
+        params: { taskId: created.result.taskId, result: { content: [{ text: "over stdio" }] } },
+      });
       await waitFor((message) => message["id"] === 3 && "result" in message);
     } finally {
       await handle.close();

@@ -24,12 +24,18 @@ export async function readJsonBody(request: IncomingMessage): Promise<JsonBody> 
     for await (const chunk of request) {
       size += (chunk as Buffer).length;
       if (size > maxRequestBodyBytes) {
-        return { ok: false, status: 413, code: -32600, message: `Request body larger than ${maxRequestBodyBytes} bytes` };
+        return {
+          ok: false,
+          status: 413,
+          code: -32600,
+          message: `Request body larger than ${maxRequestBodyBytes} bytes`,
+        };
       }
       chunks.push(chunk as Buffer);
     }
   } catch (error) {
-    if (request.destroyed || (error as NodeJS.ErrnoException).code === "ECONNRESET") return { ok: false, clientGone: true };
+    if (request.destroyed || (error as NodeJS.ErrnoException).code === "ECONNRESET")
+      return { ok: false, clientGone: true };
     throw error;
   }
   let value: unknown;
@@ -39,7 +45,12 @@ export async function readJsonBody(request: IncomingMessage): Promise<JsonBody> 
     return { ok: false, status: 400, code: -32700, message: "Parse error: the request body is not JSON" };
   }
   if (nestsDeeperThan(value, maxRequestJsonDepth)) {
-    return { ok: false, status: 400, code: -32600, message: `Invalid Request: JSON nested deeper than ${maxRequestJsonDepth} levels` };
+    return {
+      ok: false,
+      status: 400,
+      code: -32600,
+      message: `Invalid Request: JSON nested deeper than ${maxRequestJsonDepth} levels`,
+    };
   }
   return { ok: true, value };
 }

@@ -8,13 +8,22 @@ import type { CreateTaskResult } from "./task-shape.js";
 import { TaskService, type CallerContext } from "./task-service.js";
 
 const secret = "leaky-token-0123456789abcdef";
-const alice: CallerContext & { tasksDeclared: boolean } = { principal: "alice", signal: new AbortController().signal, tasksDeclared: true };
+const alice: CallerContext & { tasksDeclared: boolean } = {
+  principal: "alice",
+  signal: new AbortController().signal,
+  tasksDeclared: true,
+};
 
 function capturingLogger() {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      lines.push(...chunk.toString("utf8").split("\n").filter((line) => line.trim() !== ""));
+      lines.push(
+        ...chunk
+          .toString("utf8")
+          .split("\n")
+          .filter((line) => line.trim() !== ""),
+      );
       done();
     },
   });
@@ -37,7 +46,10 @@ function leakyAdapter(secrets: JobAdapterV1["secrets"], token: () => string = ()
         description: "A job that leaks its token.",
         inputSchema: z.object({ fail: z.boolean().default(false) }),
         async doStart(input, context) {
-          context.logger.info({ url: `https://jobs.test/start?token=${encodeURIComponent(token())}` }, `starting with ${token()}`);
+          context.logger.info(
+            { url: `https://jobs.test/start?token=${encodeURIComponent(token())}` },
+            `starting with ${token()}`,
+          );
           if (input.fail) throw new Error(`start refused for token ${token()}`);
           snapshot = { status: "working", rawStatus: `running as ${token()}`, message: `step 1 with ${token()}` };
           return { ref: { jobId: "j-1" }, snapshot };
@@ -49,7 +61,10 @@ function leakyAdapter(secrets: JobAdapterV1["secrets"], token: () => string = ()
       return snapshot;
     },
     async doCancel() {
-      throw new UpstreamError(`cancel failed: ${token()} is not allowed`, { httpStatus: 403, cause: new Error(`inner ${token()}`) });
+      throw new UpstreamError(`cancel failed: ${token()} is not allowed`, {
+        httpStatus: 403,
+        cause: new Error(`inner ${token()}`),
+      });
     },
   };
   const finish = () => {
@@ -57,7 +72,10 @@ function leakyAdapter(secrets: JobAdapterV1["secrets"], token: () => string = ()
       status: "completed",
       rawStatus: "done",
       message: `finished by ${token()}`,
-      result: { content: [{ type: "text", text: `log: token=${token()}` }], structuredContent: { token: token(), list: [token()] } },
+      result: {
+        content: [{ type: "text", text: `log: token=${token()}` }],
+        structuredContent: { token: token(), list: [token()] },
+      },
     };
   };
   return { adapter, finish };
@@ -65,7 +83,12 @@ function leakyAdapter(secrets: JobAdapterV1["secrets"], token: () => string = ()
 
 function serve(adapter: JobAdapterV1<{ jobId: string }>) {
   const { logger, lines } = capturingLogger();
-  const service = new TaskService({ adapters: [{ name: "leaky", adapter }], sealer: new TaskIdSealer({ secret: "redaction-test-sealing-secret-0123456789" }), logger, snapshotCacheMs: 0 });
+  const service = new TaskService({
+    adapters: [{ name: "leaky", adapter }],
+    sealer: new TaskIdSealer({ secret: "redaction-test-sealing-secret-0123456789" }),
+    logger,
+    snapshotCacheMs: 0,
+  });
   return { service, lines };
 }
 
@@ -77,7 +100,13 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 function seenByClientOrLog(answers: unknown[], lines: string[]): string {
-  return JSON.stringify(answers.map((answer) => (answer instanceof Error ? { message: answer.message, data: (answer as { data?: unknown }).data } : answer))) + lines.join("\n");
+  return (
+    JSON.stringify(
+      answers.map((answer) =>
+        answer instanceof Error ? { message: answer.message, data: (answer as { data?: unknown }).data } : answer,
+      ),
+    ) + lines.join("\n")
+  );
 }
 
 describe("the redaction every adapter is called through", () => {
@@ -96,9 +125,19 @@ describe("the redaction every adapter is called through", () => {
     expect(everything).not.toContain(encodeURIComponent(secret));
     // What was around the secret still arrives: only the secret is gone.
     expect(created.statusMessage).toBe("step 1 with [redacted]");
-    expect(completed).toMatchObject({ status: "completed", result: { content: [{ text: "log: token=[redacted]" }], structuredContent: { token: "[redacted]", list: ["[redacted]"] } } });
-    expect((cancelError as Error).message).toBe("Could not request cancellation: cancel failed: [redacted] is not allowed");
-    expect(lines.some((line) => line.includes("read with [redacted]") && line.includes("Bearer [redacted]"))).toBe(true);
+    expect(completed).toMatchObject({
+      status: "completed",
+      result: {
+        content: [{ text: "log: token=[redacted]" }],
+        structuredContent: { token: "[redacted]", list: ["[redacted]"] },
+      },
+    });
+    expect((cancelError as Error).message).toBe(
+      "Could not request cancellation: cancel failed: [redacted] is not allowed",
+    );
+    expect(lines.some((line) => line.includes("read with [redacted]") && line.includes("Bearer [redacted]"))).toBe(
+      true,
+    );
     expect(lines.some((line) => line.includes("start refused for token [redacted]"))).toBe(true);
   });
 
@@ -106,12 +145,26 @@ describe("the redaction every adapter is called through", () => {
     const { adapter } = leakyAdapter([secret]);
     const { service } = serve(adapter);
     const created = (await service.callTool("leaky_job", {}, alice)) as CreateTaskResult;
-    const upstream = await rejection(adapter.doCancel!({ jobId: "j-1" }, { signal: alice.signal, principal: "alice", logger: pino({ level: "silent" }) }));
+    const upstream = await rejection(
+      adapter.doCancel!(
+        { jobId: "j-1" },
+        { signal: alice.signal, principal: "alice", logger: pino({ level: "silent" }) },
+      ),
+    );
     const wrapped = service.registry.adapter("leaky")!;
-    const redacted = await rejection(wrapped.doCancel!({ jobId: "j-1" }, { signal: alice.signal, principal: "alice", logger: pino({ level: "silent" }) }));
+    const redacted = await rejection(
+      wrapped.doCancel!(
+        { jobId: "j-1" },
+        { signal: alice.signal, principal: "alice", logger: pino({ level: "silent" }) },
+      ),
+    );
     expect(upstream).toBeInstanceOf(UpstreamError);
     expect(redacted).toBeInstanceOf(UpstreamError);
-    expect(redacted).toMatchObject({ httpStatus: 403, isRetryable: false, message: "cancel failed: [redacted] is not allowed" });
+    expect(redacted).toMatchObject({
+      httpStatus: 403,
+      isRetryable: false,
+      message: "cancel failed: [redacted] is not allowed",
+    });
     expect(String((redacted as Error).stack)).not.toContain(secret);
     expect(((redacted as Error).cause as Error).message).toBe("inner [redacted]");
     expect(created.taskId).toMatch(/^jt1\./);
@@ -119,7 +172,10 @@ describe("the redaction every adapter is called through", () => {
 
   it("asks a secrets getter on every call, so a renewed credential is redacted too", async () => {
     let current = "first-credential-0123456789";
-    const { adapter } = leakyAdapter(() => [current], () => current);
+    const { adapter } = leakyAdapter(
+      () => [current],
+      () => current,
+    );
     const { service } = serve(adapter);
     const created = (await service.callTool("leaky_job", {}, alice)) as CreateTaskResult;
     expect(created.statusMessage).toBe("step 1 with [redacted]");

@@ -12,7 +12,8 @@ export function withSecretRedaction(adapter: AnyJobAdapter): AnyJobAdapter {
   const declared = adapter.secrets;
   if (declared === undefined) return adapter;
   // A getter is asked on every call, so credentials that renew are redacted in their current form.
-  const redactor = (): SecretRedactor => createSecretRedactor(typeof declared === "function" ? declared.call(adapter) : declared);
+  const redactor = (): SecretRedactor =>
+    createSecretRedactor(typeof declared === "function" ? declared.call(adapter) : declared);
 
   async function guarded<T>(call: (redactor: SecretRedactor) => Promise<T>): Promise<T> {
     const current = redactor();
@@ -35,7 +36,8 @@ export function withSecretRedaction(adapter: AnyJobAdapter): AnyJobAdapter {
   };
   if (adapter.doRespond) {
     const respond = adapter.doRespond.bind(adapter);
-    wrapped.doRespond = (ref, responses, context) => guarded((current) => respond(ref, responses, redactingContext(context, current)));
+    wrapped.doRespond = (ref, responses, context) =>
+      guarded((current) => respond(ref, responses, redactingContext(context, current)));
   }
   if (adapter.doCancel) {
     const cancel = adapter.doCancel.bind(adapter);
@@ -53,7 +55,9 @@ function redactingTool(tool: JobTool, redactor: () => SecretRedactor): JobTool {
       try {
         const started = await tool.doStart(input, redactingContext(context, current));
         // The ref goes into the sealed task id as it is; only the first snapshot is shown.
-        return started.snapshot === undefined ? started : { ref: started.ref, snapshot: current.value(started.snapshot) };
+        return started.snapshot === undefined
+          ? started
+          : { ref: started.ref, snapshot: current.value(started.snapshot) };
       } catch (error) {
         throw current.error(error);
       }
@@ -77,5 +81,8 @@ function redactingContext(context: AdapterContext, redactor: SecretRedactor): Ad
   const logger = context.logger;
   const entry = (level: keyof AdapterLogger) => (fields: Record<string, unknown>, message: string) =>
     logger[level](redactor.value(fields), redactor.text(message));
-  return { ...context, logger: { debug: entry("debug"), info: entry("info"), warn: entry("warn"), error: entry("error") } };
+  return {
+    ...context,
+    logger: { debug: entry("debug"), info: entry("info"), warn: entry("warn"), error: entry("error") },
+  };
 }

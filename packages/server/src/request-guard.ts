@@ -34,7 +34,8 @@ export function parseAllowedOrigins(values: readonly string[], field = "allowedO
   return origins;
 }
 
-export const originExpectation = 'expected an origin such as "https://app.example.com" (scheme, host and optional port, no path)';
+export const originExpectation =
+  'expected an origin such as "https://app.example.com" (scheme, host and optional port, no path)';
 
 export function createRequestGuard(options: { host: string; allowedOrigins: ReadonlySet<string> }): RequestGuard {
   const loopbackServer = isLoopbackHost(options.host);
@@ -42,7 +43,8 @@ export function createRequestGuard(options: { host: string; allowedOrigins: Read
     refusal(request) {
       if (loopbackServer) {
         const hostname = hostnameOf(request.headers.host);
-        if (hostname === undefined || !isLoopbackHost(hostname)) return "Forbidden: a loopback server answers only requests addressed to a loopback name";
+        if (hostname === undefined || !isLoopbackHost(hostname))
+          return "Forbidden: a loopback server answers only requests addressed to a loopback name";
       }
       const origin = request.headers.origin;
       if (origin === undefined || origin === "") return undefined;

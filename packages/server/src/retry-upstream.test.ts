@@ -20,7 +20,9 @@ const quick = { immediateRetries: 2, immediateRetryDelayMs: 1 };
 
 describe("retryUpstream", () => {
   it("sends no retry before a 429's Retry-After has elapsed", async () => {
-    const { attempts, operation } = scriptedCall([new UpstreamError("HTTP 429", { httpStatus: 429, retryAfterMs: 1_000 })]);
+    const { attempts, operation } = scriptedCall([
+      new UpstreamError("HTTP 429", { httpStatus: 429, retryAfterMs: 1_000 }),
+    ]);
     await expect(retryUpstream(operation, signal(), quick)).resolves.toBe("ok");
     expect(attempts).toHaveLength(2);
     expect(attempts[1]!.startedAt - attempts[0]!.endedAt).toBeGreaterThanOrEqual(1_000);
@@ -44,7 +46,9 @@ describe("retryUpstream", () => {
   });
 
   it("stops waiting out a Retry-After when the read is aborted", async () => {
-    const { attempts, operation } = scriptedCall([new UpstreamError("HTTP 429", { httpStatus: 429, retryAfterMs: 2_000 })]);
+    const { attempts, operation } = scriptedCall([
+      new UpstreamError("HTTP 429", { httpStatus: 429, retryAfterMs: 2_000 }),
+    ]);
     const controller = new AbortController();
     const reading = retryUpstream(operation, controller.signal, quick);
     setTimeout(() => controller.abort(new Error("client went away")), 50);

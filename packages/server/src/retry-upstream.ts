@@ -34,7 +34,8 @@ export function retryUpstream<T>(
       // every later poll of its job.
       return await untilAborted(operation(), signal);
     } catch (error) {
-      if (error instanceof UpstreamError && error.retryAfterMs !== undefined) notBefore = performance.now() + error.retryAfterMs;
+      if (error instanceof UpstreamError && error.retryAfterMs !== undefined)
+        notBefore = performance.now() + error.retryAfterMs;
       throw error;
     }
   };
@@ -74,7 +75,10 @@ async function sleepUntil(time: number, signal: AbortSignal): Promise<void> {
  * A read target whose status reads note the Retry-After of the last one that failed (cleared by a success),
  * as a time on `now`'s clock: the snapshot reader answers from memory until then.
  */
-export function noteRetryAfter<T extends { adapter: AnyJobAdapter }>(target: T, now: () => number): { target: T; waitUntil: () => number | undefined } {
+export function noteRetryAfter<T extends { adapter: AnyJobAdapter }>(
+  target: T,
+  now: () => number,
+): { target: T; waitUntil: () => number | undefined } {
   let until: number | undefined;
   const original = target.adapter;
   // A view of the adapter that differs only in doGetStatus; everything else is read from the adapter itself.

@@ -45,7 +45,10 @@ describe("SnapshotReader and Retry-After", () => {
   it("does not read the upstream again before a 429's Retry-After has elapsed, even when clients poll earlier", async () => {
     const { reader, scripted, readsAt, advance, now } = setup();
     const target = await startJob(scripted);
-    scripted.failReads(scripted.onlyJob(), new UpstreamError("The status request answered HTTP 429", { httpStatus: 429, retryAfterMs: 30_000 }));
+    scripted.failReads(
+      scripted.onlyJob(),
+      new UpstreamError("The status request answered HTTP 429", { httpStatus: 429, retryAfterMs: 30_000 }),
+    );
     const askedAt = now();
     const first = await reader.read(target, context());
     expect(first).toMatchObject({ status: "working", rawStatus: "upstream_throttled" });

@@ -9,7 +9,9 @@ import {
   type ScriptedAdapter,
 } from "../../../test/support/scripted-adapter.js";
 
-function setup(options: { budgetMs?: number; cacheMs?: number; maxTerminalCacheCharacters?: number; readTimeoutMs?: number } = {}) {
+function setup(
+  options: { budgetMs?: number; cacheMs?: number; maxTerminalCacheCharacters?: number; readTimeoutMs?: number } = {},
+) {
   let now = 1_000_000;
   const scripted: ScriptedAdapter = createScriptedAdapter();
   const reader = new SnapshotReader({
@@ -19,7 +21,9 @@ function setup(options: { budgetMs?: number; cacheMs?: number; maxTerminalCacheC
     upstreamRetryBudgetMs: options.budgetMs ?? 60_000,
     immediateRetries: 2,
     immediateRetryDelayMs: 1,
-    ...(options.maxTerminalCacheCharacters !== undefined ? { maxTerminalCacheCharacters: options.maxTerminalCacheCharacters } : {}),
+    ...(options.maxTerminalCacheCharacters !== undefined
+      ? { maxTerminalCacheCharacters: options.maxTerminalCacheCharacters }
+      : {}),
     ...(options.readTimeoutMs !== undefined ? { readTimeoutMs: options.readTimeoutMs } : {}),
   });
   return {
@@ -75,7 +79,9 @@ describe("SnapshotReader", () => {
     const { reader, scripted } = setup({ readTimeoutMs: 50 });
     const target = await startJob(scripted);
     scripted.adapter.doGetStatus = (_ref, ctx) =>
-      new Promise<JobSnapshot>((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }));
+      new Promise<JobSnapshot>((_resolve, reject) =>
+        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }),
+      );
     const snapshot = await reader.read(target, context());
     expect(snapshot.status).toBe("working");
     expect(snapshot.message).toMatch(/did not answer within 50 ms/);
@@ -165,10 +171,15 @@ describe("SnapshotReader", () => {
     const { reader, scripted, advance } = setup({ cacheMs: 0, budgetMs: 60_000 });
     const target = await startJob(scripted);
     // A 503 with Retry-After is an outage all the same: the hint only paces the polls.
-    scripted.failReads(scripted.onlyJob(), new UpstreamError("upstream answered HTTP 503", { httpStatus: 503, retryAfterMs: 30_000 }));
+    scripted.failReads(
+      scripted.onlyJob(),
+      new UpstreamError("upstream answered HTTP 503", { httpStatus: 503, retryAfterMs: 30_000 }),
+    );
     const during = await reader.read(target, context());
     expect(during.status).toBe("working");
-    expect(during.message).toMatch(/Upstream unavailable since .*upstream answered HTTP 503.*still retrying, will give up after 1 min/);
+    expect(during.message).toMatch(
+      /Upstream unavailable since .*upstream answered HTTP 503.*still retrying, will give up after 1 min/,
+    );
     expect(during.pollIntervalMs).toBe(30_000);
     advance(59_000);
     expect((await reader.read(target, context())).status).toBe("working");
@@ -186,11 +197,22 @@ describe("SnapshotReader", () => {
   it("does not count a rate limit with a reset time as an outage, however long it lasts", async () => {
     const { reader, scripted, advance } = setup({ cacheMs: 0, budgetMs: 60_000 });
     const target = await startJob(scripted);
-    scripted.failReads(scripted.onlyJob(), new UpstreamError("API rate limit exceeded (HTTP 403)", { httpStatus: 403, isRetryable: true, retryAfterMs: 3_600_000 }));
+    scripted.failReads(
+      scripted.onlyJob(),
+      new UpstreamError("API rate limit exceeded (HTTP 403)", {
+        httpStatus: 403,
+        isRetryable: true,
+        retryAfterMs: 3_600_000,
+      }),
+    );
     for (let minute = 0; minute < 90; minute += 15) {
       const snapshot = await reader.read(target, context());
       // Polls within the hour are answered from memory, with the wait that is left.
-      expect(snapshot).toMatchObject({ status: "working", rawStatus: "upstream_throttled", pollIntervalMs: 3_600_000 - (minute % 60) * 60_000 });
+      expect(snapshot).toMatchObject({
+        status: "working",
+        rawStatus: "upstream_throttled",
+        pollIntervalMs: 3_600_000 - (minute % 60) * 60_000,
+      });
       expect(snapshot.message).toMatch(/asked to wait until .*API rate limit exceeded/);
       advance(15 * 60_000);
     }
@@ -218,7 +240,10 @@ describe("SnapshotReader", () => {
     const { reader, scripted } = setup({ cacheMs: 0 });
     const target = await startJob(scripted);
     scripted.failReads(scripted.onlyJob(), new JobNotFoundError("run 42 was deleted"));
-    await expect(reader.read(target, context())).rejects.toMatchObject({ code: -32602, message: "Failed to retrieve task: Task has expired" });
+    await expect(reader.read(target, context())).rejects.toMatchObject({
+      code: -32602,
+      message: "Failed to retrieve task: Task has expired",
+    });
     scripted.failReads(scripted.onlyJob(), undefined);
     expect((await reader.read(target, context())).status).toBe("working");
   });
@@ -226,7 +251,10 @@ describe("SnapshotReader", () => {
   it("ends a task failed at once on a non-retryable upstream refusal (access lost)", async () => {
     const { reader, scripted } = setup();
     const target = await startJob(scripted);
-    scripted.failReads(scripted.onlyJob(), new UpstreamError("HTTP 403: resource not accessible by token", { httpStatus: 403 }));
+    scripted.failReads(
+      scripted.onlyJob(),
+      new UpstreamError("HTTP 403: resource not accessible by token", { httpStatus: 403 }),
+    );
     const snapshot = await reader.read(target, context());
     expect(snapshot.status).toBe("failed");
     expect(snapshot.message).toContain("403");
@@ -236,7 +264,10 @@ describe("SnapshotReader", () => {
   it("treats an adapter bug like an outage and does not leak its details", async () => {
     const { reader, scripted } = setup({ cacheMs: 0 });
     const target = await startJob(scripted);
-    scripted.failReads(scripted.onlyJob(), new TypeError("Cannot read properties of undefined (reading 'secretField')"));
+    scripted.failReads(
+      scripted.onlyJob(),
+      new TypeError("Cannot read properties of undefined (reading 'secretField')"),
+    );
     const snapshot = await reader.read(target, context());
     expect(snapshot.status).toBe("working");
     expect(snapshot.message).not.toContain("secretField");

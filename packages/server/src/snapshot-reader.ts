@@ -110,7 +110,9 @@ export class SnapshotReader {
     // caller's request: it gets its own deadline, and each caller stops waiting when its own request ends.
     const shared = { ...context, signal: AbortSignal.timeout(this.#options.readTimeoutMs) };
     const noted = noteRetryAfter(target, this.#now);
-    const upstreamRead = this.#readFromUpstream(key, noted.target, shared).then((snapshot) => this.#holdOff(key, snapshot, noted.waitUntil()));
+    const upstreamRead = this.#readFromUpstream(key, noted.target, shared).then((snapshot) =>
+      this.#holdOff(key, snapshot, noted.waitUntil()),
+    );
     const reading = upstreamRead.finally(() => {
       if (this.#inFlight.get(key) === reading) this.#inFlight.delete(key);
     });
@@ -123,7 +125,8 @@ export class SnapshotReader {
    * outage with a hint) is answered to every poll until then, with the wait that is left as pollIntervalMs.
    */
   #holdOff(key: string, snapshot: JobSnapshot, until: number | undefined): JobSnapshot {
-    if (until !== undefined && until > this.#now() && !isTerminalStatus(snapshot.status)) this.#heldOff.set(key, { until, snapshot });
+    if (until !== undefined && until > this.#now() && !isTerminalStatus(snapshot.status))
+      this.#heldOff.set(key, { until, snapshot });
     return snapshot;
   }
 
@@ -153,7 +156,11 @@ export class SnapshotReader {
     // take many seconds, and both the message and the retry budget count from the start.
     const startedAt = this.#now();
     try {
-      const snapshot = await retryUpstream(() => target.adapter.doGetStatus(target.ref, context), context.signal, this.#options);
+      const snapshot = await retryUpstream(
+        () => target.adapter.doGetStatus(target.ref, context),
+        context.signal,
+        this.#options,
+      );
       this.#outageSince.delete(key);
       return this.#store(key, snapshot);
     } catch (error) {
@@ -161,7 +168,11 @@ export class SnapshotReader {
       const snapshot = this.#snapshotForError(
         key,
         target,
-        timedOut ? new UpstreamError(`the status read did not answer within ${formatDuration(this.#options.readTimeoutMs)}`, { cause: error }) : error,
+        timedOut
+          ? new UpstreamError(`the status read did not answer within ${formatDuration(this.#options.readTimeoutMs)}`, {
+              cause: error,
+            })
+          : error,
         startedAt,
       );
       return isTerminalStatus(snapshot.status) ? this.#store(key, snapshot) : snapshot;
@@ -185,7 +196,11 @@ export class SnapshotReader {
 
   #snapshotForError(key: string, target: ReadTarget, error: unknown, readStartedAt: number): JobSnapshot {
     const since = this.#outageSince.get(key) ?? readStartedAt;
-    const answer = upstreamErrorSnapshot(error, { since, now: this.#now(), budgetMs: this.#options.upstreamRetryBudgetMs });
+    const answer = upstreamErrorSnapshot(error, {
+      since,
+      now: this.#now(),
+      budgetMs: this.#options.upstreamRetryBudgetMs,
+    });
     const { level, fields, message } = answer.log;
     this.#logger[level]({ adapter: target.adapterName, kind: target.adapter.kind, ...fields }, message);
     if (answer.snapshot === "expired") throw taskExpired();
@@ -197,4 +212,3 @@ export class SnapshotReader {
 function cacheKey(target: ReadTarget): string {
   return `${target.adapterName}\u0000${JSON.stringify(target.ref)}`;
 }
-

@@ -17,23 +17,37 @@ describe("startFailureResult", () => {
     const { logger, entries } = capturingLogger();
     const result = startFailureResult(registered, thrown, logger);
     expect(result.isError).toBe(true);
-    expect(entries.map((entry) => [entry.level, entry.msg])).toEqual([[info, "the client left while the job was being started"]]);
+    expect(entries.map((entry) => [entry.level, entry.msg])).toEqual([
+      [info, "the client left while the job was being started"],
+    ]);
     expect(entries[0]?.err).toBeUndefined();
   });
 
   it("still logs an adapter's own unexpected error at error level, a timeout or another SDK error included", () => {
-    for (const thrown of [new TypeError("undefined is not a function"), new DOMException("timed out", "TimeoutError"), new SdkError(SdkErrorCode.RequestTimeout, "late")]) {
+    for (const thrown of [
+      new TypeError("undefined is not a function"),
+      new DOMException("timed out", "TimeoutError"),
+      new SdkError(SdkErrorCode.RequestTimeout, "late"),
+    ]) {
       const { logger, entries } = capturingLogger();
       const result = startFailureResult(registered, thrown, logger);
-      expect(result.content).toEqual([{ type: "text", text: "Could not start run_ci: an unexpected error in the adapter (see the server log)." }]);
+      expect(result.content).toEqual([
+        { type: "text", text: "Could not start run_ci: an unexpected error in the adapter (see the server log)." },
+      ]);
       expect(entries.map((entry) => [entry.level, entry.msg])).toEqual([[error, "adapter failed to start a job"]]);
     }
   });
 
   it("answers an upstream's refusal as a tool error without logging it", () => {
     const { logger, entries } = capturingLogger();
-    const result = startFailureResult(registered, new UpstreamError("GitHub refused access (HTTP 403)", { isRetryable: false }), logger);
-    expect(result.content).toEqual([{ type: "text", text: "Could not start run_ci: GitHub refused access (HTTP 403)." }]);
+    const result = startFailureResult(
+      registered,
+      new UpstreamError("GitHub refused access (HTTP 403)", { isRetryable: false }),
+      logger,
+    );
+    expect(result.content).toEqual([
+      { type: "text", text: "Could not start run_ci: GitHub refused access (HTTP 403)." },
+    ]);
     expect(entries).toEqual([]);
   });
 });

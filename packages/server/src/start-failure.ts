@@ -27,7 +27,10 @@ export function startFailureResult(registered: RegisteredTool, error: unknown, l
   if (error instanceof TaskProtocolError) throw error;
   if (isClientGone(error)) {
     // A client that left (or cancelled its call) is no server fault: no error level, no stack.
-    logger.info({ tool: registered.tool.name, reason: (error as Error).message }, "the client left while the job was being started");
+    logger.info(
+      { tool: registered.tool.name, reason: (error as Error).message },
+      "the client left while the job was being started",
+    );
     return toolError(`Could not start ${registered.tool.name}: the call was cancelled or its client went away.`);
   }
   const known = error instanceof UpstreamError || error instanceof JobNotFoundError;
@@ -57,7 +60,10 @@ export async function cancelUnsealableJob(
   error: Error,
   logger: Logger,
 ): Promise<CallToolResult> {
-  logger.error({ adapter: registered.adapterName, tool: registered.tool.name, err: error }, "job reference too large for a task id");
+  logger.error(
+    { adapter: registered.adapterName, tool: registered.tool.name, err: error },
+    "job reference too large for a task id",
+  );
   const cancelled = (await cancelAbandonedJob(target, context, logger)) === "cancelled";
   const outcome = cancelled ? "The job was cancelled." : "The job may still be running upstream.";
   return toolError(`Could not start ${registered.tool.name} as a task: ${error.message}. ${outcome}`);

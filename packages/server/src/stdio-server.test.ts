@@ -34,7 +34,10 @@ function serveOnStreams() {
     input,
     lines,
     entries,
-    answerTo: (id: number) => vi.waitFor(() => lines.find((line) => line["id"] === id) ?? Promise.reject(new Error(`no answer to ${id} yet`)), { timeout: 10_000 }),
+    answerTo: (id: number) =>
+      vi.waitFor(() => lines.find((line) => line["id"] === id) ?? Promise.reject(new Error(`no answer to ${id} yet`)), {
+        timeout: 10_000,
+      }),
     close: async () => {
       await handle.close();
       await service.close();
@@ -48,12 +51,22 @@ describe("stdio", () => {
     try {
       const padding = "x".repeat(10 * 1024 * 1024 + 1);
       // Sent in pieces, as a pipe delivers it: the bound is on the message, not on one chunk.
-      const oversized = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { padding, _meta: envelope } });
-      for (let offset = 0; offset < oversized.length; offset += 64 * 1024) input.write(oversized.slice(offset, offset + 64 * 1024));
+      const oversized = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: { padding, _meta: envelope },
+      });
+      for (let offset = 0; offset < oversized.length; offset += 64 * 1024)
+        input.write(oversized.slice(offset, offset + 64 * 1024));
       input.write("\n");
       input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: envelope } })}\n`);
       const listed = await answerTo(2);
-      expect(lines[0]).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("10485760") } });
+      expect(lines[0]).toMatchObject({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: expect.stringContaining("10485760") },
+      });
       expect(listed["result"]?.tools?.[0]?.name).toBe("scripted_job");
       expect(entries.some((entry) => entry.level >= 50 && /larger than/.test(entry.msg))).toBe(true);
     } finally {
@@ -64,8 +77,13 @@ describe("stdio", () => {
   it("answers tasks/update whose inputResponses is not an object with -32602 naming the field", async () => {
     const { input, answerTo, close } = serveOnStreams();
     try {
-      const tasksEnvelope = { ...envelope, "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } };
-      input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tasks/update", params: { taskId: "jt1.x.y", inputResponses: "yes", _meta: tasksEnvelope } })}\n`);
+      const tasksEnvelope = {
+        ...envelope,
+        "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+      };
+      input.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tasks/update", params: { taskId: "jt1.x.y", inputResponses: "yes", _meta: tasksEnvelope } })}\n`,
+      );
       expect(await answerTo(7)).toMatchObject({ error: { code: -32602, data: { field: "inputResponses" } } });
     } finally {
       await close();

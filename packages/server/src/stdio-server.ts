@@ -36,9 +36,14 @@ export function startStdioServer(options: StdioServerOptions): { close(): Promis
   // The SDK's transport closes the connection for good on a message over its bound, and says so only to
   // onerror; the client would then wait forever. Such a message is dropped before it, and answered.
   const bounded = new BoundedLineInput(maxStdioMessageBytes, () => {
-    logger.error({ maxBytes: maxStdioMessageBytes }, `dropped a stdio message larger than ${maxStdioMessageBytes} bytes`);
+    logger.error(
+      { maxBytes: maxStdioMessageBytes },
+      `dropped a stdio message larger than ${maxStdioMessageBytes} bytes`,
+    );
     // Its id cannot be read without parsing the whole message, so the answer carries none (JSON-RPC's rule).
-    output.write(`${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid Request: message larger than ${maxStdioMessageBytes} bytes` } })}\n`);
+    output.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid Request: message larger than ${maxStdioMessageBytes} bytes` } })}\n`,
+    );
   });
   const wire = options.transport ?? new StdioServerTransport(input.pipe(bounded) as never, output as never);
   const transport = new TaskListenTransport(wire, {

@@ -3,8 +3,16 @@ import { stripTaskResultContent } from "./strip-task-result-content.js";
 
 describe("stripTaskResultContent", () => {
   it("removes the empty content the SDK adds to a CreateTaskResult", () => {
-    const message = { jsonrpc: "2.0", id: 1, result: { content: [], resultType: "task", taskId: "t", status: "working" } };
-    expect(stripTaskResultContent(message)).toEqual({ jsonrpc: "2.0", id: 1, result: { resultType: "task", taskId: "t", status: "working" } });
+    const message = {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [], resultType: "task", taskId: "t", status: "working" },
+    };
+    expect(stripTaskResultContent(message)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { resultType: "task", taskId: "t", status: "working" },
+    });
   });
 
   it("leaves tool results, non-empty content and other messages alone", () => {

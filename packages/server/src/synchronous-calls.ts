@@ -24,7 +24,10 @@ export class SynchronousCalls {
     for (const [index, name] of Object.keys(this.#waitMs).entries()) {
       if (!registry.tool(name)) {
         const known = registry.tools.map((tool) => tool.tool.name).join(", ");
-        throw new ConfigError(`server.synchronousWaitMs.${name}`, `no adapter offers a tool named "${name}" (entry ${index + 1}); tools: ${known}`);
+        throw new ConfigError(
+          `server.synchronousWaitMs.${name}`,
+          `no adapter offers a tool named "${name}" (entry ${index + 1}); tools: ${known}`,
+        );
       }
     }
   }
@@ -39,7 +42,12 @@ export class SynchronousCalls {
     if (this.#calls >= this.#maxCalls) {
       // Checked before starting anything: refusing costs nothing upstream.
       return {
-        content: [{ type: "text", text: `The server is already waiting for ${this.#maxCalls} synchronous calls; try again shortly, or use a client with the tasks extension.` }],
+        content: [
+          {
+            type: "text",
+            text: `The server is already waiting for ${this.#maxCalls} synchronous calls; try again shortly, or use a client with the tasks extension.`,
+          },
+        ],
         isError: true,
       };
     }

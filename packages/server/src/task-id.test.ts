@@ -55,7 +55,16 @@ describe("TaskIdSealer", () => {
 
   it("refuses random strings, truncations and oversized input without throwing", () => {
     const taskId = sealer.seal(reference, "alice");
-    for (const candidate of ["", "x", "jt1..", "jt1.abc.def", taskId.slice(0, -4), `${taskId}AA`, "jt1." + "A".repeat(5000), "00000000-0000-0000-0000-000000000000"]) {
+    for (const candidate of [
+      "",
+      "x",
+      "jt1..",
+      "jt1.abc.def",
+      taskId.slice(0, -4),
+      `${taskId}AA`,
+      "jt1." + "A".repeat(5000),
+      "00000000-0000-0000-0000-000000000000",
+    ]) {
       expect(sealer.open(candidate, "alice")).toBeUndefined();
     }
   });

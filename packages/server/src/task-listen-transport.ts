@@ -92,7 +92,9 @@ export class TaskListenTransport implements Transport {
       signal: controller.signal,
       ...(this.#options.intervalMs !== undefined ? { intervalMs: this.#options.intervalMs } : {}),
       send: (outgoing) => {
-        this.#inner.send(outgoing as unknown as JSONRPCMessage).catch((error: unknown) => this.onerror?.(error as Error));
+        this.#inner
+          .send(outgoing as unknown as JSONRPCMessage)
+          .catch((error: unknown) => this.onerror?.(error as Error));
       },
     }).finally(() => this.#subscriptions.delete(listen.id));
     return true;

@@ -17,7 +17,9 @@ import {
 
 const secret = "task-service-test-secret-0123456789abcdef";
 
-function setup(options: ScriptedAdapterOptions & { now?: () => number; clientsWithoutTasks?: ClientsWithoutTasks } = {}) {
+function setup(
+  options: ScriptedAdapterOptions & { now?: () => number; clientsWithoutTasks?: ClientsWithoutTasks } = {},
+) {
   const scripted = createScriptedAdapter(options);
   const service = new TaskService({
     adapters: [{ name: "scripted", adapter: scripted.adapter }],
@@ -31,9 +33,17 @@ function setup(options: ScriptedAdapterOptions & { now?: () => number; clientsWi
   return { scripted, service };
 }
 
-const alice: CallerContext & { tasksDeclared: boolean } = { principal: "alice", signal: new AbortController().signal, tasksDeclared: true };
+const alice: CallerContext & { tasksDeclared: boolean } = {
+  principal: "alice",
+  signal: new AbortController().signal,
+  tasksDeclared: true,
+};
 
-async function expectProtocolError(promise: Promise<unknown>, code: number, message?: RegExp): Promise<TaskProtocolError> {
+async function expectProtocolError(
+  promise: Promise<unknown>,
+  code: number,
+  message?: RegExp,
+): Promise<TaskProtocolError> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
@@ -48,7 +58,13 @@ describe("TaskService.callTool", () => {
   it("answers a declaring client with a task whose id opens for tasks/get", async () => {
     const { service } = setup();
     const created = (await service.callTool("scripted_job", { label: "build" }, alice)) as CreateTaskResult;
-    expect(created).toMatchObject({ resultType: "task", status: "working", statusMessage: "started build", ttlMs: null, pollIntervalMs: 50 });
+    expect(created).toMatchObject({
+      resultType: "task",
+      status: "working",
+      statusMessage: "started build",
+      ttlMs: null,
+      pollIntervalMs: 50,
+    });
     const task = await service.getTask(created.taskId, alice);
     expect(task).toMatchObject({ taskId: created.taskId, status: "working", createdAt: created.createdAt });
   });
@@ -56,7 +72,11 @@ describe("TaskService.callTool", () => {
   it("refuses unknown tools and invalid arguments with -32602 naming the field", async () => {
     const { service, scripted } = setup();
     await expectProtocolError(service.callTool("nope", {}, alice), -32602, /Unknown tool: nope/);
-    const error = await expectProtocolError(service.callTool("scripted_job", { label: 7 }, alice), -32602, /scripted_job: label: /);
+    const error = await expectProtocolError(
+      service.callTool("scripted_job", { label: 7 }, alice),
+      -32602,
+      /scripted_job: label: /,
+    );
     expect(error.data).toMatchObject({ field: "label" });
     await expectProtocolError(service.callTool("scripted_job", { extra: true }, alice), -32602, /arguments|extra/);
     expect(scripted.calls.start).toBe(0);
@@ -74,7 +94,10 @@ describe("TaskService.callTool", () => {
   it("requires the extension from a client that did not declare it, before starting anything (refuse, and wait without a bound)", async () => {
     for (const clientsWithoutTasks of ["refuse", "wait"] as const) {
       const { service, scripted } = setup({ clientsWithoutTasks });
-      const error = await expectProtocolError(service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false }), -32021);
+      const error = await expectProtocolError(
+        service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false }),
+        -32021,
+      );
       expect(error.data).toEqual({ requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } });
       expect(scripted.calls.start).toBe(0);
     }
@@ -93,7 +116,10 @@ describe("TaskService.callTool", () => {
     };
     const result = (await service.callTool("scripted_job", {}, alice)) as CallToolResult;
     expect(result.isError).toBe(true);
-    expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("workflow deploy.yml not found") });
+    expect(result.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringContaining("workflow deploy.yml not found"),
+    });
   });
 
   it("cancels a job whose client left while it was being started", async () => {
@@ -106,7 +132,9 @@ describe("TaskService.callTool", () => {
       controller.abort(new Error("client went away"));
       return started;
     };
-    await expect(service.callTool("scripted_job", {}, { ...alice, signal: controller.signal })).rejects.toThrow("client went away");
+    await expect(service.callTool("scripted_job", {}, { ...alice, signal: controller.signal })).rejects.toThrow(
+      "client went away",
+    );
     expect(scripted.onlyJob().cancelRequested).toBe(true);
   });
 
@@ -135,18 +163,31 @@ describe("TaskService.callTool", () => {
     await vi.waitUntil(() => scripted.calls.getStatus >= 1, { timeout: 10_000, interval: 5 });
     scripted.update(scripted.onlyJob(), completedSnapshot("quick result"));
     const result = (await pending) as CallToolResult;
-    expect(result).toEqual({ content: [{ type: "text", text: "quick result" }], structuredContent: { text: "quick result" } });
+    expect(result).toEqual({
+      content: [{ type: "text", text: "quick result" }],
+      structuredContent: { text: "quick result" },
+    });
   });
 
   it("lets the server config open a tool to synchronous callers, and refuses an unknown tool name there", async () => {
     const scripted = createScriptedAdapter({ pollIntervalMs: 5 });
-    const common = { adapters: [{ name: "scripted", adapter: scripted.adapter }], sealer: new TaskIdSealer({ secret }), logger: createSilentLogger() };
-    const service = new TaskService({ ...common, synchronousWaitMs: { scripted_job: 10_000 }, clientsWithoutTasks: "wait" });
+    const common = {
+      adapters: [{ name: "scripted", adapter: scripted.adapter }],
+      sealer: new TaskIdSealer({ secret }),
+      logger: createSilentLogger(),
+    };
+    const service = new TaskService({
+      ...common,
+      synchronousWaitMs: { scripted_job: 10_000 },
+      clientsWithoutTasks: "wait",
+    });
     const pending = service.callTool("scripted_job", {}, { ...alice, tasksDeclared: false });
     await vi.waitUntil(() => scripted.calls.getStatus >= 1, { timeout: 10_000, interval: 5 });
     scripted.update(scripted.onlyJob(), completedSnapshot("configured"));
     expect(((await pending) as CallToolResult).content).toEqual([{ type: "text", text: "configured" }]);
-    expect(() => new TaskService({ ...common, synchronousWaitMs: { nope: 1 } })).toThrow(/server\.synchronousWaitMs\.nope: no adapter offers a tool named "nope"/);
+    expect(() => new TaskService({ ...common, synchronousWaitMs: { nope: 1 } })).toThrow(
+      /server\.synchronousWaitMs\.nope: no adapter offers a tool named "nope"/,
+    );
   });
 
   it("bounds how many synchronous calls wait at once, refusing the extra one before it starts anything", async () => {
@@ -198,8 +239,17 @@ describe("TaskService task ids", () => {
     const bob = { principal: "bob", signal: alice.signal };
     const tampered = created.taskId.slice(0, -2) + (created.taskId.endsWith("A") ? "BB" : "AA");
     const messages = new Set<string>();
-    for (const [taskId, caller] of [[created.taskId, bob], [tampered, alice], ["random", alice], ["", alice]] as const) {
-      for (const call of [service.getTask(taskId, caller), service.updateTask(taskId, {}, caller), service.cancelTask(taskId, caller)]) {
+    for (const [taskId, caller] of [
+      [created.taskId, bob],
+      [tampered, alice],
+      ["random", alice],
+      ["", alice],
+    ] as const) {
+      for (const call of [
+        service.getTask(taskId, caller),
+        service.updateTask(taskId, {}, caller),
+        service.cancelTask(taskId, caller),
+      ]) {
         const error = await expectProtocolError(call, -32602);
         messages.add(error.message);
         expect(error.data).toBeUndefined();
@@ -235,7 +285,11 @@ describe("TaskService.updateTask", () => {
     const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
     const job = scripted.onlyJob();
     scripted.update(job, inputRequiredSnapshot({ "deploy-1": approvalRequest(), "deploy-2": approvalRequest() }));
-    await service.updateTask(created.taskId, { "deploy-1": { action: "accept", content: { approve: true } }, unknown: { action: "accept" } }, alice);
+    await service.updateTask(
+      created.taskId,
+      { "deploy-1": { action: "accept", content: { approve: true } }, unknown: { action: "accept" } },
+      alice,
+    );
     expect(job.responses).toEqual([{ "deploy-1": { action: "accept", content: { approve: true } } }]);
     await service.updateTask(created.taskId, { "never-issued": { action: "decline" } }, alice);
     expect(scripted.calls.respond).toBe(1);
@@ -252,8 +306,16 @@ describe("TaskService.updateTask", () => {
     const { service, scripted } = setup();
     const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
     scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ approval: approvalRequest() }));
-    await expectProtocolError(service.updateTask(created.taskId, { approval: { action: "maybe" } }, alice), -32602, /inputResponses\.approval\.action/);
-    await expectProtocolError(service.updateTask(created.taskId, { approval: { action: "accept", content: "yes" } }, alice), -32602, /inputResponses\.approval\.content/);
+    await expectProtocolError(
+      service.updateTask(created.taskId, { approval: { action: "maybe" } }, alice),
+      -32602,
+      /inputResponses\.approval\.action/,
+    );
+    await expectProtocolError(
+      service.updateTask(created.taskId, { approval: { action: "accept", content: "yes" } }, alice),
+      -32602,
+      /inputResponses\.approval\.content/,
+    );
   });
 
   it("passes an adapter's refusal of an answer's content on as -32602 naming the field", async () => {
@@ -263,7 +325,10 @@ describe("TaskService.updateTask", () => {
     scripted.adapter.doRespond = async () => {
       throw new InvalidToolInputError("approval.approve", "expected a boolean");
     };
-    const error = await expectProtocolError(service.updateTask(created.taskId, { approval: { action: "accept", content: { approve: "yes" } } }, alice), -32602);
+    const error = await expectProtocolError(
+      service.updateTask(created.taskId, { approval: { action: "accept", content: { approve: "yes" } } }, alice),
+      -32602,
+    );
     expect(error.message).toBe("Invalid params: inputResponses: approval.approve: expected a boolean");
   });
 
@@ -276,7 +341,10 @@ describe("TaskService.updateTask", () => {
       calls += 1;
       throw new UpstreamError("HTTP 503", { httpStatus: 503 });
     };
-    await expectProtocolError(service.updateTask(created.taskId, { approval: { action: "accept", content: { approve: true } } }, alice), -32603);
+    await expectProtocolError(
+      service.updateTask(created.taskId, { approval: { action: "accept", content: { approve: true } } }, alice),
+      -32603,
+    );
     expect(calls).toBe(1);
   });
 
@@ -287,7 +355,11 @@ describe("TaskService.updateTask", () => {
     scripted.adapter.doRespond = async () => {
       throw new UpstreamError("HTTP 422: deployment review is no longer pending", { httpStatus: 422 });
     };
-    await expectProtocolError(service.updateTask(created.taskId, { approval: { action: "accept", content: { approve: true } } }, alice), -32603, /deliver the answer: HTTP 422/);
+    await expectProtocolError(
+      service.updateTask(created.taskId, { approval: { action: "accept", content: { approve: true } } }, alice),
+      -32603,
+      /deliver the answer: HTTP 422/,
+    );
   });
 });
 

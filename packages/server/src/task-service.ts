@@ -26,7 +26,12 @@ import { isHandleToolName } from "./handle-tool-definitions.js";
 import { realSleep } from "./wait-for-task-change.js";
 import { MemoizedTaskIdOpener, type TaskIdOpener } from "./memoized-task-id-opener.js";
 import type { ToolDescriptor } from "./tool-registry.js";
-import { maxQuickFinishWaitMs, refuseHandleToolNames, toolsListedWithHandles, type ClientsWithoutTasks } from "./clients-without-tasks.js";
+import {
+  maxQuickFinishWaitMs,
+  refuseHandleToolNames,
+  toolsListedWithHandles,
+  type ClientsWithoutTasks,
+} from "./clients-without-tasks.js";
 import { immediateResult } from "./immediate-result.js";
 import { askBeforeStart, type InputRequiredResult } from "./input-before-start.js";
 import type { SnapshotObserver } from "./progress-notifications.js";
@@ -101,7 +106,10 @@ export class TaskService {
   constructor(options: TaskServiceOptions) {
     this.registry = new ToolRegistry(options.adapters);
     this.#sealer = options.sealer;
-    this.#opener = options.memoizedTaskIds === 0 ? options.sealer : new MemoizedTaskIdOpener(options.sealer, options.memoizedTaskIds);
+    this.#opener =
+      options.memoizedTaskIds === 0
+        ? options.sealer
+        : new MemoizedTaskIdOpener(options.sealer, options.memoizedTaskIds);
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
     this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? defaultPollIntervalMs;
@@ -153,7 +161,8 @@ export class TaskService {
     }
     const input = validateToolInput(name, registered.tool.inputSchema, args);
     if (caller.tasksDeclared) return this.#start(registered, input, caller, undefined);
-    if (mode === "handles") return this.#start(registered, input, caller, undefined, Math.min(synchronousWaitMs ?? 0, maxQuickFinishWaitMs));
+    if (mode === "handles")
+      return this.#start(registered, input, caller, undefined, Math.min(synchronousWaitMs ?? 0, maxQuickFinishWaitMs));
     return this.#synchronous.admit(() => this.#start(registered, input, caller, synchronousWaitMs ?? 0));
   }
 
@@ -181,7 +190,11 @@ export class TaskService {
     }
     if (context.signal.aborted) {
       // The client left while the job was being started: nobody will ever hold its task id.
-      await cancelAbandonedJob({ adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref }, context, this.#logger);
+      await cancelAbandonedJob(
+        { adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref },
+        context,
+        this.#logger,
+      );
       throw context.signal.reason;
     }
     const immediate = immediateResult(started.snapshot);
@@ -340,10 +353,15 @@ export class TaskService {
       if (error instanceof JobNotFoundError) throw taskExpired();
       // An adapter refusing an answer's content (a field of the wrong type) is the client's to fix.
       if (error instanceof InvalidToolInputError) {
-        throw new TaskProtocolError(errorCodes.invalidParams, `Invalid params: inputResponses: ${error.field}: ${error.problem}`, { field: error.field });
+        throw new TaskProtocolError(
+          errorCodes.invalidParams,
+          `Invalid params: inputResponses: ${error.field}: ${error.problem}`,
+          { field: error.field },
+        );
       }
       const reason = error instanceof UpstreamError ? error.message : "an unexpected error in the adapter";
-      if (!(error instanceof UpstreamError)) this.#logger.error({ err: error, adapter: opened.reference.adapter }, `could not ${what}`);
+      if (!(error instanceof UpstreamError))
+        this.#logger.error({ err: error, adapter: opened.reference.adapter }, `could not ${what}`);
       throw new TaskProtocolError(errorCodes.internalError, `Could not ${what}: ${reason}`);
     } finally {
       this.#reader.invalidate(opened.target);

@@ -6,7 +6,9 @@ import { TaskService } from "./task-service.js";
 import { parseTaskListenRequest, runTaskSubscription, type OutgoingMessage } from "./task-subscription.js";
 import { completedSnapshot, createScriptedAdapter, workingSnapshot } from "../../../test/support/scripted-adapter.js";
 
-const declared = { "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } };
+const declared = {
+  "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+};
 
 function setup(pollIntervalMs = 50) {
   const scripted = createScriptedAdapter({ pollIntervalMs });
@@ -21,18 +23,47 @@ function setup(pollIntervalMs = 50) {
 
 describe("parseTaskListenRequest", () => {
   it("recognises listen requests with task ids and reads the per-request declaration", () => {
-    expect(parseTaskListenRequest({ jsonrpc: "2.0", id: 4, method: "subscriptions/listen", params: { notifications: { taskIds: ["a"] }, _meta: declared } })).toEqual({
+    expect(
+      parseTaskListenRequest({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "subscriptions/listen",
+        params: { notifications: { taskIds: ["a"] }, _meta: declared },
+      }),
+    ).toEqual({
       id: 4,
       taskIds: ["a"],
       declaresTasks: true,
     });
-    expect(parseTaskListenRequest({ jsonrpc: "2.0", id: 4, method: "subscriptions/listen", params: { notifications: { taskIds: [] } } })?.declaresTasks).toBe(false);
+    expect(
+      parseTaskListenRequest({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "subscriptions/listen",
+        params: { notifications: { taskIds: [] } },
+      })?.declaresTasks,
+    ).toBe(false);
   });
 
   it("leaves every other message to the SDK", () => {
-    expect(parseTaskListenRequest({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true } } })).toBeUndefined();
-    expect(parseTaskListenRequest({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { taskId: "x" } })).toBeUndefined();
-    expect(parseTaskListenRequest({ jsonrpc: "2.0", method: "subscriptions/listen", params: { notifications: { taskIds: [] } } })).toBeUndefined();
+    expect(
+      parseTaskListenRequest({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "subscriptions/listen",
+        params: { notifications: { toolsListChanged: true } },
+      }),
+    ).toBeUndefined();
+    expect(
+      parseTaskListenRequest({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { taskId: "x" } }),
+    ).toBeUndefined();
+    expect(
+      parseTaskListenRequest({
+        jsonrpc: "2.0",
+        method: "subscriptions/listen",
+        params: { notifications: { taskIds: [] } },
+      }),
+    ).toBeUndefined();
     expect(parseTaskListenRequest("not an object")).toBeUndefined();
   });
 });
@@ -53,7 +84,10 @@ describe("runTaskSubscription", () => {
       {
         jsonrpc: "2.0",
         id: 9,
-        error: expect.objectContaining({ code: -32021, data: { requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } } }),
+        error: expect.objectContaining({
+          code: -32021,
+          data: { requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } },
+        }),
       },
     ]);
   });
@@ -89,10 +123,20 @@ describe("runTaskSubscription", () => {
       method: "notifications/subscriptions/acknowledged",
       params: { notifications: { taskIds: [mine.taskId] }, _meta: stamp },
     });
-    const updates = sent.filter((message) => message["method"] === "notifications/tasks").map((message) => message["params"] as Record<string, unknown>);
+    const updates = sent
+      .filter((message) => message["method"] === "notifications/tasks")
+      .map((message) => message["params"] as Record<string, unknown>);
     expect(updates.map((task) => task["status"])).toEqual(["working", "working", "completed"]);
-    expect(updates.map((task) => task["statusMessage"])).toEqual(["started job", "step 2/3: test", "the job succeeded"]);
-    expect(updates[2]).toMatchObject({ taskId: mine.taskId, result: { resultType: "complete", content: [{ type: "text", text: "all green" }] }, _meta: stamp });
+    expect(updates.map((task) => task["statusMessage"])).toEqual([
+      "started job",
+      "step 2/3: test",
+      "the job succeeded",
+    ]);
+    expect(updates[2]).toMatchObject({
+      taskId: mine.taskId,
+      result: { resultType: "complete", content: [{ type: "text", text: "all green" }] },
+      _meta: stamp,
+    });
     // Exactly what tasks/get answers, but for resultType, which belongs to a response.
     const { _meta, ...pushed } = updates[2]!;
     const { lastUpdatedAt: _ignored, ...fromGet } = await service.getTask(mine.taskId, alice);
@@ -133,7 +177,8 @@ describe("runTaskSubscription", () => {
     const slow = (await service.callTool("scripted_job", { label: "slow" }, alice)) as CreateTaskResult;
     const fast = (await service.callTool("scripted_job", { label: "fast" }, alice)) as CreateTaskResult;
     const read = scripted.adapter.doGetStatus.bind(scripted.adapter);
-    scripted.adapter.doGetStatus = (ref, ctx) => (ref.jobId === "job-1" ? new Promise(() => undefined) : read(ref, ctx));
+    scripted.adapter.doGetStatus = (ref, ctx) =>
+      ref.jobId === "job-1" ? new Promise(() => undefined) : read(ref, ctx);
     scripted.update(scripted.jobs.get("job-2")!, completedSnapshot("fast done"));
     const controller = new AbortController();
     const sent: OutgoingMessage[] = [];
@@ -146,10 +191,15 @@ describe("runTaskSubscription", () => {
       intervalMs: 5,
       send: (message) => sent.push(message),
     });
-    await vi.waitUntil(() => sent.some((message) => (message["params"] as { taskId?: string } | undefined)?.taskId === fast.taskId), { timeout: 5_000 });
+    await vi.waitUntil(
+      () => sent.some((message) => (message["params"] as { taskId?: string } | undefined)?.taskId === fast.taskId),
+      { timeout: 5_000 },
+    );
     controller.abort();
     await done;
-    const fastUpdate = sent.find((message) => (message["params"] as { taskId?: string } | undefined)?.taskId === fast.taskId);
+    const fastUpdate = sent.find(
+      (message) => (message["params"] as { taskId?: string } | undefined)?.taskId === fast.taskId,
+    );
     expect(fastUpdate).toMatchObject({ params: { status: "completed" } });
   });
 

@@ -30,9 +30,15 @@ export function parseTaskListenRequest(message: unknown): TaskListenRequest | un
   const notifications = request.params?.["notifications"] as { taskIds?: unknown } | undefined;
   if (!notifications || !Array.isArray(notifications.taskIds)) return undefined;
   const meta = request.params?.["_meta"] as Record<string, unknown> | undefined;
-  const capabilities = meta?.["io.modelcontextprotocol/clientCapabilities"] as { extensions?: Record<string, unknown> } | undefined;
+  const capabilities = meta?.["io.modelcontextprotocol/clientCapabilities"] as
+    | { extensions?: Record<string, unknown> }
+    | undefined;
   const declared = capabilities?.extensions?.[tasksExtensionId];
-  return { id: request.id, taskIds: notifications.taskIds, declaresTasks: typeof declared === "object" && declared !== null };
+  return {
+    id: request.id,
+    taskIds: notifications.taskIds,
+    declaresTasks: typeof declared === "object" && declared !== null,
+  };
 }
 
 export interface TaskSubscriptionOptions {
@@ -60,7 +66,11 @@ export async function runTaskSubscription(options: TaskSubscriptionOptions): Pro
   const stamp = { [SUBSCRIPTION_ID_META_KEY]: request.id };
   if (!request.declaresTasks) {
     const error = tasksExtensionRequired("subscriptions/listen for task notifications");
-    options.send({ jsonrpc: "2.0", id: request.id, error: { code: error.code, message: error.message, data: error.data } });
+    options.send({
+      jsonrpc: "2.0",
+      id: request.id,
+      error: { code: error.code, message: error.message, data: error.data },
+    });
     return;
   }
   const agreed = [...new Set(request.taskIds.filter((taskId): taskId is string => typeof taskId === "string"))]
@@ -123,6 +133,6 @@ export async function runTaskSubscription(options: TaskSubscriptionOptions): Pro
     }
     if (signal.aborted) return;
   }
-  if (!signal.aborted) options.send({ jsonrpc: "2.0", id: request.id, result: { resultType: "complete", _meta: stamp } });
+  if (!signal.aborted)
+    options.send({ jsonrpc: "2.0", id: request.id, result: { resultType: "complete", _meta: stamp } });
 }
-

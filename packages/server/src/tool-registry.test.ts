@@ -7,7 +7,10 @@ import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js
 describe("ToolRegistry", () => {
   it("lists each tool with an object JSON Schema, without zod's implicit safe-integer bounds", () => {
     const scripted = createScriptedAdapter();
-    scripted.adapter.tools[0]!.inputSchema = z.strictObject({ count: z.number().int(), steps: z.number().int().min(1).max(50).default(3) });
+    scripted.adapter.tools[0]!.inputSchema = z.strictObject({
+      count: z.number().int(),
+      steps: z.number().int().min(1).max(50).default(3),
+    });
     const [tool] = new ToolRegistry([{ name: "scripted", adapter: scripted.adapter }]).tools;
     expect(tool!.descriptor.inputSchema).toEqual({
       type: "object",
@@ -28,7 +31,11 @@ describe("ToolRegistry", () => {
     const properties = tool!.descriptor.inputSchema["properties"] as Record<string, Record<string, unknown>>;
     expect(properties["branch"]).toEqual({ anyOf: [{ type: "string" }, { type: "null" }] });
     expect(properties["extra"]).toMatchObject({ type: "object", additionalProperties: true });
-    expect(properties["shape"]).toMatchObject({ type: "object", additionalProperties: true, default: { type: ["kept", "as", "data"] } });
+    expect(properties["shape"]).toMatchObject({
+      type: "object",
+      additionalProperties: true,
+      default: { type: ["kept", "as", "data"] },
+    });
   });
 
   it("keeps the $schema marker, and the 2020-12 keywords, of a tool whose schema names its dialect", () => {
@@ -53,7 +60,19 @@ describe("ToolRegistry", () => {
   it("refuses two adapters offering the same tool name, and two instances with one name", () => {
     const first = createScriptedAdapter().adapter;
     const second = createScriptedAdapter().adapter;
-    expect(() => new ToolRegistry([{ name: "a", adapter: first }, { name: "b", adapter: second }])).toThrow(/adapters\[1\].*clashes/);
-    expect(() => new ToolRegistry([{ name: "a", adapter: first }, { name: "a", adapter: createScriptedAdapter({ toolName: "other" }).adapter }])).toThrow(ConfigError);
+    expect(
+      () =>
+        new ToolRegistry([
+          { name: "a", adapter: first },
+          { name: "b", adapter: second },
+        ]),
+    ).toThrow(/adapters\[1\].*clashes/);
+    expect(
+      () =>
+        new ToolRegistry([
+          { name: "a", adapter: first },
+          { name: "a", adapter: createScriptedAdapter({ toolName: "other" }).adapter },
+        ]),
+    ).toThrow(ConfigError);
   });
 });

@@ -36,17 +36,26 @@ export class ToolRegistry {
   constructor(instances: readonly AdapterInstance[]) {
     for (const [index, instance] of instances.entries()) {
       if (this.#adapters.has(instance.name)) {
-        throw new ConfigError(`adapters[${index}].name`, `"${instance.name}" is used by two adapter instances; names must be unique`);
+        throw new ConfigError(
+          `adapters[${index}].name`,
+          `"${instance.name}" is used by two adapter instances; names must be unique`,
+        );
       }
       if (instance.adapter.specificationVersion !== "v1") {
-        throw new ConfigError(`adapters[${index}]`, `adapter "${instance.name}" implements contract ${String(instance.adapter.specificationVersion)}, this server speaks v1`);
+        throw new ConfigError(
+          `adapters[${index}]`,
+          `adapter "${instance.name}" implements contract ${String(instance.adapter.specificationVersion)}, this server speaks v1`,
+        );
       }
       // Every adapter is called through the redactor of its declared secrets, tools included.
       const adapter = withSecretRedaction(instance.adapter);
       this.#adapters.set(instance.name, adapter);
       for (const tool of adapter.tools) {
         if (!toolNamePattern.test(tool.name)) {
-          throw new ConfigError(`adapters[${index}]`, `tool name "${tool.name}" must be 1-128 characters of letters, digits, "_", "-" or "."`);
+          throw new ConfigError(
+            `adapters[${index}]`,
+            `tool name "${tool.name}" must be 1-128 characters of letters, digits, "_", "-" or "."`,
+          );
         }
         const existing = this.#tools.get(tool.name);
         if (existing) {
@@ -91,11 +100,16 @@ function describeTool(tool: JobTool): ToolDescriptor {
     name: tool.name,
     description: tool.description,
     // "input" gives the schema a client must send: fields with defaults are optional.
-    inputSchema: toObjectJsonSchema(z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }), declaresDialect(tool.inputSchema)),
+    inputSchema: toObjectJsonSchema(
+      z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }),
+      declaresDialect(tool.inputSchema),
+    ),
   };
   if (tool.title !== undefined) descriptor.title = tool.title;
   if (tool.outputSchema) {
-    descriptor.outputSchema = toObjectJsonSchema(z.toJSONSchema(tool.outputSchema, { io: "output", unrepresentable: "any" }));
+    descriptor.outputSchema = toObjectJsonSchema(
+      z.toJSONSchema(tool.outputSchema, { io: "output", unrepresentable: "any" }),
+    );
   }
   return descriptor;
 }

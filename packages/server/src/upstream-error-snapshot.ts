@@ -32,14 +32,22 @@ export function upstreamErrorSnapshot(error: unknown, outage: OutageClock): Upst
     return {
       snapshot: "expired",
       countsAsOutage: false,
-      log: { level: "info", fields: { error: error.message }, message: "the upstream no longer knows the job; answered as expired" },
+      log: {
+        level: "info",
+        fields: { error: error.message },
+        message: "the upstream no longer knows the job; answered as expired",
+      },
     };
   }
   if (error instanceof UpstreamError && !error.isRetryable) {
     return {
       snapshot: failedSnapshot("upstream_error", `The upstream refused to report this job: ${error.message}`),
       countsAsOutage: false,
-      log: { level: "warn", fields: { httpStatus: error.httpStatus, error: error.message }, message: "upstream refused a status read" },
+      log: {
+        level: "warn",
+        fields: { httpStatus: error.httpStatus, error: error.message },
+        message: "upstream refused a status read",
+      },
     };
   }
   if (error instanceof UpstreamError && error.isThrottled) {
@@ -54,12 +62,20 @@ export function upstreamErrorSnapshot(error: unknown, outage: OutageClock): Upst
         pollIntervalMs: waitMs,
       },
       countsAsOutage: false,
-      log: { level: "info", fields: { httpStatus: error.httpStatus, retryAfterMs: error.retryAfterMs }, message: "upstream asked to wait" },
+      log: {
+        level: "info",
+        fields: { httpStatus: error.httpStatus, retryAfterMs: error.retryAfterMs },
+        message: "upstream asked to wait",
+      },
     };
   }
   const log: UpstreamErrorAnswer["log"] =
     error instanceof UpstreamError
-      ? { level: "warn", fields: { httpStatus: error.httpStatus, error: error.message }, message: "upstream unavailable" }
+      ? {
+          level: "warn",
+          fields: { httpStatus: error.httpStatus, error: error.message },
+          message: "upstream unavailable",
+        }
       : { level: "error", fields: { err: error }, message: "adapter failed to read a job status" };
   const reason = error instanceof UpstreamError ? error.message : "an unexpected error while reading the job status";
   const { since, now, budgetMs } = outage;

@@ -19,15 +19,21 @@ export function invalidArguments(
   message: string,
   issues: Array<{ field: string; message: string }> = [{ field, message }],
 ): never {
-  throw new TaskProtocolError(errorCodes.invalidParams, `Invalid arguments for tool ${toolName}: ${field}: ${message}`, {
-    field,
-    issues,
-  });
+  throw new TaskProtocolError(
+    errorCodes.invalidParams,
+    `Invalid arguments for tool ${toolName}: ${field}: ${message}`,
+    {
+      field,
+      issues,
+    },
+  );
 }
 
 function fieldName(path: ReadonlyArray<PropertyKey>): string {
   if (path.length === 0) return "arguments";
   return path
-    .map((segment, index) => (typeof segment === "number" ? `[${segment}]` : `${index === 0 ? "" : "."}${String(segment)}`))
+    .map((segment, index) =>
+      typeof segment === "number" ? `[${segment}]` : `${index === 0 ? "" : "."}${String(segment)}`,
+    )
     .join("");
 }

@@ -9,7 +9,10 @@ describe("waitForResult (the wait mode's synchronous path)", () => {
     const logger = createSilentLogger();
     const scripted = createScriptedAdapter({ pollIntervalMs: 1_000 });
     const tool = scripted.adapter.tools[0]!;
-    const { ref } = await tool.doStart({ label: "edge", startAs: "working" }, { signal: new AbortController().signal, principal: "alice", logger });
+    const { ref } = await tool.doStart(
+      { label: "edge", startAs: "working" },
+      { signal: new AbortController().signal, principal: "alice", logger },
+    );
     const job = scripted.onlyJob();
     // Reads at 0 and 1 s see it working; it has finished by the third read, due at the 1.5 s deadline.
     const read = scripted.adapter.doGetStatus.bind(scripted.adapter);
@@ -20,7 +23,11 @@ describe("waitForResult (the wait mode's synchronous path)", () => {
     const result = await waitForResult({
       reader: new SnapshotReader({ logger, snapshotCacheMs: 0 }),
       target: { adapterName: "scripted", adapter: scripted.adapter, ref },
-      context: { signal: new AbortController().signal, principal: "alice", logger: { debug() {}, info() {}, warn() {}, error() {} } },
+      context: {
+        signal: new AbortController().signal,
+        principal: "alice",
+        logger: { debug() {}, info() {}, warn() {}, error() {} },
+      },
       waitMs: 1_500,
       pollIntervalMs: 1_000,
       toolName: "scripted_job",

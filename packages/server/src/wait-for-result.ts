@@ -51,11 +51,17 @@ async function pollUntilDone(options: WaitForResultOptions): Promise<CallToolRes
       case "cancelled":
         return errorResult(`${toolName} was cancelled upstream before it finished.`);
       case "input_required":
-        return abandon(options, `${toolName} needs input (${snapshot.message ?? "an approval"}), which only a client with the tasks extension can give`);
+        return abandon(
+          options,
+          `${toolName} needs input (${snapshot.message ?? "an approval"}), which only a client with the tasks extension can give`,
+        );
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
-      return abandon(options, `${toolName} did not finish within ${formatDuration(options.waitMs)}; use a client with the tasks extension to follow long jobs`);
+      return abandon(
+        options,
+        `${toolName} did not finish within ${formatDuration(options.waitMs)}; use a client with the tasks extension to follow long jobs`,
+      );
     }
     // The last read falls on the deadline itself: a job that ends within the bound is not given up on early.
     await sleep(Math.min(options.pollIntervalMs, remaining), undefined, { signal: context.signal });

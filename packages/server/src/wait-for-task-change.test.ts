@@ -2,13 +2,28 @@ import { describe, expect, it } from "vitest";
 import type { DetailedTask } from "./task-shape.js";
 import { waitForTaskChange } from "./wait-for-task-change.js";
 
-const base = { taskId: "jt1.test", createdAt: "2026-12-01T09:00:00.000Z", lastUpdatedAt: "2026-12-01T09:00:00.000Z", ttlMs: null, pollIntervalMs: 10 };
+const base = {
+  taskId: "jt1.test",
+  createdAt: "2026-12-01T09:00:00.000Z",
+  lastUpdatedAt: "2026-12-01T09:00:00.000Z",
+  ttlMs: null,
+  pollIntervalMs: 10,
+};
 const working = (statusMessage: string): DetailedTask => ({ ...base, status: "working", statusMessage });
-const completed: DetailedTask = { ...base, status: "completed", result: { content: [{ type: "text", text: "done" }], resultType: "complete" } };
+const completed: DetailedTask = {
+  ...base,
+  status: "completed",
+  result: { content: [{ type: "text", text: "done" }], resultType: "complete" },
+};
 const asking: DetailedTask = {
   ...base,
   status: "input_required",
-  inputRequests: { q: { method: "elicitation/create", params: { mode: "form", message: "ok?", requestedSchema: { type: "object", properties: {} } } } },
+  inputRequests: {
+    q: {
+      method: "elicitation/create",
+      params: { mode: "form", message: "ok?", requestedSchema: { type: "object", properties: {} } },
+    },
+  },
 };
 
 /** A read that answers the given tasks in order, then keeps answering the last one; counts its calls. */
@@ -26,9 +41,21 @@ const forever = 40_000;
 
 describe("waitForTaskChange", () => {
   it("returns as soon as the status changes, passing message-only changes on without returning", async () => {
-    const { reads, read } = scriptedReads([working("step 1/3"), working("step 1/3"), working("step 2/3"), asking, completed]);
+    const { reads, read } = scriptedReads([
+      working("step 1/3"),
+      working("step 1/3"),
+      working("step 2/3"),
+      asking,
+      completed,
+    ]);
     const messages: string[] = [];
-    const task = await waitForTaskChange({ read, waitMs: forever, signal: new AbortController().signal, defaultPollIntervalMs: 10, onMessage: (message) => messages.push(message) });
+    const task = await waitForTaskChange({
+      read,
+      waitMs: forever,
+      signal: new AbortController().signal,
+      defaultPollIntervalMs: 10,
+      onMessage: (message) => messages.push(message),
+    });
     expect(task.status).toBe("input_required");
     expect(reads.count).toBe(4);
     expect(messages).toEqual(["step 2/3"]);
@@ -36,14 +63,30 @@ describe("waitForTaskChange", () => {
 
   it("returns on a terminal status", async () => {
     const { reads, read } = scriptedReads([working("running"), completed]);
-    expect((await waitForTaskChange({ read, waitMs: forever, signal: new AbortController().signal, defaultPollIntervalMs: 10 })).status).toBe("completed");
+    expect(
+      (
+        await waitForTaskChange({
+          read,
+          waitMs: forever,
+          signal: new AbortController().signal,
+          defaultPollIntervalMs: 10,
+        })
+      ).status,
+    ).toBe("completed");
     expect(reads.count).toBe(2);
   });
 
   it("answers at once, with one read, for a task already ended or already asking", async () => {
     for (const settled of [completed, asking]) {
       const { reads, read } = scriptedReads([settled]);
-      expect(await waitForTaskChange({ read, waitMs: forever, signal: new AbortController().signal, defaultPollIntervalMs: 10 })).toBe(settled);
+      expect(
+        await waitForTaskChange({
+          read,
+          waitMs: forever,
+          signal: new AbortController().signal,
+          defaultPollIntervalMs: 10,
+        }),
+      ).toBe(settled);
       expect(reads.count).toBe(1);
     }
   });
@@ -51,7 +94,12 @@ describe("waitForTaskChange", () => {
   it("returns the working task when the wait runs out, not before", async () => {
     const { reads, read } = scriptedReads([working("running")]);
     const started = Date.now();
-    const task = await waitForTaskChange({ read, waitMs: 120, signal: new AbortController().signal, defaultPollIntervalMs: 10 });
+    const task = await waitForTaskChange({
+      read,
+      waitMs: 120,
+      signal: new AbortController().signal,
+      defaultPollIntervalMs: 10,
+    });
     expect(task.status).toBe("working");
     expect(Date.now() - started).toBeGreaterThanOrEqual(120);
     expect(reads.count).toBeGreaterThan(1);
@@ -59,7 +107,10 @@ describe("waitForTaskChange", () => {
 
   it("reads once and returns with a wait of 0", async () => {
     const { reads, read } = scriptedReads([working("running")]);
-    expect((await waitForTaskChange({ read, waitMs: 0, signal: new AbortController().signal, defaultPollIntervalMs: 10 })).status).toBe("working");
+    expect(
+      (await waitForTaskChange({ read, waitMs: 0, signal: new AbortController().signal, defaultPollIntervalMs: 10 }))
+        .status,
+    ).toBe("working");
     expect(reads.count).toBe(1);
   });
 
@@ -67,7 +118,8 @@ describe("waitForTaskChange", () => {
     const times: number[] = [];
     const { read } = scriptedReads([{ ...working("running"), pollIntervalMs: 60 }], () => times.push(Date.now()));
     await waitForTaskChange({ read, waitMs: 200, signal: new AbortController().signal, defaultPollIntervalMs: 10 });
-    for (let index = 1; index < times.length - 1; index += 1) expect(times[index]! - times[index - 1]!).toBeGreaterThanOrEqual(55);
+    for (let index = 1; index < times.length - 1; index += 1)
+      expect(times[index]! - times[index - 1]!).toBeGreaterThanOrEqual(55);
   });
 
   it("stops at once when the connection closes, with no further read", async () => {
@@ -75,7 +127,9 @@ describe("waitForTaskChange", () => {
     const { reads, read } = scriptedReads([working("running")], (count) => {
       if (count === 2) controller.abort(new Error("connection closed"));
     });
-    await expect(waitForTaskChange({ read, waitMs: forever, signal: controller.signal, defaultPollIntervalMs: 10 })).rejects.toThrow();
+    await expect(
+      waitForTaskChange({ read, waitMs: forever, signal: controller.signal, defaultPollIntervalMs: 10 }),
+    ).rejects.toThrow();
     expect(reads.count).toBe(2);
   });
 });

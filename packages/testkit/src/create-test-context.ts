@@ -29,7 +29,9 @@ export type RecordingTestContext = AdapterContext & { readonly logEntries: LogEn
  * contexts), so that a test can look for a warning or a leaked secret. Pass `{ signal }` to test
  * cancellation of in-flight calls; a `logger` passed in replaces the recording one.
  */
-export function createTestContext(overrides: Partial<AdapterContext> & { logEntries?: LogEntry[] } = {}): RecordingTestContext {
+export function createTestContext(
+  overrides: Partial<AdapterContext> & { logEntries?: LogEntry[] } = {},
+): RecordingTestContext {
   const { logEntries = [], ...contextOverrides } = overrides;
   return {
     signal: new AbortController().signal,

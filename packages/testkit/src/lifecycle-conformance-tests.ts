@@ -7,70 +7,102 @@ import type { ConformanceSession } from "./conformance-session.js";
 export function registerStartTests<Ref extends JsonValue>(session: ConformanceSession<Ref>, timeoutMs?: number): void {
   const start = session.harness.start;
   if (!start) return;
-  it(`starts a job with ${start.tool} whose reference is JSON and reads back at once`, async () => {
-    const adapter = await session.createAdapter();
-    const tool = adapter.tools.find((candidate) => candidate.name === start.tool);
-    expect(tool, `the adapter has no tool named ${start.tool}`).toBeDefined();
-    if (!tool) return;
-    // The core validates with the tool's schema before doStart; do the same so defaults are applied.
-    const parsed = tool.inputSchema.safeParse(start.input);
-    expect(parsed.success, `harness.start.input does not pass ${start.tool}'s inputSchema: ${parsed.error?.message}`).toBe(true);
+  it(
+    `starts a job with ${start.tool} whose reference is JSON and reads back at once`,
+    async () => {
+      const adapter = await session.createAdapter();
+      const tool = adapter.tools.find((candidate) => candidate.name === start.tool);
+      expect(tool, `the adapter has no tool named ${start.tool}`).toBeDefined();
+      if (!tool) return;
+      // The core validates with the tool's schema before doStart; do the same so defaults are applied.
+      const parsed = tool.inputSchema.safeParse(start.input);
+      expect(
+        parsed.success,
+        `harness.start.input does not pass ${start.tool}'s inputSchema: ${parsed.error?.message}`,
+      ).toBe(true);
 
-    const started = await tool.doStart(parsed.data, session.createContext());
-    const serialised = JSON.stringify(started.ref);
-    expect(serialised, "the reference is not JSON-serialisable").toBeTypeOf("string");
-    expect(JSON.parse(serialised), "the reference changes through JSON").toEqual(started.ref);
-    session.expectNoLeaks(started.ref, "the reference returned by doStart");
-    if (started.snapshot !== undefined) session.expectValidSnapshot(started.snapshot, "the snapshot returned by doStart");
+      const started = await tool.doStart(parsed.data, session.createContext());
+      const serialised = JSON.stringify(started.ref);
+      expect(serialised, "the reference is not JSON-serialisable").toBeTypeOf("string");
+      expect(JSON.parse(serialised), "the reference changes through JSON").toEqual(started.ref);
+      session.expectNoLeaks(started.ref, "the reference returned by doStart");
+      if (started.snapshot !== undefined)
+        session.expectValidSnapshot(started.snapshot, "the snapshot returned by doStart");
 
-    const snapshot = await adapter.doGetStatus(JSON.parse(serialised) as Ref, session.createContext());
-    session.expectValidSnapshot(snapshot, "the first snapshot read after doStart");
-  }, timeoutMs);
+      const snapshot = await adapter.doGetStatus(JSON.parse(serialised) as Ref, session.createContext());
+      session.expectValidSnapshot(snapshot, "the first snapshot read after doStart");
+    },
+    timeoutMs,
+  );
 }
 
-export function registerRespondTests<Ref extends JsonValue>(session: ConformanceSession<Ref>, timeoutMs?: number): void {
+export function registerRespondTests<Ref extends JsonValue>(
+  session: ConformanceSession<Ref>,
+  timeoutMs?: number,
+): void {
   const scenario = session.harness.inputRequired;
-  it("has an inputRequired scenario exactly when the adapter implements doRespond", async () => {
-    const adapter = await session.createAdapter();
-    if (adapter.doRespond && !scenario) {
-      expect.fail("the adapter implements doRespond, so the harness must give an inputRequired scenario (harness.inputRequired)");
-    }
-    if (!adapter.doRespond && scenario) {
-      expect.fail("the harness gives an inputRequired scenario, but the adapter has no doRespond");
-    }
-  }, timeoutMs);
+  it(
+    "has an inputRequired scenario exactly when the adapter implements doRespond",
+    async () => {
+      const adapter = await session.createAdapter();
+      if (adapter.doRespond && !scenario) {
+        expect.fail(
+          "the adapter implements doRespond, so the harness must give an inputRequired scenario (harness.inputRequired)",
+        );
+      }
+      if (!adapter.doRespond && scenario) {
+        expect.fail("the harness gives an inputRequired scenario, but the adapter has no doRespond");
+      }
+    },
+    timeoutMs,
+  );
   if (!scenario) return;
 
-  it("lists input requests for a job waiting for input, and delivers the answers", async () => {
-    const adapter = await session.createAdapter();
-    const ref = await scenario.arrange();
-    const snapshot = await adapter.doGetStatus(ref, session.createContext());
-    session.expectValidSnapshot(snapshot, "the snapshot of the job waiting for input");
-    expect(snapshot.status, "the arranged job should be input_required").toBe("input_required");
-    const keys = Object.keys(snapshot.inputRequests ?? {});
-    expect(keys.length, "outstanding input requests").toBeGreaterThan(0);
+  it(
+    "lists input requests for a job waiting for input, and delivers the answers",
+    async () => {
+      const adapter = await session.createAdapter();
+      const ref = await scenario.arrange();
+      const snapshot = await adapter.doGetStatus(ref, session.createContext());
+      session.expectValidSnapshot(snapshot, "the snapshot of the job waiting for input");
+      expect(snapshot.status, "the arranged job should be input_required").toBe("input_required");
+      const keys = Object.keys(snapshot.inputRequests ?? {});
+      expect(keys.length, "outstanding input requests").toBeGreaterThan(0);
 
-    const responses: Record<string, ElicitationResponse> = Object.fromEntries(keys.map((key) => [key, scenario.response]));
-    await adapter.doRespond?.(ref, responses, session.createContext());
-    expect(await scenario.verifyResponded(ref), "harness.inputRequired.verifyResponded").toBe(true);
-  }, timeoutMs);
+      const responses: Record<string, ElicitationResponse> = Object.fromEntries(
+        keys.map((key) => [key, scenario.response]),
+      );
+      await adapter.doRespond?.(ref, responses, session.createContext());
+      expect(await scenario.verifyResponded(ref), "harness.inputRequired.verifyResponded").toBe(true);
+    },
+    timeoutMs,
+  );
 }
 
 export function registerCancelTests<Ref extends JsonValue>(session: ConformanceSession<Ref>, timeoutMs?: number): void {
   const scenario = session.harness.cancel;
-  it("has a cancel scenario exactly when the adapter implements doCancel", async () => {
-    const adapter = await session.createAdapter();
-    if (adapter.doCancel && !scenario) {
-      expect.fail("the adapter implements doCancel, so the harness must give a cancel scenario (harness.cancel)");
-    }
-    if (!adapter.doCancel && scenario) expect.fail("the harness gives a cancel scenario, but the adapter has no doCancel");
-  }, timeoutMs);
+  it(
+    "has a cancel scenario exactly when the adapter implements doCancel",
+    async () => {
+      const adapter = await session.createAdapter();
+      if (adapter.doCancel && !scenario) {
+        expect.fail("the adapter implements doCancel, so the harness must give a cancel scenario (harness.cancel)");
+      }
+      if (!adapter.doCancel && scenario)
+        expect.fail("the harness gives a cancel scenario, but the adapter has no doCancel");
+    },
+    timeoutMs,
+  );
   if (!scenario) return;
 
-  it("asks the upstream to cancel a running job", async () => {
-    const adapter = await session.createAdapter();
-    const ref = await scenario.arrange();
-    await adapter.doCancel?.(ref, session.createContext());
-    expect(await scenario.verifyCancelRequested(ref), "harness.cancel.verifyCancelRequested").toBe(true);
-  }, timeoutMs);
+  it(
+    "asks the upstream to cancel a running job",
+    async () => {
+      const adapter = await session.createAdapter();
+      const ref = await scenario.arrange();
+      await adapter.doCancel?.(ref, session.createContext());
+      expect(await scenario.verifyCancelRequested(ref), "harness.cancel.verifyCancelRequested").toBe(true);
+    },
+    timeoutMs,
+  );
 }

@@ -27,13 +27,19 @@ beforeAll(async () => {
   const report = join(directory, "report.json");
   try {
     // Exit code 1 is expected: the broken adapters fail.
-    await promisify(execFile)(process.execPath, [vitestEntry, "run", "--config", config, "--reporter=json", `--outputFile=${report}`], {
-      cwd: dirname(config),
-      env: { ...process.env, CI: "1" },
-    }).catch((error: { code?: number }) => {
+    await promisify(execFile)(
+      process.execPath,
+      [vitestEntry, "run", "--config", config, "--reporter=json", `--outputFile=${report}`],
+      {
+        cwd: dirname(config),
+        env: { ...process.env, CI: "1" },
+      },
+    ).catch((error: { code?: number }) => {
       if (error.code !== 1) throw error;
     });
-    const results = JSON.parse(readFileSync(report, "utf8")) as { testResults: Array<{ assertionResults: AssertionResult[] }> };
+    const results = JSON.parse(readFileSync(report, "utf8")) as {
+      testResults: Array<{ assertionResults: AssertionResult[] }>;
+    };
     failedByHarness = new Map();
     for (const result of results.testResults.flatMap((file) => file.assertionResults)) {
       const harness = (result.ancestorTitles[0] ?? "").replace("adapter conformance: ", "");
@@ -49,14 +55,51 @@ beforeAll(async () => {
 describe("runAdapterConformance on broken adapters", () => {
   it.each([
     // Every error leaks, the abort's included.
-    ["leaks its token in errors", ["passes the context's AbortSignal on: an aborted signal makes doGetStatus reject", "raises a retryable UpstreamError when the upstream is unavailable", "raises JobNotFoundError for a job the upstream does not know", "keeps secrets out of snapshots, errors and log entries"]],
+    [
+      "leaks its token in errors",
+      [
+        "passes the context's AbortSignal on: an aborted signal makes doGetStatus reject",
+        "raises a retryable UpstreamError when the upstream is unavailable",
+        "raises JobNotFoundError for a job the upstream does not know",
+        "keeps secrets out of snapshots, errors and log entries",
+      ],
+    ],
     ["ends on an unknown status", ['keeps the undocumented status "warming_up" non-terminal, with its raw value']],
     ["ignores the abort signal", ["passes the context's AbortSignal on: an aborted signal makes doGetStatus reject"]],
-    ["throws the wrong errors", ["raises JobNotFoundError for a job the upstream does not know", "raises a retryable UpstreamError when the upstream is unavailable"]],
-    ["has doRespond and doCancel but no scenarios", ["has an inputRequired scenario exactly when the adapter implements doRespond", "has a cancel scenario exactly when the adapter implements doCancel"]],
-    ["has a malformed tool and input request", ["declares the v1 contract, a kind, and well-formed tools", "lists input requests for a job waiting for input, and delivers the answers"]],
+    [
+      "throws the wrong errors",
+      [
+        "raises JobNotFoundError for a job the upstream does not know",
+        "raises a retryable UpstreamError when the upstream is unavailable",
+      ],
+    ],
+    [
+      "has doRespond and doCancel but no scenarios",
+      [
+        "has an inputRequired scenario exactly when the adapter implements doRespond",
+        "has a cancel scenario exactly when the adapter implements doCancel",
+      ],
+    ],
+    [
+      "has a malformed tool and input request",
+      [
+        "declares the v1 contract, a kind, and well-formed tools",
+        "lists input requests for a job waiting for input, and delivers the answers",
+      ],
+    ],
     // Every test that reads a status gets the log entry, and fails in its afterEach.
-    ["logs its token", ['maps "running" to working', "keeps secrets out of snapshots, errors and log entries", "passes the context's AbortSignal on: an aborted signal makes doGetStatus reject", "raises JobNotFoundError for a job the upstream does not know", "raises a retryable UpstreamError when the upstream is unavailable", 'keeps the undocumented status "warming_up" non-terminal, with its raw value', "lists input requests for a job waiting for input, and delivers the answers"]],
+    [
+      "logs its token",
+      [
+        'maps "running" to working',
+        "keeps secrets out of snapshots, errors and log entries",
+        "passes the context's AbortSignal on: an aborted signal makes doGetStatus reject",
+        "raises JobNotFoundError for a job the upstream does not know",
+        "raises a retryable UpstreamError when the upstream is unavailable",
+        'keeps the undocumented status "warming_up" non-terminal, with its raw value',
+        "lists input requests for a job waiting for input, and delivers the answers",
+      ],
+    ],
   ])("a harness that %s fails exactly the tests that check it", (harness, expectedFailures) => {
     expect(failedByHarness.has(harness), `no results for "${harness}"`).toBe(true);
     expect([...(failedByHarness.get(harness) ?? [])].sort()).toEqual([...expectedFailures].sort());

@@ -3,7 +3,12 @@ import type { JsonValue } from "@jobtasks/core";
 import { findAdapterShapeProblems } from "./adapter-shape-problems.js";
 import { createConformanceSession, type ConformanceSession } from "./conformance-session.js";
 import type { ConformanceGroup, ConformanceHarness } from "./conformance-types.js";
-import { registerAbortTests, registerNotFoundTests, registerRetryableTests, registerSecretTests } from "./error-conformance-tests.js";
+import {
+  registerAbortTests,
+  registerNotFoundTests,
+  registerRetryableTests,
+  registerSecretTests,
+} from "./error-conformance-tests.js";
 import { registerCancelTests, registerRespondTests, registerStartTests } from "./lifecycle-conformance-tests.js";
 import { registerStatusTests, registerUnknownStatusTests } from "./status-conformance-tests.js";
 
@@ -17,7 +22,8 @@ function findHarnessProblems(harness: ConformanceHarness<any>): string[] {
   if (harness.statuses.length === 0) problems.push("harness.statuses is empty");
   for (const { rawStatus, expected, isError } of harness.statuses) {
     if (!taskStatuses.includes(expected)) problems.push(`statuses "${rawStatus}": ${expected} is not a task status`);
-    if (isError !== undefined && expected !== "completed") problems.push(`statuses "${rawStatus}": isError only applies to completed`);
+    if (isError !== undefined && expected !== "completed")
+      problems.push(`statuses "${rawStatus}": isError only applies to completed`);
   }
   if (harness.statuses.some((entry) => entry.rawStatus === harness.unknownRawStatus)) {
     problems.push(`unknownRawStatus "${harness.unknownRawStatus}" is listed in statuses`);
@@ -51,10 +57,14 @@ export function runAdapterConformance<Ref extends JsonValue = JsonValue>(harness
     };
 
     group("shape", "shape", () => {
-      it("declares the v1 contract, a kind, and well-formed tools", async () => {
-        const adapter = await session.createAdapter();
-        expect(findAdapterShapeProblems(adapter)).toEqual([]);
-      }, timeoutMs);
+      it(
+        "declares the v1 contract, a kind, and well-formed tools",
+        async () => {
+          const adapter = await session.createAdapter();
+          expect(findAdapterShapeProblems(adapter)).toEqual([]);
+        },
+        timeoutMs,
+      );
     });
     group("statuses", "status mapping", registerStatusTests);
     group("unknownStatus", "unknown upstream status", registerUnknownStatusTests);

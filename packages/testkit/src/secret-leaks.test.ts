@@ -18,7 +18,13 @@ describe("findSecretLeaks", () => {
 
   it("follows the cause chain, AggregateError members and own properties", () => {
     const deep = new Error("outer", {
-      cause: new AggregateError([new Error("fine"), Object.assign(new Error("request failed"), { request: { headers: { authorization: `token ${secret}` } } })], "several"),
+      cause: new AggregateError(
+        [
+          new Error("fine"),
+          Object.assign(new Error("request failed"), { request: { headers: { authorization: `token ${secret}` } } }),
+        ],
+        "several",
+      ),
     });
     expect(findSecretLeaks(deep, [secret], "error")).toEqual([
       "error: secrets[0] appears at cause.errors[1].request.headers.authorization",
@@ -30,7 +36,9 @@ describe("findSecretLeaks", () => {
     const url = new URL(`https://user:${encodeURIComponent(password)}@ci.example/jobs`);
     expect(findSecretLeaks({ url }, [password], "value")).toEqual(["value: secrets[0] appears at url"]);
     const headers = new Headers({ authorization: `Bearer ${secret}` });
-    expect(findSecretLeaks({ headers }, [secret], "value")).toEqual(["value: secrets[0] appears at headers.headers.authorization"]);
+    expect(findSecretLeaks({ headers }, [secret], "value")).toEqual([
+      "value: secrets[0] appears at headers.headers.authorization",
+    ]);
   });
 
   it("survives cycles", () => {

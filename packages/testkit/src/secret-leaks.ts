@@ -6,7 +6,13 @@
 
 const maximumDepth = 12;
 
-function collectTexts(value: unknown, path: string, texts: Array<{ path: string; text: string }>, seen: Set<unknown>, depth: number): void {
+function collectTexts(
+  value: unknown,
+  path: string,
+  texts: Array<{ path: string; text: string }>,
+  seen: Set<unknown>,
+  depth: number,
+): void {
   if (depth > maximumDepth || value === null || value === undefined) return;
   if (typeof value === "string") {
     texts.push({ path, text: value });

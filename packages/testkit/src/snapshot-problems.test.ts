@@ -13,7 +13,14 @@ const formRequest = {
 describe("findSnapshotProblems", () => {
   it.each([
     ["working", { status: "working", rawStatus: "running", message: "step 1/3" }],
-    ["completed", { status: "completed", rawStatus: "succeeded", result: { content: [{ type: "text", text: "ok" }], isError: false } }],
+    [
+      "completed",
+      {
+        status: "completed",
+        rawStatus: "succeeded",
+        result: { content: [{ type: "text", text: "ok" }], isError: false },
+      },
+    ],
     ["failed", { status: "failed", rawStatus: "gone", error: { code: -32603, message: "gone" } }],
     ["input_required", { status: "input_required", rawStatus: "waiting", inputRequests: { "gate-1": formRequest } }],
     ["cancelled", { status: "cancelled", rawStatus: "cancelled", updatedAt: "2026-11-29T10:00:00.000Z" }],
@@ -30,11 +37,26 @@ describe("findSnapshotProblems", () => {
     [{ status: "working", rawStatus: "x", message: 3 }, "message is not a string"],
     [{ status: "completed", rawStatus: "x" }, "a completed snapshot has no result object"],
     [{ status: "completed", rawStatus: "x", result: { content: "ok" } }, "result.content is not an array"],
-    [{ status: "completed", rawStatus: "x", result: { content: [{ text: "ok" }] } }, "result.content[0] has no string type"],
-    [{ status: "completed", rawStatus: "x", result: { content: [], isError: "yes" } }, "result.isError is not a boolean"],
-    [{ status: "failed", rawStatus: "x", error: { message: "no code" } }, "a failed snapshot has no error with an integer code and a message"],
-    [{ status: "input_required", rawStatus: "x", inputRequests: {} }, "an input_required snapshot has no inputRequests"],
-    [{ status: "working", rawStatus: "x", extra: 10n }, "the snapshot is not JSON-serialisable (Do not know how to serialize a BigInt)"],
+    [
+      { status: "completed", rawStatus: "x", result: { content: [{ text: "ok" }] } },
+      "result.content[0] has no string type",
+    ],
+    [
+      { status: "completed", rawStatus: "x", result: { content: [], isError: "yes" } },
+      "result.isError is not a boolean",
+    ],
+    [
+      { status: "failed", rawStatus: "x", error: { message: "no code" } },
+      "a failed snapshot has no error with an integer code and a message",
+    ],
+    [
+      { status: "input_required", rawStatus: "x", inputRequests: {} },
+      "an input_required snapshot has no inputRequests",
+    ],
+    [
+      { status: "working", rawStatus: "x", extra: 10n },
+      "the snapshot is not JSON-serialisable (Do not know how to serialize a BigInt)",
+    ],
   ])("reports %#: %s", (snapshot, problem) => {
     expect(findSnapshotProblems(snapshot)).toContain(problem);
   });
@@ -48,7 +70,11 @@ describe("findInputRequestProblems", () => {
   it("reports every fault of a malformed request", () => {
     const problems = findInputRequestProblems("k", {
       method: "sampling/createMessage",
-      params: { mode: "url", message: "", requestedSchema: { type: "array", properties: { nested: { type: "object" } }, required: ["missing"] } },
+      params: {
+        mode: "url",
+        message: "",
+        requestedSchema: { type: "array", properties: { nested: { type: "object" } }, required: ["missing"] },
+      },
     });
     expect(problems).toEqual([
       'inputRequests["k"].method is not "elicitation/create"',
@@ -61,6 +87,8 @@ describe("findInputRequestProblems", () => {
   });
 
   it("reports a request without params", () => {
-    expect(findInputRequestProblems("k", { method: "elicitation/create" })).toEqual(['inputRequests["k"].params is not an object']);
+    expect(findInputRequestProblems("k", { method: "elicitation/create" })).toEqual([
+      'inputRequests["k"].params is not an object',
+    ]);
   });
 });

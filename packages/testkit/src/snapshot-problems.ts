@@ -37,7 +37,10 @@ export function findInputRequestProblems(key: string, request: unknown): string[
   }
   if (schema.required !== undefined) {
     const properties = isObject(schema.properties) ? schema.properties : {};
-    if (!Array.isArray(schema.required) || schema.required.some((name) => typeof name !== "string" || !(name in properties))) {
+    if (
+      !Array.isArray(schema.required) ||
+      schema.required.some((name) => typeof name !== "string" || !(name in properties))
+    ) {
       problems.push(`${where}.params.requestedSchema.required must list property names`);
     }
   }
@@ -51,11 +54,14 @@ function findResultProblems(result: unknown): string[] {
     problems.push("result.content is not an array");
   } else {
     result.content.forEach((block: unknown, index) => {
-      if (!isObject(block) || typeof block.type !== "string") problems.push(`result.content[${index}] has no string type`);
-      else if (block.type === "text" && typeof block.text !== "string") problems.push(`result.content[${index}].text is not a string`);
+      if (!isObject(block) || typeof block.type !== "string")
+        problems.push(`result.content[${index}] has no string type`);
+      else if (block.type === "text" && typeof block.text !== "string")
+        problems.push(`result.content[${index}].text is not a string`);
     });
   }
-  if (result.isError !== undefined && typeof result.isError !== "boolean") problems.push("result.isError is not a boolean");
+  if (result.isError !== undefined && typeof result.isError !== "boolean")
+    problems.push("result.isError is not a boolean");
   if (result.structuredContent !== undefined && !isObject(result.structuredContent)) {
     problems.push("result.structuredContent is not an object");
   }
@@ -71,10 +77,16 @@ export function findSnapshotProblems(snapshot: unknown): string[] {
   }
   if (typeof snapshot.rawStatus !== "string") problems.push("rawStatus is not a string");
   if (snapshot.message !== undefined && typeof snapshot.message !== "string") problems.push("message is not a string");
-  if (snapshot.updatedAt !== undefined && (typeof snapshot.updatedAt !== "string" || Number.isNaN(Date.parse(snapshot.updatedAt)))) {
+  if (
+    snapshot.updatedAt !== undefined &&
+    (typeof snapshot.updatedAt !== "string" || Number.isNaN(Date.parse(snapshot.updatedAt)))
+  ) {
     problems.push("updatedAt is not an ISO 8601 time");
   }
-  if (snapshot.pollIntervalMs !== undefined && !(typeof snapshot.pollIntervalMs === "number" && snapshot.pollIntervalMs >= 0)) {
+  if (
+    snapshot.pollIntervalMs !== undefined &&
+    !(typeof snapshot.pollIntervalMs === "number" && snapshot.pollIntervalMs >= 0)
+  ) {
     problems.push("pollIntervalMs is not a non-negative number");
   }
   try {
@@ -89,7 +101,12 @@ export function findSnapshotProblems(snapshot: unknown): string[] {
       break;
     case "failed": {
       const error = snapshot.error;
-      if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== "string" || error.message === "") {
+      if (
+        !isObject(error) ||
+        !Number.isInteger(error.code) ||
+        typeof error.message !== "string" ||
+        error.message === ""
+      ) {
         problems.push("a failed snapshot has no error with an integer code and a message");
       }
       break;

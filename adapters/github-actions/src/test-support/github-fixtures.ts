@@ -27,7 +27,10 @@ export function workflowRun(overrides: Record<string, unknown> = {}): Record<str
 }
 
 /** An adapter as configured in production (requestRetries included) with short look-up waits. */
-export function createTestAdapter(overrides: Partial<GithubActionsOptions> = {}, requests: UpstreamRequestEvent[] = []) {
+export function createTestAdapter(
+  overrides: Partial<GithubActionsOptions> = {},
+  requests: UpstreamRequestEvent[] = [],
+) {
   return githubActions(
     {
       token: testToken,

@@ -55,12 +55,14 @@ export function createMockGitlab(): MockGitlab {
 
 /** Record the body of each POST to `path` and answer it. */
 export function recordPost(mock: MockGitlab, path: string, status: number, answer: unknown, sent: unknown[]): void {
-  mock.gitlab
-    .intercept({ path: at(path), method: "POST" })
-    .reply(status, (options) => {
+  mock.gitlab.intercept({ path: at(path), method: "POST" }).reply(
+    status,
+    (options) => {
       sent.push(typeof options.body === "string" && options.body !== "" ? JSON.parse(options.body) : undefined);
       return answer as object;
-    }, json);
+    },
+    json,
+  );
 }
 
 export function createTestAdapter(mock: MockGitlab, options: Partial<GitlabCiOptions> = {}) {

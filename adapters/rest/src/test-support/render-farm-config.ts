@@ -42,8 +42,16 @@ export function renderFarmConfig(overrides: Partial<RestOptions> = {}): RestOpti
     inputRequired: {
       keyPath: "review.id",
       message: "{{body.review.question}}",
-      schema: { type: "object", properties: { verdict: { type: "string", enum: ["ship", "redo"] } }, required: ["verdict"] },
-      respond: { url: "/renders/{{job.id}}/reviews/{{key}}", body: { verdict: "{{answer.verdict}}" }, declineBody: { verdict: "redo" } },
+      schema: {
+        type: "object",
+        properties: { verdict: { type: "string", enum: ["ship", "redo"] } },
+        required: ["verdict"],
+      },
+      respond: {
+        url: "/renders/{{job.id}}/reviews/{{key}}",
+        body: { verdict: "{{answer.verdict}}" },
+        declineBody: { verdict: "redo" },
+      },
     },
     cancel: { url: "/renders/{{job.id}}/abort", recognizedBy: { path: "abortedByUser", values: ["true"] } },
     polling: { initialIntervalMs: 1_000, multiplier: 2, maxIntervalMs: 8_000 },

@@ -4,7 +4,8 @@ import { MockAgent } from "undici";
 /** A context as the core would pass it: a live signal, a principal, a logger that keeps its entries. */
 export function testContext(signal: AbortSignal = new AbortController().signal): AdapterContext & { logs: string[] } {
   const logs: string[] = [];
-  const record = (fields: Record<string, unknown>, message: string) => void logs.push(`${message} ${JSON.stringify(fields)}`);
+  const record = (fields: Record<string, unknown>, message: string) =>
+    void logs.push(`${message} ${JSON.stringify(fields)}`);
   return { signal, principal: "tester", logger: { debug: record, info: record, warn: record, error: record }, logs };
 }
 
@@ -27,8 +28,13 @@ function lowerHeaders(headers: unknown): Record<string, string> {
   const flat: Record<string, string> = {};
   if (headers && typeof headers === "object") {
     const entries = Array.isArray(headers)
-      ? (headers as string[]).reduce<[string, string][]>((pairs, value, index, all) => (index % 2 === 0 ? [...pairs, [value, String(all[index + 1])]] : pairs), [])
-      : Object.entries(headers as Record<string, unknown>).map(([name, value]) => [name, String(value)] as [string, string]);
+      ? (headers as string[]).reduce<[string, string][]>(
+          (pairs, value, index, all) => (index % 2 === 0 ? [...pairs, [value, String(all[index + 1])]] : pairs),
+          [],
+        )
+      : Object.entries(headers as Record<string, unknown>).map(
+          ([name, value]) => [name, String(value)] as [string, string],
+        );
     for (const [name, value] of entries) flat[name.toLowerCase()] = value;
   }
   return flat;
@@ -36,6 +42,16 @@ function lowerHeaders(headers: unknown): Record<string, string> {
 
 /** Turn what a MockAgent reply callback receives into a SeenRequest. */
 export function seen(options: { method: string; path: string; headers?: unknown; body?: unknown }): SeenRequest {
-  const text = typeof options.body === "string" ? options.body : options.body === undefined || options.body === null ? "" : String(options.body);
-  return { method: options.method, path: options.path, headers: lowerHeaders(options.headers), body: text === "" ? undefined : JSON.parse(text) };
+  const text =
+    typeof options.body === "string"
+      ? options.body
+      : options.body === undefined || options.body === null
+        ? ""
+        : String(options.body);
+  return {
+    method: options.method,
+    path: options.path,
+    headers: lowerHeaders(options.headers),
+    body: text === "" ? undefined : JSON.parse(text),
+  };
 }

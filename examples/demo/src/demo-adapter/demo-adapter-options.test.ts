@@ -17,7 +17,12 @@ function configError(options: unknown): AdapterConfigError {
 describe("demo adapter options", () => {
   it("has documented defaults", () => {
     const adapter = demoAdapter({ baseUrl: "http://127.0.0.1:4010" });
-    expect(adapter).toMatchObject({ specificationVersion: "v1", kind: "demo", pollIntervalMs: 1000, retentionMs: 86_400_000 });
+    expect(adapter).toMatchObject({
+      specificationVersion: "v1",
+      kind: "demo",
+      pollIntervalMs: 1000,
+      retentionMs: 86_400_000,
+    });
     expect(adapter.tools.map((tool) => tool.name)).toEqual(["demo_pipeline"]);
   });
 
@@ -38,14 +43,20 @@ describe("demo adapter options", () => {
   it("does not repeat an unparseable URL, which may hold a password", () => {
     const error = configError({ baseUrl: "http://robot:s3cret-value@[not-a-host" });
     expect(error.message).toContain("not a valid URL");
-    expect(JSON.stringify({ message: error.message, stack: error.stack, cause: String(error.cause) })).not.toContain("s3cret-value");
+    expect(JSON.stringify({ message: error.message, stack: error.stack, cause: String(error.cause) })).not.toContain(
+      "s3cret-value",
+    );
   });
 });
 
 describe("adapterDefinition", () => {
   it("validates the config file's options block and builds the adapter", () => {
     expect(adapterDefinition.kind).toBe("demo");
-    const options = adapterDefinition.optionsSchema.parse({ baseUrl: "http://127.0.0.1:4010", pollIntervalMs: 500, toolName: "ci_demo" });
+    const options = adapterDefinition.optionsSchema.parse({
+      baseUrl: "http://127.0.0.1:4010",
+      pollIntervalMs: 500,
+      toolName: "ci_demo",
+    });
     const adapter = adapterDefinition.create(options);
     expect(adapter.kind).toBe("demo");
     expect(adapter.pollIntervalMs).toBe(500);

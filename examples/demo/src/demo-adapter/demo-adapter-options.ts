@@ -33,7 +33,8 @@ const toolNamePattern = /^[A-Za-z0-9_.-]{1,128}$/;
 const baseUrlHint = "the demo API's URL, e.g. http://127.0.0.1:4010 (start the API with `pnpm demo:api`)";
 
 function resolveBaseUrl(value: unknown): Pick<ResolvedDemoAdapterOptions, "baseUrl" | "authorization" | "secrets"> {
-  if (typeof value !== "string" || value.trim() === "") throw new AdapterConfigError("baseUrl", `required: ${baseUrlHint}`);
+  if (typeof value !== "string" || value.trim() === "")
+    throw new AdapterConfigError("baseUrl", `required: ${baseUrlHint}`);
   let url: URL;
   try {
     url = new URL(value.trim());
@@ -58,7 +59,8 @@ function resolveBaseUrl(value: unknown): Pick<ResolvedDemoAdapterOptions, "baseU
 
 /** Validate options when the adapter is built, so a mistake shows at start-up with the option's name. */
 export function resolveDemoAdapterOptions(options: DemoAdapterOptions): ResolvedDemoAdapterOptions {
-  if (typeof options !== "object" || options === null) throw new AdapterConfigError("options", "expected an object with baseUrl");
+  if (typeof options !== "object" || options === null)
+    throw new AdapterConfigError("options", "expected an object with baseUrl");
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   if (!Number.isInteger(pollIntervalMs) || pollIntervalMs < 1) {
     throw new AdapterConfigError("pollIntervalMs", "must be a positive integer number of milliseconds");

@@ -61,7 +61,11 @@ async function arrangeStatus(rawStatus: string): Promise<DemoJobRef> {
     case "rejected": {
       const ref = await arrangeJob({ steps: 2, stepMs: 0, approval: true }, "waiting_for_approval");
       const waiting = await waitForStatus(url, ref.jobId, "waiting_for_approval");
-      await call(url, "POST", `/jobs/${ref.jobId}/approval`, { approvalId: waiting.approval?.id, approve: false, comment: "not today" });
+      await call(url, "POST", `/jobs/${ref.jobId}/approval`, {
+        approvalId: waiting.approval?.id,
+        approve: false,
+        comment: "not today",
+      });
       return ref;
     }
     case "cancelled": {

@@ -65,7 +65,10 @@ describe("demo adapter: a job's life", () => {
     const { ref } = await start({ steps: 3, stepMs: 10 });
     const done = await pollStatus(adapter, ref, "completed");
     expect(done.result?.isError).toBe(false);
-    expect(done.result?.structuredContent).toMatchObject({ status: "succeeded", steps: [{ name: "checkout" }, { name: "install" }, { name: "test" }] });
+    expect(done.result?.structuredContent).toMatchObject({
+      status: "succeeded",
+      steps: [{ name: "checkout" }, { name: "install" }, { name: "test" }],
+    });
   });
 
   it("reports a failed pipeline as completed with isError and the failing test in the text", async () => {
@@ -89,7 +92,11 @@ describe("demo adapter: a job's life", () => {
     expect(Object.keys(again.inputRequests ?? {})).toEqual(keys);
     expect(waiting.message).toBe("Approve the deploy of pipeline demo-pipeline? (step 1/2 done)");
 
-    await adapter.doRespond?.(ref, { [keys[0]!]: { action: "accept", content: { approve: true, comment: "go" } } }, createTestContext());
+    await adapter.doRespond?.(
+      ref,
+      { [keys[0]!]: { action: "accept", content: { approve: true, comment: "go" } } },
+      createTestContext(),
+    );
     const done = await pollStatus(adapter, ref, "completed");
     expect(done.result?.isError).toBe(false);
     const record = await call(api.url, "GET", `/jobs/${ref.jobId}`);
@@ -104,7 +111,9 @@ describe("demo adapter: a job's life", () => {
     await adapter.doRespond?.(ref, { [key]: { action: "decline" } }, createTestContext());
     const done = await adapter.doGetStatus(ref, createTestContext());
     expect(done).toMatchObject({ status: "completed", rawStatus: "rejected", result: { isError: true } });
-    expect(JSON.stringify(done.result?.content)).toContain("The deploy approval was rejected: The approval request was declined in the client");
+    expect(JSON.stringify(done.result?.content)).toContain(
+      "The deploy approval was rejected: The approval request was declined in the client",
+    );
   });
 
   it("ignores an answer to an approval that was already answered or is not pending (409)", async () => {
@@ -115,7 +124,9 @@ describe("demo adapter: a job's life", () => {
     const accept = { [key]: { action: "accept" as const, content: { approve: true } } };
     await adapter.doRespond?.(ref, accept, createTestContext());
     await expect(adapter.doRespond?.(ref, accept, createTestContext())).resolves.toBeUndefined();
-    await expect(adapter.doRespond?.(ref, { appr_unknown: { action: "decline" } }, createTestContext())).resolves.toBeUndefined();
+    await expect(
+      adapter.doRespond?.(ref, { appr_unknown: { action: "decline" } }, createTestContext()),
+    ).resolves.toBeUndefined();
     const record = await call(api.url, "GET", `/jobs/${ref.jobId}`);
     expect(record.body.approval).toMatchObject({ id: key, state: "approved" });
   });
@@ -134,48 +145,67 @@ describe("demo adapter: a job's life", () => {
 describe("demo adapter: errors", () => {
   it("raises JobNotFoundError for an unknown job, and for a reference that holds no job id", async () => {
     const { adapter } = setUp();
-    await expect(adapter.doGetStatus({ jobId: "job_doesNotExist" }, createTestContext())).rejects.toBeInstanceOf(JobNotFoundError);
-    await expect(adapter.doGetStatus({ jobId: "../healthz" } as DemoJobRef, createTestContext())).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(adapter.doGetStatus({ jobId: "job_doesNotExist" }, createTestContext())).rejects.toBeInstanceOf(
+      JobNotFoundError,
+    );
+    await expect(
+      adapter.doGetStatus({ jobId: "../healthz" } as DemoJobRef, createTestContext()),
+    ).rejects.toBeInstanceOf(JobNotFoundError);
   });
 
   it("raises a retryable UpstreamError with the Retry-After on 503 and 429", async () => {
     const { adapter } = setUp();
     await call(api.url, "POST", "/_faults", { status: 503, count: 1 });
-    const outage = await adapter.doGetStatus({ jobId: "job_any" }, createTestContext()).catch((error: unknown) => error);
+    const outage = await adapter
+      .doGetStatus({ jobId: "job_any" }, createTestContext())
+      .catch((error: unknown) => error);
     expect(outage).toBeInstanceOf(UpstreamError);
     expect(outage).toMatchObject({ httpStatus: 503, isRetryable: true, retryAfterMs: 1000 });
 
     await call(api.url, "POST", "/_faults", { status: 429, count: 1, retryAfterSeconds: 7 });
-    const throttled = await adapter.doGetStatus({ jobId: "job_any" }, createTestContext()).catch((error: unknown) => error);
+    const throttled = await adapter
+      .doGetStatus({ jobId: "job_any" }, createTestContext())
+      .catch((error: unknown) => error);
     expect(throttled).toMatchObject({ httpStatus: 429, isRetryable: true, retryAfterMs: 7000 });
   });
 
   it("raises a non-retryable UpstreamError on other client errors", async () => {
     const { adapter } = setUp();
     await call(api.url, "POST", "/_faults", { status: 403, count: 1 });
-    const refused = await adapter.doGetStatus({ jobId: "job_any" }, createTestContext()).catch((error: unknown) => error);
+    const refused = await adapter
+      .doGetStatus({ jobId: "job_any" }, createTestContext())
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UpstreamError);
     expect(refused).toMatchObject({ httpStatus: 403, isRetryable: false });
-    expect((refused as Error).message).toBe("The demo API answered 403 to GET /jobs/job_any: fault injected by POST /_faults");
+    expect((refused as Error).message).toBe(
+      "The demo API answered 403 to GET /jobs/job_any: fault injected by POST /_faults",
+    );
   });
 
   it("raises a retryable UpstreamError when the API cannot be reached, without the URL's credentials", async () => {
     const closed = await startDemoApi({ port: 0 });
     await closed.close();
     const adapter = demoAdapter({ baseUrl: `http://robot:pa55word-demo@127.0.0.1:${closed.port}` });
-    const error = await adapter.doGetStatus({ jobId: "job_any" }, createTestContext()).catch((caught: unknown) => caught);
+    const error = await adapter
+      .doGetStatus({ jobId: "job_any" }, createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ isRetryable: true });
-    expect((error as Error).message).toBe(`Could not reach the demo API at http://127.0.0.1:${closed.port} (GET /jobs/job_any)`);
+    expect((error as Error).message).toBe(
+      `Could not reach the demo API at http://127.0.0.1:${closed.port} (GET /jobs/job_any)`,
+    );
     expect((error as Error).message).not.toContain("pa55word");
   });
 
   it("raises a retryable UpstreamError when the answer is not a job record", async () => {
     const adapter = demoAdapter({
       baseUrl: "http://demo.invalid",
-      fetch: async () => new Response("<html>Bad gateway</html>", { status: 200, headers: { "content-type": "text/html" } }),
+      fetch: async () =>
+        new Response("<html>Bad gateway</html>", { status: 200, headers: { "content-type": "text/html" } }),
     });
-    const error = await adapter.doGetStatus({ jobId: "job_any" }, createTestContext()).catch((caught: unknown) => caught);
+    const error = await adapter
+      .doGetStatus({ jobId: "job_any" }, createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ isRetryable: true });
   });
@@ -184,7 +214,9 @@ describe("demo adapter: errors", () => {
     const { adapter } = setUp();
     const controller = new AbortController();
     controller.abort();
-    const error = await adapter.doGetStatus({ jobId: "job_any" }, createTestContext({ signal: controller.signal })).catch((caught: unknown) => caught);
+    const error = await adapter
+      .doGetStatus({ jobId: "job_any" }, createTestContext({ signal: controller.signal }))
+      .catch((caught: unknown) => caught);
     expect(error).not.toBeInstanceOf(UpstreamError);
     expect((error as Error).name).toBe("AbortError");
   });
@@ -198,9 +230,14 @@ describe("demo adapter: errors", () => {
         return fetch(input, init);
       },
     });
-    await expect(adapter.doGetStatus({ jobId: "job_missing" }, createTestContext())).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(adapter.doGetStatus({ jobId: "job_missing" }, createTestContext())).rejects.toBeInstanceOf(
+      JobNotFoundError,
+    );
     expect(seen).toEqual([
-      { url: `http://127.0.0.1:${api.port}/jobs/job_missing`, authorization: `Basic ${Buffer.from("robot:pa55/word").toString("base64")}` },
+      {
+        url: `http://127.0.0.1:${api.port}/jobs/job_missing`,
+        authorization: `Basic ${Buffer.from("robot:pa55/word").toString("base64")}`,
+      },
     ]);
   });
 });

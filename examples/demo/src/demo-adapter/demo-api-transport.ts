@@ -33,7 +33,10 @@ export function createDemoApiTransport(options: ResolvedDemoAdapterOptions) {
     } catch (error) {
       // The caller went away: that is not an upstream fault, let the abort propagate as it is.
       if (signal.aborted) throw error;
-      throw new UpstreamError(`Could not reach the demo API at ${options.baseUrl} (${operation})`, { isRetryable: true, cause: error });
+      throw new UpstreamError(`Could not reach the demo API at ${options.baseUrl} (${operation})`, {
+        isRetryable: true,
+        cause: error,
+      });
     }
     const text = await response.text().catch(() => "");
     let parsed: unknown;
@@ -46,7 +49,9 @@ export function createDemoApiTransport(options: ResolvedDemoAdapterOptions) {
 
     const apiMessage = readApiMessage(parsed);
     if (response.status === 404) {
-      throw new JobNotFoundError(`The demo API does not know this job (${operation}); it forgets jobs 24 h after they finish`);
+      throw new JobNotFoundError(
+        `The demo API does not know this job (${operation}); it forgets jobs 24 h after they finish`,
+      );
     }
     const detail = apiMessage ? `: ${redactSecrets(apiMessage, options.secrets)}` : "";
     if (response.status === 400 && path === "/jobs" && apiMessage) {

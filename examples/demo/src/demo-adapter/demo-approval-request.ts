@@ -53,9 +53,12 @@ export interface ApprovalDecision {
  */
 export function readApprovalDecision(response: ElicitationResponse): ApprovalDecision {
   const content = response.content ?? {};
-  const comment = typeof content.comment === "string" && content.comment.trim() !== "" ? content.comment.slice(0, 2000) : undefined;
+  const comment =
+    typeof content.comment === "string" && content.comment.trim() !== "" ? content.comment.slice(0, 2000) : undefined;
   if (response.action === "accept") {
-    return comment === undefined ? { approve: content.approve === true } : { approve: content.approve === true, comment };
+    return comment === undefined
+      ? { approve: content.approve === true }
+      : { approve: content.approve === true, comment };
   }
   const verb = response.action === "decline" ? "declined" : "dismissed";
   return { approve: false, comment: comment ?? `The approval request was ${verb} in the client` };

@@ -10,13 +10,25 @@ describe("mapDemoJobStatus", () => {
   it.each([
     ["job-queued", "queued", "working", "queued", undefined],
     ["job-running", "running", "working", "step 1/4: checkout", undefined],
-    ["job-waiting-for-approval", "waiting_for_approval", "input_required", "Approve the deploy of pipeline cart-service? (step 1/4 done)", undefined],
+    [
+      "job-waiting-for-approval",
+      "waiting_for_approval",
+      "input_required",
+      "Approve the deploy of pipeline cart-service? (step 1/4 done)",
+      undefined,
+    ],
     ["job-succeeded", "succeeded", "completed", "succeeded", false],
     ["job-failed", "failed", "completed", "failed (step 3/3: test)", true],
     ["job-rejected", "rejected", "completed", "the deploy approval was rejected: not on a Friday", true],
     ["job-cancelled", "cancelled", "cancelled", "cancelled", undefined],
     // A status the API might add one day: keep waiting, keep the raw value.
-    ["job-future-status", "paused_for_maintenance", "working", 'demo API status "paused_for_maintenance" (step 1/4: checkout)', undefined],
+    [
+      "job-future-status",
+      "paused_for_maintenance",
+      "working",
+      'demo API status "paused_for_maintenance" (step 1/4: checkout)',
+      undefined,
+    ],
   ])("%s (%s) maps to %s", (fixture, rawStatus, status, message, isError) => {
     const snapshot = mapDemoJobStatus(job(fixture));
     expect(snapshot.status).toBe(status);

@@ -22,7 +22,8 @@ export function mapDemoJobStatus(job: DemoJobResponse, secrets: readonly string[
     case "waiting_for_approval": {
       const approval = job.approval;
       // A gate without a pending approval is a passing state of the API: nothing to answer yet.
-      if (!approval || approval.state !== "pending") return { ...base, status: "working", message: "waiting for approval" };
+      if (!approval || approval.state !== "pending")
+        return { ...base, status: "working", message: "waiting for approval" };
       return {
         ...base,
         status: "input_required",

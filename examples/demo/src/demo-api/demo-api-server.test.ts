@@ -13,7 +13,9 @@ afterAll(async () => {
 
 describe("demo API: start-up", () => {
   it("says a taken port is taken, naming how to choose another", async () => {
-    await expect(startDemoApi({ port: api.port })).rejects.toThrow(`127.0.0.1:${api.port} is already in use; choose another port (DEMO_API_PORT or --api-port)`);
+    await expect(startDemoApi({ port: api.port })).rejects.toThrow(
+      `127.0.0.1:${api.port} is already in use; choose another port (DEMO_API_PORT or --api-port)`,
+    );
   });
 });
 
@@ -56,7 +58,16 @@ describe("demo API: basics", () => {
   it("names steps after a CI pipeline and numbers repeated rounds", async () => {
     const record = await createJob(api.url, { steps: 10, stepMs: 600_000, name: "long" });
     expect(record.steps.map((step) => step.name)).toEqual([
-      "checkout", "install", "test", "build", "package", "deploy", "smoke-test", "notify", "checkout #2", "install #2",
+      "checkout",
+      "install",
+      "test",
+      "build",
+      "package",
+      "deploy",
+      "smoke-test",
+      "notify",
+      "checkout #2",
+      "install #2",
     ]);
   });
 });
@@ -128,26 +139,45 @@ describe("demo API: approval", () => {
       comment: "not on a Friday",
     });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ status: "rejected", approval: { state: "rejected", comment: "not on a Friday" } });
-    expect(answer.body.steps.map((step: { status: string }) => step.status)).toEqual(["succeeded", "skipped", "skipped"]);
+    expect(answer.body).toMatchObject({
+      status: "rejected",
+      approval: { state: "rejected", comment: "not on a Friday" },
+    });
+    expect(answer.body.steps.map((step: { status: string }) => step.status)).toEqual([
+      "succeeded",
+      "skipped",
+      "skipped",
+    ]);
     expect(answer.body.finishedAt).toBeDefined();
   });
 
   it("answers 409 for a second answer, a wrong approval id, or a job that is not waiting", async () => {
     const created = await createJob(api.url, { steps: 2, stepMs: 5, approval: true });
     const waiting = await waitForStatus(api.url, created.id, "waiting_for_approval");
-    const wrongId = await call(api.url, "POST", `/jobs/${created.id}/approval`, { approvalId: "appr_other", approve: true });
+    const wrongId = await call(api.url, "POST", `/jobs/${created.id}/approval`, {
+      approvalId: "appr_other",
+      approve: true,
+    });
     expect(wrongId.status).toBe(409);
     expect(wrongId.body).toMatchObject({ error: "conflict" });
     expect(wrongId.body.message).toContain("appr_other");
 
-    const first = await call(api.url, "POST", `/jobs/${created.id}/approval`, { approvalId: waiting.approval?.id, approve: true });
+    const first = await call(api.url, "POST", `/jobs/${created.id}/approval`, {
+      approvalId: waiting.approval?.id,
+      approve: true,
+    });
     expect(first.status).toBe(200);
-    const second = await call(api.url, "POST", `/jobs/${created.id}/approval`, { approvalId: waiting.approval?.id, approve: false });
+    const second = await call(api.url, "POST", `/jobs/${created.id}/approval`, {
+      approvalId: waiting.approval?.id,
+      approve: false,
+    });
     expect(second.status).toBe(409);
 
     const plain = await createJob(api.url, { steps: 1, stepMs: 600_000 });
-    const notWaiting = await call(api.url, "POST", `/jobs/${plain.id}/approval`, { approvalId: "appr_x", approve: true });
+    const notWaiting = await call(api.url, "POST", `/jobs/${plain.id}/approval`, {
+      approvalId: "appr_x",
+      approve: true,
+    });
     expect(notWaiting.status).toBe(409);
     expect(notWaiting.body.message).toContain("not waiting for approval");
   });
@@ -206,7 +236,11 @@ describe("demo API: errors", () => {
     ] as const) {
       const body = path.endsWith("/approval") ? { approvalId: "appr_x", approve: true } : undefined;
       const answer = await call(api.url, method, path, body);
-      expect({ path, status: answer.status, body: answer.body }).toEqual({ path, status: 404, body: { error: "not_found" } });
+      expect({ path, status: answer.status, body: answer.body }).toEqual({
+        path,
+        status: 404,
+        body: { error: "not_found" },
+      });
     }
   });
 

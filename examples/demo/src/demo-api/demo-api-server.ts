@@ -38,7 +38,11 @@ class BadRequest extends Error {
 
 function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
   response.end(text);
 }
 
@@ -89,7 +93,12 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<Runnin
       fault.remaining -= 1;
       const retryAfter = fault.retryAfterSeconds ?? (fault.status === 429 || fault.status === 503 ? 1 : undefined);
       const headers: Record<string, string> = retryAfter === undefined ? {} : { "retry-after": String(retryAfter) };
-      return send(response, fault.status, { error: "injected_fault", message: "fault injected by POST /_faults" }, headers);
+      return send(
+        response,
+        fault.status,
+        { error: "injected_fault", message: "fault injected by POST /_faults" },
+        headers,
+      );
     }
 
     if (path === "/jobs") {
@@ -103,7 +112,8 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<Runnin
     if (!match) return send(response, 404, { error: "not_found" });
     const [, jobId = "", action] = match;
     const expectedMethod = action ? "POST" : "GET";
-    if (method !== expectedMethod) return send(response, 405, { error: "method_not_allowed" }, { allow: expectedMethod });
+    if (method !== expectedMethod)
+      return send(response, 405, { error: "method_not_allowed" }, { allow: expectedMethod });
 
     if (action === "approval") {
       const parsed = parseApprovalBody(await readJson(request));
@@ -140,7 +150,10 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<Runnin
       // Said plainly: a taken port is the one start-up failure people meet often.
       reject(
         error.code === "EADDRINUSE"
-          ? new ConfigError("DEMO_API_PORT", `${host}:${requestedPort} is already in use; choose another port (DEMO_API_PORT or --api-port)`)
+          ? new ConfigError(
+              "DEMO_API_PORT",
+              `${host}:${requestedPort} is already in use; choose another port (DEMO_API_PORT or --api-port)`,
+            )
           : error,
       );
     };

@@ -1,10 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  demoStepName,
-  terminalDemoJobStatuses,
-  type DemoJobRecord,
-  type DemoJobStatus,
-} from "./demo-job-record.js";
+import { demoStepName, terminalDemoJobStatuses, type DemoJobRecord, type DemoJobStatus } from "./demo-job-record.js";
 import { stepFailedLines, stepStartedLines, stepSucceededLines } from "./demo-step-logs.js";
 
 /** What POST /jobs asks for, defaults already applied. */

@@ -17,8 +17,15 @@ const successLines: Readonly<Record<string, readonly string[]>> = {
 const failureLines: Readonly<Record<string, readonly string[]>> = {
   checkout: ["fatal: couldn't find remote ref refs/heads/feature/discounts"],
   install: ["ERR_PNPM_NO_MATCHING_VERSION No matching version found for left-pad@^9.0.0"],
-  build: ["src/cart/discount.ts(42,7): error TS2322: Type 'string' is not assignable to type 'number'.", "Found 1 error."],
-  deploy: ["Deploying cart-service 2.14.0 to production", "Rollout stalled: 2/6 replicas ready after 300s", "Error: readiness probe failed: GET /healthz 503"],
+  build: [
+    "src/cart/discount.ts(42,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+    "Found 1 error.",
+  ],
+  deploy: [
+    "Deploying cart-service 2.14.0 to production",
+    "Rollout stalled: 2/6 replicas ready after 300s",
+    "Error: readiness probe failed: GET /healthz 503",
+  ],
 };
 
 /** The default failure: a test that fails on an assertion, the most common way a pipeline goes red. */

@@ -8,7 +8,12 @@ export interface JsonAnswer<T = any> {
   headers: Headers;
 }
 
-export async function call<T = any>(baseUrl: string, method: string, path: string, body?: unknown): Promise<JsonAnswer<T>> {
+export async function call<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<JsonAnswer<T>> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: body === undefined ? {} : { "content-type": "application/json" },
@@ -41,6 +46,11 @@ export async function waitForJob(
   throw new Error(`job ${jobId} did not reach the expected state; last answer: ${JSON.stringify(last)}`);
 }
 
-export function waitForStatus(baseUrl: string, jobId: string, status: string, timeoutMs?: number): Promise<DemoJobRecord> {
+export function waitForStatus(
+  baseUrl: string,
+  jobId: string,
+  status: string,
+  timeoutMs?: number,
+): Promise<DemoJobRecord> {
   return waitForJob(baseUrl, jobId, (record) => record.status === status, timeoutMs);
 }

@@ -19,6 +19,10 @@ export async function pollSnapshot(
   throw new Error(`the job never reached the expected state; last snapshot: ${JSON.stringify(last)}`);
 }
 
-export function pollStatus(adapter: AnyJobAdapter, ref: JsonValue, status: JobSnapshot["status"]): Promise<JobSnapshot> {
+export function pollStatus(
+  adapter: AnyJobAdapter,
+  ref: JsonValue,
+  status: JobSnapshot["status"],
+): Promise<JobSnapshot> {
   return pollSnapshot(adapter, ref, (snapshot) => snapshot.status === status);
 }

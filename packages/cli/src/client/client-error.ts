@@ -8,7 +8,11 @@ export class ClientError extends Error {
 /** What went wrong with a request, from deep in the cause chain ("fetch failed (ECONNREFUSED)"). */
 export function describeRequestFailure(error: Error): string {
   const messages: string[] = [];
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
+  for (
+    let current: unknown = error, depth = 0;
+    current instanceof Error && depth < 8;
+    current = current.cause, depth++
+  ) {
     const code = (current as { code?: unknown }).code;
     const text = `${current.message}${typeof code === "string" && !current.message.includes(code) ? ` (${code})` : ""}`;
     if (!messages.some((known) => known.includes(text))) messages.push(text);

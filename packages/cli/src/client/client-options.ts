@@ -23,7 +23,10 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 
 export function addConnectionOptions(command: Command): Command {
   return command
-    .option("--stdio <command>", 'spawn this MCP server and talk to it over stdio instead of a URL (e.g. "jobtasks serve --config c.yaml --stdio")')
+    .option(
+      "--stdio <command>",
+      'spawn this MCP server and talk to it over stdio instead of a URL (e.g. "jobtasks serve --config c.yaml --stdio")',
+    )
     .option("--token <token>", "bearer token sent as Authorization over HTTP (default: $JOBTASKS_TOKEN)")
     .option("-H, --header <name:value>", "extra HTTP header, repeatable (e.g. a gateway's)", collect)
     .option("--json", "print one JSON line per change, the final result last");
@@ -32,11 +35,17 @@ export function addConnectionOptions(command: Command): Command {
 export function addAnswerOptions(command: Command): Command {
   return command
     .option("--answer <[key.]field=value>", "answer an input request's form field without asking; repeatable", collect)
-    .option("--answers <json>", `answers as JSON: {"<input key>" or "*": {"field": value}} or {"*": {"action": "decline"}}`);
+    .option(
+      "--answers <json>",
+      `answers as JSON: {"<input key>" or "*": {"field": value}} or {"*": {"action": "decline"}}`,
+    );
 }
 
 export function addTimeoutOption(command: Command): Command {
-  return command.option("--timeout <duration>", "stop following after this long (30s, 5m, 1h); the task goes on, exit code 4");
+  return command.option(
+    "--timeout <duration>",
+    "stop following after this long (30s, 5m, 1h); the task goes on, exit code 4",
+  );
 }
 
 export interface ResolvedTarget {
@@ -48,9 +57,16 @@ export interface ResolvedTarget {
 }
 
 /** The server from `<url>` or `--stdio "<command>"`, with the token and headers for HTTP. */
-export function resolveTarget(positionals: string[], flags: ClientFlags, environment: NodeJS.ProcessEnv = process.env): ResolvedTarget {
+export function resolveTarget(
+  positionals: string[],
+  flags: ClientFlags,
+  environment: NodeJS.ProcessEnv = process.env,
+): ResolvedTarget {
   if (flags.stdio !== undefined) {
-    if (flags.token !== undefined || (flags.header ?? []).length > 0) throw new UsageError("--token and --header apply to HTTP; a stdio server takes its settings from its own environment");
+    if (flags.token !== undefined || (flags.header ?? []).length > 0)
+      throw new UsageError(
+        "--token and --header apply to HTTP; a stdio server takes its settings from its own environment",
+      );
     let words: string[];
     try {
       words = splitCommandLine(flags.stdio);
@@ -58,18 +74,27 @@ export function resolveTarget(positionals: string[], flags: ClientFlags, environ
       throw new UsageError(`--stdio: ${(error as Error).message}`);
     }
     const [command, ...args] = words;
-    if (!command) throw new UsageError("--stdio needs a command, e.g. --stdio \"jobtasks serve --config jobtasks.config.yaml --stdio\"");
-    return { target: { kind: "stdio", command, args }, rest: positionals, display: `--stdio ${shellQuote(flags.stdio)}` };
+    if (!command)
+      throw new UsageError(
+        '--stdio needs a command, e.g. --stdio "jobtasks serve --config jobtasks.config.yaml --stdio"',
+      );
+    return {
+      target: { kind: "stdio", command, args },
+      rest: positionals,
+      display: `--stdio ${shellQuote(flags.stdio)}`,
+    };
   }
   const [url, ...rest] = positionals;
-  if (url === undefined) throw new UsageError("expected the server's URL (http://host:port/mcp) or --stdio \"<command>\"");
+  if (url === undefined)
+    throw new UsageError('expected the server\'s URL (http://host:port/mcp) or --stdio "<command>"');
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new UsageError(`"${url}" is not a URL; expected http://host:port/mcp or --stdio "<command>"`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new UsageError(`"${redactUrl(url)}": expected an http:// or https:// URL`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new UsageError(`"${redactUrl(url)}": expected an http:// or https:// URL`);
   const headers: Record<string, string> = {};
   for (const header of flags.header ?? []) {
     const colon = header.indexOf(":");
@@ -92,7 +117,8 @@ export function readPreparedAnswers(flags: ClientFlags): PreparedAnswers {
 export function readTimeout(flags: ClientFlags): number | undefined {
   if (flags.timeout === undefined) return undefined;
   const milliseconds = parseDuration(flags.timeout);
-  if (milliseconds === undefined) throw new UsageError(`--timeout ${flags.timeout}: expected a duration such as 90, 30s, 5m or 1h`);
+  if (milliseconds === undefined)
+    throw new UsageError(`--timeout ${flags.timeout}: expected a duration such as 90, 30s, 5m or 1h`);
   return milliseconds;
 }
 

@@ -1,5 +1,11 @@
 import { Client, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
-import { createTaskSessionFromClient, type ApplicationElicitResult, type ApplicationInputRequest, type ResolvedInputExchangeContext, type TaskEnabledSession } from "@modelcontextprotocol/ext-tasks/client";
+import {
+  createTaskSessionFromClient,
+  type ApplicationElicitResult,
+  type ApplicationInputRequest,
+  type ResolvedInputExchangeContext,
+  type TaskEnabledSession,
+} from "@modelcontextprotocol/ext-tasks/client";
 import { packageVersion } from "../package-version.js";
 import { ClientError } from "./client-error.js";
 import { DetachedStdioTransport } from "./detached-stdio-transport.js";
@@ -15,9 +21,14 @@ import { redactUrl, redactUrlIn } from "./redact-url.js";
 const protocolVersion = "2026-07-28";
 const clientInfo = { name: "jobtasks-cli", version: packageVersion };
 
-export type InputHandler = (request: ApplicationInputRequest, context: ResolvedInputExchangeContext<void>) => Promise<ApplicationElicitResult>;
+export type InputHandler = (
+  request: ApplicationInputRequest,
+  context: ResolvedInputExchangeContext<void>,
+) => Promise<ApplicationElicitResult>;
 
-export type ServerTarget = { kind: "http"; url: string; headers: Record<string, string> } | { kind: "stdio"; command: string; args: string[] };
+export type ServerTarget =
+  | { kind: "http"; url: string; headers: Record<string, string> }
+  | { kind: "stdio"; command: string; args: string[] };
 
 export interface ConnectOptions {
   target: ServerTarget;
@@ -47,8 +58,12 @@ export async function connectRequester(options: ConnectOptions): Promise<Connect
     const where = target.kind === "http" ? redactUrl(target.url) : `the stdio server (${target.command})`;
     const serverSaid = transport.recentStderr?.();
     // The fetch error may quote the URL as given, credentials and all.
-    const reason = target.kind === "http" ? redactUrlIn(describeConnectError(error), target.url) : describeConnectError(error);
-    throw new ClientError(`cannot connect to ${where}: ${reason}${serverSaid ? `\nThe server wrote:\n${serverSaid}` : ""}`, { cause: error });
+    const reason =
+      target.kind === "http" ? redactUrlIn(describeConnectError(error), target.url) : describeConnectError(error);
+    throw new ClientError(
+      `cannot connect to ${where}: ${reason}${serverSaid ? `\nThe server wrote:\n${serverSaid}` : ""}`,
+      { cause: error },
+    );
   }
   raw.install();
   const session = createTaskSessionFromClient(client, {
@@ -75,9 +90,16 @@ export async function connectRequester(options: ConnectOptions): Promise<Connect
 function describeConnectError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   let reason: string | undefined;
-  for (let current = (error as { cause?: unknown } | undefined)?.cause, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current = (error as { cause?: unknown } | undefined)?.cause, depth = 0;
+    current && depth < 6;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     const code = (current as { code?: unknown }).code;
-    reason = typeof code === "string" || typeof code === "number" ? String(code) : ((current as { message?: string }).message ?? reason);
+    reason =
+      typeof code === "string" || typeof code === "number"
+        ? String(code)
+        : ((current as { message?: string }).message ?? reason);
   }
   return reason && !message.includes(reason) ? `${message} (${reason})` : message;
 }

@@ -30,7 +30,12 @@ export class DetachedStdioTransport implements Transport {
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.command, [...this.args], { env: this.environment, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32", windowsHide: true });
+      const child = spawn(this.command, [...this.args], {
+        env: this.environment,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: process.platform !== "win32",
+        windowsHide: true,
+      });
       this.child = child;
       child.once("error", (error) => {
         reject(error);
@@ -67,7 +72,9 @@ export class DetachedStdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin) throw new Error("the stdio server is not running");
-    await new Promise<void>((resolve, reject) => stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve())),
+    );
   }
 
   async close(): Promise<void> {

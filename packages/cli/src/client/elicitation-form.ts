@@ -65,11 +65,19 @@ function readField(name: string, property: Schema, required: boolean): FormField
 function choicesOf(schema: Schema): FieldChoice[] {
   if (Array.isArray(schema["enum"])) {
     const names = Array.isArray(schema["enumNames"]) ? (schema["enumNames"] as unknown[]) : [];
-    return (schema["enum"] as unknown[]).map((value, index) => ({ value: String(value), label: stringOf(names[index]) ?? String(value) }));
+    return (schema["enum"] as unknown[]).map((value, index) => ({
+      value: String(value),
+      label: stringOf(names[index]) ?? String(value),
+    }));
   }
   const options = schema["oneOf"] ?? schema["anyOf"];
   if (Array.isArray(options)) {
-    return (options as Schema[]).filter((option) => option["const"] !== undefined).map((option) => ({ value: String(option["const"]), label: stringOf(option["title"]) ?? String(option["const"]) }));
+    return (options as Schema[])
+      .filter((option) => option["const"] !== undefined)
+      .map((option) => ({
+        value: String(option["const"]),
+        label: stringOf(option["title"]) ?? String(option["const"]),
+      }));
   }
   return [];
 }
@@ -90,26 +98,44 @@ export function coerceFieldValue(field: FormField, value: unknown): ApplicationE
     case "number":
     case "integer": {
       const number = typeof value === "number" ? value : String(value).trim() === "" ? Number.NaN : Number(value);
-      if (!Number.isFinite(number) || (field.kind === "integer" && !Number.isInteger(number))) throw new Error(`${field.name}: expected ${field.kind === "integer" ? "an integer" : "a number"}, got "${String(value)}"`);
-      if (field.minimum !== undefined && number < field.minimum) throw new Error(`${field.name}: must be at least ${field.minimum}`);
-      if (field.maximum !== undefined && number > field.maximum) throw new Error(`${field.name}: must be at most ${field.maximum}`);
+      if (!Number.isFinite(number) || (field.kind === "integer" && !Number.isInteger(number)))
+        throw new Error(
+          `${field.name}: expected ${field.kind === "integer" ? "an integer" : "a number"}, got "${String(value)}"`,
+        );
+      if (field.minimum !== undefined && number < field.minimum)
+        throw new Error(`${field.name}: must be at least ${field.minimum}`);
+      if (field.maximum !== undefined && number > field.maximum)
+        throw new Error(`${field.name}: must be at most ${field.maximum}`);
       return number;
     }
     case "choice": {
       const text = String(value);
-      if (!field.choices.some((choice) => choice.value === text)) throw new Error(`${field.name}: expected one of ${field.choices.map((choice) => choice.value).join(", ")}, got "${text}"`);
+      if (!field.choices.some((choice) => choice.value === text))
+        throw new Error(
+          `${field.name}: expected one of ${field.choices.map((choice) => choice.value).join(", ")}, got "${text}"`,
+        );
       return text;
     }
     case "choices": {
-      const values = Array.isArray(value) ? value.map(String) : String(value).split(",").map((part) => part.trim()).filter((part) => part !== "");
+      const values = Array.isArray(value)
+        ? value.map(String)
+        : String(value)
+            .split(",")
+            .map((part) => part.trim())
+            .filter((part) => part !== "");
       const unknown = values.find((entry) => !field.choices.some((choice) => choice.value === entry));
-      if (unknown !== undefined) throw new Error(`${field.name}: expected values among ${field.choices.map((choice) => choice.value).join(", ")}, got "${unknown}"`);
+      if (unknown !== undefined)
+        throw new Error(
+          `${field.name}: expected values among ${field.choices.map((choice) => choice.value).join(", ")}, got "${unknown}"`,
+        );
       return values;
     }
     case "string": {
       const text = String(value);
-      if (field.minLength !== undefined && text.length < field.minLength) throw new Error(`${field.name}: must be at least ${field.minLength} characters`);
-      if (field.maxLength !== undefined && text.length > field.maxLength) throw new Error(`${field.name}: must be at most ${field.maxLength} characters`);
+      if (field.minLength !== undefined && text.length < field.minLength)
+        throw new Error(`${field.name}: must be at least ${field.minLength} characters`);
+      if (field.maxLength !== undefined && text.length > field.maxLength)
+        throw new Error(`${field.name}: must be at most ${field.maxLength} characters`);
       return text;
     }
   }
@@ -131,5 +157,10 @@ function stringOf(value: unknown): string | undefined {
 }
 
 function isContentValue(value: unknown): value is ApplicationElicitContentValue {
-  return typeof value === "string" || typeof value === "number" || typeof value === "boolean" || (Array.isArray(value) && value.every((entry) => typeof entry === "string"));
+  return (
+    typeof value === "string" ||
+    typeof value === "number" ||
+    typeof value === "boolean" ||
+    (Array.isArray(value) && value.every((entry) => typeof entry === "string"))
+  );
 }

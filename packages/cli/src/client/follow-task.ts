@@ -1,4 +1,9 @@
-import type { ApplicationElicitResult, TaskExecutionEvent, TaskOutcome, ToolExecution } from "@modelcontextprotocol/ext-tasks/client";
+import type {
+  ApplicationElicitResult,
+  TaskExecutionEvent,
+  TaskOutcome,
+  ToolExecution,
+} from "@modelcontextprotocol/ext-tasks/client";
 import { describeRequestFailure } from "./client-error.js";
 import type { InputHandler } from "./connect-requester.js";
 import { readElicitationForm } from "./elicitation-form.js";
@@ -96,12 +101,15 @@ class ActiveFollow {
   }
 
   private async follow(first: ToolExecution<unknown>): Promise<number> {
-    const timer = this.options.timeoutMs === undefined ? undefined : setTimeout(() => this.stop({ kind: "timeout" }), this.options.timeoutMs);
+    const timer =
+      this.options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => this.stop({ kind: "timeout" }), this.options.timeoutMs);
     // ext-tasks waits between polls on timers that do not hold the process open: without this, Node could
     // find nothing left to do mid-task and exit 0 before the task ended.
     const keepAlive = setInterval(() => undefined, 60_000);
     try {
-      for (let execution = first; ; ) {
+      for (let execution = first; ;) {
         const ended = await this.settle(execution);
         if (ended !== "restart") return ended;
         // ext-tasks lets go of the task id once the detached execution has settled; then it resumes.
@@ -131,7 +139,13 @@ class ActiveFollow {
       if (execution.kind === "task" && outcome.status === "failed" && (outcome.task ?? lastTask)?.status !== "failed") {
         const { code } = outcome.error;
         const message = this.options.redact(describeRequestFailure(outcome.error));
-        this.stop({ kind: "disconnected", why: code === undefined ? `lost the server (${message}); the task goes on there` : `the server refused to read the task: ${message} (${code})` });
+        this.stop({
+          kind: "disconnected",
+          why:
+            code === undefined
+              ? `lost the server (${message}); the task goes on there`
+              : `the server refused to read the task: ${message} (${code})`,
+        });
         await execution.detach().catch(() => undefined);
         return this.reportStop(this.stopReason!);
       }
@@ -147,18 +161,32 @@ class ActiveFollow {
   }
 
   /** Called by ext-tasks for each input request; resolves with the answer, or stays pending until released. */
-  async answer(params: Record<string, unknown> | undefined, taskId: string, inputKey: string, signal: AbortSignal | undefined): Promise<ApplicationElicitResult> {
+  async answer(
+    params: Record<string, unknown> | undefined,
+    taskId: string,
+    inputKey: string,
+    signal: AbortSignal | undefined,
+  ): Promise<ApplicationElicitResult> {
     if (!params || params["mode"] === "url") {
       // Sampling, roots or a URL elicitation: nothing a terminal answers here.
-      const message = typeof params?.["message"] === "string" ? params["message"] : "The task asks for input this client cannot give.";
-      this.stop({ kind: "unanswered", requests: [{ inputKey, form: { message, fields: [] } }], why: "the task asks for input this terminal client cannot give" });
+      const message =
+        typeof params?.["message"] === "string"
+          ? params["message"]
+          : "The task asks for input this client cannot give.";
+      this.stop({
+        kind: "unanswered",
+        requests: [{ inputKey, form: { message, fields: [] } }],
+        why: "the task asks for input this terminal client cannot give",
+      });
       return holdUntilReleased(signal);
     }
     const form = readElicitationForm(params);
     this.announce(taskId);
     this.options.output.asked(taskId, inputKey, form);
     for (const name of unknownGeneralFields(this.options.answers, form)) {
-      process.stderr.write(`warning: --answer ${name}: input ${inputKey} has no field "${name}" (fields: ${form.fields.map((field) => field.name).join(", ") || "none"}); not used\n`);
+      process.stderr.write(
+        `warning: --answer ${name}: input ${inputKey} has no field "${name}" (fields: ${form.fields.map((field) => field.name).join(", ") || "none"}); not used\n`,
+      );
     }
     let resolution;
     try {
@@ -171,14 +199,22 @@ class ActiveFollow {
     if (resolution.kind === "answered") return resolution.result;
     if (!this.options.interactive) {
       this.unanswered.push({ inputKey, form });
-      this.stop({ kind: "unanswered", requests: this.unanswered, why: `the task asks for input and nobody is here to answer (${this.options.whyNotAsked}); answer with --answer or --answers` });
+      this.stop({
+        kind: "unanswered",
+        requests: this.unanswered,
+        why: `the task asks for input and nobody is here to answer (${this.options.whyNotAsked}); answer with --answer or --answers`,
+      });
       return holdUntilReleased(signal);
     }
     const known = resolution.content;
     // The prompt closes on a stop (a timeout) and when the question is no longer asked (answered elsewhere).
     const stale = new AbortController();
     const promptSignal = AbortSignal.any([this.stopController.signal, stale.signal]);
-    const watcher = watchStillAsked(() => this.options.stillAsks(taskId, inputKey), promptSignal, () => stale.abort());
+    const watcher = watchStillAsked(
+      () => this.options.stillAsks(taskId, inputKey),
+      promptSignal,
+      () => stale.abort(),
+    );
     try {
       const answer = await this.exclusivePrompt(async () => {
         for (;;) {
@@ -210,7 +246,12 @@ class ActiveFollow {
   private onEvent(event: TaskExecutionEvent<unknown>): void {
     if (event.type !== "task") return;
     const { task } = event;
-    this.options.output.changed({ taskId: task.taskId, status: task.status, statusMessage: task.statusMessage, createdAt: task.createdAt });
+    this.options.output.changed({
+      taskId: task.taskId,
+      status: task.status,
+      statusMessage: task.statusMessage,
+      createdAt: task.createdAt,
+    });
   }
 
   private async interrupted(): Promise<void> {
@@ -258,13 +299,25 @@ class ActiveFollow {
     const { output } = this.options;
     switch (reason.kind) {
       case "detached":
-        output.stopped(this.taskId, "detached", { reason: "detached: the task goes on without this terminal", hint: [watch], exitCode: exitCodes.detached });
+        output.stopped(this.taskId, "detached", {
+          reason: "detached: the task goes on without this terminal",
+          hint: [watch],
+          exitCode: exitCodes.detached,
+        });
         return exitCodes.detached;
       case "timeout":
-        output.stopped(this.taskId, "timeout", { reason: `timed out after ${formatElapsed(this.options.timeoutMs ?? 0)}; the task goes on`, hint: [watch], exitCode: exitCodes.clientError });
+        output.stopped(this.taskId, "timeout", {
+          reason: `timed out after ${formatElapsed(this.options.timeoutMs ?? 0)}; the task goes on`,
+          hint: [watch],
+          exitCode: exitCodes.clientError,
+        });
         return exitCodes.clientError;
       case "disconnected":
-        output.stopped(this.taskId, "disconnected", { reason: reason.why, hint: [watch], exitCode: exitCodes.clientError });
+        output.stopped(this.taskId, "disconnected", {
+          reason: reason.why,
+          hint: [watch],
+          exitCode: exitCodes.clientError,
+        });
         return exitCodes.clientError;
       case "unanswered": {
         const [first] = reason.requests;
@@ -287,10 +340,22 @@ class ActiveFollow {
 export function endingOf(outcome: TaskOutcome<unknown>): TaskEnding {
   if (outcome.status === "completed") {
     const result = outcome.result as Record<string, unknown>;
-    return { status: "completed", result, exitCode: result["isError"] === true ? exitCodes.toolError : exitCodes.completed };
+    return {
+      status: "completed",
+      result,
+      exitCode: result["isError"] === true ? exitCodes.toolError : exitCodes.completed,
+    };
   }
   if (outcome.status === "failed") {
-    return { status: "failed", error: { code: outcome.error.code, message: outcome.error.message, ...(outcome.error.data !== undefined ? { data: outcome.error.data } : {}) }, exitCode: exitCodes.failed };
+    return {
+      status: "failed",
+      error: {
+        code: outcome.error.code,
+        message: outcome.error.message,
+        ...(outcome.error.data !== undefined ? { data: outcome.error.data } : {}),
+      },
+      exitCode: exitCodes.failed,
+    };
   }
   return { status: "cancelled", exitCode: exitCodes.cancelled };
 }
@@ -302,4 +367,3 @@ function holdUntilReleased(signal: AbortSignal | undefined): Promise<never> {
     signal?.addEventListener("abort", () => reject(signal.reason ?? new Error("released")), { once: true });
   });
 }
-

@@ -34,12 +34,16 @@ export function parsePreparedAnswers(answerFlags: readonly string[], answersJson
     }
     if (!isObject(parsed)) throw new Error(`--answers: expected an object of {"<input key>" or "*": {field: value}}`);
     for (const [key, value] of Object.entries(parsed)) {
-      if (!isObject(value)) throw new Error(`--answers.${key}: expected an object of field values, or {"action": "decline"}`);
+      if (!isObject(value))
+        throw new Error(`--answers.${key}: expected an object of field values, or {"action": "decline"}`);
       const entry = entryFor(key);
       const { action, ...content } = value;
       if (action === "accept" || action === "decline" || action === "cancel") entry.action = action;
       else if (action !== undefined) content["action"] = action;
-      Object.assign(entry.content, isObject(content["content"]) && Object.keys(content).length === 1 ? content["content"] : content);
+      Object.assign(
+        entry.content,
+        isObject(content["content"]) && Object.keys(content).length === 1 ? content["content"] : content,
+      );
     }
   }
   for (const flag of answerFlags) {
@@ -61,10 +65,19 @@ export function hasPreparedAnswers(answers: PreparedAnswers): boolean {
 export type PreparedResolution =
   | { kind: "answered"; result: ApplicationElicitResult }
   /** Nothing was prepared for this request, or required fields are missing: ask, or give up. */
-  | { kind: "incomplete"; content: Record<string, ApplicationElicitContentValue>; missing: FormField[]; prepared: boolean };
+  | {
+      kind: "incomplete";
+      content: Record<string, ApplicationElicitContentValue>;
+      missing: FormField[];
+      prepared: boolean;
+    };
 
 /** What the prepared answers say to one form. Throws on a value the form's schema refuses. */
-export function resolvePreparedAnswer(answers: PreparedAnswers, inputKey: string, form: ElicitationForm): PreparedResolution {
+export function resolvePreparedAnswer(
+  answers: PreparedAnswers,
+  inputKey: string,
+  form: ElicitationForm,
+): PreparedResolution {
   const general = answers.entries.get(anyKey);
   const specific = answers.entries.get(inputKey);
   const prepared = general !== undefined || specific !== undefined;
@@ -73,7 +86,10 @@ export function resolvePreparedAnswer(answers: PreparedAnswers, inputKey: string
   const content: Record<string, ApplicationElicitContentValue> = {};
   // A keyed answer names this form, so a field it does not have is a mistake; "*" answers may aim elsewhere.
   for (const name of Object.keys(specific?.content ?? {})) {
-    if (!form.fields.some((field) => field.name === name)) throw new Error(`--answer ${inputKey}.${name}: this input request has no field "${name}" (fields: ${form.fields.map((field) => field.name).join(", ") || "none"})`);
+    if (!form.fields.some((field) => field.name === name))
+      throw new Error(
+        `--answer ${inputKey}.${name}: this input request has no field "${name}" (fields: ${form.fields.map((field) => field.name).join(", ") || "none"})`,
+      );
   }
   for (const field of form.fields) {
     const value = specific?.content[field.name] ?? general?.content[field.name];
@@ -86,7 +102,9 @@ export function resolvePreparedAnswer(answers: PreparedAnswers, inputKey: string
 
 /** The fields `*` answers name that this form lacks: worth a warning, as a typo there is silently lost. */
 export function unknownGeneralFields(answers: PreparedAnswers, form: ElicitationForm): string[] {
-  return Object.keys(answers.entries.get(anyKey)?.content ?? {}).filter((name) => !form.fields.some((field) => field.name === name));
+  return Object.keys(answers.entries.get(anyKey)?.content ?? {}).filter(
+    (name) => !form.fields.some((field) => field.name === name),
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

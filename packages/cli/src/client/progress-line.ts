@@ -35,7 +35,10 @@ export interface ProgressLineInput {
 
 export function renderProgressLine(input: ProgressLineInput): string {
   const fraction = progressFraction(input.statusMessage);
-  const bar = fraction === undefined ? "" : ` ${"█".repeat(Math.round(fraction * barWidth)).padEnd(barWidth, "░")} ${Math.round(fraction * 100)}%`;
+  const bar =
+    fraction === undefined
+      ? ""
+      : ` ${"█".repeat(Math.round(fraction * barWidth)).padEnd(barWidth, "░")} ${Math.round(fraction * 100)}%`;
   const spinner = input.status === "input_required" ? "?" : frames[input.tick % frames.length];
   const message = input.statusMessage ? `${input.status}: ${input.statusMessage}` : input.status;
   return `${spinner} ${message}${bar}  ${formatElapsed(input.elapsedMs)}`;

@@ -13,7 +13,11 @@ export type PromptOutcome = ApplicationElicitResult | "interrupted";
 const stream = process.stderr;
 
 /** `signal` closes an open prompt (a timeout, a question answered elsewhere): it then answers "interrupted". */
-export async function promptForm(form: ElicitationForm, known: Record<string, ApplicationElicitContentValue> = {}, signal?: AbortSignal): Promise<PromptOutcome> {
+export async function promptForm(
+  form: ElicitationForm,
+  known: Record<string, ApplicationElicitContentValue> = {},
+  signal?: AbortSignal,
+): Promise<PromptOutcome> {
   const where = { output: stream, ...(signal ? { signal } : {}) };
   log.step(form.message, { output: stream });
   const action = await select<ApplicationElicitResult["action"]>({
@@ -37,29 +41,48 @@ export async function promptForm(form: ElicitationForm, known: Record<string, Ap
   return { action: "accept", content };
 }
 
-async function promptField(field: FormField, where: { output: NodeJS.WriteStream; signal?: AbortSignal }): Promise<ApplicationElicitContentValue | undefined | "interrupted"> {
+async function promptField(
+  field: FormField,
+  where: { output: NodeJS.WriteStream; signal?: AbortSignal },
+): Promise<ApplicationElicitContentValue | undefined | "interrupted"> {
   const message = `${field.title}${field.required ? "" : " (optional)"}${field.description ? `\n${field.description}` : ""}`;
   switch (field.kind) {
     case "boolean": {
-      const answer = await confirm({ message, ...(typeof field.default === "boolean" ? { initialValue: field.default } : {}), ...where });
+      const answer = await confirm({
+        message,
+        ...(typeof field.default === "boolean" ? { initialValue: field.default } : {}),
+        ...where,
+      });
       return isCancel(answer) ? "interrupted" : answer;
     }
     case "choice": {
       const options = field.choices.map((choice) => ({ value: choice.value, label: choice.label }));
-      const answer = await select<string>({ message, options: field.required ? options : [...options, { value: "", label: "(no answer)" }], ...where });
+      const answer = await select<string>({
+        message,
+        options: field.required ? options : [...options, { value: "", label: "(no answer)" }],
+        ...where,
+      });
       if (isCancel(answer)) return "interrupted";
       return answer === "" ? undefined : answer;
     }
     case "choices": {
-      const answer = await multiselect<string>({ message, options: field.choices.map((choice) => ({ value: choice.value, label: choice.label })), required: field.required, ...where });
+      const answer = await multiselect<string>({
+        message,
+        options: field.choices.map((choice) => ({ value: choice.value, label: choice.label })),
+        required: field.required,
+        ...where,
+      });
       return isCancel(answer) ? "interrupted" : answer;
     }
     default: {
       const answer = await text({
         message,
-        ...(field.default !== undefined ? { defaultValue: String(field.default), placeholder: String(field.default) } : {}),
+        ...(field.default !== undefined
+          ? { defaultValue: String(field.default), placeholder: String(field.default) }
+          : {}),
         validate: (value) => {
-          if (value === undefined || value === "") return field.required && field.default === undefined ? `${field.title} is required` : undefined;
+          if (value === undefined || value === "")
+            return field.required && field.default === undefined ? `${field.title} is required` : undefined;
           try {
             coerceFieldValue(field, value);
             return undefined;

@@ -30,7 +30,11 @@ export function createRawDispatcher(transport: Transport, timeoutMs: number): Ra
     if (waiting && ("result" in message || "error" in message)) {
       pending.delete(id as string);
       const response = message as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
-      waiting.resolve((response.error ? { kind: "error", error: response.error } : { kind: "result", result: response.result }) as JsonRpcResponse);
+      waiting.resolve(
+        (response.error
+          ? { kind: "error", error: response.error }
+          : { kind: "result", result: response.result }) as JsonRpcResponse,
+      );
       return;
     }
     clientHandler?.(message, extra as never);
@@ -46,7 +50,10 @@ export function createRawDispatcher(transport: Transport, timeoutMs: number): Ra
         pending.delete(id);
         finish();
       };
-      const timer = setTimeout(() => settle(() => reject(new Error(`the server did not answer ${method} within ${timeoutMs / 1000} s`))), timeoutMs);
+      const timer = setTimeout(
+        () => settle(() => reject(new Error(`the server did not answer ${method} within ${timeoutMs / 1000} s`))),
+        timeoutMs,
+      );
       const onAbort = () => settle(() => reject(options?.signal?.reason ?? new Error("aborted")));
       options?.signal?.addEventListener("abort", onAbort, { once: true });
       pending.set(id, {
@@ -55,9 +62,14 @@ export function createRawDispatcher(transport: Transport, timeoutMs: number): Ra
       });
       const headers = options?.context?.headers;
       const message = { ...(request as object), jsonrpc: "2.0", id } as JSONRPCMessage;
-      transport.send(message, { ...(headers ? { headers } : {}), ...(options?.signal ? { requestSignal: options.signal } : {}) }).catch((error: unknown) => {
-        pending.get(id)?.reject(error instanceof Error ? error : new Error(String(error)));
-      });
+      transport
+        .send(message, {
+          ...(headers ? { headers } : {}),
+          ...(options?.signal ? { requestSignal: options.signal } : {}),
+        })
+        .catch((error: unknown) => {
+          pending.get(id)?.reject(error instanceof Error ? error : new Error(String(error)));
+        });
     });
   };
 

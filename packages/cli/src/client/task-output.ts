@@ -56,7 +56,12 @@ class JsonTaskOutput implements TaskOutput {
     this.write({ type: "task", taskId, status: "working" });
   }
   changed(state: TaskState): void {
-    const line = { type: "task", taskId: state.taskId, status: state.status, ...(state.statusMessage ? { statusMessage: state.statusMessage } : {}) };
+    const line = {
+      type: "task",
+      taskId: state.taskId,
+      status: state.status,
+      ...(state.statusMessage ? { statusMessage: state.statusMessage } : {}),
+    };
     const text = JSON.stringify(line);
     if (text !== this.last) this.write(line);
   }
@@ -69,8 +74,19 @@ class JsonTaskOutput implements TaskOutput {
     this.write({ type: "result", ...(taskId ? { taskId } : {}), ...ending });
   }
   stopped(taskId: string, kind: StopKind, lines: StopLines): void {
-    const unanswered = lines.unanswered?.map((request) => ({ inputKey: request.inputKey, message: request.form.message, fields: request.form.fields }));
-    this.write({ type: kind, taskId, message: lines.reason, resume: lines.hint, ...(unanswered ? { unanswered } : {}), exitCode: lines.exitCode });
+    const unanswered = lines.unanswered?.map((request) => ({
+      inputKey: request.inputKey,
+      message: request.form.message,
+      fields: request.form.fields,
+    }));
+    this.write({
+      type: kind,
+      taskId,
+      message: lines.reason,
+      resume: lines.hint,
+      ...(unanswered ? { unanswered } : {}),
+      exitCode: lines.exitCode,
+    });
   }
   private write(line: Record<string, unknown>): void {
     const text = JSON.stringify(line);
@@ -122,10 +138,16 @@ class HumanTaskOutput implements TaskOutput {
     this.endLive();
     const took = formatElapsed(this.elapsed());
     if (ending.status === "completed") {
-      process.stderr.write(ending.exitCode === 0 ? `✔ completed in ${took}\n` : `✖ completed in ${took}, and the tool reports an error (isError)\n`);
+      process.stderr.write(
+        ending.exitCode === 0
+          ? `✔ completed in ${took}\n`
+          : `✖ completed in ${took}, and the tool reports an error (isError)\n`,
+      );
       process.stdout.write(formatToolResult(ending.result));
     } else if (ending.status === "failed") {
-      process.stderr.write(`✖ failed after ${took}: ${ending.error.message}${ending.error.code !== undefined ? ` (${ending.error.code})` : ""}\n`);
+      process.stderr.write(
+        `✖ failed after ${took}: ${ending.error.message}${ending.error.code !== undefined ? ` (${ending.error.code})` : ""}\n`,
+      );
     } else {
       process.stderr.write(`■ cancelled after ${took}${taskId ? ` (task ${taskId})` : ""}\n`);
     }
@@ -137,7 +159,14 @@ class HumanTaskOutput implements TaskOutput {
       `  input ${request.inputKey}: ${request.form.message}`,
       ...request.form.fields.map((field) => `    ${describeField(field)}`),
     ]);
-    process.stderr.write([`${kind === "detached" ? "↪" : "✖"} ${lines.reason}`, ...asked, `task ${taskId}`, ...lines.hint.map((hint) => `  ${hint}`)].join("\n") + "\n");
+    process.stderr.write(
+      [
+        `${kind === "detached" ? "↪" : "✖"} ${lines.reason}`,
+        ...asked,
+        `task ${taskId}`,
+        ...lines.hint.map((hint) => `  ${hint}`),
+      ].join("\n") + "\n",
+    );
   }
 
   private elapsed(): number {
@@ -147,7 +176,14 @@ class HumanTaskOutput implements TaskOutput {
 
   private redraw(): void {
     if (!this.live || this.paused || !this.state) return;
-    this.draw(renderProgressLine({ status: this.state.status, statusMessage: this.state.statusMessage, elapsedMs: this.elapsed(), tick: this.tick++ }));
+    this.draw(
+      renderProgressLine({
+        status: this.state.status,
+        statusMessage: this.state.statusMessage,
+        elapsedMs: this.elapsed(),
+        tick: this.tick++,
+      }),
+    );
   }
 
   private endLive(): void {
@@ -160,7 +196,9 @@ class HumanTaskOutput implements TaskOutput {
 /** A tool result as text: its text blocks, then structured content as indented JSON. */
 export function formatToolResult(result: Record<string, unknown>): string {
   const blocks = Array.isArray(result["content"]) ? (result["content"] as Array<Record<string, unknown>>) : [];
-  const parts = blocks.map((block) => (block["type"] === "text" && typeof block["text"] === "string" ? block["text"] : JSON.stringify(block)));
+  const parts = blocks.map((block) =>
+    block["type"] === "text" && typeof block["text"] === "string" ? block["text"] : JSON.stringify(block),
+  );
   if (result["structuredContent"] !== undefined) parts.push(JSON.stringify(result["structuredContent"], null, 2));
   return parts.length > 0 ? `${parts.join("\n")}\n` : "";
 }

@@ -33,13 +33,23 @@ export const getTask: TaskStep = async (taskId, flags, session) => {
     process.stdout.write(`${JSON.stringify({ type: "task", ...task })}\n`);
     return exitCode;
   }
-  const lines = [`task ${taskId}`, `status: ${status}${task["statusMessage"] ? ` (${String(task["statusMessage"])})` : ""}`];
-  for (const [inputKey, request] of Object.entries((task["inputRequests"] ?? {}) as Record<string, { method?: string; params?: Record<string, unknown> }>)) {
+  const lines = [
+    `task ${taskId}`,
+    `status: ${status}${task["statusMessage"] ? ` (${String(task["statusMessage"])})` : ""}`,
+  ];
+  for (const [inputKey, request] of Object.entries(
+    (task["inputRequests"] ?? {}) as Record<string, { method?: string; params?: Record<string, unknown> }>,
+  )) {
     const form = readElicitationForm(request.params ?? {});
-    lines.push(`input ${inputKey} (${request.method ?? "request"}): ${form.message}`, ...form.fields.map((field) => `  ${describeField(field)}`));
+    lines.push(
+      `input ${inputKey} (${request.method ?? "request"}): ${form.message}`,
+      ...form.fields.map((field) => `  ${describeField(field)}`),
+    );
   }
   if (task["error"]) lines.push(`error: ${JSON.stringify(task["error"])}`);
-  process.stdout.write(`${lines.join("\n")}\n${task["result"] ? formatToolResult(task["result"] as Record<string, unknown>) : ""}`);
+  process.stdout.write(
+    `${lines.join("\n")}\n${task["result"] ? formatToolResult(task["result"] as Record<string, unknown>) : ""}`,
+  );
   return exitCode;
 };
 
@@ -47,7 +57,9 @@ export const getTask: TaskStep = async (taskId, flags, session) => {
 function exitCodeOfTask(task: Record<string, unknown>): number {
   switch (task["status"]) {
     case "completed":
-      return (task["result"] as { isError?: unknown } | undefined)?.isError === true ? exitCodes.toolError : exitCodes.completed;
+      return (task["result"] as { isError?: unknown } | undefined)?.isError === true
+        ? exitCodes.toolError
+        : exitCodes.completed;
     case "failed":
       return exitCodes.failed;
     case "cancelled":
@@ -60,8 +72,11 @@ function exitCodeOfTask(task: Record<string, unknown>): number {
 export const answerTask: TaskStep = async (taskId, flags, session) => {
   const answers = readPreparedAnswers(flags);
   const task = (await snapshot(session, taskId)).raw as Record<string, unknown>;
-  const requests = Object.entries((task["inputRequests"] ?? {}) as Record<string, { method?: string; params?: Record<string, unknown> }>);
-  if (task["status"] !== "input_required" || requests.length === 0) throw new ClientError(`task ${taskId} is ${String(task["status"])}: it asks for nothing`);
+  const requests = Object.entries(
+    (task["inputRequests"] ?? {}) as Record<string, { method?: string; params?: Record<string, unknown> }>,
+  );
+  if (task["status"] !== "input_required" || requests.length === 0)
+    throw new ClientError(`task ${taskId} is ${String(task["status"])}: it asks for nothing`);
   const responses: Record<string, ApplicationElicitResult> = {};
   const unanswered: string[] = [];
   for (const [inputKey, request] of requests) {
@@ -83,15 +98,22 @@ export const answerTask: TaskStep = async (taskId, flags, session) => {
       unanswered.push(`input ${inputKey}: ${form.message}`, ...form.fields.map((field) => `  ${describeField(field)}`));
     }
   }
-  if (Object.keys(responses).length === 0) throw new ClientError(`nothing answered; the task asks:\n${unanswered.join("\n")}\nAnswer with --answer <key>.<field>=<value> or --answers JSON.`);
+  if (Object.keys(responses).length === 0)
+    throw new ClientError(
+      `nothing answered; the task asks:\n${unanswered.join("\n")}\nAnswer with --answer <key>.<field>=<value> or --answers JSON.`,
+    );
   await session.requester.session
     .task(taskId as never)
     .update(responses as never)
     .catch((error: unknown) => {
       throw asClientError(error, "the server refused the answer");
     });
-  if (flags.json) process.stdout.write(`${JSON.stringify({ type: "answered", taskId, inputKeys: Object.keys(responses) })}\n`);
-  else process.stderr.write(`answered ${Object.keys(responses).join(", ")}${unanswered.length > 0 ? `; still asked:\n${unanswered.join("\n")}` : ""}\n`);
+  if (flags.json)
+    process.stdout.write(`${JSON.stringify({ type: "answered", taskId, inputKeys: Object.keys(responses) })}\n`);
+  else
+    process.stderr.write(
+      `answered ${Object.keys(responses).join(", ")}${unanswered.length > 0 ? `; still asked:\n${unanswered.join("\n")}` : ""}\n`,
+    );
   return exitCodes.completed;
 };
 
@@ -100,7 +122,10 @@ export const cancelTask: TaskStep = async (taskId, flags, session) => {
   if (["completed", "failed", "cancelled"].includes(String(before["status"]))) {
     // Nothing to cancel: say how it ended, and exit as call would have.
     const exitCode = exitCodeOfTask(before);
-    if (flags.json) process.stdout.write(`${JSON.stringify({ type: "already-ended", taskId, status: before["status"], exitCode })}\n`);
+    if (flags.json)
+      process.stdout.write(
+        `${JSON.stringify({ type: "already-ended", taskId, status: before["status"], exitCode })}\n`,
+      );
     else process.stderr.write(`task ${taskId} had already ended: ${String(before["status"])}; nothing to cancel\n`);
     return exitCode;
   }
@@ -111,6 +136,9 @@ export const cancelTask: TaskStep = async (taskId, flags, session) => {
       throw asClientError(error, `cannot cancel task ${taskId}`);
     });
   if (flags.json) process.stdout.write(`${JSON.stringify({ type: "cancel-requested", taskId })}\n`);
-  else process.stderr.write(`cancel requested; the task ends cancelled (or completed, if the job finished first): jobtasks watch ${session.resolved.display} ${taskId}\n`);
+  else
+    process.stderr.write(
+      `cancel requested; the task ends cancelled (or completed, if the job finished first): jobtasks watch ${session.resolved.display} ${taskId}\n`,
+    );
   return exitCodes.completed;
 };

@@ -6,7 +6,11 @@ import { UsageError } from "../usage-error.js";
  * the tool's input schema gives its property: a string stays text ("007" stays "007"), numbers, booleans,
  * objects and arrays are parsed. Without a schema, JSON that parses is taken as such, else text.
  */
-export function readToolArguments(argFlags: readonly string[], argsJson: string | undefined, tool: Tool | undefined): Record<string, unknown> {
+export function readToolArguments(
+  argFlags: readonly string[],
+  argsJson: string | undefined,
+  tool: Tool | undefined,
+): Record<string, unknown> {
   let base: Record<string, unknown> = {};
   if (argsJson !== undefined) {
     let parsed: unknown;
@@ -15,7 +19,8 @@ export function readToolArguments(argFlags: readonly string[], argsJson: string 
     } catch (error) {
       throw new UsageError(`--args: not JSON (${(error as Error).message})`);
     }
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError("--args: expected a JSON object of the tool's arguments");
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+      throw new UsageError("--args: expected a JSON object of the tool's arguments");
     base = parsed as Record<string, unknown>;
   }
   const properties = (tool?.inputSchema?.properties ?? {}) as Record<string, { type?: unknown }>;
@@ -35,7 +40,8 @@ function readValue(key: string, text: string, type: unknown): unknown {
   if (types.includes("boolean") && (text === "true" || text === "false")) return text === "true";
   if (types.some((entry) => entry === "number" || entry === "integer")) {
     const number = Number(text);
-    if (text.trim() === "" || !Number.isFinite(number)) throw new UsageError(`--arg ${key}=${text}: the tool expects a number`);
+    if (text.trim() === "" || !Number.isFinite(number))
+      throw new UsageError(`--arg ${key}=${text}: the tool expects a number`);
     return number;
   }
   try {

@@ -5,7 +5,11 @@ const checkEveryMs = 1_000;
  * While a prompt is open, ext-tasks waits for its answer and reads the task no more: this reads it, and
  * calls `gone` once the question is no longer asked (answered from another terminal, or the task ended).
  */
-export async function watchStillAsked(stillAsks: () => Promise<boolean>, signal: AbortSignal, gone: () => void): Promise<void> {
+export async function watchStillAsked(
+  stillAsks: () => Promise<boolean>,
+  signal: AbortSignal,
+  gone: () => void,
+): Promise<void> {
   while (!signal.aborted) {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, checkEveryMs);

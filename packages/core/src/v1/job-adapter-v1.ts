@@ -106,7 +106,10 @@ export interface JobToolV1<Ref extends JsonValue = JsonValue, Input = any> {
    * Throw InvalidToolInputError (field: "<key>.<field>") to refuse an answer's content (-32602).
    * Optional: without it the job starts at once.
    */
-  inputBeforeStart?(input: Input, answers: Readonly<Record<string, StartInputResponse>>): Record<string, StartInputRequest> | undefined;
+  inputBeforeStart?(
+    input: Input,
+    answers: Readonly<Record<string, StartInputResponse>>,
+  ): Record<string, StartInputRequest> | undefined;
   doStart(input: Input, context: AdapterContextV1): Promise<StartedJobV1<Ref>>;
 }
 

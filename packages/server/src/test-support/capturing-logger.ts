@@ -13,7 +13,8 @@ export function capturingLogger() {
   const entries: LogEntry[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") entries.push(JSON.parse(line) as LogEntry);
+      for (const line of chunk.toString("utf8").split("\n"))
+        if (line.trim() !== "") entries.push(JSON.parse(line) as LogEntry);
       done();
     },
   });

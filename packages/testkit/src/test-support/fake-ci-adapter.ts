@@ -63,7 +63,11 @@ export function mapFakeCiStatus(job: FakeCiJob): JobSnapshot {
     case "success":
       return { status: "completed", rawStatus: job.status, result: { content: [{ type: "text", text: "ok" }] } };
     case "failure":
-      return { status: "completed", rawStatus: job.status, result: { content: [{ type: "text", text: "tests failed" }], isError: true } };
+      return {
+        status: "completed",
+        rawStatus: job.status,
+        result: { content: [{ type: "text", text: "tests failed" }], isError: true },
+      };
     case "expired":
       return { status: "failed", rawStatus: job.status, error: { code: -32603, message: "the run expired upstream" } };
     case "cancelled":
