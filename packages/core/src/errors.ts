@@ -62,13 +62,17 @@ export class InvalidToolInputError extends JobtasksError {
 /** The upstream no longer knows the job (deleted, expired, or never existed). The task ends failed. */
 export class JobNotFoundError extends JobtasksError {}
 
+/**
+ * httpStatus and retryAfterMs may be given as undefined, which means the same as leaving them out: they are
+ * read from an answer that may not carry them (`parseRetryAfter` gives undefined for no header).
+ */
 export interface UpstreamErrorOptions {
   /** HTTP status of the failed upstream call, if there was one. */
-  httpStatus?: number;
+  httpStatus?: number | undefined;
   /** Whether trying again later may succeed. Defaults from httpStatus (see isRetryableHttpStatus). */
   isRetryable?: boolean;
   /** How long the upstream asked us to wait before the next call (Retry-After, rate-limit reset). */
-  retryAfterMs?: number;
+  retryAfterMs?: number | undefined;
   /**
    * The upstream is up but refuses to answer this often (a rate limit, throttling). Such waits do not
    * count as an outage. Defaults to true for HTTP 429, and for 403 with a retryAfterMs (GitHub's limits).

@@ -79,17 +79,21 @@ export interface ConformanceHarness<Ref extends JsonValue = JsonValue> {
    * with `response` and expects the job to leave input_required (or the answer to be accepted upstream,
    * as `verifyResponded` checks).
    */
-  inputRequired?: {
-    arrange(): Ref | Promise<Ref>;
-    response: ConformanceInputResponse;
-    verifyResponded(ref: Ref): boolean | Promise<boolean>;
-  };
+  inputRequired?:
+    | {
+        arrange(): Ref | Promise<Ref>;
+        response: ConformanceInputResponse;
+        verifyResponded(ref: Ref): boolean | Promise<boolean>;
+      }
+    | undefined;
 
   /** Only for adapters with doCancel: a running job, and a check that the upstream saw the cancel. */
-  cancel?: {
-    arrange(): Ref | Promise<Ref>;
-    verifyCancelRequested(ref: Ref): boolean | Promise<boolean>;
-  };
+  cancel?:
+    | {
+        arrange(): Ref | Promise<Ref>;
+        verifyCancelRequested(ref: Ref): boolean | Promise<boolean>;
+      }
+    | undefined;
 
   /**
    * Groups to switch off, each with the reason shown in the test report, e.g.

@@ -14,6 +14,9 @@ import type { JsonValue } from "../json.js";
  * The adapter contract, version 1. Types only: the core calls the `do*` methods, an adapter implements
  * them. An adapter never sees a task id; it sees its own job reference (`Ref`), which the core seals into
  * the task id and hands back on every later call.
+ * An optional property here means "absent", never a key set to undefined (exactOptionalPropertyTypes):
+ * refs and snapshots travel as JSON, which drops such a key, so a ref sealed with `{ attempt: undefined }`
+ * would come back as `{}`. Leave the key out (`...(x !== undefined ? { x } : {})`) instead.
  */
 
 /** What the core passes on every call into an adapter. */
