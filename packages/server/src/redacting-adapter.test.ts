@@ -39,7 +39,7 @@ function leakyAdapter(secrets: JobAdapterV1["secrets"], token: () => string = ()
   const adapter: JobAdapterV1<{ jobId: string }> = {
     specificationVersion: "v1",
     kind: "leaky",
-    secrets,
+    ...(secrets !== undefined ? { secrets } : {}),
     tools: [
       {
         name: "leaky_job",
