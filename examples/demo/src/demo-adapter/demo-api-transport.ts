@@ -26,7 +26,7 @@ export function createDemoApiTransport(options: ResolvedDemoAdapterOptions) {
       response = await options.fetch(`${options.baseUrl}${path}`, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         signal,
         redirect: "error",
       });

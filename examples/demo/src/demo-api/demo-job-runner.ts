@@ -160,7 +160,10 @@ export function createDemoJobRunner(options: DemoJobRunnerOptions) {
       return job && snapshot(job);
     },
 
-    answerApproval(id: string, answer: { approvalId: string; approve: boolean; comment?: string }): ApprovalOutcome {
+    answerApproval(
+      id: string,
+      answer: { approvalId: string; approve: boolean; comment?: string | undefined },
+    ): ApprovalOutcome {
       const job = jobs.get(id);
       if (!job) return undefined;
       const approval = job.record.approval;

@@ -17,7 +17,7 @@ export async function call<T = any>(
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
   });
   return { status: response.status, body: (await response.json()) as T, headers: response.headers };
 }
