@@ -56,6 +56,25 @@ describe("clients built from options", () => {
     expect(authorizations[0]).toMatch(/Credential=AKIALOOPBACKTEST0001\/\d{8}\/eu-central-1\/batch\/aws4_request/);
   });
 
+  it("send a configured session token as X-Amz-Security-Token, and none when it is unset or undefined", async () => {
+    const tokens: Array<string | undefined> = [];
+    const endpoint = await startServer((request, respond) => {
+      tokens.push(request.headers["x-amz-security-token"] as string | undefined);
+      respond(200, readFixture("describe-jobs-running.json"));
+    });
+    const ref = { jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" };
+    for (const sessionCredentials of [
+      { ...credentials, sessionToken: "loopback-session-token-0001" },
+      credentials,
+      { ...credentials, sessionToken: undefined },
+    ]) {
+      const adapter = awsBatch({ region: "eu-central-1", credentials: sessionCredentials, endpoint });
+      await adapter.doGetStatus(ref, testContext());
+      await adapter.close?.();
+    }
+    expect(tokens).toEqual(["loopback-session-token-0001", undefined, undefined]);
+  });
+
   it("time out a call that never answers and report it as retryable, without the SDK retrying underneath", async () => {
     let requests = 0;
     const endpoint = await startServer(() => {

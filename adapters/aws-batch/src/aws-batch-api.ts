@@ -34,9 +34,14 @@ function sharedClientConfig(options: ResolvedAwsBatchOptions, environment: Envir
     ...(region ? { region } : {}),
     ...(options.profile ? { profile: options.profile } : {}),
     // A copy each: the SDK writes bookkeeping into the credentials object it is given.
-    ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
+    ...(options.credentials ? { credentials: awsCredentials(options.credentials) } : {}),
     ...(endpoint ? { endpoint } : {}),
   };
+}
+
+/** The SDK's credentials type has no room for `sessionToken: undefined`, which the options schema may give. */
+function awsCredentials({ sessionToken, ...keys }: NonNullable<ResolvedAwsBatchOptions["credentials"]>) {
+  return { ...keys, ...(sessionToken !== undefined ? { sessionToken } : {}) };
 }
 
 export function createBatchClient(options: ResolvedAwsBatchOptions, environment: Environment): BatchClient {
