@@ -117,7 +117,7 @@ function parseJson(text: string, status: number, where: string): unknown {
     // cause keeps only the reason.
     if (error instanceof SyntaxError) {
       const reason = error.message.split('"')[0]!.replace(/[,\s]+$/, "");
-      error.stack = error.stack?.replace(error.message, reason);
+      if (error.stack !== undefined) error.stack = error.stack.replace(error.message, reason);
       error.message = reason;
     }
     // Garbage from a proxy or an outage page: worth retrying, and the core fails the task once retries run out.
@@ -164,7 +164,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return await request(url, {
         method: method as Dispatcher.HttpMethod,
         headers: withCredentials,
-        body: payload,
+        ...(payload !== undefined ? { body: payload } : {}),
         signal,
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
