@@ -121,7 +121,8 @@ export async function startSdk1TasksPeer(options: PeerOptions): Promise<RunningP
       return;
     }
     const server = createPeerServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // No sessionIdGenerator: stateless, one transport per request.
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     response.on("close", () => {
       void transport.close();
       void server.close();

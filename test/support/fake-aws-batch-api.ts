@@ -19,7 +19,8 @@ export interface FakeBatchJob {
   jobQueue: string;
   jobDefinition: string;
   status: string;
-  statusReason?: string;
+  /** update() clears it with undefined, as Batch drops the reason once a job moves on. */
+  statusReason?: string | undefined;
   createdAt: number;
   startedAt?: number;
   stoppedAt?: number;

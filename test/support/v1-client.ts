@@ -17,7 +17,7 @@ export interface ToolClient {
   callTool(
     name: string,
     args: Record<string, unknown>,
-    options?: { onprogress?: (progress: { message?: string }) => void; signal?: AbortSignal },
+    options?: { onprogress?: (progress: { message?: string | undefined }) => void; signal?: AbortSignal },
   ): Promise<V1ToolResult>;
   close(): Promise<void>;
 }
@@ -29,7 +29,7 @@ export interface V1Connection extends ToolClient {
   callTool(
     name: string,
     args: Record<string, unknown>,
-    options?: { onprogress?: (progress: { message?: string }) => void; signal?: AbortSignal },
+    options?: { onprogress?: (progress: { message?: string | undefined }) => void; signal?: AbortSignal },
   ): Promise<V1ToolResult>;
   close(): Promise<void>;
 }
