@@ -61,6 +61,13 @@ describe("jobtasks new adapter", () => {
         name: "jobtasks-adapter-render-farm",
         dependencies: { "@jobtasks/core": "workspace:*" },
       });
+      // Typechecked as strictly as the repository's own adapters, so it meets the contract the same way.
+      const strictness = ["strict", "noUncheckedIndexedAccess", "noImplicitOverride", "exactOptionalPropertyTypes"];
+      const pick = (options: Record<string, unknown>) =>
+        Object.fromEntries(strictness.map((name) => [name, options[name]]));
+      const generatedTsconfig = JSON.parse(await readFile(join(directory, "tsconfig.json"), "utf8"));
+      const baseTsconfig = JSON.parse(await readFile(join(repositoryRoot, "tsconfig.base.json"), "utf8"));
+      expect(pick(generatedTsconfig.compilerOptions)).toEqual(pick(baseTsconfig.compilerOptions));
       const adapterSource = await readFile(join(directory, "src/render-farm-adapter.ts"), "utf8");
       expect(adapterSource).toContain("export function renderFarm(");
       expect(adapterSource).toContain("RENDER_FARM_TOKEN");
