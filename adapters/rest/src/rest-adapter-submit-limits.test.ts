@@ -54,7 +54,7 @@ describe("rest adapter: submit retries and limits", () => {
   it("refuses retries without an idempotency header, naming the field", () => {
     const build = () => restAdapter(options({ retries: 2 }));
     expect(build).toThrow(AdapterConfigError);
-    expect(build).toThrow(/tools\.0\.submit\.retries/);
+    expect(build).toThrow(/tools\[0\]\.submit\.retries/);
   });
 
   it("refuses a job reference longer than 512 characters instead of sealing it into every task id", async () => {
