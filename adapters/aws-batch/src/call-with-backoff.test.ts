@@ -5,7 +5,7 @@ import { awsBatch } from "./aws-batch-adapter.js";
 import { callWithBackoff, jitteredDelay } from "./call-with-backoff.js";
 import { batchOrigin, blockRealNetwork, testBatchClient, throttledReply } from "./test-support/aws-test-clients.js";
 import { readFixture } from "./test-support/fixtures.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 const policy = { maxAttempts: 4, baseDelayMs: 40, maxDelayMs: 100 };
 const throttled = () =>
@@ -87,7 +87,7 @@ describe("the adapter's random source", () => {
     const watch = adapter.tools.find((tool) => tool.name === "watch_job")!;
     const started = await watch.doStart(
       watch.inputSchema.parse({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }),
-      testContext(),
+      createTestContext(),
     );
     expect(started.snapshot?.status).toBe("working");
     expect(random).toHaveBeenCalledTimes(2);

@@ -12,7 +12,7 @@ import {
   throttledReply,
 } from "./test-support/aws-test-clients.js";
 import { readFixture } from "./test-support/fixtures.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 interface SubmitBody {
   jobName: string;
@@ -103,7 +103,7 @@ describe("submitting through a template tool", () => {
       environment: { FRAME_STEP: "2" },
       arraySize: 10,
     });
-    const started = await tool.doStart(input, testContext());
+    const started = await tool.doStart(input, createTestContext());
 
     expect(started.ref).toEqual({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f", submittedAt: expect.any(Number) });
     expect(JSON.stringify(started.ref).length).toBeLessThan(200);
@@ -129,8 +129,8 @@ describe("submitting through a template tool", () => {
     nock(batchOrigin).post("/v1/submitjob", capture).times(2).reply(200, submitted);
     const tool = toolOf(adapterUnderTest());
     const input = tool.inputSchema.parse({ parameters: { scene: "a.blend" } });
-    await tool.doStart(input, testContext());
-    await tool.doStart(input, testContext());
+    await tool.doStart(input, createTestContext());
+    await tool.doStart(input, createTestContext());
     expect(bodies[0]?.jobName).not.toBe(bodies[1]?.jobName);
   });
 
@@ -141,7 +141,10 @@ describe("submitting through a template tool", () => {
       .post("/v1/submitjob", capture)
       .reply(200, submitted);
     const tool = toolOf(adapterUnderTest({ batchClient: testBatchClient(1) }));
-    const started = await tool.doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), testContext());
+    const started = await tool.doStart(
+      tool.inputSchema.parse({ parameters: { scene: "a.blend" } }),
+      createTestContext(),
+    );
     expect(started.ref.jobId).toBe("8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f");
     expect(bodies).toHaveLength(2);
     expect(bodies[0]?.jobName).toBe(bodies[1]?.jobName);
@@ -161,7 +164,7 @@ describe("submitting through a template tool", () => {
         (list.jobSummaryList[0] as { jobName: string }).jobName = (bodies[0] as SubmitBody).jobName;
         return list;
       });
-    const context = testContext();
+    const context = createTestContext();
     const tool = toolOf(adapterUnderTest());
     const started = await tool.doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), context);
 
@@ -171,7 +174,7 @@ describe("submitting through a template tool", () => {
     expect(lookups).toEqual([
       { jobQueue: "render-queue", filters: [{ name: "JOB_NAME", values: [(bodies[0] as SubmitBody).jobName] }] },
     ]);
-    expect(context.logged.join("\n")).toContain("answer was lost");
+    expect(context.logEntries.map((entry) => entry.message)).toContainEqual(expect.stringContaining("answer was lost"));
   });
 
   it("resubmits with the SAME name when the lookup finds nothing, so a later lookup still finds either", async () => {
@@ -183,7 +186,10 @@ describe("submitting through a template tool", () => {
       .post("/v1/submitjob", capture)
       .reply(200, submitted);
     const tool = toolOf(adapterUnderTest());
-    const started = await tool.doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), testContext());
+    const started = await tool.doStart(
+      tool.inputSchema.parse({ parameters: { scene: "a.blend" } }),
+      createTestContext(),
+    );
     expect(started.ref.jobId).toBe("8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f");
     expect(bodies).toHaveLength(2);
     expect(bodies[1]?.jobName).toBe(bodies[0]?.jobName);
@@ -201,7 +207,7 @@ describe("submitting through a template tool", () => {
       .reply(200, { jobSummaryList: [] });
     const tool = toolOf(adapterUnderTest());
     const error = await tool
-      .doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), testContext())
+      .doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), createTestContext())
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).isRetryable).toBe(true);
@@ -218,7 +224,10 @@ describe("submitting through a template tool", () => {
         jobSummaryList: [{ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f", jobName: (bodies[0] as SubmitBody).jobName }],
       }));
     const tool = toolOf(adapterUnderTest());
-    const started = await tool.doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), testContext());
+    const started = await tool.doStart(
+      tool.inputSchema.parse({ parameters: { scene: "a.blend" } }),
+      createTestContext(),
+    );
     expect(started.ref.jobId).toBe("8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f");
     expect(bodies).toHaveLength(1);
     expect(nock.isDone()).toBe(true);
@@ -234,7 +243,7 @@ describe("submitting through a template tool", () => {
       .reply(200, { jobSummaryList: [] });
     const tool = toolOf(adapterUnderTest());
     const error = await tool
-      .doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), testContext())
+      .doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), createTestContext())
       .catch((caught: unknown) => caught);
     expect(bodies).toHaveLength(1);
     expect(lookups.isDone()).toBe(true);
@@ -253,7 +262,7 @@ describe("submitting through a template tool", () => {
       );
     const tool = toolOf(adapterUnderTest());
     const error = await tool
-      .doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), testContext())
+      .doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), createTestContext())
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: false, httpStatus: 400 });
     expect((error as Error).message).toContain("ClientException");
@@ -273,7 +282,7 @@ describe("submitting through a template tool", () => {
       jobName: "backfill",
       command: ["etl", "--day", "2026-11-02"],
     });
-    await tool.doStart(input, testContext());
+    await tool.doStart(input, createTestContext());
     expect(bodies[0]).toMatchObject({
       jobQueue: "etl-queue",
       jobDefinition: "etl:12",

@@ -2,7 +2,8 @@ import { UpstreamError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import type { RestOptions } from "./rest-options.js";
-import { mockAgent, seen, testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent, seen } from "./test-support/mock-agent.js";
 
 // Once the upstream may have acted on a submit (it answered 2xx, or the POST was sent and its answer was
 // lost), "try again" would start a second job. Such failures are non-retryable and say so, unless an
@@ -23,7 +24,7 @@ function options(submit: Partial<Submit>, extra: Partial<RestOptions> = {}): Res
   };
 }
 const start = (submit: Partial<Submit> = {}, extra: Partial<RestOptions> = {}) =>
-  restAdapter(options(submit, extra), { dispatcher: agent }).tools[0]!.doStart({}, testContext());
+  restAdapter(options(submit, extra), { dispatcher: agent }).tools[0]!.doStart({}, createTestContext());
 
 async function failureOf(promise: Promise<unknown>): Promise<UpstreamError> {
   const failure = await promise.catch((error: unknown) => error);
