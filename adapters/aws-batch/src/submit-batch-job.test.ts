@@ -1,4 +1,4 @@
-import { UpstreamError } from "@jobtasks/core";
+import { OutcomeUnknownError, type UpstreamError } from "@jobtasks/core";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AwsBatchOptions } from "./aws-batch-options.js";
@@ -209,7 +209,8 @@ describe("submitting through a template tool", () => {
     const error = await tool
       .doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), createTestContext())
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(UpstreamError);
+    // A job may still appear: the core's mark for "the upstream may have acted".
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect((error as UpstreamError).isRetryable).toBe(true);
     expect((error as Error).message).toMatch(/no job named render_frames-[0-9a-f]{24} was found/);
     expect(bodies).toHaveLength(fastRetry.maxAttempts);
@@ -247,7 +248,7 @@ describe("submitting through a template tool", () => {
       .catch((caught: unknown) => caught);
     expect(bodies).toHaveLength(1);
     expect(lookups.isDone()).toBe(true);
-    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect((error as UpstreamError).isRetryable).toBe(false);
     expect((error as Error).message).toMatch(/accepted .*render_frames-[0-9a-f]{24}/);
   });
@@ -265,6 +266,8 @@ describe("submitting through a template tool", () => {
       .doStart(tool.inputSchema.parse({ parameters: { scene: "a.blend" } }), createTestContext())
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: false, httpStatus: 400 });
+    // AWS refused the call: nothing was created.
+    expect(error).not.toBeInstanceOf(OutcomeUnknownError);
     expect((error as Error).message).toContain("ClientException");
     expect(bodies).toHaveLength(1);
   });

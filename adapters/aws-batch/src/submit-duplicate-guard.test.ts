@@ -1,4 +1,4 @@
-import { UpstreamError } from "@jobtasks/core";
+import { OutcomeUnknownError, UpstreamError } from "@jobtasks/core";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
@@ -55,7 +55,7 @@ const serviceUnavailable: [number, Record<string, string>, Record<string, string
 
 /** An error that tells the agent the job may exist and must not be submitted again, naming the job. */
 function expectDoNotSubmitAgain(error: unknown, jobName: string | undefined) {
-  expect(error).toBeInstanceOf(UpstreamError);
+  expect(error).toBeInstanceOf(OutcomeUnknownError);
   expect((error as UpstreamError).isRetryable).toBe(false);
   expect((error as Error).message).toMatch(/do not submit again/);
   expect((error as Error).message).toContain(`job name ${jobName}`);
