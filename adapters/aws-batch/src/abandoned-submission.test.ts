@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient } from "./test-support/aws-test-clients.js";
 import { readFixture } from "./test-support/fixtures.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 /**
  * A client that leaves while SubmitJob is in flight: the request may already have created the job, and
@@ -62,7 +62,7 @@ describe("a client that leaves while SubmitJob is in flight", () => {
       .reply(200, {});
     const tool = renderTool();
     const client = new AbortController();
-    const context = { ...testContext(), signal: client.signal };
+    const context = { ...createTestContext(), signal: client.signal };
     const starting = tool.doStart(tool.inputSchema.parse({}), context);
     await submit.received;
     client.abort(new Error("the client went away"));
@@ -72,12 +72,10 @@ describe("a client that leaves while SubmitJob is in flight", () => {
     expect(terminations).toEqual([
       { jobId: submitted.jobId, reason: "jobtasks: cancelled, the client left before the task was handed out" },
     ]);
-    expect(
-      context.logged.some((line) =>
-        line.startsWith("the client left while SubmitJob was in flight; terminated the job it created"),
-      ),
-    ).toBe(true);
-    expect(context.logged.join("\n")).toContain(submitted.jobId);
+    const line = context.logEntries.find((entry) =>
+      entry.message.startsWith("the client left while SubmitJob was in flight; terminated the job it created"),
+    );
+    expect(JSON.stringify(line)).toContain(submitted.jobId);
   });
 
   it("says in the log when the job it created could not be terminated", async () => {
@@ -87,26 +85,28 @@ describe("a client that leaves while SubmitJob is in flight", () => {
       .reply(400, { __type: "ClientException", message: "not allowed" }, { "x-amzn-errortype": "ClientException" });
     const tool = renderTool();
     const client = new AbortController();
-    const context = { ...testContext(), signal: client.signal };
+    const context = { ...createTestContext(), signal: client.signal };
     const starting = tool.doStart(tool.inputSchema.parse({}), context);
     await submit.received;
     client.abort(new Error("the client went away"));
     submit.release();
 
     await expect(starting).rejects.toThrow("the client went away");
-    const line = context.logged.find((entry) =>
-      entry.startsWith("the client left while SubmitJob was in flight; the job it created could not be terminated"),
+    const line = context.logEntries.find((entry) =>
+      entry.message.startsWith(
+        "the client left while SubmitJob was in flight; the job it created could not be terminated",
+      ),
     );
-    expect(line).toContain(submitted.jobId);
+    expect(JSON.stringify(line)).toContain(submitted.jobId);
   });
 
   it("sends nothing when the client left before SubmitJob was sent", async () => {
     // One submit a second: the second call waits for its slot, and its client leaves meanwhile.
     nock(batchOrigin).post("/v1/submitjob").reply(200, submitted);
     const tool = renderTool(1);
-    await tool.doStart(tool.inputSchema.parse({}), testContext());
+    await tool.doStart(tool.inputSchema.parse({}), createTestContext());
     const client = new AbortController();
-    const waiting = tool.doStart(tool.inputSchema.parse({}), { ...testContext(), signal: client.signal });
+    const waiting = tool.doStart(tool.inputSchema.parse({}), { ...createTestContext(), signal: client.signal });
     client.abort(new Error("the client went away"));
     await expect(waiting).rejects.toThrow("the client went away");
   });

@@ -14,7 +14,7 @@ import {
   throttledReply,
 } from "./test-support/aws-test-clients.js";
 import { readFixture } from "./test-support/fixtures.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 const runningJobId = "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f";
 
@@ -29,7 +29,7 @@ function adapterUnderTest() {
 
 function watchStart(adapter: ReturnType<typeof awsBatch>, jobId: string) {
   const watch = adapter.tools.find((tool) => tool.name === "watch_job")!;
-  return watch.doStart(watch.inputSchema.parse({ jobId }), testContext());
+  return watch.doStart(watch.inputSchema.parse({ jobId }), createTestContext());
 }
 
 /** Answers DescribeJobs with one copy of the running fixture per asked id, and counts calls and ids. */
@@ -58,7 +58,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     nock(batchOrigin)
       .post("/v1/describejobs", { jobs: [runningJobId] })
       .reply(200, readFixture("describe-jobs-running.json"));
-    const snapshot = await adapterUnderTest().doGetStatus({ jobId: runningJobId }, testContext());
+    const snapshot = await adapterUnderTest().doGetStatus({ jobId: runningJobId }, createTestContext());
     expect(snapshot).toMatchObject({ status: "working", rawStatus: "RUNNING", message: "RUNNING" });
     expect(nock.isDone()).toBe(true);
   });
@@ -67,7 +67,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     const calls = describeJobsEcho();
     const adapter = adapterUnderTest();
     const ids = Array.from({ length: 250 }, (_, index) => `00000000-0000-4000-8000-${String(index).padStart(12, "0")}`);
-    const snapshots = await Promise.all(ids.map((jobId) => adapter.doGetStatus({ jobId }, testContext())));
+    const snapshots = await Promise.all(ids.map((jobId) => adapter.doGetStatus({ jobId }, createTestContext())));
     expect(snapshots.every((snapshot) => snapshot.status === "working")).toBe(true);
     expect(calls).toHaveLength(3);
     expect(calls.map((call) => call.length).sort((a, b) => b - a)).toEqual([100, 100, 50]);
@@ -76,7 +76,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
 
   it("ends a job DescribeJobs no longer returns with JobNotFoundError (the task fails: unknown or expired)", async () => {
     nock(batchOrigin).post("/v1/describejobs").reply(200, { jobs: [] });
-    const failure = adapterUnderTest().doGetStatus({ jobId: runningJobId }, testContext());
+    const failure = adapterUnderTest().doGetStatus({ jobId: runningJobId }, createTestContext());
     await expect(failure).rejects.toBeInstanceOf(JobNotFoundError);
     await expect(failure).rejects.toThrow(/unknown or expired/);
   });
@@ -85,7 +85,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     nock(batchOrigin).post("/v1/describejobs").reply(200, { jobs: [] });
     const snapshot = await adapterUnderTest().doGetStatus(
       { jobId: runningJobId, submittedAt: Date.now() },
-      testContext(),
+      createTestContext(),
     );
     expect(snapshot).toMatchObject({ status: "working", rawStatus: "SUBMITTED" });
   });
@@ -109,8 +109,8 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
     const adapter = adapterUnderTest();
     const watch = adapter.tools.find((tool) => tool.name === "watch_job");
     const [bobsRead, mallorysWatch] = await Promise.allSettled([
-      adapter.doGetStatus({ jobId: runningJobId }, testContext("bob")),
-      watch?.doStart(watch.inputSchema.parse({ jobId: "Z" }), testContext("mallory")),
+      adapter.doGetStatus({ jobId: runningJobId }, createTestContext({ principal: "bob" })),
+      watch?.doStart(watch.inputSchema.parse({ jobId: "Z" }), createTestContext({ principal: "mallory" })),
     ]);
     expect(bobsRead).toMatchObject({ status: "fulfilled", value: { status: "working", rawStatus: "RUNNING" } });
     expect(mallorysWatch.status).toBe("rejected");
@@ -125,7 +125,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
   it("treats a 2xx DescribeJobs answer whose body cannot be read (a proxy page, a cut body) as retryable", async () => {
     nock(batchOrigin).post("/v1/describejobs").reply(200, "<html>gateway</html>", { "content-type": "text/html" });
     const error = await adapterUnderTest()
-      .doGetStatus({ jobId: runningJobId }, testContext())
+      .doGetStatus({ jobId: runningJobId }, createTestContext())
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).isRetryable).toBe(true);
@@ -137,7 +137,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
       .post("/v1/describejobs")
       .reply(...throttledReply());
     const error = await adapterUnderTest()
-      .doGetStatus({ jobId: runningJobId }, testContext())
+      .doGetStatus({ jobId: runningJobId }, createTestContext())
       .catch((caught: unknown) => caught);
     // No retryAfterMs: AWS named no wait, and an invented one would hold every poll of the job off.
     expect(error).toMatchObject({ isRetryable: true, isThrottled: true, httpStatus: 429, retryAfterMs: undefined });
@@ -185,7 +185,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
       { "x-amzn-errortype": "AccessDeniedException" },
     );
     const error = (await adapterUnderTest()
-      .doGetStatus({ jobId: runningJobId }, testContext())
+      .doGetStatus({ jobId: runningJobId }, createTestContext())
       .catch((caught: unknown) => caught)) as UpstreamError;
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.isRetryable).toBe(false);
@@ -207,7 +207,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
         { "x-amzn-errortype": "ClientException" },
       );
     const error = (await adapterUnderTest()
-      .doGetStatus({ jobId: runningJobId }, testContext())
+      .doGetStatus({ jobId: runningJobId }, createTestContext())
       .catch((caught: unknown) => caught)) as UpstreamError;
     expect(error.message).toContain("Credential=[redacted]/20261129, Signature=[redacted]");
   });
@@ -222,7 +222,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
       logs: {},
       retry: fastRetry,
     });
-    const snapshot = await adapter.doGetStatus({ jobId: runningJobId }, testContext());
+    const snapshot = await adapter.doGetStatus({ jobId: runningJobId }, createTestContext());
     expect(snapshot).toEqual({
       status: "working",
       rawStatus: "SUCCEEDED",
@@ -248,7 +248,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
       logs: { maxBytes: 80 },
       retry: fastRetry,
     });
-    const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, testContext());
+    const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, createTestContext());
     expect(logs.isDone()).toBe(true);
     expect(snapshot.result?.isError).toBe(true);
     expect(snapshot.result?.structuredContent).toMatchObject({
@@ -272,7 +272,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
       logs: {},
       retry: fastRetry,
     });
-    const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, testContext());
+    const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, createTestContext());
     expect(snapshot.status).toBe("completed");
     expect(snapshot.result?.structuredContent).toMatchObject({ logNote: expect.stringMatching(/^log unavailable: /) });
   });
@@ -290,7 +290,7 @@ describe("awsBatch adapter over the SDK's real HTTP stack", () => {
       .post("/")
       .reply(200, { events: [{ timestamp: 1, message: "from Ireland" }] });
     const adapter = awsBatch({ region: testRegion, credentials: testCredentials, logs: {}, retry: fastRetry }, {});
-    const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, testContext());
+    const snapshot = await adapter.doGetStatus({ jobId: "2b3c4d5e-1111-4111-8111-111111111111" }, createTestContext());
     await adapter.close?.();
     expect(ireland.isDone()).toBe(true);
     expect(snapshot.result?.structuredContent).toMatchObject({ logTail: "from Ireland" });

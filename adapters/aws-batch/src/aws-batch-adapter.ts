@@ -1,6 +1,6 @@
 import type { BatchClient } from "@aws-sdk/client-batch";
 import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
-import { AdapterConfigError, type JobAdapterV1, JobNotFoundError, type JobTool } from "@jobtasks/core";
+import { configErrorFromIssues, type JobAdapterV1, JobNotFoundError, type JobTool } from "@jobtasks/core";
 import { type AwsBatchOptions, awsBatchOptionsSchema, type ResolvedAwsBatchOptions } from "./aws-batch-options.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
 import { submittedAtOf } from "./batch-job-ref.js";
@@ -25,7 +25,7 @@ export const batchRetentionMs = 7 * 24 * 60 * 60 * 1000;
 export const visibilityGraceMs = 60_000;
 
 /** Where an option may come from in the environment, named in errors so the fix is obvious. */
-const environmentSources: Record<string, string> = {
+const environmentVariables: Record<string, string> = {
   region: "AWS_REGION",
   profile: "AWS_PROFILE",
   "credentials.accessKeyId": "AWS_ACCESS_KEY_ID",
@@ -42,11 +42,7 @@ function resolveAwsBatchOptions(options: AwsBatchOptions): ResolvedAwsBatchOptio
   const { batchClient: _batchClient, logsClient: _logsClient, random: _random, ...configurable } = options;
   const parsed = awsBatchOptionsSchema.safeParse(configurable);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const path = issue ? issue.path.map(String).join(".") || "options" : "options";
-  const source = environmentSources[path];
-  const hint = source ? ` (it may come from the ${source} environment variable)` : "";
-  throw new AdapterConfigError(path, `${issue?.message ?? "invalid"}${hint}`, { cause: parsed.error });
+  throw configErrorFromIssues(parsed.error, { environmentVariables });
 }
 
 /**

@@ -4,7 +4,7 @@ import { UpstreamError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { readFixture } from "./test-support/fixtures.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 /**
  * The clients the adapter builds itself, against a loopback server: they must use the configured endpoint,
@@ -49,7 +49,7 @@ describe("clients built from options", () => {
       respond(200, readFixture("describe-jobs-running.json"));
     });
     const adapter = awsBatch({ region: "eu-central-1", credentials, endpoint });
-    const snapshot = await adapter.doGetStatus({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }, testContext());
+    const snapshot = await adapter.doGetStatus({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }, createTestContext());
     await adapter.close?.();
     expect(snapshot.rawStatus).toBe("RUNNING");
     expect(authorizations).toHaveLength(1);
@@ -91,7 +91,7 @@ describe("clients built from options", () => {
     // and nothing more from the SDK underneath.
     const watch = adapter.tools.find((tool) => tool.name === "watch_job")!;
     const error = await watch
-      .doStart(watch.inputSchema.parse({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }), testContext())
+      .doStart(watch.inputSchema.parse({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }), createTestContext())
       .catch((caught: unknown) => caught);
     await adapter.close?.();
     expect(error).toBeInstanceOf(UpstreamError);

@@ -34,26 +34,26 @@ describe("options validation when the adapter is built", () => {
   it.each([
     [{ region: "Europe" }, "region", /AWS Region.*AWS_REGION/],
     [{ credentials: { accessKeyId: "", secretAccessKey: "x" } }, "credentials.accessKeyId", /AWS_ACCESS_KEY_ID/],
-    [{ templates: [{ ...template, tool: "render frames!" }] }, "templates.0.tool", /tool name/],
-    [{ templates: [{ ...template, jobQueue: "" }] }, "templates.0.jobQueue", /empty/],
-    [{ templates: [{ ...template, array: { maxSize: 20_000 } }] }, "templates.0.array.maxSize", /10000/],
-    [{ templates: [{ ...template, timeoutSeconds: 30 }] }, "templates.0.timeoutSeconds", /60/],
+    [{ templates: [{ ...template, tool: "render frames!" }] }, "templates[0].tool", /tool name/],
+    [{ templates: [{ ...template, jobQueue: "" }] }, "templates[0].jobQueue", /empty/],
+    [{ templates: [{ ...template, array: { maxSize: 20_000 } }] }, "templates[0].array.maxSize", /10000/],
+    [{ templates: [{ ...template, timeoutSeconds: 30 }] }, "templates[0].timeoutSeconds", /60/],
     [
       { templates: [{ ...template, allowedEnvironment: ["AWS_BATCH_JOB_ID"] }] },
-      "templates.0.allowedEnvironment.0",
+      "templates[0].allowedEnvironment[0]",
       /reserved/,
     ],
     [
       { templates: [{ ...template, parameters: { scene: { pattern: "(" } } }] },
-      "templates.0.parameters.scene.pattern",
+      "templates[0].parameters.scene.pattern",
       /regular expression/,
     ],
     [
       { templates: [{ ...template, parameters: { q: { enum: ["a"], default: "b" } } }] },
-      "templates.0.parameters.q.default",
+      "templates[0].parameters.q.default",
       /enum/,
     ],
-    [{ templates: [template, template] }, "templates.1.tool", /already used by templates.0.tool/],
+    [{ templates: [template, template] }, "templates[1].tool", /already used by templates\[0\]\.tool/],
     [{ templates: [{ ...template, tool: "watch_job" }] }, "watch.tool", /already used/],
     [
       { genericSubmit: { allowedQueues: [], allowedDefinitions: ["d"] } },
@@ -62,7 +62,7 @@ describe("options validation when the adapter is built", () => {
     ],
     [{ submitsPerSecond: 80 }, "submitsPerSecond", /50/],
     [{ cancelStrategy: "kill" as never }, "cancelStrategy", /auto|terminate/],
-    [{ templates: [{ ...template, unknownOption: true } as never] }, "templates.0", /unknownOption|Unrecognized/i],
+    [{ templates: [{ ...template, unknownOption: true } as never] }, "templates[0]", /unknownOption|Unrecognized/i],
   ] as [AwsBatchOptions, string, RegExp][])("rejects %j naming %s", (options, option, message) => {
     const error = configErrorOf(options);
     expect(error.option).toBe(option);

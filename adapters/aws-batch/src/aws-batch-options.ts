@@ -1,5 +1,6 @@
 import type { BatchClient } from "@aws-sdk/client-batch";
 import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
+import { optionNameOf } from "@jobtasks/core";
 import { z } from "zod";
 import { awsRegionPattern } from "./aws-region-source.js";
 
@@ -195,7 +196,7 @@ export const awsBatchOptionsSchema = z
       const earlier = toolPaths.get(tool);
       if (earlier)
         context.addIssue({ code: "custom", path, message: `tool name "${tool}" is already used by ${earlier}` });
-      else toolPaths.set(tool, path.join("."));
+      else toolPaths.set(tool, optionNameOf(path));
     };
     options.templates.forEach((template, index) => {
       claim(template.tool, ["templates", index, "tool"]);

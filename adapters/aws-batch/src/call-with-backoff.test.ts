@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { UpstreamError } from "@jobtasks/core";
 import nock from "nock";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -5,7 +6,14 @@ import { awsBatch } from "./aws-batch-adapter.js";
 import { callWithBackoff, jitteredDelay } from "./call-with-backoff.js";
 import { batchOrigin, blockRealNetwork, testBatchClient, throttledReply } from "./test-support/aws-test-clients.js";
 import { readFixture } from "./test-support/fixtures.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+
+// vitest's fake timers do not reach node:timers/promises (vitest issue 10871), where the adapter waits:
+// a spy that passes every wait through lets a test read the delays asked for.
+vi.mock("node:timers/promises", async (importOriginal) => {
+  const original = await importOriginal<typeof import("node:timers/promises")>();
+  return { ...original, setTimeout: vi.fn(original.setTimeout) };
+});
 
 const policy = { maxAttempts: 4, baseDelayMs: 40, maxDelayMs: 100 };
 const throttled = () =>
@@ -30,12 +38,7 @@ describe("callWithBackoff", () => {
   it("waits the jittered delay between throttled attempts, drawing a new random number each time", async () => {
     const draws = [0.1, 0.6, 0.9];
     const random = vi.fn(() => draws.shift() ?? 0);
-    const waits: number[] = [];
-    const realSetTimeout = globalThis.setTimeout;
-    vi.spyOn(globalThis, "setTimeout").mockImplementation(((callback: () => void, ms?: number) => {
-      waits.push(ms ?? 0);
-      return realSetTimeout(callback, 0);
-    }) as typeof setTimeout);
+    vi.mocked(delay).mockClear();
     let calls = 0;
     const result = await callWithBackoff(
       "DescribeJobs",
@@ -49,7 +52,7 @@ describe("callWithBackoff", () => {
     expect(result).toBe("answered");
     expect(random).toHaveBeenCalledTimes(3);
     // Ceilings 40, 80, 100 (capped) times 0.1, 0.6, 0.9.
-    expect(waits).toEqual([4, 48, 90]);
+    expect(vi.mocked(delay).mock.calls.map(([ms]) => ms)).toEqual([4, 48, 90]);
   });
 
   it("gives up after maxAttempts with a retryable, throttled error", async () => {
@@ -87,7 +90,7 @@ describe("the adapter's random source", () => {
     const watch = adapter.tools.find((tool) => tool.name === "watch_job")!;
     const started = await watch.doStart(
       watch.inputSchema.parse({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }),
-      testContext(),
+      createTestContext(),
     );
     expect(started.snapshot?.status).toBe("working");
     expect(random).toHaveBeenCalledTimes(2);

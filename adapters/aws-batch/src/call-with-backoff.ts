@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { type AwsService, isAbort, isThrottling, isTransient, toUpstreamError } from "./upstream-errors.js";
 
 /** How the adapter retries AWS calls that were throttled or got no answer. */
@@ -14,19 +15,12 @@ export interface BackoffPolicy {
 /** Which failures a call may retry: only throttling (for SubmitJob) or any transient fault (idempotent calls). */
 export type RetryOn = "throttling" | "transient";
 
-/** Wait for `ms`, or reject early when the signal aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
+/** Wait for `ms`, or reject early, with the signal's reason, when the signal aborts. */
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  // timers/promises rejects with an AbortError of its own; callers expect the reason the signal gave.
+  await delay(ms, undefined, signal ? { signal } : {}).catch((error: unknown) => {
+    signal?.throwIfAborted();
+    throw error;
   });
 }
 

@@ -11,7 +11,7 @@ import {
   throttledReply,
 } from "./test-support/aws-test-clients.js";
 import { fixtureJob } from "./test-support/fixtures.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 const jobId = "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f";
 
@@ -62,8 +62,8 @@ describe("doCancel", () => {
   it("stops a job the scheduler placed while DescribeJobs still shows it RUNNABLE (the race CancelJob loses)", async () => {
     const batch = fakeBatch({ status: "RUNNABLE", placed: true });
     const adapter = adapterUnderTest();
-    await adapter.doCancel?.({ jobId }, testContext());
-    const snapshot = await adapter.doGetStatus({ jobId }, testContext());
+    await adapter.doCancel?.({ jobId }, createTestContext());
+    const snapshot = await adapter.doGetStatus({ jobId }, createTestContext());
     expect(snapshot.status).toBe("cancelled");
     expect(batch.calls.filter((call) => call.path !== "/v1/describejobs")).toEqual([
       { path: "/v1/terminatejob", body: { jobId, reason: cancelReason } },
@@ -74,7 +74,7 @@ describe("doCancel", () => {
     "sends one TerminateJob, without reading first, for a %s job",
     async (status) => {
       const batch = fakeBatch({ status, placed: false });
-      await adapterUnderTest().doCancel?.({ jobId }, testContext());
+      await adapterUnderTest().doCancel?.({ jobId }, createTestContext());
       expect(batch.calls).toEqual([{ path: "/v1/terminatejob", body: { jobId, reason: cancelReason } }]);
       expect(batch.job.status).toBe("FAILED");
     },
@@ -82,13 +82,13 @@ describe("doCancel", () => {
 
   it("terminates an array parent (TerminateJob reaches its children too)", async () => {
     const batch = fakeBatch({ status: "PENDING", placed: false });
-    await adapterUnderTest().doCancel?.({ jobId }, testContext());
+    await adapterUnderTest().doCancel?.({ jobId }, createTestContext());
     expect(batch.calls.map((call) => call.path)).toEqual(["/v1/terminatejob"]);
   });
 
   it("behaves the same with cancelStrategy terminate, kept for existing configs", async () => {
     const batch = fakeBatch({ status: "RUNNABLE", placed: false });
-    await adapterUnderTest("terminate").doCancel?.({ jobId }, testContext());
+    await adapterUnderTest("terminate").doCancel?.({ jobId }, createTestContext());
     expect(batch.calls).toEqual([{ path: "/v1/terminatejob", body: { jobId, reason: cancelReason } }]);
   });
 
@@ -98,22 +98,25 @@ describe("doCancel", () => {
       .reply(...throttledReply())
       .post("/v1/terminatejob")
       .reply(200, {});
-    await adapterUnderTest().doCancel?.({ jobId }, testContext());
+    await adapterUnderTest().doCancel?.({ jobId }, createTestContext());
     expect(nock.isDone()).toBe(true);
   });
 
   it("sends the same reason whoever cancels, so one caller's name never reaches another watching the job", async () => {
     const batch = fakeBatch({ status: "RUNNING", placed: true });
-    const alice = testContext("alice@example.com");
+    const alice = createTestContext({ principal: "alice@example.com" });
     await adapterUnderTest().doCancel?.({ jobId }, alice);
-    await adapterUnderTest().doCancel?.({ jobId }, testContext("bob@example.com"));
+    await adapterUnderTest().doCancel?.({ jobId }, createTestContext({ principal: "bob@example.com" }));
     const reasons = batch.calls.map((call) => (call.body as { reason: string }).reason);
     expect(reasons).toEqual([cancelReason, cancelReason]);
     expect(cancelReason).toBe("jobtasks: cancelled via MCP tasks/cancel");
-    const watchedByBob = await adapterUnderTest().doGetStatus({ jobId }, testContext("bob@example.com"));
+    const watchedByBob = await adapterUnderTest().doGetStatus(
+      { jobId },
+      createTestContext({ principal: "bob@example.com" }),
+    );
     expect(watchedByBob.message).not.toContain("alice");
     // Who cancelled stays in the server's own log.
-    expect(alice.logged.join("\n")).toContain("alice@example.com");
+    expect(JSON.stringify(alice.logEntries)).toContain("alice@example.com");
   });
 
   it("sends a reason the status mapping recognises as a cancel", () => {
@@ -132,7 +135,7 @@ describe("doCancel", () => {
       .post("/v1/describejobs")
       .reply(200, { jobs: [fixtureJob("describe-jobs-running.json")] });
     const adapter = adapterUnderTest();
-    await adapter.doCancel?.({ jobId }, testContext());
-    expect((await adapter.doGetStatus({ jobId }, testContext())).status).toBe("working");
+    await adapter.doCancel?.({ jobId }, createTestContext());
+    expect((await adapter.doGetStatus({ jobId }, createTestContext())).status).toBe("working");
   });
 });

@@ -9,7 +9,7 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { blockRealNetwork, fastRetry, testCredentials, testRegion } from "./test-support/aws-test-clients.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 const template = { tool: "render", description: "Render", jobQueue: "q", jobDefinition: "d" };
 const jobId = "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f";
@@ -77,7 +77,7 @@ describe("the Region when the adapter is built", () => {
         { credentials: testCredentials, templates: [template], retry: fastRetry, describeBatchWindowMs: 1 },
         environment(),
       );
-      const snapshot = await adapter.doGetStatus({ jobId }, testContext());
+      const snapshot = await adapter.doGetStatus({ jobId }, createTestContext());
       expect(snapshot).toMatchObject({ status: "working", rawStatus: "RUNNING" });
       await adapter.close?.();
     } finally {
@@ -158,7 +158,7 @@ describe("configuration and credentials errors at call time", () => {
     async (_case, client, message, retryable) => {
       const adapter = awsBatch({ batchClient: client(), retry: fastRetry, describeBatchWindowMs: 1 });
       const error = await adapter
-        .doGetStatus({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }, testContext())
+        .doGetStatus({ jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f" }, createTestContext())
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(UpstreamError);
       expect((error as UpstreamError).isRetryable).toBe(retryable);
@@ -170,7 +170,7 @@ describe("configuration and credentials errors at call time", () => {
   it("makes a Region the SDK does not accept a configuration error, not a lost answer", async () => {
     const badRegion = new BatchClient({ region: "eu-west-1 ", credentials: { ...testCredentials }, maxAttempts: 1 });
     const adapter = awsBatch({ batchClient: badRegion, retry: fastRetry, describeBatchWindowMs: 1 });
-    const error = await adapter.doGetStatus({ jobId }, testContext()).catch((caught: unknown) => caught);
+    const error = await adapter.doGetStatus({ jobId }, createTestContext()).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: false });
     expect((error as Error).message).toMatch(/could not be sent: the AWS Region is not valid/);
   });
@@ -185,7 +185,9 @@ describe("configuration and credentials errors at call time", () => {
     };
     const adapter = awsBatch({ batchClient, templates: [template], retry: fastRetry, duplicateCheckDelayMs: 0 });
     const tool = adapter.tools[0];
-    const error = await tool?.doStart(tool.inputSchema.parse({}), testContext()).catch((caught: unknown) => caught);
+    const error = await tool
+      ?.doStart(tool.inputSchema.parse({}), createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: false });
     expect((error as Error).message).toMatch(/SubmitJob could not be sent: no AWS Region/);
     expect(sent).toEqual(["SubmitJobCommand"]);

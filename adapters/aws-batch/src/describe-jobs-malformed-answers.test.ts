@@ -3,7 +3,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient } from "./test-support/aws-test-clients.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 const jobId = "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f";
 
@@ -31,7 +31,7 @@ function recordEscapes() {
 function readStatus(body: string) {
   nock(batchOrigin).post("/v1/describejobs").times(10).reply(200, body, { "content-type": "application/json" });
   const adapter = awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 1 });
-  const context = { ...testContext(), signal: AbortSignal.timeout(2000) };
+  const context = { ...createTestContext(), signal: AbortSignal.timeout(2000) };
   return adapter.doGetStatus({ jobId }, context).catch((caught: unknown) => caught);
 }
 

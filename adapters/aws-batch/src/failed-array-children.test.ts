@@ -7,7 +7,7 @@ import { batchJobResultSchema } from "./batch-job-result.js";
 import { mapBatchJobStatus } from "./map-aws-batch-status.js";
 import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient } from "./test-support/aws-test-clients.js";
 import { fixtureJob } from "./test-support/fixtures.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 /** A failed array parent: its result names the children that failed, read with one bounded ListJobs. */
 
@@ -69,7 +69,7 @@ describe("the result of a failed array job", () => {
           },
         ],
       });
-    const snapshot = await adapterUnderTest().doGetStatus({ jobId: parentId }, testContext());
+    const snapshot = await adapterUnderTest().doGetStatus({ jobId: parentId }, createTestContext());
     expect(asked).toEqual([{ arrayJobId: parentId, jobStatus: "FAILED", maxResults: 100 }]);
     expect(snapshot.status).toBe("completed");
     expect(textOf(snapshot)).toContain("Failed children: 3 (exit code 1), 7 (exit code 137: OutOfMemoryError).");
@@ -89,7 +89,7 @@ describe("the result of a failed array job", () => {
         { __type: "ClientException", message: "not authorized to list jobs" },
         { "x-amzn-errortype": "ClientException" },
       );
-    const snapshot = await adapterUnderTest().doGetStatus({ jobId: parentId }, testContext());
+    const snapshot = await adapterUnderTest().doGetStatus({ jobId: parentId }, createTestContext());
     expect(snapshot).toMatchObject({ status: "completed", result: { isError: true } });
     expect(textOf(snapshot)).toContain("Array job of 10: 8 succeeded, 2 failed.");
     expect(textOf(snapshot)).toMatch(
@@ -109,7 +109,7 @@ describe("the result of a failed array job", () => {
   it("gives up on the children when ListJobs fails long after the array stopped, without failing the read", async () => {
     describeParent(failedParent(1));
     nock(batchOrigin).post("/v1/listjobs").reply(503, { __type: "ServiceUnavailable", message: "try later" });
-    const snapshot = await adapterUnderTest().doGetStatus({ jobId: parentId }, testContext());
+    const snapshot = await adapterUnderTest().doGetStatus({ jobId: parentId }, createTestContext());
     expect(snapshot.status).toBe("completed");
     expect(textOf(snapshot)).toContain("The failed children could not be named");
   });
@@ -118,7 +118,7 @@ describe("the result of a failed array job", () => {
     describeParent({ ...failedParent(1), stoppedAt: Date.now() - 60_000 });
     nock(batchOrigin).post("/v1/listjobs").reply(503, { __type: "ServiceUnavailable", message: "try later" });
     const error = await adapterUnderTest()
-      .doGetStatus({ jobId: parentId }, testContext())
+      .doGetStatus({ jobId: parentId }, createTestContext())
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: true, httpStatus: 503 });
   });
@@ -130,10 +130,10 @@ describe("the result of a failed array job", () => {
         arrayProperties: { size: 4, statusSummary: { SUCCEEDED: 4 } },
       }),
     );
-    const succeeded = await adapterUnderTest().doGetStatus({ jobId: parentId }, testContext());
+    const succeeded = await adapterUnderTest().doGetStatus({ jobId: parentId }, createTestContext());
     const single = fixtureJob("describe-jobs-failed.json");
     describeParent(single);
-    const failed = await adapterUnderTest().doGetStatus({ jobId: single.jobId! }, testContext());
+    const failed = await adapterUnderTest().doGetStatus({ jobId: single.jobId! }, createTestContext());
     // No ListJobs was arranged: a call would have failed on the blocked network and shown in the text.
     for (const snapshot of [succeeded, failed]) {
       expect(snapshot.status).toBe("completed");

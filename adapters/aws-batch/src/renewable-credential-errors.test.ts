@@ -3,7 +3,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient } from "./test-support/aws-test-clients.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 const jobId = "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f";
 const template = { tool: "render", description: "Render", jobQueue: "render-queue", jobDefinition: "blender:3" };
@@ -39,7 +39,9 @@ describe("credentials that expire, a clock that drifts", () => {
         .reply(...refusal(code, message));
       const adapter = awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 5 });
       const reads = await Promise.allSettled(
-        [jobId, "1f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f"].map((id) => adapter.doGetStatus({ jobId: id }, testContext())),
+        [jobId, "1f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f"].map((id) =>
+          adapter.doGetStatus({ jobId: id }, createTestContext()),
+        ),
       );
       for (const read of reads) {
         const error = (read as PromiseRejectedResult).reason as UpstreamError;
@@ -64,7 +66,9 @@ describe("credentials that expire, a clock that drifts", () => {
       duplicateCheckDelayMs: 0,
     });
     const tool = adapter.tools[0];
-    const error = await tool?.doStart(tool.inputSchema.parse({}), testContext()).catch((caught: unknown) => caught);
+    const error = await tool
+      ?.doStart(tool.inputSchema.parse({}), createTestContext())
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: true });
     expect((error as Error).message).toContain(code);
     expect((error as Error).message).not.toMatch(/may exist|do not submit again/);
@@ -81,7 +85,7 @@ describe("credentials that expire, a clock that drifts", () => {
         ),
       );
     const adapter = awsBatch({ batchClient: testBatchClient(1), retry: fastRetry, describeBatchWindowMs: 1 });
-    const error = await adapter.doGetStatus({ jobId }, testContext()).catch((caught: unknown) => caught);
+    const error = await adapter.doGetStatus({ jobId }, createTestContext()).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: false });
   });
 });

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type BatchClient, ListJobsCommand, SubmitJobCommand, type SubmitJobRequest } from "@aws-sdk/client-batch";
-import { UpstreamError } from "@jobtasks/core";
+import { OutcomeUnknownError, UpstreamError } from "@jobtasks/core";
 import { type BackoffPolicy, callWithBackoff, jitteredDelay, sleep } from "./call-with-backoff.js";
-import { isOutcomeUnknown, isThrottling, isUnreadableSuccess, toUpstreamError } from "./upstream-errors.js";
+import { isOutcomeUnknown, isThrottling, toUpstreamError } from "./upstream-errors.js";
 
 /** The tag carrying the correlation id; the same id ends the job name, which is what ListJobs can search. */
 export const correlationTagKey = "jobtasks:correlation-id";
@@ -62,18 +62,34 @@ export function jobNameFor(prefix: string, correlationId: string): string {
 }
 
 /**
- * Thrown in place of an error after which the SubmitJob may or may not have created a job. It carries no
- * `cause`, `$metadata` or `code`, so the SDK's own retry middleware sees a client error and does not resend
- * the request blindly; the adapter looks the job up first.
+ * An error after which the SubmitJob may or may not have created a job, as the core's OutcomeUnknownError:
+ * the SDK error's description, status and throttling, but no `cause`. The SDK's retry classifier walks
+ * `cause` chains and would find the network error or 5xx there and resend the request blindly; without
+ * one it sees a client error and stops, and the adapter looks the job up first. Undefined for any other
+ * error.
  */
-class SubmitOutcomeUnknownError extends Error {
-  override readonly name = "SubmitOutcomeUnknownError";
-  constructor(readonly unansweredError: unknown) {
-    super("SubmitJob got no usable answer");
-  }
+function submitOutcomeUnknown(
+  error: unknown,
+  secrets: ReadonlyArray<string | undefined>,
+): OutcomeUnknownError | undefined {
+  if (error instanceof OutcomeUnknownError) return error;
+  if (!isOutcomeUnknown(error)) return undefined;
+  const described = toUpstreamError("SubmitJob", error, secrets);
+  return new OutcomeUnknownError(described.message, {
+    ...(described instanceof UpstreamError && described.httpStatus !== undefined
+      ? { httpStatus: described.httpStatus }
+      : {}),
+    isRetryable: true,
+    isThrottled: isThrottling(error),
+  });
 }
 
-function guardedSubmitCommand(request: SubmitJobRequest): SubmitJobCommand {
+/** A refusal for the pace of calls: nothing was created, so sending again (later) is safe. */
+function isThrottled(error: unknown): boolean {
+  return error instanceof OutcomeUnknownError ? error.isThrottled : isThrottling(error);
+}
+
+function guardedSubmitCommand(request: SubmitJobRequest, secrets: ReadonlyArray<string | undefined>): SubmitJobCommand {
   const command = new SubmitJobCommand(request);
   // "finalizeRequest" at low priority runs inside the SDK's retry loop, once per attempt it makes.
   command.middlewareStack.add(
@@ -81,7 +97,7 @@ function guardedSubmitCommand(request: SubmitJobRequest): SubmitJobCommand {
       try {
         return await next(args);
       } catch (error) {
-        throw isOutcomeUnknown(error) ? new SubmitOutcomeUnknownError(error) : error;
+        throw submitOutcomeUnknown(error, secrets) ?? error;
       }
     },
     { step: "finalizeRequest", priority: "low", name: "jobtasksSubmitOutcomeGuard" },
@@ -149,7 +165,7 @@ export async function submitBatchJob(
       const what = accepted
         ? "AWS Batch accepted SubmitJob (HTTP 2xx) but its answer could not be read"
         : "AWS Batch SubmitJob got no answer, so a job may exist";
-      throw new UpstreamError(
+      throw new OutcomeUnknownError(
         `${what}, and looking it up by name failed (${lookupFailure(error)}); ${lookForJob(request)}`,
         {
           isRetryable: false,
@@ -174,7 +190,7 @@ export async function submitBatchJob(
       await dependencies.rateLimiter.acquire();
     }
     try {
-      const response = await dependencies.client.send(guardedSubmitCommand(request));
+      const response = await dependencies.client.send(guardedSubmitCommand(request, dependencies.secrets));
       if (typeof response.jobId === "string" && response.jobId !== "") {
         return { jobId: response.jobId, jobName: response.jobName ?? request.jobName, recovered: false };
       }
@@ -182,14 +198,15 @@ export async function submitBatchJob(
       accepted = true;
       lastError = new Error("SubmitJob answered 2xx without a job id");
     } catch (caught) {
-      const error = caught instanceof SubmitOutcomeUnknownError ? caught.unansweredError : caught;
-      lastError = error;
-      if (isThrottling(error)) {
+      const unknown = submitOutcomeUnknown(caught, dependencies.secrets);
+      lastError = unknown ?? caught;
+      if (isThrottled(lastError)) {
         if (attempt < policy.maxAttempts) await sleep(jitteredDelay(policy, attempt));
         continue;
       }
-      if (!isOutcomeUnknown(error)) throw toUpstreamError("SubmitJob", error, dependencies.secrets);
-      accepted = isUnreadableSuccess(error);
+      if (!unknown) throw toUpstreamError("SubmitJob", caught, dependencies.secrets);
+      // An unreadable 2xx: AWS answered, so the job was most likely created.
+      accepted = unknown.httpStatus !== undefined && unknown.httpStatus >= 200 && unknown.httpStatus < 300;
     }
     await sleep(dependencies.duplicateCheckDelayMs);
     const found = await lookUp();
@@ -197,14 +214,14 @@ export async function submitBatchJob(
   }
   if (accepted) {
     // Not retryable: a new tool call would submit a second job next to the one AWS accepted.
-    throw new UpstreamError(
+    throw new OutcomeUnknownError(
       `AWS Batch accepted SubmitJob (HTTP 2xx) but its answer could not be read, and ListJobs does not show the job yet; ` +
         `it most likely exists: ${lookForJob(request)}`,
       { isRetryable: false, cause: lastError },
     );
   }
-  if (isThrottling(lastError)) throw toUpstreamError("SubmitJob", lastError, dependencies.secrets, policy.maxDelayMs);
-  throw new UpstreamError(
+  if (isThrottled(lastError)) throw toUpstreamError("SubmitJob", lastError, dependencies.secrets, policy.maxDelayMs);
+  throw new OutcomeUnknownError(
     `AWS Batch SubmitJob got no answer ${policy.maxAttempts} times and no job named ${request.jobName} was found in its queue; ` +
       "if one appears later, it is the job this call submitted",
     { isRetryable: true, cause: lastError },

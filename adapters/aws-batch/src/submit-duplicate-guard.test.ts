@@ -1,4 +1,4 @@
-import { UpstreamError } from "@jobtasks/core";
+import { OutcomeUnknownError, UpstreamError } from "@jobtasks/core";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
@@ -9,7 +9,7 @@ import {
   testBatchClient,
   throttledReply,
 } from "./test-support/aws-test-clients.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 const template = { tool: "render", description: "Render", jobQueue: "render-queue", jobDefinition: "blender:3" };
 const jobId = "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f";
@@ -43,7 +43,7 @@ async function start() {
   });
   const tool = adapter.tools[0];
   if (!tool) throw new Error("no tool");
-  return tool.doStart(tool.inputSchema.parse({}), testContext()).catch((caught: unknown) => caught);
+  return tool.doStart(tool.inputSchema.parse({}), createTestContext()).catch((caught: unknown) => caught);
 }
 
 const json = { "content-type": "application/json" };
@@ -55,7 +55,7 @@ const serviceUnavailable: [number, Record<string, string>, Record<string, string
 
 /** An error that tells the agent the job may exist and must not be submitted again, naming the job. */
 function expectDoNotSubmitAgain(error: unknown, jobName: string | undefined) {
-  expect(error).toBeInstanceOf(UpstreamError);
+  expect(error).toBeInstanceOf(OutcomeUnknownError);
   expect((error as UpstreamError).isRetryable).toBe(false);
   expect((error as Error).message).toMatch(/do not submit again/);
   expect((error as Error).message).toContain(`job name ${jobName}`);

@@ -68,7 +68,7 @@ export function missingConfigurationOf(error: unknown): string | undefined {
  * A 2xx answer the SDK could not read (a proxy's HTML page, a body cut short). AWS did answer, so for
  * SubmitJob the job was most likely created; the content is lost, as with no answer at all.
  */
-export function isUnreadableSuccess(error: unknown): boolean {
+function isUnreadableSuccess(error: unknown): boolean {
   const status = httpStatusOf(error);
   return status !== undefined && status >= 200 && status < 300;
 }

@@ -5,7 +5,7 @@ import { awsBatch } from "./aws-batch-adapter.js";
 import type { AwsBatchOptions } from "./aws-batch-options.js";
 import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient } from "./test-support/aws-test-clients.js";
 import { readFixture } from "./test-support/fixtures.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 const jobId = "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f";
 
@@ -27,14 +27,14 @@ describe("watch_job", () => {
     nock(batchOrigin)
       .post("/v1/describejobs", { jobs: [jobId] })
       .reply(200, readFixture("describe-jobs-running.json"));
-    const started = await watchTool().doStart({ jobId }, testContext());
+    const started = await watchTool().doStart({ jobId }, createTestContext());
     expect(started.ref).toEqual({ jobId });
     expect(started.snapshot).toMatchObject({ status: "working", rawStatus: "RUNNING" });
   });
 
   it("can watch a job that already finished", async () => {
     nock(batchOrigin).post("/v1/describejobs").reply(200, readFixture("describe-jobs-succeeded.json"));
-    const started = await watchTool().doStart({ jobId }, testContext());
+    const started = await watchTool().doStart({ jobId }, createTestContext());
     expect(started.snapshot).toMatchObject({ status: "completed", result: { structuredContent: { exitCode: 0 } } });
   });
 
@@ -50,17 +50,17 @@ describe("watch_job", () => {
       describeBatchWindowMs: 1,
       watch: {},
     });
-    const started = await adapter.tools[0]!.doStart({ jobId }, testContext());
+    const started = await adapter.tools[0]!.doStart({ jobId }, createTestContext());
     expect(started.snapshot?.updatedAt).toBe(stoppedAt);
     // Ids sealed on 2026-12-01 carry the time the watch began; they keep opening.
-    const sealedEarlier = await adapter.doGetStatus({ jobId, watchedAt: Date.now() }, testContext());
+    const sealedEarlier = await adapter.doGetStatus({ jobId, watchedAt: Date.now() }, createTestContext());
     expect(sealedEarlier.updatedAt).toBe(stoppedAt);
     expect(sealedEarlier.result?.structuredContent?.stoppedAt).toBe(stoppedAt);
   });
 
   it("refuses an unknown job id as invalid input", async () => {
     nock(batchOrigin).post("/v1/describejobs").reply(200, { jobs: [] });
-    const failure = watchTool().doStart({ jobId }, testContext());
+    const failure = watchTool().doStart({ jobId }, createTestContext());
     await expect(failure).rejects.toBeInstanceOf(InvalidToolInputError);
     await expect(failure).rejects.toThrow(/jobId: no AWS Batch job with this id is visible/);
   });
@@ -68,7 +68,7 @@ describe("watch_job", () => {
   it("answers a job outside the allowed queues exactly like a missing one", async () => {
     nock(batchOrigin).post("/v1/describejobs").reply(200, readFixture("describe-jobs-running.json"));
     const refused = await watchTool({ allowedQueues: ["etl-queue"] })
-      .doStart({ jobId }, testContext())
+      .doStart({ jobId }, createTestContext())
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(InvalidToolInputError);
     expect((refused as Error).message).toMatch(/not allowed/);
@@ -77,7 +77,7 @@ describe("watch_job", () => {
 
   it("accepts a job in an allowed queue given by name, though DescribeJobs reports the queue ARN", async () => {
     nock(batchOrigin).post("/v1/describejobs").reply(200, readFixture("describe-jobs-running.json"));
-    const started = await watchTool({ allowedQueues: ["render-queue"] }).doStart({ jobId }, testContext());
+    const started = await watchTool({ allowedQueues: ["render-queue"] }).doStart({ jobId }, createTestContext());
     expect(started.ref).toEqual({ jobId });
   });
 

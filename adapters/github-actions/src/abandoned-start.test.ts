@@ -1,4 +1,4 @@
-import { createRecordingLogger, type LogEntry } from "@jobtasks/testkit";
+import type { LogEntry } from "@jobtasks/testkit";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { GithubActionsOptions } from "./github-actions-adapter.js";
 import {
@@ -64,15 +64,14 @@ async function leaveDuringPost(
   input: unknown,
   post: ReturnType<typeof heldPost>,
 ) {
-  const entries: LogEntry[] = [];
   const client = new AbortController();
-  const context = createTestContext({ signal: client.signal, logger: createRecordingLogger(entries).logger });
+  const context = createTestContext({ signal: client.signal });
   const starting = tool.doStart(tool.inputSchema.parse(input), context);
   await post.received;
   client.abort(new Error("the client went away"));
   post.release();
   await expect(starting).rejects.toThrow("the client went away");
-  return entries;
+  return context.logEntries;
 }
 
 const logged = (entries: LogEntry[], level: LogEntry["level"]) => entries.filter((entry) => entry.level === level);

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { UpstreamError } from "@jobtasks/core";
+import { OutcomeUnknownError, UpstreamError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   createTestAdapter,
@@ -48,6 +48,7 @@ describe("a connection that broke before any answer", () => {
     const error = await tool
       .doStart(tool.inputSchema.parse({}), createTestContext())
       .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error).toMatchObject({ isRetryable: false });
     expect((error as Error).message).toMatch(
       /^GitHub gave no answer to the dispatch of workflow deploy\.yml: the run may have started anyway/,
@@ -66,6 +67,7 @@ describe("a connection that broke before any answer", () => {
     const error = await tool
       .doStart(tool.inputSchema.parse({ runId: 9182736455 }), createTestContext())
       .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error).toMatchObject({ isRetryable: false });
     expect((error as Error).message).toMatch(
       /^GitHub gave no answer to the re-run of run 9182736455: it may have started anyway/,

@@ -1,4 +1,4 @@
-import { InvalidToolInputError, UpstreamError } from "@jobtasks/core";
+import { InvalidToolInputError, OutcomeUnknownError, UpstreamError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { GithubActionsOptions } from "./github-actions-adapter.js";
 import { createTestAdapter, createTestContext, fixture, github, nock } from "./test-support/github-fixtures.js";
@@ -98,7 +98,7 @@ describe("dispatch tools", () => {
       { ...deployWorkflow, dispatch: { correlationTimeoutMs: 50, correlationPollMs: 10 } } as GithubActionsOptions,
       { inputs: { environment: "staging" } },
     ).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error).toMatchObject({ isRetryable: false });
     expect((error as Error).message).toMatch(/run 9182799001, but the run could not be read.*watch_run/);
   });
@@ -142,7 +142,7 @@ describe("dispatch tools", () => {
           inputs: { environment: "staging" },
         },
       ).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
       expect(error).toMatchObject({ isRetryable: false, isThrottled: false });
       expect((error as Error).message).toMatch(
         /started workflow deploy\.yml as run 9182799001.*watch_run \(runId 9182799001\).*not dispatch/,
@@ -168,7 +168,7 @@ describe("dispatch tools", () => {
           inputs: { environment: "staging" },
         },
       ).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
       expect(error).toMatchObject({ isRetryable: false });
       expect((error as Error).message).toMatch(
         /started workflow deploy\.yml.*look at the workflow's recent runs; do not dispatch again/i,

@@ -1,5 +1,10 @@
-import { AdapterConfigError, UpstreamError, type JobAdapterV1, type JobTool } from "@jobtasks/core";
-import type { z } from "zod";
+import {
+  AdapterConfigError,
+  configErrorFromIssues,
+  UpstreamError,
+  type JobAdapterV1,
+  type JobTool,
+} from "@jobtasks/core";
 import { createGithubClient, type GithubCredentials, type UpstreamRequestEvent } from "./create-github-client.js";
 import { createGithubApi } from "./github-actions-api.js";
 import {
@@ -142,7 +147,7 @@ interface ResolvedGithubActionsOptions {
  */
 function resolveGithubActionsOptions(options: unknown, environment: Environment): ResolvedGithubActionsOptions {
   const parsed = githubActionsOptionsSchema.safeParse(options);
-  if (!parsed.success) throw zodToConfigError(parsed.error);
+  if (!parsed.success) throw configErrorFromIssues(parsed.error);
   const config = parsed.data;
 
   const credentials = resolveCredentials(config, environment);
@@ -201,14 +206,4 @@ function resolveCredentials(config: ResolvedGithubActionsConfig, environment: En
       "required: set the token option or the GITHUB_TOKEN environment variable (or configure app)",
     );
   return { kind: "token", token };
-}
-
-function zodToConfigError(error: z.ZodError): AdapterConfigError {
-  const issue = error.issues[0];
-  const path =
-    issue?.path
-      .map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`))
-      .join("")
-      .replace(/^\./, "") || "options";
-  return new AdapterConfigError(path, issue?.message ?? "invalid", { cause: error });
 }

@@ -1,4 +1,4 @@
-import { InvalidToolInputError, UpstreamError } from "@jobtasks/core";
+import { InvalidToolInputError, OutcomeUnknownError } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   createTestAdapter,
@@ -78,7 +78,7 @@ describe("rerun_run", () => {
       const error = await tool
         .doStart(tool.inputSchema.parse({ runId: 9182736455 }), createTestContext())
         .catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
       expect(error).toMatchObject({ isRetryable: false, isThrottled: false });
       expect((error as Error).message).toMatch(/watch_run \(runId 9182736455, attempt 2\).*not re-run/);
     },
@@ -108,6 +108,7 @@ describe("rerun_run", () => {
     const error = await tool
       .doStart(tool.inputSchema.parse({ runId: 9182736455 }), createTestContext())
       .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error).toMatchObject({ isRetryable: false });
     expect((error as Error).message).toMatch(/may have.*watch_run \(runId 9182736455, attempt 2\)/);
   });

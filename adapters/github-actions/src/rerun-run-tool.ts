@@ -1,4 +1,10 @@
-import { InvalidToolInputError, JobNotFoundError, UpstreamError, type JobTool } from "@jobtasks/core";
+import {
+  InvalidToolInputError,
+  JobNotFoundError,
+  OutcomeUnknownError,
+  type UpstreamError,
+  type JobTool,
+} from "@jobtasks/core";
 import { z } from "zod";
 import { runResultSchema } from "./run-result-schema.js";
 import type { RunRef } from "./run-ref.js";
@@ -82,7 +88,7 @@ export function createRerunRunTool(dependencies: ToolDependencies, name: string)
           if (outcome.found === undefined) {
             const watch = `watch_run (runId ${run.id}, attempt ${ref.attempt})`;
             const answer = undecided?.httpStatus === undefined ? "no answer" : `HTTP ${undecided.httpStatus}`;
-            throw new UpstreamError(
+            throw new OutcomeUnknownError(
               undecided
                 ? `GitHub gave ${answer} to the re-run of run ${run.id}: it may have started anyway, and attempt ${ref.attempt} was not found ` +
                     `${describeWaitEnd(outcome, timeoutMs)}; look with ${watch} before re-running it`

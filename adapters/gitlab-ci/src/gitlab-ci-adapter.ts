@@ -1,4 +1,4 @@
-import { AdapterConfigError, type JobAdapterV1, type JobTool } from "@jobtasks/core";
+import { AdapterConfigError, configErrorFromIssues, type JobAdapterV1, type JobTool } from "@jobtasks/core";
 import type { Dispatcher } from "undici";
 import { createCreatePipelineTool } from "./create-pipeline-tool.js";
 import { createGitlabCiApi } from "./gitlab-ci-api.js";
@@ -27,10 +27,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export function gitlabCi(options: GitlabCiOptions, environment: Environment = process.env): JobAdapterV1<PipelineRef> {
   const { dispatcher, now, ...configOptions } = options;
   const parsed = gitlabCiOptionsSchema.safeParse(configOptions);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new AdapterConfigError(issue.path.length > 0 ? issue.path.join(".") : "options", issue.message);
-  }
+  if (!parsed.success) throw configErrorFromIssues(parsed.error);
   const config = parsed.data;
   const token = config.token ?? nonEmpty(environment["GITLAB_TOKEN"]);
   if (!token)

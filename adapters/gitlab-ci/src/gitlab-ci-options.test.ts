@@ -29,7 +29,7 @@ describe("gitlab-ci options", () => {
   it("names the option at fault", () => {
     expect(configError(() => gitlabCi({ token: "glpat-x0123456789", projects: [] }, {})).option).toBe("projects");
     expect(configError(() => gitlabCi({ token: "glpat-x0123456789", projects: ["acme"] }, {})).option).toBe(
-      "projects.0",
+      "projects[0]",
     );
     expect(
       configError(() =>

@@ -1,4 +1,4 @@
-import { createRecordingLogger, createTestContext } from "@jobtasks/testkit";
+import { createTestContext } from "@jobtasks/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";
 import {
@@ -165,11 +165,11 @@ describe("a pipeline waiting for people", () => {
     mock.gitlab
       .intercept({ path: at(`${projectPath}/deployments`), method: "GET" })
       .reply(403, { message: "403 Forbidden" }, json);
-    const { logger, entries } = createRecordingLogger();
-    const snapshot = await createTestAdapter(mock).doGetStatus({ project, pipelineId }, createTestContext({ logger }));
+    const context = createTestContext();
+    const snapshot = await createTestAdapter(mock).doGetStatus({ project, pipelineId }, context);
     expect(snapshot.status).toBe("input_required");
     expect(Object.keys(snapshot.inputRequests ?? {}).sort()).toEqual(["play-job-7710022", "play-job-7710023"]);
-    expect(entries.map((entry) => entry.message)).toContain(
+    expect(context.logEntries.map((entry) => entry.message)).toContain(
       "cannot list the pipeline's deployments; asking about its manual jobs only",
     );
   });

@@ -2,7 +2,8 @@ import { AdapterConfigError, JobNotFoundError, UpstreamError } from "@jobtasks/c
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import { fixture } from "./test-support/fixtures.js";
-import { mockAgent, seen, testContext, type SeenRequest } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent, seen, type SeenRequest } from "./test-support/mock-agent.js";
 
 // Azure's guideline for controlling a long-running operation: POST {status-monitor-url}:cancel, answered
 // 200 with the status monitor (some services answer 202); the monitor then says Canceled.
@@ -51,15 +52,15 @@ describe("azure-lro preset: cancel", () => {
 
     const rest = adapter();
     expect(rest.doCancel).toBeDefined();
-    const started = await rest.tools[0]!.doStart({}, testContext());
+    const started = await rest.tools[0]!.doStart({}, createTestContext());
     expect(started.ref.id).toBe(operationPath);
-    await rest.doCancel!(started.ref, testContext());
+    await rest.doCancel!(started.ref, createTestContext());
     expect(cancel?.headers["ocp-apim-subscription-key"]).toBe(apiKey);
-    await expect(rest.doGetStatus(started.ref, testContext())).resolves.toMatchObject({
+    await expect(rest.doGetStatus(started.ref, createTestContext())).resolves.toMatchObject({
       status: "working",
       rawStatus: "Running",
     });
-    await expect(rest.doGetStatus(started.ref, testContext())).resolves.toMatchObject({
+    await expect(rest.doGetStatus(started.ref, createTestContext())).resolves.toMatchObject({
       status: "cancelled",
       rawStatus: "Canceled",
     });
@@ -70,7 +71,7 @@ describe("azure-lro preset: cancel", () => {
       .intercept({ path: cancelPath, method: "POST" })
       .reply(404, { error: { code: "NotFound", message: "Resource not found" } });
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("azure-operation-running"));
-    const failure = await adapter().doCancel!(reference, testContext()).catch((error: unknown) => error);
+    const failure = await adapter().doCancel!(reference, createTestContext()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).not.toBeInstanceOf(JobNotFoundError);
     expect((failure as UpstreamError).isRetryable).toBe(false);
@@ -82,7 +83,7 @@ describe("azure-lro preset: cancel", () => {
   it("raises JobNotFoundError when the cancel and the status both answer 404", async () => {
     service.intercept({ path: cancelPath, method: "POST" }).reply(404, "");
     service.intercept({ path: operationPath, method: "GET" }).reply(404, "");
-    await expect(adapter().doCancel!({ id: operationPath, createdAt: 0 }, testContext())).rejects.toBeInstanceOf(
+    await expect(adapter().doCancel!({ id: operationPath, createdAt: 0 }, createTestContext())).rejects.toBeInstanceOf(
       JobNotFoundError,
     );
   });
@@ -99,7 +100,7 @@ describe("azure-lro preset: cancel", () => {
     const rest = adapter({
       cancel: { method: "DELETE", url: "/jobs/{{body.id}}", query: { "api-version": "2026-10-01" } },
     });
-    await rest.doCancel!(reference, testContext());
+    await rest.doCancel!(reference, createTestContext());
     expect(deleted?.method).toBe("DELETE");
   });
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import { fixture } from "./test-support/fixtures.js";
-import { mockAgent, seen, testContext, type SeenRequest } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent, seen, type SeenRequest } from "./test-support/mock-agent.js";
 
 // Azure long-running operations: 202 + Operation-Location, a status monitor with Retry-After.
 const origin = "https://contoso.cognitive.example.test";
@@ -57,7 +58,7 @@ describe("azure-lro preset", () => {
     const rest = adapter();
     const started = await rest.tools[0]!.doStart(
       { modelId: "invoice-extractor-7", source: "https://blobs.example.test/train" },
-      testContext(),
+      createTestContext(),
     );
     // The status URL is on baseUrl's origin, so only its path (with the api-version query) goes into the reference.
     expect(started.ref.id).toBe(operationPath);
@@ -67,7 +68,7 @@ describe("azure-lro preset", () => {
       trainingData: { source: "https://blobs.example.test/train" },
     });
 
-    const running = await rest.doGetStatus(started.ref, testContext());
+    const running = await rest.doGetStatus(started.ref, createTestContext());
     expect(running).toMatchObject({
       status: "working",
       rawStatus: "Running",
@@ -75,7 +76,7 @@ describe("azure-lro preset", () => {
       pollIntervalMs: 4_000,
       updatedAt: "2026-11-20T10:15:09.000Z",
     });
-    const done = await rest.doGetStatus(started.ref, testContext());
+    const done = await rest.doGetStatus(started.ref, createTestContext());
     expect(done).toMatchObject({
       status: "completed",
       rawStatus: "Succeeded",
@@ -89,16 +90,16 @@ describe("azure-lro preset", () => {
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("azure-operation-canceled"));
     service.intercept({ path: operationPath, method: "GET" }).reply(200, { status: "NotStarted" });
     const rest = adapter();
-    const failed = await rest.doGetStatus(reference, testContext());
+    const failed = await rest.doGetStatus(reference, createTestContext());
     expect(failed).toMatchObject({ status: "completed", result: { isError: true } });
     expect((failed.result?.content[0] as { text: string }).text).toContain(
       "Training data must contain at least 5 labeled documents.",
     );
-    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({
+    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({
       status: "cancelled",
       rawStatus: "Canceled",
     });
-    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({
+    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({
       status: "working",
       rawStatus: "NotStarted",
     });
@@ -108,7 +109,7 @@ describe("azure-lro preset", () => {
     service
       .intercept({ path: "/formrecognizer/models:train?api-version=2026-10-01", method: "POST" })
       .reply(201, {}, { headers: { location: "/formrecognizer/operations/x1" } });
-    const started = await adapter().tools[0]!.doStart({ modelId: "m", source: "s" }, testContext());
+    const started = await adapter().tools[0]!.doStart({ modelId: "m", source: "s" }, createTestContext());
     expect(started.ref.id).toBe("/formrecognizer/operations/x1");
   });
 
@@ -119,13 +120,13 @@ describe("azure-lro preset", () => {
       .reply(202, "", { headers: { "operation-location": foreign } })
       .times(2);
     const refused = await adapter()
-      .tools[0]!.doStart({ modelId: "m", source: "s" }, testContext())
+      .tools[0]!.doStart({ modelId: "m", source: "s" }, createTestContext())
       .catch((error: unknown) => error);
     expect((refused as Error).message).toMatch(/an origin that is neither baseUrl's nor in allowedOrigins/);
     expect((refused as Error).message).not.toContain("westus.status.example.test");
 
     const allowed = adapter({ allowedOrigins: ["https://westus.status.example.test"] });
-    const started = await allowed.tools[0]!.doStart({ modelId: "m", source: "s" }, testContext());
+    const started = await allowed.tools[0]!.doStart({ modelId: "m", source: "s" }, createTestContext());
     expect(started.ref.id).toBe(foreign);
     let statusRequest: SeenRequest | undefined;
     agent
@@ -135,7 +136,7 @@ describe("azure-lro preset", () => {
         statusRequest = seen(options);
         return { statusCode: 200, data: fixture("azure-operation-running") };
       });
-    await expect(allowed.doGetStatus(started.ref, testContext())).resolves.toMatchObject({ status: "working" });
+    await expect(allowed.doGetStatus(started.ref, createTestContext())).resolves.toMatchObject({ status: "working" });
     // An allowed origin is trusted with the credentials, as baseUrl is.
     expect(statusRequest?.headers["ocp-apim-subscription-key"]).toBe(apiKey);
   });

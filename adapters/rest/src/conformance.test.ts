@@ -2,7 +2,7 @@ import { runAdapterConformance } from "@jobtasks/testkit";
 import type { MockAgent } from "undici";
 import { restAdapter, type RestJobReference } from "./rest-adapter.js";
 import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
-import { mockAgent } from "./test-support/test-context.js";
+import { mockAgent } from "./test-support/mock-agent.js";
 
 // Each harness owns a fresh MockAgent per adapter; arrange* put one job into the asked-for state.
 let agent: MockAgent = mockAgent();

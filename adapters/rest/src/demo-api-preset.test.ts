@@ -10,7 +10,7 @@ import { startDemoApi, type RunningDemoApi } from "@jobtasks/demo";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restAdapter, type RestJobReference } from "./rest-adapter.js";
-import { testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
 
 /** Read a job's status until `done` says so, as a client polling tasks/get would; fails after `timeoutMs`. */
 async function pollUntil(
@@ -23,7 +23,7 @@ async function pollUntil(
   const seen: JobSnapshot[] = [];
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const snapshot = await adapter.doGetStatus(reference, testContext());
+    const snapshot = await adapter.doGetStatus(reference, createTestContext());
     seen.push(snapshot);
     if (done(snapshot)) return { last: snapshot, seen };
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -47,7 +47,7 @@ const terminal = (snapshot: JobSnapshot) => isTerminalStatus(snapshot.status);
 async function start(input: Record<string, unknown>): Promise<RestJobReference> {
   const tool = adapter.tools.find((candidate) => candidate.name === "demo_pipeline");
   if (!tool) throw new Error("the preset has no demo_pipeline tool");
-  const started = await tool.doStart(tool.inputSchema.parse(input), testContext());
+  const started = await tool.doStart(tool.inputSchema.parse(input), createTestContext());
   return started.ref;
 }
 
@@ -67,7 +67,7 @@ describe("demo-api preset against the real demo API", () => {
   it("starts with a first snapshot and reports step progress until it succeeds with content and structured content", async () => {
     const tool = adapter.tools[0]!;
     // Each step lasts 400 ms, so a poll slowed down by a loaded machine still lands inside one of them.
-    const started = await tool.doStart(tool.inputSchema.parse({ steps: 3, stepMs: 400 }), testContext());
+    const started = await tool.doStart(tool.inputSchema.parse({ steps: 3, stepMs: 400 }), createTestContext());
     expect(started.snapshot).toMatchObject({ status: "working", rawStatus: "queued", message: "queued" });
     const { last, seen } = await pollUntil(adapter, started.ref, terminal);
     expect(seen.map((snapshot) => snapshot.message)).toEqual(
@@ -105,7 +105,7 @@ describe("demo-api preset against the real demo API", () => {
     await adapter.doRespond!(
       reference,
       { [keys[0]!]: { action: "accept", content: { approve: true, comment: "ship it" } } },
-      testContext(),
+      createTestContext(),
     );
     const { last } = await pollUntil(adapter, reference, terminal);
     expect(last).toMatchObject({ status: "completed", rawStatus: "succeeded" });
@@ -113,7 +113,7 @@ describe("demo-api preset against the real demo API", () => {
     await adapter.doRespond!(
       reference,
       { [keys[0]!]: { action: "accept", content: { approve: true } } },
-      testContext(),
+      createTestContext(),
     );
   });
 
@@ -124,7 +124,7 @@ describe("demo-api preset against the real demo API", () => {
     const reference = await start({ steps: 2, stepMs: 30, approval: true });
     const { last: waiting } = await pollUntil(adapter, reference, (snapshot) => snapshot.status === "input_required");
     const key = Object.keys(waiting.inputRequests ?? {})[0]!;
-    await adapter.doRespond!(reference, { [key]: answer }, testContext());
+    await adapter.doRespond!(reference, { [key]: answer }, createTestContext());
     const { last } = await pollUntil(adapter, reference, terminal);
     expect(last).toMatchObject({ status: "completed", rawStatus: "rejected", result: { isError: true } });
     expect((last.result?.content[0] as { text: string }).text).toMatch(/rejected/);
@@ -152,11 +152,11 @@ describe("demo-api preset against the real demo API", () => {
 
   it("cancels the upstream job; the task ends cancelled", async () => {
     const reference = await start({ steps: 5, stepMs: 2_000 });
-    await adapter.doCancel!(reference, testContext());
+    await adapter.doCancel!(reference, createTestContext());
     const { last } = await pollUntil(adapter, reference, terminal);
     expect(last).toMatchObject({ status: "cancelled", rawStatus: "cancelled" });
     // Cancelling a finished job is answered 409 by the API and is not an error.
-    await expect(adapter.doCancel!(reference, testContext())).resolves.toBeUndefined();
+    await expect(adapter.doCancel!(reference, createTestContext())).resolves.toBeUndefined();
   });
 
   it("turns injected 503s into retryable errors carrying Retry-After", async () => {
@@ -166,7 +166,7 @@ describe("demo-api preset against the real demo API", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ status: 503, count: 1 }),
     });
-    await expect(adapter.doGetStatus(reference, testContext())).rejects.toMatchObject({
+    await expect(adapter.doGetStatus(reference, createTestContext())).rejects.toMatchObject({
       name: "UpstreamError",
       isRetryable: true,
       retryAfterMs: 1_000,
@@ -177,7 +177,7 @@ describe("demo-api preset against the real demo API", () => {
   it("reports a job the API does not know as not found, once past the 404 grace window", async () => {
     const longAgo = Date.now() - 3_600_000;
     await expect(
-      adapter.doGetStatus({ id: "job_doesnotexist", createdAt: longAgo }, testContext()),
+      adapter.doGetStatus({ id: "job_doesnotexist", createdAt: longAgo }, createTestContext()),
     ).rejects.toBeInstanceOf(JobNotFoundError);
   });
 });

@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from "node:fs";
+import { describeConfigIssues } from "@jobtasks/core";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { adapterDefinition } from "./adapter-definition.js";
-import { formatOptionsIssues } from "./rest-options.js";
 
 // Every config we show people must load: the README's YAML blocks, examples/rest-jobs/*.yaml and the
 // demo preset's config. They are read the way the jobtasks CLI reads them: YAML parsed, `${VAR}` and
@@ -50,7 +50,7 @@ function buildAll(source: string): string[] {
   expect(entries.length).toBeGreaterThan(0);
   return entries.flatMap((entry) => {
     const parsed = adapterDefinition.optionsSchema.safeParse(entry.options);
-    if (!parsed.success) throw new Error(`${entry.name}: ${formatOptionsIssues(parsed.error)}`);
+    if (!parsed.success) throw new Error(`${entry.name}: ${describeConfigIssues(parsed.error.issues).join("; ")}`);
     return adapterDefinition.create(parsed.data, environment).tools.map((tool) => tool.name);
   });
 }

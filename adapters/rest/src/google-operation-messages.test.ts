@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import { fixture } from "./test-support/fixtures.js";
-import { mockAgent, testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent } from "./test-support/mock-agent.js";
 
 // What a person reads in statusMessage while a Google operation runs and once it is done: the operation's
 // own words (metadata state, progress, status message; the error's message), never `false`, `1` or `2`.
@@ -23,7 +24,7 @@ const adapter = restAdapter(
 
 async function messageFor(body: object): Promise<string | undefined> {
   service.intercept({ path: `/v1/${operationName}`, method: "GET" }).reply(200, body);
-  return (await adapter.doGetStatus(reference, testContext())).message;
+  return (await adapter.doGetStatus(reference, createTestContext())).message;
 }
 
 describe("google-operation preset: status messages", () => {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import { fixture } from "./test-support/fixtures.js";
-import { mockAgent, seen, testContext, type SeenRequest } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent, seen, type SeenRequest } from "./test-support/mock-agent.js";
 
 // Google AIP-151 operations: the submit answers the operation; poll GET /v2/{name}; cancel POST /v2/{name}:cancel.
 const origin = "https://run.example.test";
@@ -49,14 +50,14 @@ describe("google-operation preset", () => {
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("google-operation-done"));
 
     const rest = adapter();
-    const started = await rest.tools[0]!.doStart({ job: "nightly-report", taskCount: 2 }, testContext());
+    const started = await rest.tools[0]!.doStart({ job: "nightly-report", taskCount: 2 }, createTestContext());
     expect(started.ref.id).toBe(operationName);
     expect(started.snapshot).toMatchObject({ status: "working", pollIntervalMs: 5_000 });
     expect(submit?.body).toEqual({ overrides: { taskCount: 2 } });
     expect(submit?.headers["authorization"]).toBe(`Bearer ${token}`);
 
-    await expect(rest.doGetStatus(started.ref, testContext())).resolves.toMatchObject({ status: "working" });
-    const done = await rest.doGetStatus(started.ref, testContext());
+    await expect(rest.doGetStatus(started.ref, createTestContext())).resolves.toMatchObject({ status: "working" });
+    const done = await rest.doGetStatus(started.ref, createTestContext());
     expect(done).toMatchObject({
       status: "completed",
       result: { structuredContent: { succeededCount: 1, failedCount: 0 } },
@@ -69,10 +70,10 @@ describe("google-operation preset", () => {
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("google-operation-error"));
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("google-operation-cancelled"));
     const rest = adapter();
-    const failed = await rest.doGetStatus(reference, testContext());
+    const failed = await rest.doGetStatus(reference, createTestContext());
     expect(failed).toMatchObject({ status: "completed", rawStatus: "9", result: { isError: true } });
     expect((failed.result?.content[0] as { text: string }).text).toContain("failed with exit code 1");
-    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({
+    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({
       status: "cancelled",
       rawStatus: "1",
     });
@@ -84,13 +85,13 @@ describe("google-operation preset", () => {
       cancel = seen(options);
       return { statusCode: 200, data: {} };
     });
-    await adapter().doCancel!({ id: operationName, createdAt: Date.now() }, testContext());
+    await adapter().doCancel!({ id: operationName, createdAt: Date.now() }, createTestContext());
     expect(cancel?.body).toEqual({});
   });
 
   it("refuses an operation name that would climb out of the base path", async () => {
     await expect(
-      adapter().doGetStatus({ id: "operations/../../admin", createdAt: Date.now() }, testContext()),
+      adapter().doGetStatus({ id: "operations/../../admin", createdAt: Date.now() }, createTestContext()),
     ).rejects.toMatchObject({ name: "UpstreamError", isRetryable: false });
   });
 });

@@ -3,7 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpClient, type HttpClientOptions } from "./http-client.js";
-import { mockAgent, seen, type SeenRequest } from "./test-support/test-context.js";
+import { mockAgent, seen, type SeenRequest } from "./test-support/mock-agent.js";
 
 const origin = "https://jobs.example.test";
 const agent = mockAgent();

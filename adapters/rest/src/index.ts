@@ -3,7 +3,6 @@ export { adapterDefinition } from "./adapter-definition.js";
 export {
   restOptionsSchema,
   resolvedRestOptionsSchema,
-  formatOptionsIssues,
   type RestOptions,
   type ResolvedRestOptions,
   type AuthOptions,

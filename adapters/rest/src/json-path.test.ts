@@ -2,7 +2,8 @@ import { AdapterConfigError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { pathSyntaxProblem, queryAll, queryFirst } from "./json-path.js";
 import { restAdapter } from "./rest-adapter.js";
-import { mockAgent, testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent } from "./test-support/mock-agent.js";
 
 const agent = mockAgent();
 const demoOrigin = "http://127.0.0.1:4010";
@@ -35,7 +36,7 @@ describe("JSONPath over upstream answers", () => {
       .intercept({ path: "/jobs/j1" })
       .reply(200, { status: "running", currentStep: 1, totalSteps: 2, steps: [null, 5] });
     const adapter = restAdapter({ preset: "demo-api", baseUrl: demoOrigin }, { dispatcher: agent });
-    await expect(adapter.doGetStatus({ id: "j1", createdAt: 0 }, testContext())).resolves.toMatchObject({
+    await expect(adapter.doGetStatus({ id: "j1", createdAt: 0 }, createTestContext())).resolves.toMatchObject({
       status: "working",
       rawStatus: "running",
     });
@@ -43,7 +44,7 @@ describe("JSONPath over upstream answers", () => {
       .get(demoOrigin)
       .intercept({ path: "/jobs/j1" })
       .reply(200, { status: "failed", name: "p", steps: "oops", logs: 7 });
-    await expect(adapter.doGetStatus({ id: "j1", createdAt: 0 }, testContext())).resolves.toMatchObject({
+    await expect(adapter.doGetStatus({ id: "j1", createdAt: 0 }, createTestContext())).resolves.toMatchObject({
       status: "completed",
       result: { isError: true },
     });

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import type { RestOptions } from "./rest-options.js";
 import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
-import { mockAgent, seen, testContext, type SeenRequest } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent, seen, type SeenRequest } from "./test-support/mock-agent.js";
 
 // Answers are checked against the form that was presented before anything is sent. An accept that does
 // not fit (a wrong type, a missing required field, a value its request cannot carry) is refused with
@@ -49,7 +50,7 @@ describe("rest adapter: answers checked against the form", () => {
     await adapter().doRespond?.(
       reference,
       { "rev-7": { action: "accept", content: { verdict: "ship", note: "ok", extra: true } } },
-      testContext(),
+      createTestContext(),
     );
     expect(captured.request?.body).toEqual({ verdict: "ship", all: { verdict: "ship", note: "ok", action: "accept" } });
     expect(captured.request?.headers["x-note"]).toBe("ok");
@@ -64,14 +65,14 @@ describe("rest adapter: answers checked against the form", () => {
     const answering = adapter().doRespond?.(
       reference,
       { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } },
-      testContext(),
+      createTestContext(),
     );
     await expect(answering).rejects.toBeInstanceOf(InvalidToolInputError);
     expectNoAnswer();
     const refusal = adapter().doRespond?.(
       reference,
       { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } },
-      testContext(),
+      createTestContext(),
     );
     await expect(refusal).rejects.toMatchObject({
       field: "rev-7.note",
@@ -82,7 +83,7 @@ describe("rest adapter: answers checked against the form", () => {
   it("refuses an accepted form without a required field, naming it", async () => {
     expectNoAnswer();
     await expect(
-      adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: {} } }, testContext()),
+      adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: {} } }, createTestContext()),
     ).rejects.toMatchObject({ field: "rev-7.verdict" });
   });
 
@@ -91,7 +92,7 @@ describe("rest adapter: answers checked against the form", () => {
     const answering = adapter().doRespond?.(
       reference,
       { "rev-7": { action: "accept", content: { verdict: "ship", note: "a\r\nX-Admin: 1" } } },
-      testContext(),
+      createTestContext(),
     );
     await expect(answering).rejects.toMatchObject({ field: "rev-7.note" });
   });
@@ -99,7 +100,7 @@ describe("rest adapter: answers checked against the form", () => {
   it("sends the decline body for a decline and for a cancel", async () => {
     for (const action of ["decline", "cancel"] as const) {
       const captured = expectOneAnswer();
-      await adapter().doRespond?.(reference, { "rev-7": { action } }, testContext());
+      await adapter().doRespond?.(reference, { "rev-7": { action } }, createTestContext());
       expect(captured.request?.body).toEqual({ verdict: "redo" });
     }
   });
@@ -133,7 +134,7 @@ describe("rest adapter: answers checked against the form", () => {
     const answering = demo.doRespond?.(
       { id: "j1", createdAt: 0 },
       { "ap-1": { action: "accept", content: { approve: "yes" } } },
-      testContext(),
+      createTestContext(),
     );
     await expect(answering).rejects.toMatchObject({ field: "ap-1.approve" });
   });
@@ -156,7 +157,11 @@ describe("rest adapter: answers checked against the form", () => {
       captured.request = seen(options);
       return { statusCode: 200, data: waiting };
     });
-    await demo.doRespond?.({ id: "j1", createdAt: 0 }, { "ap-1": { action: "accept", content: {} } }, testContext());
+    await demo.doRespond?.(
+      { id: "j1", createdAt: 0 },
+      { "ap-1": { action: "accept", content: {} } },
+      createTestContext(),
+    );
     expect(captured.request?.body).toMatchObject({ approvalId: "ap-1", approve: false });
   });
 
@@ -184,7 +189,10 @@ describe("rest adapter: answers checked against the form", () => {
     const broken = { type: "object", properties: { verdict: { type: "string", pattern: "(" } }, required: ["verdict"] };
     const upstreamBody = { ...reviewing, review: { ...reviewing.review, form: broken } };
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, upstreamBody);
-    const snapshot = await adapter({ ...noteForm, schemaPath: "review.form" }).doGetStatus(reference, testContext());
+    const snapshot = await adapter({ ...noteForm, schemaPath: "review.form" }).doGetStatus(
+      reference,
+      createTestContext(),
+    );
     expect(snapshot.inputRequests?.["rev-7"]?.params.requestedSchema).toEqual(noteForm.schema);
   });
 
@@ -197,7 +205,7 @@ describe("rest adapter: answers checked against the form", () => {
     const answering = adapter({ ...withoutSchema, schemaPath: "review.form" }).doRespond?.(
       reference,
       { "rev-7": { action: "accept", content: { verdict: "ship" } } },
-      testContext(),
+      createTestContext(),
     );
     await expect(answering).rejects.toMatchObject({ field: "rev-7" });
   });
@@ -207,7 +215,10 @@ describe("rest adapter: answers checked against the form", () => {
       ...reviewing,
       review: { ...reviewing.review, form: { type: "object", properties: { a: "string" } } },
     });
-    const snapshot = await adapter({ ...noteForm, schemaPath: "review.form" }).doGetStatus(reference, testContext());
+    const snapshot = await adapter({ ...noteForm, schemaPath: "review.form" }).doGetStatus(
+      reference,
+      createTestContext(),
+    );
     expect(snapshot.inputRequests?.["rev-7"]?.params.requestedSchema).toEqual(noteForm.schema);
   });
 });

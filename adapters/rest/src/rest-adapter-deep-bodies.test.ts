@@ -2,7 +2,8 @@ import { UpstreamError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
-import { mockAgent, testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent } from "./test-support/mock-agent.js";
 
 // Upstream bodies are bounded in size (maxResponseBytes) and in depth (a body nested beyond the limit is an
 // upstream error, never a stack overflow in redaction, rendering or paths), and rendering them is linear in
@@ -27,7 +28,7 @@ describe("rest adapter: deeply nested bodies", () => {
   it("renders a nested result as compact text whose size follows the body's, not its depth squared", async () => {
     const body = `{"state":"done","output":{"tree":${nested(100)}}}`;
     replyRaw(body);
-    const snapshot = await adapter().doGetStatus(reference, testContext());
+    const snapshot = await adapter().doGetStatus(reference, createTestContext());
     expect(snapshot.status).toBe("completed");
     const text = (snapshot.result?.content[0] as { text: string }).text;
     expect(text.length).toBeLessThan(body.length);
@@ -38,7 +39,7 @@ describe("rest adapter: deeply nested bodies", () => {
     for (const depth of [1_000, 20_000]) {
       replyRaw(`{"state":"done","output":${nested(depth)}}`);
       const failure = await adapter()
-        .doGetStatus(reference, testContext())
+        .doGetStatus(reference, createTestContext())
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(UpstreamError);
       expect(failure).toMatchObject({ isRetryable: false });
@@ -48,7 +49,7 @@ describe("rest adapter: deeply nested bodies", () => {
 
   it("reads a deeply nested error body as no reason, keeping its status's meaning", async () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(503, `{"error":${nested(5_000)}}`);
-    await expect(adapter().doGetStatus(reference, testContext())).rejects.toMatchObject({
+    await expect(adapter().doGetStatus(reference, createTestContext())).rejects.toMatchObject({
       httpStatus: 503,
       isRetryable: true,
     });

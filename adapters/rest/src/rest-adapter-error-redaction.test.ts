@@ -2,7 +2,8 @@ import { UpstreamError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import type { RestOptions } from "./rest-options.js";
-import { mockAgent, testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent } from "./test-support/mock-agent.js";
 
 // Error messages can carry URLs the upstream chose (a redirect target, an Operation-Location value), and
 // the core puts them into statusMessage and the logs. Every error leaving the adapter is redacted first,
@@ -40,7 +41,7 @@ describe("rest adapter: secrets in error messages", () => {
       .intercept({ path: `/echo/${token}`, method: "GET" })
       .reply(200, `<html>${token}</html>`);
     const failure = await adapter()
-      .doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())
+      .doGetStatus({ id: "/ops/1", createdAt: 0 }, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as Error).message).toMatch(/not valid JSON/);
@@ -57,7 +58,7 @@ describe("rest adapter: secrets in error messages", () => {
       .intercept({ path: "/ops/1", method: "GET" })
       .reply(302, "", { headers: { location: `https://${token.toLowerCase()}.evil.test/x` } });
     const failure = await adapter()
-      .doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())
+      .doGetStatus({ id: "/ops/1", createdAt: 0 }, createTestContext())
       .catch((error: unknown) => error);
     expect((failure as Error).message).toMatch(/redirected to/);
     expect(everyMessage(failure).toLowerCase()).not.toContain(token.toLowerCase());
@@ -69,7 +70,7 @@ describe("rest adapter: secrets in error messages", () => {
       .intercept({ path: "/jobs", method: "POST" })
       .reply(202, "", { headers: { "operation-location": `https://${token}.elsewhere.test/ops/1` } });
     const failure = await adapter()
-      .tools[0]!.doStart({}, testContext())
+      .tools[0]!.doStart({}, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as Error).message).toMatch(/status URL/);
@@ -82,7 +83,7 @@ describe("rest adapter: secrets in error messages", () => {
       { ...options, timeoutMs: 100 },
       { dispatcher: agent, environment: { JOBS_TOKEN: token } },
     );
-    const failure = await timed.tools[0]!.doStart({}, testContext()).catch((error: unknown) => error);
+    const failure = await timed.tools[0]!.doStart({}, createTestContext()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as Error).message).toMatch(/timed out/);
   });

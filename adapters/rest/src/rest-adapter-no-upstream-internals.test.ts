@@ -2,7 +2,8 @@ import type { AdapterContext } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import type { RestOptions } from "./rest-options.js";
-import { mockAgent, testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent } from "./test-support/mock-agent.js";
 
 // Every error the adapter throws becomes a statusMessage, a tool error or a tasks/cancel error that the
 // client reads. It says what failed in the adapter's words (the status request, the submit, the cancel),
@@ -43,13 +44,13 @@ function connectionReset(): Error {
 
 async function failureOf(
   action: (context: AdapterContext) => Promise<unknown>,
-): Promise<{ message: string; logs: string[] }> {
-  const context = testContext();
+): Promise<{ message: string; logs: string }> {
+  const context = createTestContext();
   const failure = await action(context).then(
     () => new Error("expected a failure"),
     (error: unknown) => error,
   );
-  return { message: (failure as Error).message, logs: context.logs };
+  return { message: (failure as Error).message, logs: JSON.stringify(context.logEntries) };
 }
 
 function expectNoInternals(message: string): void {
@@ -67,7 +68,7 @@ describe("rest adapter: no upstream internals in what reaches the client", () =>
     upstream.intercept({ path: jobPath, method: "GET" }).replyWithError(connectionRefused()).times(1);
     const { message, logs } = await failureOf((context) => adapter().doGetStatus(reference, context));
     expect(message).toBe("the status request failed before an answer arrived: connection refused");
-    expect(logs.join("\n")).toContain(`${origin}${jobPath}`);
+    expect(logs).toContain(`${origin}${jobPath}`);
   });
 
   const statusFaults: [string, () => void, RegExp][] = [

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import type { RestOptions } from "./rest-options.js";
-import { mockAgent, testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent } from "./test-support/mock-agent.js";
 
 // A tool that declares an outputSchema promises structuredContent that matches it, and official clients
 // reject a successful result that does not. A mismatch is reported (isError, naming the field, the
@@ -34,14 +35,14 @@ function replyStatus(body: unknown) {
 }
 async function startedReference(toolIndex: number) {
   agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(201, { id: "j1" });
-  return (await adapter().tools[toolIndex]!.doStart({}, testContext())).ref;
+  return (await adapter().tools[toolIndex]!.doStart({}, createTestContext())).ref;
 }
 
 describe("rest adapter: results checked against the tool's outputSchema", () => {
   it("hands out a result that matches as a success", async () => {
     const reference = await startedReference(0);
     replyStatus({ state: "done", output: { frames: 3, url: "https://cdn.example.test/a" } });
-    const snapshot = await adapter().doGetStatus(reference, testContext());
+    const snapshot = await adapter().doGetStatus(reference, createTestContext());
     expect(snapshot.result?.isError).toBeUndefined();
     expect(snapshot.result?.structuredContent).toEqual({ frames: 3, url: "https://cdn.example.test/a" });
   });
@@ -49,7 +50,7 @@ describe("rest adapter: results checked against the tool's outputSchema", () => 
   it("reports a result missing a required field as an error naming it, keeping the value as text", async () => {
     const reference = await startedReference(0);
     replyStatus({ state: "done", output: { url: "https://cdn.example.test/a" } });
-    const snapshot = await adapter().doGetStatus(reference, testContext());
+    const snapshot = await adapter().doGetStatus(reference, createTestContext());
     expect(snapshot.status).toBe("completed");
     expect(snapshot.result?.isError).toBe(true);
     expect(snapshot.result?.structuredContent).toBeUndefined();
@@ -62,7 +63,7 @@ describe("rest adapter: results checked against the tool's outputSchema", () => 
   it("leaves results of a tool without an outputSchema unchecked", async () => {
     const reference = await startedReference(1);
     replyStatus({ state: "done", output: { url: "https://cdn.example.test/a" } });
-    const snapshot = await adapter().doGetStatus(reference, testContext());
+    const snapshot = await adapter().doGetStatus(reference, createTestContext());
     expect(snapshot.result?.isError).toBeUndefined();
     expect(snapshot.result?.structuredContent).toEqual({ url: "https://cdn.example.test/a" });
   });
@@ -74,7 +75,7 @@ describe("rest adapter: results checked against the tool's outputSchema", () => 
       .intercept({ path: "/jobs/j1" })
       .reply(200, { status: "succeeded", name: null, steps: [], currentStep: 1, totalSteps: 1, durationMs: 5 });
     const demo = restAdapter({ preset: "demo-api", baseUrl: demoOrigin }, { dispatcher: agent });
-    const snapshot = await demo.doGetStatus({ id: "j1", createdAt: 0 }, testContext());
+    const snapshot = await demo.doGetStatus({ id: "j1", createdAt: 0 }, createTestContext());
     expect(snapshot.result?.isError).toBe(true);
     expect(snapshot.result?.content.map((block) => (block as { text: string }).text).join("\n")).toMatch(/name/);
   });

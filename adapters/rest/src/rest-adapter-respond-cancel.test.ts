@@ -2,7 +2,8 @@ import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
-import { mockAgent, seen, testContext, type SeenRequest } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent, seen, type SeenRequest } from "./test-support/mock-agent.js";
 
 const agent = mockAgent();
 const farm = agent.get(renderFarmOrigin);
@@ -18,7 +19,7 @@ const reviewing = { state: "needs_review", review: { id: "rev-7", question: "Fra
 describe("rest adapter: input required", () => {
   it("presents one form keyed by the upstream's review id", async () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, reviewing);
-    const snapshot = await adapter().doGetStatus(reference, testContext());
+    const snapshot = await adapter().doGetStatus(reference, createTestContext());
     expect(snapshot).toMatchObject({
       status: "input_required",
       rawStatus: "needs_review",
@@ -48,7 +49,7 @@ describe("rest adapter: input required", () => {
     });
     const snapshot = await adapter({ inputRequired: { ...base, schemaPath: "review.form" } }).doGetStatus(
       reference,
-      testContext(),
+      createTestContext(),
     );
     expect(snapshot.inputRequests?.["rev-7"]?.params.requestedSchema).toEqual({
       type: "object",
@@ -58,7 +59,7 @@ describe("rest adapter: input required", () => {
 
   it("stays working while the upstream has not yet named the question", async () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { state: "needs_review" });
-    await expect(adapter().doGetStatus(reference, testContext())).resolves.toMatchObject({
+    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({
       status: "working",
       rawStatus: "needs_review",
     });
@@ -75,10 +76,14 @@ describe("rest adapter: input required", () => {
       .intercept({ path: "/api/renders/r-42", method: "GET" })
       .reply(200, { state: "rendering", review: { id: "rev-7", state: "answered" } });
     const rest = adapter();
-    await rest.doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship" } } }, testContext());
+    await rest.doRespond?.(
+      reference,
+      { "rev-7": { action: "accept", content: { verdict: "ship" } } },
+      createTestContext(),
+    );
     expect(request?.body).toEqual({ verdict: "ship" });
     expect(request?.headers["authorization"]).toBe(`Bearer ${renderFarmToken}`);
-    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "working" });
+    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({ status: "working" });
   });
 
   it("sends the decline body when the person declines", async () => {
@@ -88,7 +93,7 @@ describe("rest adapter: input required", () => {
       request = seen(options);
       return { statusCode: 200, data: {} };
     });
-    await adapter().doRespond?.(reference, { "rev-7": { action: "decline" } }, testContext());
+    await adapter().doRespond?.(reference, { "rev-7": { action: "decline" } }, createTestContext());
     expect(request?.body).toEqual({ verdict: "redo" });
   });
 
@@ -99,7 +104,7 @@ describe("rest adapter: input required", () => {
     await adapter().doRespond?.(
       reference,
       { "rev-7": { action: "accept", content: { verdict: "ship" } } },
-      testContext(),
+      createTestContext(),
     );
   });
 
@@ -111,11 +116,15 @@ describe("rest adapter: input required", () => {
     await adapter().doRespond?.(
       reference,
       { "rev-7": { action: "accept", content: { verdict: "ship" } } },
-      testContext(),
+      createTestContext(),
     );
     farm.intercept({ path: "/api/renders/r-42/reviews/rev-7", method: "POST" }).reply(500, { message: "oops" });
     await expect(
-      adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: { verdict: "ship" } } }, testContext()),
+      adapter().doRespond?.(
+        reference,
+        { "rev-7": { action: "accept", content: { verdict: "ship" } } },
+        createTestContext(),
+      ),
     ).rejects.toBeInstanceOf(UpstreamError);
   });
 
@@ -133,7 +142,7 @@ describe("rest adapter: input required", () => {
     await adapter({ inputRequired: freeText }).doRespond?.(
       reference,
       { "rev-7": { action: "accept", content: { verdict: 'ship", "force": true, "x": "' } } },
-      testContext(),
+      createTestContext(),
     );
     expect(request?.body).toEqual({ verdict: 'ship", "force": true, "x": "' });
   });
@@ -159,21 +168,21 @@ describe("rest adapter: cancel", () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { state: "rendering" });
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { state: "aborted" });
     const rest = adapter();
-    await rest.doCancel?.(reference, testContext());
+    await rest.doCancel?.(reference, createTestContext());
     expect(cancelled).toBe(true);
-    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "working" });
-    await expect(rest.doGetStatus(reference, testContext())).resolves.toMatchObject({ status: "cancelled" });
+    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({ status: "working" });
+    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({ status: "cancelled" });
   });
 
   it("ignores a 409 from a job that already finished", async () => {
     farm.intercept({ path: "/api/renders/r-42/abort", method: "POST" }).reply(409, { message: "already done" });
-    await expect(adapter().doCancel?.(reference, testContext())).resolves.toBeUndefined();
+    await expect(adapter().doCancel?.(reference, createTestContext())).resolves.toBeUndefined();
   });
 
   it("raises JobNotFoundError when the job is gone (the status read agrees)", async () => {
     farm.intercept({ path: "/api/renders/r-42/abort", method: "POST" }).reply(404, "");
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(404, "");
-    await expect(adapter().doCancel?.({ id: "r-42", createdAt: 0 }, testContext())).rejects.toBeInstanceOf(
+    await expect(adapter().doCancel?.({ id: "r-42", createdAt: 0 }, createTestContext())).rejects.toBeInstanceOf(
       JobNotFoundError,
     );
   });
@@ -182,7 +191,7 @@ describe("rest adapter: cancel", () => {
     farm.intercept({ path: "/api/renders/r-42/abort", method: "POST" }).reply(404, "");
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(404, "");
     const failure = await adapter()
-      .doCancel?.(reference, testContext())
+      .doCancel?.(reference, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as UpstreamError).isRetryable).toBe(true);

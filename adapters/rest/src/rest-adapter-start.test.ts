@@ -2,7 +2,8 @@ import { InvalidToolInputError, UpstreamError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
-import { mockAgent, seen, testContext, type SeenRequest } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent, seen, type SeenRequest } from "./test-support/mock-agent.js";
 
 const agent = mockAgent();
 const farm = agent.get(renderFarmOrigin);
@@ -34,7 +35,7 @@ describe("rest adapter: starting a job", () => {
       request = seen(options);
       return { statusCode: 201, data: { render: { id: "r-42", state: "queued" } } };
     });
-    const started = await tool().doStart({ scene: "intro/part 1", frames: 24, priority: "high" }, testContext());
+    const started = await tool().doStart({ scene: "intro/part 1", frames: 24, priority: "high" }, createTestContext());
     expect(started.ref).toEqual({ id: "r-42", createdAt: 1_000_000 });
     expect(started.snapshot).toBeUndefined();
     expect(request?.body).toEqual({ frames: 24, priority: "high", label: "scene intro/part 1" });
@@ -49,14 +50,14 @@ describe("rest adapter: starting a job", () => {
       request = seen(options);
       return { statusCode: 202, data: { render: { id: "r-43" } } };
     });
-    await tool().doStart({ scene: "intro", frames: 10 }, testContext());
+    await tool().doStart({ scene: "intro", frames: 10 }, createTestContext());
     expect(request?.body).toEqual({ frames: 10, label: "scene intro" });
     expect(request?.headers["x-priority"]).toBeUndefined();
   });
 
   it("refuses a path traversal attempt as invalid input before sending anything", async () => {
     const failure = await tool()
-      .doStart({ scene: "..", frames: 1 }, testContext())
+      .doStart({ scene: "..", frames: 1 }, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(InvalidToolInputError);
     expect((failure as InvalidToolInputError).field).toBe("scene");
@@ -64,7 +65,7 @@ describe("rest adapter: starting a job", () => {
 
   it("refuses header splitting through the input", async () => {
     await expect(
-      tool().doStart({ scene: "a", frames: 1, priority: "low\r\nX-Admin: yes" }, testContext()),
+      tool().doStart({ scene: "a", frames: 1, priority: "low\r\nX-Admin: yes" }, createTestContext()),
     ).rejects.toBeInstanceOf(InvalidToolInputError);
   });
 
@@ -78,11 +79,13 @@ describe("rest adapter: starting a job", () => {
       keys.push(seen(options).headers["idempotency-key"] ?? "");
       return { statusCode: 201, data: { render: { id: "r-44" } } };
     });
-    const context = testContext();
+    const context = createTestContext();
     await expect(tool().doStart({ scene: "a", frames: 1 }, context)).resolves.toMatchObject({ ref: { id: "r-44" } });
     expect(keys).toHaveLength(2);
     expect(keys[0]).toBe(keys[1]);
-    expect(context.logs.join("\n")).toMatch(/retrying under the same idempotency key/);
+    expect(context.logEntries.map((entry) => entry.message)).toContainEqual(
+      expect.stringMatching(/retrying under the same idempotency key/),
+    );
   });
 
   it("sends no retry before the submit's Retry-After has elapsed: a short one is waited out, a long one ends the retries", async () => {
@@ -98,7 +101,7 @@ describe("rest adapter: starting a job", () => {
     farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(answer("1"));
     farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(answer("30"));
     const failure = await tool()
-      .doStart({ scene: "a", frames: 1 }, testContext())
+      .doStart({ scene: "a", frames: 1 }, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toMatchObject({ name: "UpstreamError", httpStatus: 429, retryAfterMs: 30_000 });
     // Two attempts of the three allowed: the second's Retry-After (30 s) is longer than a submit waits.
@@ -112,7 +115,9 @@ describe("rest adapter: starting a job", () => {
     const withoutKey = { ...first!, submit: { ...first!.submit, idempotencyHeader: undefined, retries: 0 } };
     const built = restAdapter({ ...config, tools: [withoutKey] }, { dispatcher: agent, environment }).tools[0]!;
     farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(503, { message: "busy" });
-    const failure = await built.doStart({ scene: "a", frames: 1 }, testContext()).catch((error: unknown) => error);
+    const failure = await built
+      .doStart({ scene: "a", frames: 1 }, createTestContext())
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ httpStatus: 503, isRetryable: true });
   });
@@ -122,7 +127,7 @@ describe("rest adapter: starting a job", () => {
       .intercept({ path: "/api/scenes/a/renders", method: "POST" })
       .reply(400, { error: { message: "frames: too many for this plan" } });
     const failure = await tool()
-      .doStart({ scene: "a", frames: 999 }, testContext())
+      .doStart({ scene: "a", frames: 999 }, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(InvalidToolInputError);
     expect((failure as Error).message).toMatch(/HTTP 400.*frames: too many for this plan/);
@@ -130,7 +135,7 @@ describe("rest adapter: starting a job", () => {
 
   it("fails clearly when the submit answer carries no job reference", async () => {
     farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(201, { accepted: true });
-    await expect(tool().doStart({ scene: "a", frames: 1 }, testContext())).rejects.toThrow(
+    await expect(tool().doStart({ scene: "a", frames: 1 }, createTestContext())).rejects.toThrow(
       /no job reference \(body path render.id\)/,
     );
   });
@@ -138,7 +143,7 @@ describe("rest adapter: starting a job", () => {
   it("turns a malformed submit answer into an upstream error, not a crash", async () => {
     // Retried under the idempotency key like any retryable failure, then given up.
     farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(201, "{not json").times(3);
-    await expect(tool().doStart({ scene: "a", frames: 1 }, testContext())).rejects.toBeInstanceOf(UpstreamError);
+    await expect(tool().doStart({ scene: "a", frames: 1 }, createTestContext())).rejects.toBeInstanceOf(UpstreamError);
   });
 
   it("maps the submit body as a first snapshot when asked to", async () => {
@@ -149,7 +154,7 @@ describe("rest adapter: starting a job", () => {
     farm
       .intercept({ path: "/api/scenes/a/renders", method: "POST" })
       .reply(201, { render: { id: "r-45" }, state: "queued", progress: { frame: 0, total: 5 } });
-    const started = await built.doStart({ scene: "a", frames: 5 }, testContext());
+    const started = await built.doStart({ scene: "a", frames: 5 }, createTestContext());
     expect(started.snapshot).toMatchObject({
       status: "working",
       rawStatus: "queued",

@@ -2,7 +2,8 @@ import { InvalidToolInputError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import type { RestOptions } from "./rest-options.js";
-import { mockAgent, testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent } from "./test-support/mock-agent.js";
 import { buildUrl } from "./url-builder.js";
 
 // Tool input and answers are untrusted: whatever their shape, a request stays under baseUrl's path.
@@ -34,13 +35,13 @@ describe("rest adapter: requests stay under baseUrl whatever the input", () => {
         path = options.path;
         return { statusCode: 201, data: { id: "1" } };
       });
-    await tenantAdapter({ url: "{{input.target}}" }).doStart({ target: "/v1/tenant-b/admin" }, testContext());
+    await tenantAdapter({ url: "{{input.target}}" }).doStart({ target: "/v1/tenant-b/admin" }, createTestContext());
     expect(path).toBe("/v1/tenant-a/%2Fv1%2Ftenant-b%2Fadmin");
   });
 
   it("refuses dot segments in a multi-segment submit URL, naming the input field", async () => {
     const failure = await tenantAdapter({ url: "{{*input.target}}" })
-      .doStart({ target: "../tenant-b/admin" }, testContext())
+      .doStart({ target: "../tenant-b/admin" }, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(InvalidToolInputError);
     expect(failure).toMatchObject({ field: "target" });
@@ -48,7 +49,7 @@ describe("rest adapter: requests stay under baseUrl whatever the input", () => {
 
   it("names the input field when a header value would split the header", async () => {
     const failure = await tenantAdapter({ url: "/jobs", headers: { "X-P": "{{input.p}}" } })
-      .doStart({ target: "a", p: "x\r\ny" }, testContext())
+      .doStart({ target: "a", p: "x\r\ny" }, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(InvalidToolInputError);
     expect(failure).toMatchObject({ field: "p" });

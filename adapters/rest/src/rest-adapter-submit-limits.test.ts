@@ -2,7 +2,8 @@ import { AdapterConfigError, UpstreamError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import type { RestOptions } from "./rest-options.js";
-import { mockAgent, seen, testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent, seen } from "./test-support/mock-agent.js";
 
 // A submit is retried only when the user opts in with retries under an idempotency header; a correlation
 // header is for tracing and never makes a retry safe. The job reference is bounded: it travels in every task id.
@@ -20,7 +21,7 @@ function options(submit: Partial<Submit>): RestOptions {
   };
 }
 const start = (submit: Partial<Submit>) =>
-  restAdapter(options(submit), { dispatcher: agent }).tools[0]!.doStart({}, testContext());
+  restAdapter(options(submit), { dispatcher: agent }).tools[0]!.doStart({}, createTestContext());
 
 describe("rest adapter: submit retries and limits", () => {
   it("does not retry under an idempotency header unless retries opts in", async () => {
@@ -54,7 +55,7 @@ describe("rest adapter: submit retries and limits", () => {
   it("refuses retries without an idempotency header, naming the field", () => {
     const build = () => restAdapter(options({ retries: 2 }));
     expect(build).toThrow(AdapterConfigError);
-    expect(build).toThrow(/tools\.0\.submit\.retries/);
+    expect(build).toThrow(/tools\[0\]\.submit\.retries/);
   });
 
   it("refuses a job reference longer than 512 characters instead of sealing it into every task id", async () => {

@@ -1,8 +1,9 @@
-import { UpstreamError } from "@jobtasks/core";
+import { OutcomeUnknownError, UpstreamError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import type { RestOptions } from "./rest-options.js";
-import { mockAgent, seen, testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent, seen } from "./test-support/mock-agent.js";
 
 // Once the upstream may have acted on a submit (it answered 2xx, or the POST was sent and its answer was
 // lost), "try again" would start a second job. Such failures are non-retryable and say so, unless an
@@ -23,7 +24,7 @@ function options(submit: Partial<Submit>, extra: Partial<RestOptions> = {}): Res
   };
 }
 const start = (submit: Partial<Submit> = {}, extra: Partial<RestOptions> = {}) =>
-  restAdapter(options(submit, extra), { dispatcher: agent }).tools[0]!.doStart({}, testContext());
+  restAdapter(options(submit, extra), { dispatcher: agent }).tools[0]!.doStart({}, createTestContext());
 
 async function failureOf(promise: Promise<unknown>): Promise<UpstreamError> {
   const failure = await promise.catch((error: unknown) => error);
@@ -32,13 +33,19 @@ async function failureOf(promise: Promise<unknown>): Promise<UpstreamError> {
 }
 const mayHaveStarted = /may have been created.*not be submitted again/;
 
+/** Says so in words for the agent, and as the core's OutcomeUnknownError for code. */
+function expectMayHaveStarted(failure: UpstreamError): void {
+  expect(failure.message).toMatch(mayHaveStarted);
+  expect(failure).toBeInstanceOf(OutcomeUnknownError);
+}
+
 describe("rest adapter: a submit whose outcome is unknown is never retried blindly", () => {
   it("refuses to invite a retry after a 2xx whose body is not JSON", async () => {
     agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(201, "<html>created</html>");
     const failure = await failureOf(start());
     expect(failure.isRetryable).toBe(false);
     expect(failure.message).toMatch(/HTTP 201/);
-    expect(failure.message).toMatch(mayHaveStarted);
+    expectMayHaveStarted(failure);
   });
 
   it("refuses to invite a retry after a POST that timed out once sent", async () => {
@@ -46,7 +53,7 @@ describe("rest adapter: a submit whose outcome is unknown is never retried blind
     const failure = await failureOf(start());
     expect(failure.isRetryable).toBe(false);
     expect(failure.message).toMatch(/timed out/);
-    expect(failure.message).toMatch(mayHaveStarted);
+    expectMayHaveStarted(failure);
   });
 
   it("says a job may have been created when a 2xx carries no usable job reference", async () => {
@@ -54,12 +61,12 @@ describe("rest adapter: a submit whose outcome is unknown is never retried blind
     const missing = await failureOf(start());
     expect(missing.isRetryable).toBe(false);
     expect(missing.message).toMatch(/no job reference/);
-    expect(missing.message).toMatch(mayHaveStarted);
+    expectMayHaveStarted(missing);
     agent
       .get(origin)
       .intercept({ path: "/jobs", method: "POST" })
       .reply(201, { id: "x".repeat(600) });
-    expect((await failureOf(start())).message).toMatch(mayHaveStarted);
+    expectMayHaveStarted(await failureOf(start()));
   });
 
   it("says a job may have been created when the status URL it names is on a foreign origin", async () => {
@@ -71,7 +78,7 @@ describe("rest adapter: a submit whose outcome is unknown is never retried blind
       start({}, { reference: { header: ["Operation-Location"] }, status: { field: "state" } }),
     );
     expect(failure.isRetryable).toBe(false);
-    expect(failure.message).toMatch(mayHaveStarted);
+    expectMayHaveStarted(failure);
   });
 
   it("retries under the same idempotency key when one is configured with retries", async () => {
@@ -105,5 +112,6 @@ describe("rest adapter: a submit whose outcome is unknown is never retried blind
     const failure = await failureOf(start());
     expect(failure.isRetryable).toBe(true);
     expect(failure.message).not.toMatch(mayHaveStarted);
+    expect(failure).not.toBeInstanceOf(OutcomeUnknownError);
   });
 });

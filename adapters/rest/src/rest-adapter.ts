@@ -1,5 +1,10 @@
 import type { Dispatcher } from "undici";
-import { AdapterConfigError, type AdapterContext, type ElicitationResponse, type JobAdapterV1 } from "@jobtasks/core";
+import {
+  configErrorFromIssues,
+  type AdapterContext,
+  type ElicitationResponse,
+  type JobAdapterV1,
+} from "@jobtasks/core";
 import { resolveAuth } from "./auth-headers.js";
 import { cancelJob } from "./cancel-job.js";
 import { deliverAnswers } from "./deliver-answers.js";
@@ -9,7 +14,7 @@ import { minimumPollIntervalMs } from "./poll-interval.js";
 import { createStatusReader } from "./read-job-status.js";
 import { withRedactedErrors } from "./redact-error.js";
 import type { RequestEnvironment } from "./rest-api.js";
-import { formatOptionsIssues, restOptionsSchema, type ResolvedRestOptions, type RestOptions } from "./rest-options.js";
+import { restOptionsSchema, type ResolvedRestOptions, type RestOptions } from "./rest-options.js";
 import { startJobTool } from "./start-job-tool.js";
 
 /**
@@ -36,10 +41,7 @@ export interface RestAdapterRuntime {
 function parseOptions(options: RestOptions | ResolvedRestOptions): ResolvedRestOptions {
   const parsed = restOptionsSchema.safeParse(options);
   if (parsed.success) return parsed.data;
-  const first = parsed.error.issues[0];
-  throw new AdapterConfigError(first?.path.join(".") || "options", formatOptionsIssues(parsed.error), {
-    cause: parsed.error,
-  });
+  throw configErrorFromIssues(parsed.error);
 }
 
 /** Build a REST adapter from a declarative config (a preset plus what it cannot know, or a full config). */

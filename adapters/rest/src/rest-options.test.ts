@@ -1,14 +1,14 @@
-import { AdapterConfigError } from "@jobtasks/core";
+import { AdapterConfigError, describeConfigIssues } from "@jobtasks/core";
 import { describe, expect, it } from "vitest";
 import { adapterDefinition } from "./adapter-definition.js";
 import { restAdapter } from "./rest-adapter.js";
-import { formatOptionsIssues, restOptionsSchema } from "./rest-options.js";
+import { restOptionsSchema } from "./rest-options.js";
 import { renderFarmConfig } from "./test-support/render-farm-config.js";
 
 function problems(options: unknown): string[] {
   const parsed = restOptionsSchema.safeParse(options);
   if (parsed.success) return [];
-  return formatOptionsIssues(parsed.error).split("; ");
+  return describeConfigIssues(parsed.error.issues);
 }
 
 describe("rest options", () => {
@@ -53,8 +53,8 @@ describe("rest options", () => {
     expect(found).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^baseUrl: /),
-        expect.stringMatching(/^tools\.0\.name: /),
-        expect.stringMatching(/^tools\.0\.submit\.url: expected a path relative to baseUrl/),
+        expect.stringMatching(/^tools\[0\]\.name: /),
+        expect.stringMatching(/^tools\[0\]\.submit\.url: expected a path relative to baseUrl/),
         expect.stringMatching(/^status\.field: /),
         expect.stringMatching(/^auth\.tokenEnv: expected an environment variable name/),
       ]),
@@ -74,14 +74,14 @@ describe("rest options", () => {
       expect.stringMatching(/^status\.errorValues: /),
     ]);
     expect(problems({ ...config, tools: [config.tools![0]!, config.tools![0]!] })).toEqual([
-      expect.stringMatching(/^tools\.1\.name: duplicate tool name/),
+      expect.stringMatching(/^tools\[1\]\.name: duplicate tool name/),
     ]);
     const { inputRequired: _input, ...withoutInput } = config;
     expect(problems(withoutInput)).toEqual([
       expect.stringMatching(/^inputRequired: required when status\.inputRequired lists values/),
     ]);
     expect(problems({ ...config, tools: [{ ...config.tools![0]!, inputSchema: { type: "object" } }] })).toEqual([
-      expect.stringMatching(/^tools\.0\.input: give either/),
+      expect.stringMatching(/^tools\[0\]\.input: give either/),
     ]);
     expect(
       problems({
@@ -90,7 +90,7 @@ describe("rest options", () => {
         query: "{{x}}",
         tools: [{ ...config.tools![0]!, submit: { url: "/x?y=1" } }],
       }),
-    ).toEqual([expect.stringMatching(/^tools\.0\.submit\.url: put query parameters under `query`/)]);
+    ).toEqual([expect.stringMatching(/^tools\[0\]\.submit\.url: put query parameters under `query`/)]);
   });
 
   it("accepts a tool input schema written as JSON Schema", () => {

@@ -171,10 +171,3 @@ function optionalAlongObjects(schema: z.ZodType): z.ZodType {
 
 /** What people write (a preset plus what it cannot know, or a full config), defaults optional. */
 export type RestOptions = z.input<typeof restOptionsSchema>;
-
-/** Human-readable list of problems, one per line, each starting with the field path. */
-export function formatOptionsIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(options)"}: ${issue.message}`)
-    .join("; ");
-}

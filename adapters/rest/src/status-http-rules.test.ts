@@ -2,7 +2,8 @@ import { JobNotFoundError } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import { restOptionsSchema } from "./rest-options.js";
-import { mockAgent, testContext } from "./test-support/test-context.js";
+import { createTestContext } from "@jobtasks/testkit";
+import { mockAgent } from "./test-support/mock-agent.js";
 
 // status.http merges over the defaults (202 working, 404 and 410 gone): adding a rule for 200 must not
 // turn a running operation's 202 into an error, nor a vanished job's 404 into a plain refusal.
@@ -39,15 +40,15 @@ describe("status.http rules", () => {
   it("reads a running operation's 202 as working and a 404 as gone with a partial map", async () => {
     const adapter = restAdapter(options({ "200": "completed" }), { dispatcher: agent });
     agent.get(origin).intercept({ path: "/ops/1", method: "GET" }).reply(202, "");
-    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())).resolves.toMatchObject({
+    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, createTestContext())).resolves.toMatchObject({
       status: "working",
     });
     agent.get(origin).intercept({ path: "/ops/1", method: "GET" }).reply(200, "");
-    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())).resolves.toMatchObject({
+    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, createTestContext())).resolves.toMatchObject({
       status: "completed",
     });
     agent.get(origin).intercept({ path: "/ops/1", method: "GET" }).reply(404, "");
-    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, testContext())).rejects.toBeInstanceOf(
+    await expect(adapter.doGetStatus({ id: "/ops/1", createdAt: 0 }, createTestContext())).rejects.toBeInstanceOf(
       JobNotFoundError,
     );
   });

@@ -41,9 +41,12 @@ async function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
 const mayHaveStarted =
   "a job may have been created upstream and must not be submitted again: check the upstream before starting another";
 
-/** A non-retryable error for a submit the upstream may have acted on (see mayHaveStarted). */
-function submitOutcomeUnknown(detail: string, cause?: unknown): UpstreamError {
-  return new UpstreamError(`${detail}; ${mayHaveStarted}`, { isRetryable: false, cause });
+/**
+ * A non-retryable error for a submit the upstream may have acted on (see mayHaveStarted), marked as such
+ * for code too.
+ */
+function submitOutcomeUnknown(detail: string, cause?: unknown): OutcomeUnknownError {
+  return new OutcomeUnknownError(`${detail}; ${mayHaveStarted}`, { isRetryable: false, cause });
 }
 
 function bounded(reference: string, httpStatus: number): string {

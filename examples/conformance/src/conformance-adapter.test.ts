@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { JobNotFoundError, type AdapterContext } from "@jobtasks/core";
+import { JobNotFoundError } from "@jobtasks/core";
+import { createTestContext } from "@jobtasks/testkit";
 import { conformanceAdapter } from "./conformance-adapter.js";
 import { adapterDefinition } from "./conformance-adapter-definition.js";
 
@@ -7,8 +8,7 @@ import { adapterDefinition } from "./conformance-adapter-definition.js";
 function setup(maxJobs?: number) {
   let clock = 1_000_000;
   const adapter = conformanceAdapter({ now: () => clock, ...(maxJobs ? { maxJobs } : {}) });
-  const logger = { debug() {}, info() {}, warn() {}, error() {} };
-  const context: AdapterContext = { signal: new AbortController().signal, principal: "test", logger };
+  const context = createTestContext();
   const tool = (name: string) => adapter.tools.find((candidate) => candidate.name === name)!;
   const start = (name: string, input: unknown = {}, inputResponses = {}) =>
     tool(name).doStart(input, { ...context, inputResponses });

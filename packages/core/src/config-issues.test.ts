@@ -41,12 +41,24 @@ describe("configErrorFromIssues", () => {
   });
 
   it("lists the other problems after the first, each with its option", () => {
-    const error = configErrorFromIssues(
-      failedParse({ baseUrl: "not a url", jobs: [{ url: 7 }] }),
-      "adapters[0].options",
-    );
+    const error = configErrorFromIssues(failedParse({ baseUrl: "not a url", jobs: [{ url: 7 }] }), {
+      prefix: "adapters[0].options",
+    });
     expect(error.option).toBe("adapters[0].options.baseUrl");
     expect(error.message).toContain("; also adapters[0].options.jobs[0].url: ");
+  });
+
+  it("names the environment variable an option may come from, after that option's problem", () => {
+    const environmentVariables = { baseUrl: "EXAMPLE_BASE_URL", "app.appId": "EXAMPLE_APP_ID" };
+    const error = configErrorFromIssues(failedParse({ baseUrl: 1, app: {}, jobs: [{}] }), { environmentVariables });
+    expect(error.option).toBe("baseUrl");
+    expect(error.message).toMatch(
+      /^Invalid configuration at baseUrl: [^;]+ \(it may come from the EXAMPLE_BASE_URL environment variable\); also /,
+    );
+    expect(error.message).toContain("app.appId: ");
+    expect(error.message).toContain("(it may come from the EXAMPLE_APP_ID environment variable)");
+    // An option without a variable gets no hint, and the hint names only the variable, never its value.
+    expect(error.message).toMatch(/jobs\[0\]\.url: [^(]+$/);
   });
 
   it("never repeats the value it refused, which may be a credential", () => {

@@ -27,16 +27,35 @@ export function describeConfigIssues(issues: readonly ConfigIssue[], prefix = ""
   return issues.map((issue) => `${optionNameOf(issue.path, prefix, whole)}: ${issue.message}`);
 }
 
+/** Where an adapter's options sit, and where in the environment some of them may come from. */
+export interface ConfigErrorOptions {
+  /** The options' place in a larger config, put before each option name: `adapters[1].options`. */
+  readonly prefix?: string;
+  /**
+   * The environment variable each option may come from, by option name (`{ region: "AWS_REGION" }`), named
+   * after that option's problem so the fix is obvious whichever source the value came from.
+   */
+  readonly environmentVariables?: Readonly<Record<string, string>>;
+}
+
 /**
  * A failed parse of an adapter's options as the start-up error that names the option at fault: the first
  * problem's, with the others after it. The zod error stays reachable as `cause`.
  */
 export function configErrorFromIssues(
   error: { readonly issues: readonly ConfigIssue[] },
-  prefix = "",
+  { prefix = "", environmentVariables = {} }: ConfigErrorOptions = {},
 ): AdapterConfigError {
   const [first, ...others] = error.issues;
   if (!first) return new AdapterConfigError(prefix || "options", "invalid", { cause: error });
-  const also = others.length > 0 ? `; also ${describeConfigIssues(others, prefix).join("; ")}` : "";
-  return new AdapterConfigError(optionNameOf(first.path, prefix), `${first.message}${also}`, { cause: error });
+  const problemOf = (issue: ConfigIssue): string => {
+    const option = optionNameOf(issue.path);
+    const variable = Object.hasOwn(environmentVariables, option) ? environmentVariables[option] : undefined;
+    return variable ? `${issue.message} (it may come from the ${variable} environment variable)` : issue.message;
+  };
+  const also =
+    others.length > 0
+      ? `; also ${others.map((issue) => `${optionNameOf(issue.path, prefix)}: ${problemOf(issue)}`).join("; ")}`
+      : "";
+  return new AdapterConfigError(optionNameOf(first.path, prefix), `${problemOf(first)}${also}`, { cause: error });
 }

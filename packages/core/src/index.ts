@@ -52,4 +52,4 @@ export {
 } from "./errors.js";
 export type { UpstreamErrorOptions } from "./errors.js";
 export { configErrorFromIssues, describeConfigIssues, optionNameOf } from "./config-issues.js";
-export type { ConfigIssue } from "./config-issues.js";
+export type { ConfigErrorOptions, ConfigIssue } from "./config-issues.js";

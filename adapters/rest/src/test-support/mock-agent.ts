@@ -1,13 +1,4 @@
-import type { AdapterContext } from "@jobtasks/core";
 import { MockAgent } from "undici";
-
-/** A context as the core would pass it: a live signal, a principal, a logger that keeps its entries. */
-export function testContext(signal: AbortSignal = new AbortController().signal): AdapterContext & { logs: string[] } {
-  const logs: string[] = [];
-  const record = (fields: Record<string, unknown>, message: string) =>
-    void logs.push(`${message} ${JSON.stringify(fields)}`);
-  return { signal, principal: "tester", logger: { debug: record, info: record, warn: record, error: record }, logs };
-}
 
 /** A MockAgent that refuses real network access, so a missing interceptor fails the test loudly. */
 export function mockAgent(): MockAgent {
