@@ -69,7 +69,7 @@ describe("clients built from options", () => {
       { ...credentials, sessionToken: undefined },
     ]) {
       const adapter = awsBatch({ region: "eu-central-1", credentials: sessionCredentials, endpoint });
-      await adapter.doGetStatus(ref, testContext());
+      await adapter.doGetStatus(ref, createTestContext());
       await adapter.close?.();
     }
     expect(tokens).toEqual(["loopback-session-token-0001", undefined, undefined]);
