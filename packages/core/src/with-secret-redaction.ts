@@ -1,14 +1,16 @@
-import type { AdapterContext, AdapterLogger, AnyJobAdapter, JobTool } from "@jobtasks/core";
+import type { AdapterContextV1, AdapterLoggerV1, AnyJobAdapterV1, JobToolV1 } from "./v1/index.js";
 import { createSecretRedactor, type SecretRedactor } from "./secret-redactor.js";
 
 /**
  * The adapter as the server calls it: everything it hands back passes through a redactor built from its
  * declared `secrets` — snapshots (messages, results, errors, input requests), start results, the questions
- * it asks before a start, what it throws, and what it logs through `context.logger`. Adapters that redact
- * for themselves may go on doing so; this is the one place a new adapter can rely on. Without declared
- * secrets the adapter is used as it is, at no cost. Refs are never touched: they are sealed, not shown.
+ * it asks before a start, what it throws (causes included), and what it logs through `context.logger`,
+ * also from work that goes on after the call returned. This is the one place secrets are redacted: an
+ * adapter declares them and redacts nothing itself. The server applies it to every adapter; tests apply
+ * it to see an adapter as the server does. Without declared secrets the adapter is used as it is, at no
+ * cost. Refs are never touched: they are sealed, not shown.
  */
-export function withSecretRedaction(adapter: AnyJobAdapter): AnyJobAdapter {
+export function withSecretRedaction(adapter: AnyJobAdapterV1): AnyJobAdapterV1 {
   const declared = adapter.secrets;
   if (declared === undefined) return adapter;
   // A getter is asked on every call, so credentials that renew are redacted in their current form.
@@ -24,7 +26,7 @@ export function withSecretRedaction(adapter: AnyJobAdapter): AnyJobAdapter {
     }
   }
 
-  const wrapped: AnyJobAdapter = {
+  const wrapped: AnyJobAdapterV1 = {
     specificationVersion: adapter.specificationVersion,
     kind: adapter.kind,
     tools: adapter.tools.map((tool) => redactingTool(tool, redactor)),
@@ -43,12 +45,15 @@ export function withSecretRedaction(adapter: AnyJobAdapter): AnyJobAdapter {
     const cancel = adapter.doCancel.bind(adapter);
     wrapped.doCancel = (ref, context) => guarded((current) => cancel(ref, redactingContext(context, current)));
   }
-  if (adapter.close) wrapped.close = adapter.close.bind(adapter);
+  if (adapter.close) {
+    const close = adapter.close.bind(adapter);
+    wrapped.close = () => guarded(async () => close());
+  }
   return wrapped;
 }
 
-function redactingTool(tool: JobTool, redactor: () => SecretRedactor): JobTool {
-  const wrapped: JobTool = {
+function redactingTool(tool: JobToolV1, redactor: () => SecretRedactor): JobToolV1 {
+  const wrapped: JobToolV1 = {
     ...tool,
     doStart: async (input, context) => {
       const current = redactor();
@@ -77,9 +82,9 @@ function redactingTool(tool: JobTool, redactor: () => SecretRedactor): JobTool {
   return wrapped;
 }
 
-function redactingContext(context: AdapterContext, redactor: SecretRedactor): AdapterContext {
+function redactingContext(context: AdapterContextV1, redactor: SecretRedactor): AdapterContextV1 {
   const logger = context.logger;
-  const entry = (level: keyof AdapterLogger) => (fields: Record<string, unknown>, message: string) =>
+  const entry = (level: keyof AdapterLoggerV1) => (fields: Record<string, unknown>, message: string) =>
     logger[level](redactor.value(fields), redactor.text(message));
   return {
     ...context,
