@@ -1,4 +1,5 @@
-import type { AdapterContextV1, AdapterLoggerV1, AnyJobAdapterV1, JobToolV1 } from "./v1/index.js";
+import type { JsonValue } from "./json.js";
+import type { AdapterContextV1, AdapterLoggerV1, JobAdapterV1, JobToolV1 } from "./v1/index.js";
 import { createSecretRedactor, type SecretRedactor } from "./secret-redactor.js";
 
 /**
@@ -10,7 +11,7 @@ import { createSecretRedactor, type SecretRedactor } from "./secret-redactor.js"
  * it to see an adapter as the server does. Without declared secrets the adapter is used as it is, at no
  * cost. Refs are never touched: they are sealed, not shown.
  */
-export function withSecretRedaction(adapter: AnyJobAdapterV1): AnyJobAdapterV1 {
+export function withSecretRedaction<Ref extends JsonValue>(adapter: JobAdapterV1<Ref>): JobAdapterV1<Ref> {
   const declared = adapter.secrets;
   if (declared === undefined) return adapter;
   // A getter is asked on every call, so credentials that renew are redacted in their current form.
@@ -26,7 +27,7 @@ export function withSecretRedaction(adapter: AnyJobAdapterV1): AnyJobAdapterV1 {
     }
   }
 
-  const wrapped: AnyJobAdapterV1 = {
+  const wrapped: JobAdapterV1<Ref> = {
     specificationVersion: adapter.specificationVersion,
     kind: adapter.kind,
     tools: adapter.tools.map((tool) => redactingTool(tool, redactor)),
@@ -52,8 +53,8 @@ export function withSecretRedaction(adapter: AnyJobAdapterV1): AnyJobAdapterV1 {
   return wrapped;
 }
 
-function redactingTool(tool: JobToolV1, redactor: () => SecretRedactor): JobToolV1 {
-  const wrapped: JobToolV1 = {
+function redactingTool<Ref extends JsonValue>(tool: JobToolV1<Ref>, redactor: () => SecretRedactor): JobToolV1<Ref> {
+  const wrapped: JobToolV1<Ref> = {
     ...tool,
     doStart: async (input, context) => {
       const current = redactor();
