@@ -98,6 +98,27 @@ describe("withSecretRedaction", () => {
     expect((await wrapped.tools[0]!.doStart({}, context)).snapshot?.message).toBe("as [redacted]");
   });
 
+  it("redacts a credential that is renewed during a call from that call's answer and errors", async () => {
+    const held = ["first-credential-0123456789"];
+    let current = held[0]!;
+    const { adapter } = leakyAdapter(
+      () => held,
+      () => current,
+    );
+    const renewing = {
+      ...adapter,
+      // The first request of the call fetches a new credential (an App installation token).
+      async doGetStatus(ref: { jobId: string }, context: AdapterContextV1) {
+        current = "renewed-credential-9876543210";
+        held.push(current);
+        return adapter.doGetStatus(ref, context);
+      },
+    };
+    const { context, entries } = recordingContext();
+    const snapshot = await withSecretRedaction(renewing).doGetStatus({ jobId: "j-1" }, context);
+    expect(JSON.stringify([snapshot, entries])).not.toContain(current);
+  });
+
   it("leaves an adapter without declared secrets as it is", () => {
     const { adapter } = leakyAdapter(undefined);
     expect(withSecretRedaction(adapter)).toBe(adapter);
