@@ -35,7 +35,6 @@ export interface SubmitDependencies {
   client: BatchClient;
   policy: BackoffPolicy;
   rateLimiter: SubmitRateLimiter;
-  secrets: ReadonlyArray<string | undefined>;
   /** Wait before looking a job up by name: ListJobs may lag behind SubmitJob. */
   duplicateCheckDelayMs: number;
 }
@@ -100,7 +99,7 @@ async function findJobByName(
       dependencies.client.send(
         new ListJobsCommand({ jobQueue: request.jobQueue, filters: [{ name: "JOB_NAME", values: [request.jobName] }] }),
       ),
-    { policy: dependencies.policy, retryOn: "transient", secrets: dependencies.secrets },
+    { policy: dependencies.policy, retryOn: "transient" },
   );
   const wanted = request.jobName.toLowerCase();
   return response.jobSummaryList?.find((summary) => summary.jobName?.toLowerCase() === wanted)?.jobId;
@@ -188,7 +187,7 @@ export async function submitBatchJob(
         if (attempt < policy.maxAttempts) await sleep(jitteredDelay(policy, attempt));
         continue;
       }
-      if (!isOutcomeUnknown(error)) throw toUpstreamError("SubmitJob", error, dependencies.secrets);
+      if (!isOutcomeUnknown(error)) throw toUpstreamError("SubmitJob", error);
       accepted = isUnreadableSuccess(error);
     }
     await sleep(dependencies.duplicateCheckDelayMs);
@@ -203,7 +202,7 @@ export async function submitBatchJob(
       { isRetryable: false, cause: lastError },
     );
   }
-  if (isThrottling(lastError)) throw toUpstreamError("SubmitJob", lastError, dependencies.secrets, policy.maxDelayMs);
+  if (isThrottling(lastError)) throw toUpstreamError("SubmitJob", lastError, policy.maxDelayMs);
   throw new UpstreamError(
     `AWS Batch SubmitJob got no answer ${policy.maxAttempts} times and no job named ${request.jobName} was found in its queue; ` +
       "if one appears later, it is the job this call submitted",
