@@ -59,6 +59,18 @@ describe("createSecretRedactor", () => {
     expect(((redacted.cause as Error).cause as Error).message).toBe("innermost [redacted]");
   });
 
+  it("copies an error whose message is a getter of its own class (a DOMException) so it can still be read", () => {
+    const error = new Error(`timed out for ${token}`, { cause: new DOMException(`aborted ${token}`, "TimeoutError") });
+    const redacted = createSecretRedactor([token]).error(error) as Error;
+    const cause = redacted.cause as DOMException;
+    expect(cause).toBeInstanceOf(DOMException);
+    expect([cause.name, cause.message, String(cause)]).toEqual([
+      "TimeoutError",
+      "aborted [redacted]",
+      "TimeoutError: aborted [redacted]",
+    ]);
+  });
+
   it("survives cycles and cuts values nested too deep", () => {
     const cyclic: Record<string, unknown> = { token };
     cyclic["self"] = cyclic;
@@ -66,7 +78,11 @@ describe("createSecretRedactor", () => {
     expect(copy["token"]).toBe("[redacted]");
     expect(copy["self"]).toBe(copy);
     let deep: unknown = token;
-    for (let level = 0; level < 40; level += 1) deep = [deep];
+    for (let level = 0; level < 300; level += 1) deep = [deep];
+    expect(createSecretRedactor([token]).value(deep)).toEqual(
+      JSON.parse(JSON.stringify(deep).replace(token, "[redacted]")),
+    );
+    for (let level = 0; level < 50_000; level += 1) deep = [deep];
     expect(JSON.stringify(createSecretRedactor([token]).value(deep))).toContain("[too deep]");
   });
 });

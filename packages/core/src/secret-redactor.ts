@@ -12,8 +12,9 @@ const marker = "[redacted]";
 const shortestSecret = 6;
 // A piece of a secret this long is still removed where a text was cut inside it (see redactPieces).
 const shortestPiece = 8;
-// Deep enough for any result or log entry; deeper values (or cycles) are cut rather than walked forever.
-const maxDepth = 32;
+// Deeper than any result or log entry an adapter builds (adapters refuse upstream bodies nested past 256
+// levels); deeper values are cut rather than walked until the stack overflows, and cycles are kept.
+const maxDepth = 512;
 // The armour lines of a PEM key are the same in every key: not secret, and common in logs.
 const pemArmour = /^-----(?:BEGIN|END) [A-Z0-9 ]+-----$/;
 
@@ -99,6 +100,13 @@ export function createSecretRedactor(secrets: readonly string[]): SecretRedactor
       if ("value" in descriptor) descriptor.value = walk(descriptor.value, depth + 1, seen);
       Object.defineProperty(copy, key, descriptor);
     }
+    // Some errors keep these behind getters that only work on the original (a DOMException's message, name
+    // and code): the copy gets them as own values, or reading them from it would throw.
+    for (const key of ["name", "message", "code"]) {
+      if (Object.prototype.hasOwnProperty.call(copy, key) || !(key in error) || readsOn(copy, key)) continue;
+      const value = walk((error as unknown as Record<string, unknown>)[key], depth + 1, seen);
+      Object.defineProperty(copy, key, { value, writable: true, configurable: true });
+    }
     return copy;
   };
 
@@ -107,6 +115,15 @@ export function createSecretRedactor(secrets: readonly string[]): SecretRedactor
     value: <T>(value: T) => walk(value, 0, new WeakMap()) as T,
     error: (error: unknown) => walk(error, 0, new WeakMap()),
   };
+}
+
+function readsOn(target: object, key: string): boolean {
+  try {
+    void (target as Record<string, unknown>)[key];
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
