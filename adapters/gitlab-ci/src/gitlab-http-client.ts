@@ -210,7 +210,10 @@ async function readReason(body: Dispatcher.ResponseData["body"]): Promise<string
   return flat.slice(0, 300);
 }
 
-/** undici's errors carry no headers, but keep only the code and name: causes travel into logs. */
+/**
+ * undici's errors carry no headers, but keep only the code and name: causes travel into logs, and their
+ * messages may name the host (upstream internals, hidden here; the core redacts the token).
+ */
 function withoutDetails(error: unknown): Error {
   const code = (error as { code?: unknown } | null)?.code;
   return new Error(typeof code === "string" ? code : ((error as Error | null)?.name ?? "network error"));
