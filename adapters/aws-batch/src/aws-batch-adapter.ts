@@ -79,17 +79,22 @@ export function awsBatch(
           return client;
         }
       : undefined;
+  // The keys this adapter holds, for the core to redact: the configured ones, and those the SDK's default
+  // chain reads from the environment. Keys it finds elsewhere (a profile, an instance role) are never seen
+  // here; hideAwsCredentials catches those by their shape.
   const secrets = [
     resolved.credentials?.accessKeyId,
     resolved.credentials?.secretAccessKey,
     resolved.credentials?.sessionToken,
-  ];
+    environment["AWS_SECRET_ACCESS_KEY"],
+    environment["AWS_SESSION_TOKEN"],
+  ].filter((secret): secret is string => secret !== undefined && secret !== "");
   const policy: BackoffPolicy = options.random ? { ...resolved.retry, random: options.random } : resolved.retry;
 
   const describer = (retry?: BackoffPolicy) =>
     createDescribeJobsBatcher({
       windowMs: resolved.describeBatchWindowMs,
-      describe: (jobIds) => describeJobs(batchClient, jobIds, { secrets, ...(retry ? { retry } : {}) }),
+      describe: (jobIds) => describeJobs(batchClient, jobIds, retry ? { retry } : {}),
     });
   // Status reads send DescribeJobs once: the server's reader retries them. watch_job's start, which the
   // server never retries, backs off on its own.
@@ -98,7 +103,6 @@ export function awsBatch(
 
   const snapshotOf = createSnapshotReader({
     batchClient,
-    secrets,
     ...(logsClient && resolved.logs
       ? { logs: { client: logsClient, options: resolved.logs, ...(clientForRegion ? { clientForRegion } : {}) } }
       : {}),
@@ -108,7 +112,6 @@ export function awsBatch(
     client: batchClient,
     policy,
     rateLimiter: createSubmitRateLimiter(resolved.submitsPerSecond),
-    secrets,
     duplicateCheckDelayMs: resolved.duplicateCheckDelayMs,
   };
   const tools: JobTool<BatchJobRef>[] = resolved.templates.map((template) =>
@@ -123,6 +126,7 @@ export function awsBatch(
     tools,
     pollIntervalMs: resolved.pollIntervalMs,
     retentionMs: batchRetentionMs,
+    secrets,
 
     async doGetStatus(ref, context) {
       try {
@@ -144,7 +148,7 @@ export function awsBatch(
       }
     },
 
-    doCancel: (ref, context) => cancelBatchJob(ref, { client: batchClient, policy, secrets }, context),
+    doCancel: (ref, context) => cancelBatchJob(ref, { client: batchClient, policy }, context),
 
     async close() {
       if (ownsBatchClient) batchClient.destroy();

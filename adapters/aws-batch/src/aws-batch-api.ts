@@ -93,14 +93,14 @@ function jobsOfDescribeJobsResponse(operation: string, response: unknown): JobDe
 export async function describeJobs(
   client: BatchClient,
   jobIds: string[],
-  call: { secrets: ReadonlyArray<string | undefined>; retry?: BackoffPolicy },
+  call: { retry?: BackoffPolicy } = {},
 ): Promise<JobDetail[]> {
   // A read of one id names it, so the error that reaches that id's task is about its own job.
   const operation =
     jobIds.length === 1 ? `DescribeJobs for job ${jobIds[0]}` : `DescribeJobs for ${jobIds.length} jobs`;
   const send = () => client.send(new DescribeJobsCommand({ jobs: jobIds }));
   const response = call.retry
-    ? await callWithBackoff(operation, send, { policy: call.retry, retryOn: "transient", secrets: call.secrets })
-    : await callOnce(operation, send, { secrets: call.secrets });
+    ? await callWithBackoff(operation, send, { policy: call.retry, retryOn: "transient" })
+    : await callOnce(operation, send, {});
   return jobsOfDescribeJobsResponse(operation, response);
 }

@@ -47,7 +47,7 @@ describe("callWithBackoff", () => {
         if (calls < 4) throw throttled();
         return "answered";
       },
-      { policy: { ...policy, random }, retryOn: "transient", secrets: [] },
+      { policy: { ...policy, random }, retryOn: "transient" },
     );
     expect(result).toBe("answered");
     expect(random).toHaveBeenCalledTimes(3);
@@ -59,7 +59,6 @@ describe("callWithBackoff", () => {
     const error = await callWithBackoff("DescribeJobs", () => Promise.reject(throttled()), {
       policy: { ...policy, baseDelayMs: 0, maxDelayMs: 0 },
       retryOn: "transient",
-      secrets: [],
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ isRetryable: true, isThrottled: true });

@@ -36,13 +36,13 @@ export function jitteredDelay(policy: BackoffPolicy, attempt: number): number {
 export async function callOnce<T>(
   operation: string,
   call: () => Promise<T>,
-  options: { secrets: ReadonlyArray<string | undefined>; signal?: AbortSignal; service?: AwsService },
+  options: { signal?: AbortSignal; service?: AwsService } = {},
 ): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (isAbort(error) || options.signal?.aborted) throw error;
-    throw toUpstreamError(operation, error, options.secrets, undefined, options.service);
+    throw toUpstreamError(operation, error, undefined, options.service);
   }
 }
 
@@ -57,7 +57,6 @@ export async function callWithBackoff<T>(
   options: {
     policy: BackoffPolicy;
     retryOn: RetryOn;
-    secrets: ReadonlyArray<string | undefined>;
     signal?: AbortSignal;
     /** Named in error messages. Default: "AWS Batch". */
     service?: AwsService;
@@ -70,9 +69,9 @@ export async function callWithBackoff<T>(
     } catch (error) {
       if (isAbort(error) || options.signal?.aborted) throw error;
       const retryable = retryOn === "throttling" ? isThrottling(error) : isTransient(error);
-      if (!retryable) throw toUpstreamError(operation, error, options.secrets, undefined, service);
+      if (!retryable) throw toUpstreamError(operation, error, undefined, service);
       if (attempt >= policy.maxAttempts) {
-        throw toUpstreamError(operation, error, options.secrets, policy.maxDelayMs, service);
+        throw toUpstreamError(operation, error, policy.maxDelayMs, service);
       }
       await sleep(jitteredDelay(policy, attempt), options.signal);
     }

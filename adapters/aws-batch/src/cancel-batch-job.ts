@@ -7,7 +7,6 @@ import { cancelReasonPrefix } from "./map-aws-batch-status.js";
 export interface CancelDependencies {
   client: BatchClient;
   policy: BackoffPolicy;
-  secrets: ReadonlyArray<string | undefined>;
 }
 
 /**
@@ -38,6 +37,6 @@ export async function cancelBatchJob(
       dependencies.client.send(new TerminateJobCommand({ jobId: ref.jobId, reason: cancelReason }), {
         abortSignal: context.signal,
       }),
-    { policy: dependencies.policy, retryOn: "transient", secrets: dependencies.secrets, signal: context.signal },
+    { policy: dependencies.policy, retryOn: "transient", signal: context.signal },
   );
 }

@@ -1,7 +1,8 @@
 /**
  * Upstream messages (status reasons, AccessDenied texts) often quote ARNs, which carry the account id.
  * The architecture keeps upstream internals away from the client, so an ARN is shortened to its resource
- * part ("job-queue/render"), which is all a reader needs to recognise the resource.
+ * part ("job-queue/render"), which is all a reader needs to recognise the resource. This is hiding upstream
+ * internals, not secret redaction: the core redacts the adapter's declared credentials.
  */
 const arnPattern = /arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:\d{12}:([^\s"',;)]+)/g;
 

@@ -39,7 +39,6 @@ export function hasFailedChildren(job: JobDetail): boolean {
 
 export interface ChildrenReadDependencies {
   client: BatchClient;
-  secrets: ReadonlyArray<string | undefined>;
   /** The status read's own signal: when it fires, the read is being abandoned and so is this. */
   signal?: AbortSignal;
 }
@@ -69,7 +68,7 @@ export async function readFailedChildren(
             abortSignal: signal,
           },
         ),
-      { secrets: dependencies.secrets, signal },
+      { signal },
     );
     summaries = Array.isArray(response.jobSummaryList) ? response.jobSummaryList : [];
   } catch (error) {

@@ -15,7 +15,6 @@ export interface SnapshotReaderDependencies {
     /** A client for a log kept in another Region (awslogs-region), when the adapter can build one. */
     clientForRegion?: (region: string) => CloudWatchLogsClient;
   };
-  secrets: ReadonlyArray<string | undefined>;
 }
 
 /**
@@ -26,7 +25,7 @@ export interface SnapshotReaderDependencies {
 export function createSnapshotReader(
   dependencies: SnapshotReaderDependencies,
 ): (job: JobDetail, signal?: AbortSignal) => Promise<JobSnapshot> {
-  const { batchClient, logs, secrets } = dependencies;
+  const { batchClient, logs } = dependencies;
   return async (job, signal) => {
     const finished = job.status === "SUCCEEDED" || (job.status === "FAILED" && !wasCancelled(job));
     const stoppedAgoMs = job.stoppedAt === undefined ? undefined : Date.now() - job.stoppedAt;
@@ -41,14 +40,13 @@ export function createSnapshotReader(
     const logTail =
       finished && logs
         ? await readLogTail(logs.client, job, logs.options, {
-            secrets,
             ...(signal ? { signal } : {}),
             ...(logs.clientForRegion ? { clientForRegion: logs.clientForRegion } : {}),
           })
         : undefined;
     const failedChildren =
       finished && hasFailedChildren(job)
-        ? await readFailedChildren(job, { client: batchClient, secrets, ...(signal ? { signal } : {}) })
+        ? await readFailedChildren(job, { client: batchClient, ...(signal ? { signal } : {}) })
         : undefined;
     return mapBatchJobStatus(job, logTail, failedChildren);
   };

@@ -1,6 +1,6 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
 import { type CloudWatchLogsClient, GetLogEventsCommand } from "@aws-sdk/client-cloudwatch-logs";
-import { redactSecrets, UpstreamError } from "@jobtasks/core";
+import { UpstreamError } from "@jobtasks/core";
 import type { ResolvedLogTail } from "./aws-batch-options.js";
 import { lastAttemptOf } from "./batch-job-result.js";
 import { callOnce } from "./call-with-backoff.js";
@@ -99,7 +99,6 @@ export async function readLogTail(
   job: JobDetail,
   options: ResolvedLogTail,
   call: {
-    secrets: ReadonlyArray<string | undefined>;
     signal?: AbortSignal;
     /** A client for a log kept in another Region (awslogs-region), when the adapter can build one. */
     clientForRegion?: (region: string) => CloudWatchLogsClient | undefined;
@@ -120,11 +119,13 @@ export async function readLogTail(
           new GetLogEventsCommand({ logGroupName, logStreamName, startFromHead: false, limit: options.maxLines }),
           call.signal ? { abortSignal: call.signal } : {},
         ),
-      { secrets: call.secrets, service: "CloudWatch Logs", ...(call.signal ? { signal: call.signal } : {}) },
+      { service: "CloudWatch Logs", ...(call.signal ? { signal: call.signal } : {}) },
     );
     const messages = (response.events ?? []).map((event) => event.message ?? "");
     const fitted = fitLogLines(messages, options.maxBytes);
-    return { text: redactSecrets(hideAwsCredentials(fitted.text), call.secrets), truncated: fitted.truncated };
+    // The core redacts the configured keys (withSecretRedaction); hideAwsCredentials covers keys a job
+    // printed that the adapter never held.
+    return { text: hideAwsCredentials(fitted.text), truncated: fitted.truncated };
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error; // an abort
     const code =

@@ -123,7 +123,7 @@ async function terminateAbandonedJob(
     await callWithBackoff(
       "TerminateJob",
       () => dependencies.client.send(new TerminateJobCommand({ jobId: submitted.jobId, reason: abandonedJobReason })),
-      { policy: dependencies.policy, retryOn: "transient", secrets: dependencies.secrets },
+      { policy: dependencies.policy, retryOn: "transient" },
     );
     logger.info(fields, "the client left while SubmitJob was in flight; terminated the job it created");
   } catch (error) {

@@ -35,7 +35,6 @@ export interface SubmitDependencies {
   client: BatchClient;
   policy: BackoffPolicy;
   rateLimiter: SubmitRateLimiter;
-  secrets: ReadonlyArray<string | undefined>;
   /** Wait before looking a job up by name: ListJobs may lag behind SubmitJob. */
   duplicateCheckDelayMs: number;
 }
@@ -68,13 +67,10 @@ export function jobNameFor(prefix: string, correlationId: string): string {
  * one it sees a client error and stops, and the adapter looks the job up first. Undefined for any other
  * error.
  */
-function submitOutcomeUnknown(
-  error: unknown,
-  secrets: ReadonlyArray<string | undefined>,
-): OutcomeUnknownError | undefined {
+function submitOutcomeUnknown(error: unknown): OutcomeUnknownError | undefined {
   if (error instanceof OutcomeUnknownError) return error;
   if (!isOutcomeUnknown(error)) return undefined;
-  const described = toUpstreamError("SubmitJob", error, secrets);
+  const described = toUpstreamError("SubmitJob", error);
   return new OutcomeUnknownError(described.message, {
     ...(described instanceof UpstreamError && described.httpStatus !== undefined
       ? { httpStatus: described.httpStatus }
@@ -89,7 +85,7 @@ function isThrottled(error: unknown): boolean {
   return error instanceof OutcomeUnknownError ? error.isThrottled : isThrottling(error);
 }
 
-function guardedSubmitCommand(request: SubmitJobRequest, secrets: ReadonlyArray<string | undefined>): SubmitJobCommand {
+function guardedSubmitCommand(request: SubmitJobRequest): SubmitJobCommand {
   const command = new SubmitJobCommand(request);
   // "finalizeRequest" at low priority runs inside the SDK's retry loop, once per attempt it makes.
   command.middlewareStack.add(
@@ -97,7 +93,7 @@ function guardedSubmitCommand(request: SubmitJobRequest, secrets: ReadonlyArray<
       try {
         return await next(args);
       } catch (error) {
-        throw submitOutcomeUnknown(error, secrets) ?? error;
+        throw submitOutcomeUnknown(error) ?? error;
       }
     },
     { step: "finalizeRequest", priority: "low", name: "jobtasksSubmitOutcomeGuard" },
@@ -116,7 +112,7 @@ async function findJobByName(
       dependencies.client.send(
         new ListJobsCommand({ jobQueue: request.jobQueue, filters: [{ name: "JOB_NAME", values: [request.jobName] }] }),
       ),
-    { policy: dependencies.policy, retryOn: "transient", secrets: dependencies.secrets },
+    { policy: dependencies.policy, retryOn: "transient" },
   );
   const wanted = request.jobName.toLowerCase();
   return response.jobSummaryList?.find((summary) => summary.jobName?.toLowerCase() === wanted)?.jobId;
@@ -190,7 +186,7 @@ export async function submitBatchJob(
       await dependencies.rateLimiter.acquire();
     }
     try {
-      const response = await dependencies.client.send(guardedSubmitCommand(request, dependencies.secrets));
+      const response = await dependencies.client.send(guardedSubmitCommand(request));
       if (typeof response.jobId === "string" && response.jobId !== "") {
         return { jobId: response.jobId, jobName: response.jobName ?? request.jobName, recovered: false };
       }
@@ -198,13 +194,13 @@ export async function submitBatchJob(
       accepted = true;
       lastError = new Error("SubmitJob answered 2xx without a job id");
     } catch (caught) {
-      const unknown = submitOutcomeUnknown(caught, dependencies.secrets);
+      const unknown = submitOutcomeUnknown(caught);
       lastError = unknown ?? caught;
       if (isThrottled(lastError)) {
         if (attempt < policy.maxAttempts) await sleep(jitteredDelay(policy, attempt));
         continue;
       }
-      if (!unknown) throw toUpstreamError("SubmitJob", caught, dependencies.secrets);
+      if (!unknown) throw toUpstreamError("SubmitJob", caught);
       // An unreadable 2xx: AWS answered, so the job was most likely created.
       accepted = unknown.httpStatus !== undefined && unknown.httpStatus >= 200 && unknown.httpStatus < 300;
     }
@@ -220,7 +216,7 @@ export async function submitBatchJob(
       { isRetryable: false, cause: lastError },
     );
   }
-  if (isThrottled(lastError)) throw toUpstreamError("SubmitJob", lastError, dependencies.secrets, policy.maxDelayMs);
+  if (isThrottled(lastError)) throw toUpstreamError("SubmitJob", lastError, policy.maxDelayMs);
   throw new OutcomeUnknownError(
     `AWS Batch SubmitJob got no answer ${policy.maxAttempts} times and no job named ${request.jobName} was found in its queue; ` +
       "if one appears later, it is the job this call submitted",

@@ -1,4 +1,4 @@
-import { JobNotFoundError, UpstreamError, redactSecrets } from "@jobtasks/core";
+import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
 import { hideArns } from "./hide-arns.js";
 
 /**
@@ -115,9 +115,10 @@ export function isTransient(error: unknown): boolean {
 }
 
 /**
- * Access key ids and request signatures, wherever a message quotes them (a signed request echoed back by a
- * proxy or a test double). Configured keys are redacted by value too; this also covers keys the SDK found
- * on its own, which the adapter never sees.
+ * Access key ids and request signatures, wherever a message or a log quotes them (a signed request echoed
+ * back by a proxy, a job that printed its environment). Not the redaction of declared secrets, which the
+ * core does for the configured keys (withSecretRedaction): this covers keys the adapter never holds (found
+ * by the SDK on its own, or another account's), recognised by their shape.
  */
 export function hideAwsCredentials(text: string): string {
   return text
@@ -136,13 +137,12 @@ export function awsErrorCodeOf(error: unknown): string | undefined {
 
 /**
  * Wrap an SDK error into the core's UpstreamError. The message names the operation, the AWS error code
- * and the AWS message with ARNs shortened and configured secrets removed; the SDK error stays as `cause`
- * (it holds no credentials: the SDK never puts signing material into errors).
+ * and the AWS message with ARNs and key-shaped credentials hidden (the core redacts the configured keys);
+ * the SDK error stays as `cause` (it holds no credentials: the SDK never puts signing material into errors).
  */
 export function toUpstreamError(
   operation: string,
   error: unknown,
-  secrets: ReadonlyArray<string | undefined>,
   retryAfterMs?: number,
   service: AwsService = "AWS Batch",
 ): UpstreamError | JobNotFoundError {
@@ -167,9 +167,7 @@ export function toUpstreamError(
     /\s*Deserialization error: to see the raw response, inspect the hidden field \{error\}\.\$response on this object\.?/,
     "",
   );
-  const detail = awsMessage
-    ? `: ${redactSecrets(hideAwsCredentials(hideArns(awsMessage)), secrets).slice(0, 500)}`
-    : "";
+  const detail = awsMessage ? `: ${hideAwsCredentials(hideArns(awsMessage)).slice(0, 500)}` : "";
   const message = `${service} ${operation} failed (${code}${httpStatus ? `, HTTP ${httpStatus}` : ""})${detail}`;
   // Throttling means AWS is up and asks for a slower pace: the server keeps the task working without
   // counting it as an outage.

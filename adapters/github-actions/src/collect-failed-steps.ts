@@ -17,7 +17,6 @@ export interface LogBudget {
 
 export interface CollectSettings {
   budget: LogBudget;
-  secrets: ReadonlyArray<string | undefined>;
   signal: AbortSignal;
   /** When the attempt finished, by GitHub's clock (its updated_at): the same on every replica. */
   finishedAt: string;
@@ -80,7 +79,6 @@ export async function collectFailedSteps(
           log,
           windows,
           { maxLinesPerStep: budget.maxLinesPerStep, maxBytes: bytesPerStep },
-          settings.secrets,
           limits,
         );
         jobTargets.forEach(({ step }, index) => tails.set(step ?? job, jobTails[index]!));

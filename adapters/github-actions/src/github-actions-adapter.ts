@@ -44,7 +44,8 @@ export function githubActions(
 ): JobAdapterV1<RunRef> {
   const { fetch: injectedFetch, onUpstreamRequest, now: injectedNow, ...configOptions } = options;
   const resolved = resolveGithubActionsOptions(configOptions, environment);
-  const { config, secrets } = resolved;
+  const { config } = resolved;
+  const credentials = createCredentialList(resolved.credentials);
   const now = injectedNow ?? Date.now;
   const budget = new RateBudget();
   const octokit = createGithubClient({
@@ -55,9 +56,9 @@ export function githubActions(
     requestRetries: config.requestRetries,
     ...(injectedFetch ? { fetch: injectedFetch } : {}),
     ...(onUpstreamRequest ? { onUpstreamRequest } : {}),
-    ...(resolved.credentials.kind === "app" ? { onCredential: rememberForRedaction(secrets) } : {}),
+    ...(resolved.credentials.kind === "app" ? { onCredential: credentials.remember } : {}),
   });
-  const api = createGithubApi(octokit, secrets);
+  const api = createGithubApi(octokit);
   const dependencies: ToolDependencies = { api, config, repositories: resolved.repositories, now };
 
   const tools: JobTool<RunRef>[] = [
@@ -69,11 +70,10 @@ export function githubActions(
     config.synchronousWaitMs === undefined ? tool : { ...tool, synchronousWaitMs: config.synchronousWaitMs },
   );
   // Status reads go out once each: the server's reader is their only retry loop.
-  const statusApi = createGithubApi(octokit, secrets, { statusReads: true });
+  const statusApi = createGithubApi(octokit, { statusReads: true });
   const snapshotDependencies = {
     api: statusApi,
     budget,
-    secrets,
     now,
     settings: {
       logs: config.logs,
@@ -88,6 +88,8 @@ export function githubActions(
     tools,
     pollIntervalMs: config.pollIntervalMs,
     retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
+    // A getter: the core asks on every call, so App installation tokens are redacted as they renew.
+    secrets: credentials.current,
 
     doGetStatus(ref, context) {
       return readRunSnapshot(snapshotDependencies, checkRunRef(ref), context);
@@ -117,16 +119,20 @@ export function githubActions(
 }
 
 /**
- * Add the App's short-lived credentials to the redaction list (which everything reads by reference) as
- * they are sent. Only the newest few are kept: a renewed installation token replaces an expired one.
+ * The credentials this adapter holds, for the core to redact: the configured token or App private key, and
+ * the App's short-lived installation tokens as they are sent. Only the newest few of those are kept: a
+ * renewed installation token replaces an expired one.
  */
-function rememberForRedaction(secrets: string[]): (credential: string) => void {
-  const configured = secrets.length;
-  const keptCredentials = 8;
-  return (credential) => {
-    if (secrets.includes(credential)) return;
-    secrets.push(credential);
-    if (secrets.length > configured + keptCredentials) secrets.splice(configured, 1);
+function createCredentialList(configured: GithubCredentials) {
+  const kept = [configured.kind === "token" ? configured.token : configured.privateKey];
+  const keptInstallationTokens = 8;
+  return {
+    current: (): readonly string[] => kept,
+    remember(credential: string): void {
+      if (kept.includes(credential)) return;
+      kept.push(credential);
+      if (kept.length > 1 + keptInstallationTokens) kept.splice(1, 1);
+    },
   };
 }
 
@@ -137,8 +143,6 @@ interface ResolvedGithubActionsOptions {
   /** "owner/repo", lower case. */
   repositories: string[];
   toolNames: { watchRun: string; rerunRun: string; runWorkflow: string | undefined };
-  /** Every credential value, for redaction. */
-  secrets: string[];
 }
 
 /**
@@ -182,8 +186,7 @@ function resolveGithubActionsOptions(options: unknown, environment: Environment)
     seen.add(workflow.tool);
   });
 
-  const secrets = credentials.kind === "token" ? [credentials.token] : [credentials.privateKey];
-  return { config, credentials, baseUrl, repositories: [...repositories], toolNames, secrets };
+  return { config, credentials, baseUrl, repositories: [...repositories], toolNames };
 }
 
 function resolveCredentials(config: ResolvedGithubActionsConfig, environment: Environment): GithubCredentials {

@@ -38,11 +38,7 @@ export interface GithubApiSettings {
   statusReads?: boolean;
 }
 
-export function createGithubApi(
-  octokit: GithubClient,
-  secrets: ReadonlyArray<string | undefined>,
-  settings: GithubApiSettings = {},
-) {
+export function createGithubApi(octokit: GithubClient, settings: GithubApiSettings = {}) {
   async function call(
     action: string,
     route: string,
@@ -65,7 +61,7 @@ export function createGithubApi(
       });
       return { status: response.status, data: response.data, headers: response.headers as Record<string, unknown> };
     } catch (error) {
-      throw translateGithubError(error, { action, secrets, notFoundMeansGone: options.notFoundMeansGone ?? false });
+      throw translateGithubError(error, { action, notFoundMeansGone: options.notFoundMeansGone ?? false });
     }
   }
 

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { AdapterConfigError } from "@jobtasks/core";
+import { AdapterConfigError, withSecretRedaction } from "@jobtasks/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { adapterDefinition } from "./adapter-definition.js";
 import { githubActions, type GithubActionsOptions } from "./github-actions-adapter.js";
@@ -103,7 +103,7 @@ describe("credentials and endpoints", () => {
     expect((await adapter.doGetStatus(runRef, createTestContext())).status).toBe("working");
   });
 
-  it("redacts the installation tokens it was given from upstream text, as it does a configured token", async () => {
+  it("declares the installation tokens it was given, so the core redacts them from upstream text too", async () => {
     const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
     const pem = privateKey.export({ type: "pkcs1", format: "pem" }).toString();
     const installationToken = "ghs_InstallationTokenEchoedBack0000000000";
@@ -114,13 +114,19 @@ describe("credentials and endpoints", () => {
     nock("https://api.github.com")
       .get("/repos/octo-org/octo-app/actions/runs/9182736455/attempts/1")
       .reply(400, { message: `bad request for token ${installationToken}` });
-    const adapter = githubActions(
-      { app: { appId: 12345, privateKey: pem, installationId: 678 }, repositories: ["octo-org/octo-app"] },
-      {},
+    const adapter = withSecretRedaction(
+      githubActions(
+        { app: { appId: 12345, privateKey: pem, installationId: 678 }, repositories: ["octo-org/octo-app"] },
+        {},
+      ),
     );
     const failure = await adapter.doGetStatus(runRef, createTestContext()).catch((error: unknown) => error);
     expect((failure as Error).message).toContain("bad request for token");
     expect((failure as Error).message).not.toContain(installationToken);
+    // The key, the App's signed JWT and the installation token it bought.
+    const declared = typeof adapter.secrets === "function" ? adapter.secrets() : [];
+    expect(declared[0]).toBe(pem);
+    expect(declared).toContain(installationToken);
   });
 });
 

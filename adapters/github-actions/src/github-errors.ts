@@ -1,8 +1,9 @@
-import { JobNotFoundError, UpstreamError, parseRetryAfter, redactSecrets } from "@jobtasks/core";
+import { JobNotFoundError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
 
 /**
  * Turn what octokit throws into the core's typed errors. Messages are built from the HTTP status and
- * GitHub's own error text (redacted), never from the request, which carries the credentials.
+ * GitHub's own error text (the core redacts credentials from it), never from the request, which carries
+ * the credentials.
  */
 
 interface RequestErrorLike {
@@ -57,8 +58,6 @@ export function rateLimitWaitMs(error: RequestErrorLike, now: number = Date.now(
 export interface TranslateOptions {
   /** What was being done, for the message: "read run 42 attempt 1 of octo/app". */
   action: string;
-  /** Credentials to strip from any upstream text. */
-  secrets: ReadonlyArray<string | undefined>;
   /** Make a 404/410 mean "the job is gone" (status reads) rather than an ordinary refusal. */
   notFoundMeansGone?: boolean;
 }
@@ -78,7 +77,8 @@ export function translateGithubError(error: unknown, options: TranslateOptions):
       { isRetryable: true, cause: error },
     );
   }
-  const githubText = redactSecrets(error.message, options.secrets).slice(0, 300);
+  // GitHub's own words; the core redacts the adapter's credentials from every message (withSecretRedaction).
+  const githubText = error.message.slice(0, 300);
   const status = error.status;
   if ((status === 404 || status === 410) && options.notFoundMeansGone) {
     return new JobNotFoundError(

@@ -22,7 +22,6 @@ export interface SnapshotDependencies {
   api: GithubApi;
   budget: RateBudget;
   settings: SnapshotSettings;
-  secrets: ReadonlyArray<string | undefined>;
   now: () => number;
 }
 
@@ -54,7 +53,6 @@ export async function readRunSnapshot(
       const failedSteps = phase.isError
         ? await collectFailedSteps(api, ref, jobs.jobs, {
             budget: dependencies.settings.logs,
-            secrets: dependencies.secrets,
             signal,
             finishedAt: run.updated_at,
             now: dependencies.now,

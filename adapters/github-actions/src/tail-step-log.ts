@@ -1,5 +1,3 @@
-import { redactSecrets } from "@jobtasks/core";
-
 /**
  * Cut the failed steps' shares out of a job log and keep only their ends, within a line and byte budget,
  * while the log streams in: memory stays bounded by the budget whatever the log's size.
@@ -46,20 +44,17 @@ const ansiEscape = /\u001b\[[0-9;]*[A-Za-z]/g;
  * The tail of each step's lines (in the order of `windows`), read from the log's text chunks. A step whose
  * window is unknown, or whose stamps do not fit the log (clock skew, an unstamped log), gets the end of the
  * whole log instead: better than nothing. Reading stops as soon as every step has its lines and the log is
- * past the last step's end. Secrets are redacted line by line (a multi-line secret, a PEM key, by each of
- * its lines) before anything is measured or kept.
+ * past the last step's end. The core redacts the adapter's credentials from the tails (withSecretRedaction),
+ * pieces cut by the line budget included.
  */
 export async function readStepLogTails(
   chunks: AsyncIterable<string>,
   windows: ReadonlyArray<StepWindow>,
   budget: StepLogBudget,
-  secrets: ReadonlyArray<string | undefined>,
   limits: LogReadLimits = {},
 ): Promise<LogTail[]> {
-  const secretLines = secrets.flatMap((secret) => (secret ? secret.split(/\r?\n/) : []));
-  const longestSecret = Math.max(0, ...secretLines.map((line) => line.length));
-  // Cut over-long lines early, leaving room so that no secret is cut in two inside what is finally kept.
-  const splitter = new LineSplitter(budget.maxBytes + 2 * longestSecret + 1024);
+  // Cut over-long lines early: no step keeps more than maxBytes of one.
+  const splitter = new LineSplitter(budget.maxBytes + 1024);
   const steps = windows.map((window) => {
     const start = window.startedAt ? Date.parse(window.startedAt) : Number.NaN;
     // Step times are whole seconds; the log's are finer, so the step's last second is included whole.
@@ -75,7 +70,7 @@ export async function readStepLogTails(
   const take = (line: string): void => {
     const match = timestampedLine.exec(line);
     if (match) lastTime = Date.parse(match[1]!);
-    const text = redactSecrets((match ? match[2]! : line).replace(ansiEscape, ""), secretLines);
+    const text = (match ? match[2]! : line).replace(ansiEscape, "");
     if (text === "##[endgroup]" || (text === "" && !match)) return;
     wholeLog.push(text);
     for (const step of steps) {

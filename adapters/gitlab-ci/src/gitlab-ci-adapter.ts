@@ -35,13 +35,11 @@ export function gitlabCi(options: GitlabCiOptions, environment: Environment = pr
       "token",
       "no GitLab token: set options.token or the GITLAB_TOKEN environment variable",
     );
-  const secrets = [token];
   const http = new GitlabHttpClient({
     baseUrl: config.baseUrl,
     token,
     timeoutMs: config.requestTimeoutMs,
     now: now ?? Date.now,
-    secrets,
     ...(dispatcher ? { dispatcher } : {}),
   });
   const api = createGitlabCiApi(http);
@@ -54,7 +52,7 @@ export function gitlabCi(options: GitlabCiOptions, environment: Environment = pr
   ].map((tool) =>
     config.synchronousWaitMs === undefined ? tool : { ...tool, synchronousWaitMs: config.synchronousWaitMs },
   );
-  const snapshotDependencies = { api, secrets, settings: { logs: config.logs, pollIntervalMs: config.pollIntervalMs } };
+  const snapshotDependencies = { api, settings: { logs: config.logs, pollIntervalMs: config.pollIntervalMs } };
 
   return {
     specificationVersion: "v1",
@@ -62,6 +60,8 @@ export function gitlabCi(options: GitlabCiOptions, environment: Environment = pr
     tools,
     pollIntervalMs: config.pollIntervalMs,
     retentionMs: config.retentionDays === null ? null : config.retentionDays * 24 * 60 * 60 * 1000,
+    // The core redacts the token from everything this adapter hands back (withSecretRedaction).
+    secrets: [token],
 
     doGetStatus(ref, context) {
       return readPipelineSnapshot(snapshotDependencies, checkPipelineRef(ref), context);

@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from "undici";
-import { JobNotFoundError, UpstreamError, parseRetryAfter, redactSecrets } from "@jobtasks/core";
+import { JobNotFoundError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
 import { RateLimitState } from "./rate-limit-state.js";
 
 /**
@@ -15,8 +15,6 @@ export interface GitlabHttpClientOptions {
   timeoutMs: number;
   dispatcher?: Dispatcher;
   now: () => number;
-  /** Everything to redact from upstream text that reaches a message. */
-  secrets: readonly string[];
 }
 
 export interface GitlabRequest {
@@ -131,7 +129,7 @@ export class GitlabHttpClient {
   async #throwUnlessOk(response: Dispatcher.ResponseData, gitlabRequest: GitlabRequest): Promise<void> {
     const status = response.statusCode;
     if (status >= 200 && status < 300) return;
-    const reason = await readReason(response.body, this.#options.secrets);
+    const reason = await readReason(response.body);
     if (status === 404 && gitlabRequest.notFound === "job-gone") {
       throw new JobNotFoundError("GitLab no longer knows this pipeline (or the token lost access to its project)");
     }
@@ -184,13 +182,10 @@ async function readBounded(body: Dispatcher.ResponseData["body"], limit: number)
 }
 
 /**
- * GitLab's own words for a refusal ("Reference not found"), short and redacted: they help the agent fix
- * its arguments. `message` may be a string or an object of lists (`{"base": ["..."]}`).
+ * GitLab's own words for a refusal ("Reference not found"), short: they help the agent fix its arguments.
+ * The core redacts the token from them (withSecretRedaction), as from every message. `message` may be a string or an object of lists (`{"base": ["..."]}`).
  */
-async function readReason(
-  body: Dispatcher.ResponseData["body"],
-  secrets: readonly string[],
-): Promise<string | undefined> {
+async function readReason(body: Dispatcher.ResponseData["body"]): Promise<string | undefined> {
   let text: string;
   try {
     text = await readBounded(body, 16 * 1024);
@@ -212,10 +207,13 @@ async function readReason(
         ? Object.values(message).flat().join("; ")
         : undefined;
   if (typeof flat !== "string" || flat.trim() === "") return undefined;
-  return redactSecrets(flat, secrets).slice(0, 300);
+  return flat.slice(0, 300);
 }
 
-/** undici's errors carry no headers, but keep only the code and name: causes travel into logs. */
+/**
+ * undici's errors carry no headers, but keep only the code and name: causes travel into logs, and their
+ * messages may name the host (upstream internals, hidden here; the core redacts the token).
+ */
 function withoutDetails(error: unknown): Error {
   const code = (error as { code?: unknown } | null)?.code;
   return new Error(typeof code === "string" ? code : ((error as Error | null)?.name ?? "network error"));

@@ -9,7 +9,6 @@ import { tailJobTraces, type LogSettings } from "./tail-job-trace.js";
 
 export interface SnapshotDependencies {
   api: GitlabCiApi;
-  secrets: readonly string[];
   settings: { logs: LogSettings; pollIntervalMs: number };
 }
 
@@ -59,10 +58,7 @@ export async function readPipelineSnapshot(
       return { status: "cancelled", ...common, message: "the pipeline was canceled", ...finishedAt(pipeline) };
     case "completed": {
       const failed = phase.isError ? failedJobsOf(jobs).map((job) => job.id) : [];
-      const tails =
-        failed.length > 0
-          ? await tailJobTraces(api, ref.project, failed, settings.logs, dependencies.secrets, signal)
-          : [];
+      const tails = failed.length > 0 ? await tailJobTraces(api, ref.project, failed, settings.logs, signal) : [];
       return {
         status: "completed",
         ...common,

@@ -1,11 +1,10 @@
-import { redactSecrets } from "@jobtasks/core";
 import type { GitlabCiApi } from "./gitlab-ci-api.js";
 import type { ResolvedGitlabCiConfig } from "./gitlab-ci-options.js";
 
 /**
  * The end of failed jobs' traces, small enough for a model's context: bounded in lines per job, in bytes
  * per result, in bytes read per trace and in time for the whole pipeline; terminal colours and GitLab's
- * section markers removed; secrets redacted.
+ * section markers removed. The core redacts the token from it, as from all the adapter hands back.
  */
 
 export type LogSettings = ResolvedGitlabCiConfig["logs"];
@@ -25,7 +24,6 @@ export async function tailJobTraces(
   project: string,
   jobIds: readonly number[],
   settings: LogSettings,
-  secrets: readonly string[],
   signal: AbortSignal,
 ): Promise<TraceTail[]> {
   const deadline = AbortSignal.timeout(settings.maxReadMs);
@@ -40,7 +38,7 @@ export async function tailJobTraces(
     }
     const read = await readTraceEnd(api, project, jobId, settings.maxReadBytes, readSignal);
     if (signal.aborted) throw signal.reason;
-    const text = fitBytes(lastLines(redactSecrets(cleanTrace(read.text), secrets), settings.maxLinesPerJob), budget);
+    const text = fitBytes(lastLines(cleanTrace(read.text), settings.maxLinesPerJob), budget);
     budget -= Buffer.byteLength(text);
     const note =
       read.stoppedBy === "bytes"

@@ -3,7 +3,7 @@ import type { AuthOptions } from "./rest-options.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
-/** Credential headers, and the secret values to redact from anything built from upstream answers. */
+/** Credential headers, and the values sent in them: the adapter declares these for the core to redact. */
 export interface ResolvedAuth {
   headers: Record<string, string>;
   secrets: string[];

@@ -4,15 +4,14 @@ import { formSchemaProblem } from "./form-schema.js";
 import { inputRequiredOptionsSchema } from "./job-options-schema.js";
 import { queryAll, queryFirst } from "./json-path.js";
 import type { StatusReading } from "./map-rest-status.js";
-import { redactValue } from "./redact-value.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import { renderText } from "./template.js";
 
 /**
  * From a mapped status response to the snapshot the core turns into a task: message, result, input
  * requests. Pure: the adapter does the HTTP (including a follow-up result GET) and passes what it got.
- * Secrets are redacted once, from every string of the finished snapshot (see redact-value.ts), and a
- * successful result is then held to the tool's outputSchema.
+ * A successful result is held to the tool's outputSchema. The core redacts the credentials from the
+ * snapshot afterwards (withSecretRedaction): a credential in a result becomes "[redacted]", still a string.
  */
 
 export interface SnapshotInput {
@@ -24,7 +23,6 @@ export interface SnapshotInput {
   /** The job's template context: { job: { id } }. */
   job: { id: string };
   pollIntervalMs: number;
-  secrets: readonly string[];
   /** The outputSchema of the tool that started the job, when it declares one. */
   outputSchema?: z.ZodType | undefined;
 }
@@ -152,13 +150,13 @@ function failedMessage(rawStatus: string): string {
 }
 
 export function buildSnapshot(options: ResolvedRestOptions, input: SnapshotInput): JobSnapshot {
-  return checkOutput(redactValue(buildUnredactedSnapshot(options, input), input.secrets), input.outputSchema);
+  return checkOutput(readSnapshot(options, input), input.outputSchema);
 }
 
 /**
  * Holding a successful result to the tool's declared outputSchema. Official MCP clients refuse a
  * successful result whose structuredContent does not match (and one that leaves it out), so a mismatch
- * from the upstream (a field it did not send, a null, a value redaction changed) is reported as an error
+ * from the upstream (a field it did not send, a null) is reported as an error
  * naming the fields, with the upstream's value kept as text, instead of a success the client throws on.
  */
 function checkOutput(snapshot: JobSnapshot, outputSchema: z.ZodType | undefined): JobSnapshot {
@@ -174,7 +172,7 @@ function checkOutput(snapshot: JobSnapshot, outputSchema: z.ZodType | undefined)
   return { ...snapshot, result: reported };
 }
 
-function buildUnredactedSnapshot(options: ResolvedRestOptions, input: SnapshotInput): JobSnapshot {
+function readSnapshot(options: ResolvedRestOptions, input: SnapshotInput): JobSnapshot {
   const context = { job: input.job, body: input.body };
   const { reading } = input;
   const snapshot: JobSnapshot = { status: reading.status, rawStatus: reading.rawStatus };

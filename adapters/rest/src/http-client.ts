@@ -136,7 +136,10 @@ function parseJson(text: string, status: number, where: string): unknown {
   return value;
 }
 
-/** Origin plus path, without query: for the debug log and causes only, never for a message. */
+/**
+ * Origin plus path, without query: for the debug log and causes only, never for a message. Keeping the
+ * upstream's address out of messages is hiding upstream internals; credentials are the core's to redact.
+ */
 export function describeUrl(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }

@@ -100,7 +100,6 @@ export function createStatusReader({ environment, config, now, outputSchemaFor }
       resultBody,
       job,
       pollIntervalMs,
-      secrets: environment.secrets,
       outputSchema: outputSchemaFor(reference),
     });
     return { response, snapshot };

@@ -1,4 +1,4 @@
-import { UpstreamError } from "@jobtasks/core";
+import { UpstreamError, withSecretRedaction } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import type { RestOptions } from "./rest-options.js";
@@ -6,8 +6,9 @@ import { createTestContext } from "@jobtasks/testkit";
 import { mockAgent } from "./test-support/mock-agent.js";
 
 // Error messages can carry URLs the upstream chose (a redirect target, an Operation-Location value), and
-// the core puts them into statusMessage and the logs. Every error leaving the adapter is redacted first,
-// its causes included (JSON.parse quotes the text it could not read).
+// the core puts them into statusMessage and the logs. The adapter is called as the server calls it, through
+// the core's redaction of its declared secrets, which reaches every error, its causes included (JSON.parse
+// quotes the text it could not read).
 const agent = mockAgent();
 const origin = "https://jobs.example.test";
 const token = "tok-SECRET-0123456789";
@@ -20,7 +21,8 @@ const options: RestOptions = {
   reference: { header: ["Operation-Location"] },
   status: { field: "state", working: ["running"], completed: ["done"] },
 };
-const adapter = () => restAdapter(options, { dispatcher: agent, environment: { JOBS_TOKEN: token } });
+const adapter = () =>
+  withSecretRedaction(restAdapter(options, { dispatcher: agent, environment: { JOBS_TOKEN: token } }));
 
 function everyMessage(error: unknown): string {
   const parts: string[] = [];
@@ -79,12 +81,13 @@ describe("rest adapter: secrets in error messages", () => {
 
   it("redacts a timed-out submit whose causes include a DOMException with a read-only message", async () => {
     agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(201, { id: "j1" }).delay(1_000);
-    const timed = restAdapter(
-      { ...options, timeoutMs: 100 },
-      { dispatcher: agent, environment: { JOBS_TOKEN: token } },
+    const timed = withSecretRedaction(
+      restAdapter({ ...options, timeoutMs: 100 }, { dispatcher: agent, environment: { JOBS_TOKEN: token } }),
     );
     const failure = await timed.tools[0]!.doStart({}, createTestContext()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as Error).message).toMatch(/timed out/);
+    // Every message along the cause chain can still be read from the redacted copy.
+    expect(everyMessage(failure)).not.toContain(token);
   });
 });

@@ -1,11 +1,14 @@
+import { withSecretRedaction } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import type { RestOptions } from "./rest-options.js";
 import { createTestContext } from "@jobtasks/testkit";
 import { mockAgent } from "./test-support/mock-agent.js";
 
-// Redaction works on values, never on JSON text parsed again: a secret with quotes or backslashes is
-// redacted too, and a secret that happens to match a number or a key cannot break a completed result.
+// The adapter declares its credentials (in every form it sends them) and the core redacts them, as the
+// server calls it (withSecretRedaction). Redaction works on values, never on JSON text parsed again: a
+// secret with quotes or backslashes is redacted too, and a secret that happens to match a number or a key
+// cannot break a completed result.
 const agent = mockAgent();
 const origin = "https://jobs.example.test";
 afterEach(() => agent.assertNoPendingInterceptors());
@@ -42,7 +45,10 @@ function replyStatus(body: unknown) {
     .reply(200, body as object);
 }
 const read = (options: RestOptions) =>
-  restAdapter(options, { dispatcher: agent, now: () => 0 }).doGetStatus(reference, createTestContext());
+  withSecretRedaction(restAdapter(options, { dispatcher: agent, now: () => 0 })).doGetStatus(
+    reference,
+    createTestContext(),
+  );
 
 describe("rest adapter: secret redaction", () => {
   it("redacts a secret holding quotes and backslashes from structuredContent and the text block", async () => {

@@ -1,4 +1,4 @@
-import { JobNotFoundError, UpstreamError } from "@jobtasks/core";
+import { JobNotFoundError, UpstreamError, withSecretRedaction } from "@jobtasks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { restAdapter } from "./rest-adapter.js";
 import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
@@ -12,12 +12,15 @@ afterEach(() => agent.assertNoPendingInterceptors());
 const startedAt = 1_000_000;
 let clock = startedAt;
 const reference = { id: "r-42", createdAt: startedAt };
+/** The adapter as the server calls it: through the core's redaction of its declared secrets. */
 function adapter(overrides = {}) {
-  return restAdapter(renderFarmConfig(overrides), {
-    dispatcher: agent,
-    environment: { RENDER_TOKEN: renderFarmToken },
-    now: () => clock,
-  });
+  return withSecretRedaction(
+    restAdapter(renderFarmConfig(overrides), {
+      dispatcher: agent,
+      environment: { RENDER_TOKEN: renderFarmToken },
+      now: () => clock,
+    }),
+  );
 }
 function replyStatus(statusCode: number, body: unknown, headers: Record<string, string> = {}) {
   farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(statusCode, body as object, { headers });

@@ -12,7 +12,6 @@ import { createHttpClient } from "./http-client.js";
 import { buildOutputSchema } from "./input-schema.js";
 import { minimumPollIntervalMs } from "./poll-interval.js";
 import { createStatusReader } from "./read-job-status.js";
-import { withRedactedErrors } from "./redact-error.js";
 import type { RequestEnvironment } from "./rest-api.js";
 import { restOptionsSchema, type ResolvedRestOptions, type RestOptions } from "./rest-options.js";
 import { startJobTool } from "./start-job-tool.js";
@@ -68,7 +67,6 @@ export function restAdapter(
       redirectOrigins: new Set([baseUrl.origin, ...allowedOrigins, ...config.allowedRedirectOrigins]),
     }),
     policy: { baseUrl, allowedOrigins },
-    secrets: auth.secrets,
   };
 
   const outputSchemas = new Map(
@@ -90,45 +88,43 @@ export function restAdapter(
     tools,
     pollIntervalMs: Math.max(minimumPollIntervalMs, config.polling.initialIntervalMs),
     retentionMs: config.retentionMs,
-    doGetStatus: (reference, context) =>
-      withRedactedErrors(auth.secrets, async () => (await readStatus(reference, context)).snapshot),
+    // The core redacts these from everything the adapter hands back (withSecretRedaction).
+    secrets: auth.secrets,
+    doGetStatus: async (reference, context) => (await readStatus(reference, context)).snapshot,
   };
 
   const inputRequired = config.inputRequired;
   if (inputRequired) {
-    adapter.doRespond = (
+    adapter.doRespond = async (
       reference: RestJobReference,
       responses: Record<string, ElicitationResponse>,
       context: AdapterContext,
-    ) =>
-      withRedactedErrors(auth.secrets, async () => {
-        // Read the job first: the answer may have been overtaken (answered elsewhere, job moved on), and
-        // the respond templates may use the current status body.
-        const { response, snapshot } = await readStatus(reference, context);
-        await deliverAnswers(
-          environment,
-          inputRequired,
-          { job: { id: reference.id }, response, snapshot },
-          responses,
-          context,
-        );
-      });
+    ) => {
+      // Read the job first: the answer may have been overtaken (answered elsewhere, job moved on), and
+      // the respond templates may use the current status body.
+      const { response, snapshot } = await readStatus(reference, context);
+      await deliverAnswers(
+        environment,
+        inputRequired,
+        { job: { id: reference.id }, response, snapshot },
+        responses,
+        context,
+      );
+    };
   }
 
   const cancel = config.cancel;
   if (cancel) {
     adapter.doCancel = (reference: RestJobReference, context: AdapterContext) =>
-      withRedactedErrors(auth.secrets, () =>
-        cancelJob(
-          environment,
-          cancel,
-          {
-            job: { id: reference.id },
-            readStatus: () => requestStatus(reference, context),
-            justSubmitted: now() - reference.createdAt < config.status.goneGraceMs,
-          },
-          context,
-        ),
+      cancelJob(
+        environment,
+        cancel,
+        {
+          job: { id: reference.id },
+          readStatus: () => requestStatus(reference, context),
+          justSubmitted: now() - reference.createdAt < config.status.goneGraceMs,
+        },
+        context,
       );
   }
   return adapter;

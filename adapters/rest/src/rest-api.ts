@@ -1,7 +1,6 @@
-import { InvalidToolInputError, UpstreamError, redactSecrets, type AdapterContext } from "@jobtasks/core";
+import { InvalidToolInputError, UpstreamError, type AdapterContext } from "@jobtasks/core";
 import { describeUrl, type HttpClient, type HttpResponse } from "./http-client.js";
 import { queryFirstOf } from "./json-path.js";
-import { errorSecrets } from "./redact-error.js";
 import type { RequestOptions } from "./request-options-schema.js";
 import { TemplateValueError, renderHeaderValue, renderJson } from "./template.js";
 import { ForeignOriginError, buildUrl, type UrlPolicy } from "./url-builder.js";
@@ -16,7 +15,6 @@ import { ForeignOriginError, buildUrl, type UrlPolicy } from "./url-builder.js";
 export interface RequestEnvironment {
   client: HttpClient;
   policy: UrlPolicy;
-  secrets: readonly string[];
 }
 
 export interface RequestPlan {
@@ -44,7 +42,7 @@ function callerField(path: string): string | undefined {
   return match ? (match[2] ?? "arguments") : undefined;
 }
 
-function blame(environment: RequestEnvironment, plan: RequestPlan, error: unknown): never {
+function blame(plan: RequestPlan, error: unknown): never {
   if (error instanceof TemplateValueError) {
     // Fault follows the value: the tool input's and the person's answer's fields are the caller's.
     const field = callerField(error.path) ?? (plan.valuesFrom === "input" ? "arguments" : undefined);
@@ -57,10 +55,7 @@ function blame(environment: RequestEnvironment, plan: RequestPlan, error: unknow
     });
   }
   if (error instanceof ForeignOriginError) {
-    plan.logger?.debug(
-      { request: plan.purpose, origin: redactSecrets(error.origin, errorSecrets(environment.secrets)) },
-      "refused a URL the upstream gave",
-    );
+    plan.logger?.debug({ request: plan.purpose, origin: error.origin }, "refused a URL the upstream gave");
     throw new UpstreamError(`Refusing the ${plan.purpose} request: ${error.message}`, {
       isRetryable: false,
       cause: error,
@@ -69,39 +64,38 @@ function blame(environment: RequestEnvironment, plan: RequestPlan, error: unknow
   throw error;
 }
 
-/** A short, redacted reason from an error body, for messages (many APIs say `{error: {message}}`). */
-export function upstreamReason(body: unknown, secrets: readonly string[]): string | undefined {
+/**
+ * A short reason from an error body, for messages (many APIs say `{error: {message}}`). The core redacts
+ * the credentials from it (withSecretRedaction), a piece of one cut off here included.
+ */
+export function upstreamReason(body: unknown): string | undefined {
   const found = queryFirstOf(["error.message", "message", "error_description", "error", "detail", "title"], body);
   if (!found || typeof found.value !== "string") return undefined;
-  const reason = redactSecrets(found.value, secrets);
+  const reason = found.value;
   return reason.length > 200 ? `${reason.slice(0, 200)}…` : reason;
 }
 
-export function errorForStatus(purpose: string, response: HttpResponse, secrets: readonly string[]): UpstreamError {
-  const reason = upstreamReason(response.body, secrets);
+export function errorForStatus(purpose: string, response: HttpResponse): UpstreamError {
+  const reason = upstreamReason(response.body);
   return new UpstreamError(`The ${purpose} request answered HTTP ${response.status}${reason ? `: ${reason}` : ""}`, {
     httpStatus: response.status,
     ...(response.retryAfterMs !== undefined ? { retryAfterMs: response.retryAfterMs } : {}),
   });
 }
 
-/** The URL of a failed request, and the detail its cause holds (a redirect target), redacted, for the debug log. */
-function logFailure(
-  environment: RequestEnvironment,
-  plan: RequestPlan,
-  method: string,
-  url: URL,
-  error: unknown,
-): void {
+/**
+ * The URL of a failed request, and the detail its cause holds (a redirect target), for the debug log. The
+ * logger is the context's: the core redacts the credentials from what goes through it.
+ */
+function logFailure(plan: RequestPlan, method: string, url: URL, error: unknown): void {
   if (!plan.logger) return;
-  const forms = errorSecrets(environment.secrets);
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
   plan.logger.debug(
     {
       request: plan.purpose,
       method,
-      url: redactSecrets(describeUrl(url), forms),
-      ...(cause !== undefined ? { detail: redactSecrets(cause, forms) } : {}),
+      url: describeUrl(url),
+      ...(cause !== undefined ? { detail: cause } : {}),
     },
     "upstream request failed",
   );
@@ -124,17 +118,17 @@ export async function performRequest(
     const bodyTemplate = plan.bodyOverride !== undefined ? plan.bodyOverride : plan.options.body;
     body = bodyTemplate === undefined ? undefined : renderJson(bodyTemplate, plan.context);
   } catch (error) {
-    blame(environment, plan, error);
+    blame(plan, error);
   }
   const method = plan.options.method ?? plan.defaultMethod;
   let response: HttpResponse;
   try {
     response = await environment.client.send({ purpose: plan.purpose, method, url, headers, body }, signal);
   } catch (error) {
-    logFailure(environment, plan, method, url, error);
+    logFailure(plan, method, url, error);
     throw error;
   }
   const accepted = plan.options.acceptedStatus ?? plan.defaultAccepted;
   if (accepted.includes(response.status) || plan.passThrough?.includes(response.status)) return response;
-  throw errorForStatus(plan.purpose, response, environment.secrets);
+  throw errorForStatus(plan.purpose, response);
 }

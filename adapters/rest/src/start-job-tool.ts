@@ -4,7 +4,6 @@ import { buildSnapshot } from "./build-snapshot.js";
 import { buildInputSchema } from "./input-schema.js";
 import { mapStatus } from "./map-rest-status.js";
 import { pollIntervalFor } from "./poll-interval.js";
-import { redactError, withRedactedErrors } from "./redact-error.js";
 import type { RestJobReference } from "./rest-adapter.js";
 import type { RequestEnvironment } from "./rest-api.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
@@ -27,7 +26,6 @@ export interface StartJobToolSetup {
 
 export function startJobTool(tool: ToolOptions, index: number, setup: StartJobToolSetup): JobTool<RestJobReference> {
   const { environment, config, now, outputSchema } = setup;
-  const secrets = environment.secrets;
 
   async function startJob(input: unknown, context: AdapterContext): Promise<StartedJob<RestJobReference>> {
     const started = await submitJob(environment, config, tool, input, context);
@@ -46,14 +44,13 @@ export function startJobTool(tool: ToolOptions, index: number, setup: StartJobTo
         body: started.body,
         job: { id: reference.id },
         pollIntervalMs: pollIntervalFor(config.polling, 0, started.retryAfterMs),
-        secrets,
         outputSchema,
       });
       return { ref: reference, snapshot };
     } catch (error) {
       // The job exists: hand out its task, and let the first status read report what this could not.
       context.logger.warn(
-        { tool: tool.name, err: redactError(error, secrets) },
+        { tool: tool.name, err: error },
         "the submit answer could not be read as a first status; the status read will report",
       );
       return { ref: reference };
@@ -67,6 +64,6 @@ export function startJobTool(tool: ToolOptions, index: number, setup: StartJobTo
     inputSchema: buildInputSchema(tool, `tools.${index}.${tool.inputSchema ? "inputSchema" : "input"}`),
     ...(outputSchema ? { outputSchema } : {}),
     ...(tool.synchronousWaitMs !== undefined ? { synchronousWaitMs: tool.synchronousWaitMs } : {}),
-    doStart: (input: unknown, context: AdapterContext) => withRedactedErrors(secrets, () => startJob(input, context)),
+    doStart: startJob,
   };
 }

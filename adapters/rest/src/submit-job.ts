@@ -1,15 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import {
-  InvalidToolInputError,
-  OutcomeUnknownError,
-  UpstreamError,
-  redactSecrets,
-  type AdapterContext,
-} from "@jobtasks/core";
+import { InvalidToolInputError, OutcomeUnknownError, UpstreamError, type AdapterContext } from "@jobtasks/core";
 import { queryFirst } from "./json-path.js";
 import { performRequest, type RequestEnvironment } from "./rest-api.js";
-import { errorSecrets } from "./redact-error.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import type { ToolOptions } from "./tool-options-schema.js";
 import { ForeignOriginError, compactJobUrl, resolveJobUrl } from "./url-builder.js";
@@ -86,10 +79,7 @@ function extractJobId(
     return bounded(compactJobUrl(environment.policy, resolveJobUrl(environment.policy, String(value))), httpStatus);
   } catch (error) {
     if (error instanceof ForeignOriginError) {
-      logger.debug(
-        { request: "submit", origin: redactSecrets(error.origin, errorSecrets(environment.secrets)) },
-        "refused the job's status URL the upstream gave",
-      );
+      logger.debug({ request: "submit", origin: error.origin }, "refused the job's status URL the upstream gave");
       throw submitOutcomeUnknown(
         `The upstream accepted the submit (HTTP ${httpStatus}), but refusing the job's status URL: ${error.message}`,
         error,

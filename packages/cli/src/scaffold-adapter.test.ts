@@ -71,6 +71,9 @@ describe("jobtasks new adapter", () => {
       const adapterSource = await readFile(join(directory, "src/render-farm-adapter.ts"), "utf8");
       expect(adapterSource).toContain("export function renderFarm(");
       expect(adapterSource).toContain("RENDER_FARM_TOKEN");
+      // Declared, so the core redacts it: the adapter redacts nothing by hand.
+      expect(adapterSource).toContain("secrets: [token]");
+      expect(adapterSource).not.toContain("redactSecrets");
       expect(adapterSource).not.toMatch(/\{\{\w+\}\}/);
 
       // The built jobtasks packages, linked as an install would place them.

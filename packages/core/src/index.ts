@@ -51,5 +51,9 @@ export {
   redactSecrets,
 } from "./errors.js";
 export type { UpstreamErrorOptions } from "./errors.js";
+// Secret redaction: the wrapper the server calls every adapter through, and the redactor it is built on.
+export { withSecretRedaction } from "./with-secret-redaction.js";
+export { createSecretRedactor } from "./secret-redactor.js";
+export type { SecretRedactor } from "./secret-redactor.js";
 export { configErrorFromIssues, describeConfigIssues, optionNameOf } from "./config-issues.js";
 export type { ConfigErrorOptions, ConfigIssue } from "./config-issues.js";

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { ConfigError, type AnyJobAdapter, type JobTool } from "@jobtasks/core";
+import { ConfigError, withSecretRedaction, type AnyJobAdapter, type JobTool } from "@jobtasks/core";
 import { toPortableJsonSchema } from "./portable-json-schema.js";
-import { withSecretRedaction } from "./redacting-adapter.js";
 
 /** One adapter instance as the server was configured with it. */
 export interface AdapterInstance {

@@ -1,5 +1,5 @@
 import { afterEach, expect } from "vitest";
-import type { AdapterContext, AnyJobAdapter, JsonValue } from "@jobtasks/core";
+import { withSecretRedaction, type AdapterContext, type AnyJobAdapter, type JsonValue } from "@jobtasks/core";
 import type { ConformanceGroup, ConformanceHarness } from "./conformance-types.js";
 import { createTestContext, type LogEntry } from "./create-test-context.js";
 import { findSecretLeaks } from "./secret-leaks.js";
@@ -7,7 +7,9 @@ import { findSnapshotProblems } from "./snapshot-problems.js";
 
 /**
  * The plumbing every conformance test shares: adapters built per test and closed after it, contexts whose
- * log entries are kept, and the secret checks that apply to everything a test sees.
+ * log entries are kept, and the secret checks that apply to everything a test sees. Tests call the adapter
+ * as the server does, through withSecretRedaction: an adapter keeps its secrets out of what it hands back
+ * by declaring them, and leaks one it does not declare.
  */
 export function createConformanceSession<Ref extends JsonValue>(harness: ConformanceHarness<Ref>) {
   let adapters: AnyJobAdapter[] = [];
@@ -34,7 +36,13 @@ export function createConformanceSession<Ref extends JsonValue>(harness: Conform
       return harness.skip?.[group] !== undefined;
     },
 
+    /** The adapter as the server calls it: wrapped in the redaction of its declared secrets. */
     async createAdapter(): Promise<AnyJobAdapter> {
+      return withSecretRedaction(await session.createUnwrappedAdapter());
+    },
+
+    /** The adapter as the harness built it, for checks of its own shape. */
+    async createUnwrappedAdapter(): Promise<AnyJobAdapter> {
       const adapter = await harness.createAdapter();
       adapters.push(adapter);
       return adapter;

@@ -15,7 +15,7 @@ export type ConformanceGroup =
   | "notFound"
   /** An outage raises a retryable UpstreamError. */
   | "retryable"
-  /** No secret in any error, snapshot, reference or log entry the suite sees. */
+  /** No secret in any error, snapshot, reference or log entry the suite sees (through withSecretRedaction). */
   | "secrets"
   /** An aborted context signal makes doGetStatus reject. */
   | "abort"
@@ -35,7 +35,10 @@ export interface ConformanceInputResponse {
 /** What `additionalTests` receives to write adapter-specific tests with the suite's plumbing. */
 export interface ConformanceTestTools<Ref extends JsonValue = JsonValue> {
   harness: ConformanceHarness<Ref>;
-  /** Builds an adapter through the harness; the suite closes it and runs `cleanup` after the test. */
+  /**
+   * Builds an adapter through the harness, wrapped in withSecretRedaction as the server runs it; the suite
+   * closes it and runs `cleanup` after the test.
+   */
   createAdapter(): Promise<AnyJobAdapter>;
   /** A fresh context as the suite uses it (principal "test", silent logger). */
   createContext(overrides?: Partial<AdapterContext>): AdapterContext;
@@ -56,7 +59,10 @@ export interface ConformanceHarness<Ref extends JsonValue = JsonValue> {
   createAdapter(): AnyJobAdapter | Promise<AnyJobAdapter>;
   /** Undo what createAdapter and the arrange* calls set up (stop servers, clean nock). */
   cleanup?(): void | Promise<void>;
-  /** Credentials the harness configured; the suite checks none of them appears in any error or result. */
+  /**
+   * Credentials the harness configured; the suite checks none of them appears in any error or result of the
+   * adapter called through withSecretRedaction, so each must be one the adapter declares in `secrets`.
+   */
   secrets: string[];
 
   /** Every upstream status the adapter claims to map, with the unified status it must map to. */

@@ -100,6 +100,8 @@ describe("runAdapterConformance on broken adapters", () => {
         "lists input requests for a job waiting for input, and delivers the answers",
       ],
     ],
+    // The suite runs the adapter through withSecretRedaction, as the server does: declared, nothing leaks.
+    ["logs and throws its token, declared in secrets", []],
   ])("a harness that %s fails exactly the tests that check it", (harness, expectedFailures) => {
     expect(failedByHarness.has(harness), `no results for "${harness}"`).toBe(true);
     expect([...(failedByHarness.get(harness) ?? [])].sort()).toEqual([...expectedFailures].sort());

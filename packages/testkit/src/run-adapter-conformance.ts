@@ -60,7 +60,7 @@ export function runAdapterConformance<Ref extends JsonValue = JsonValue>(harness
       it(
         "declares the v1 contract, a kind, and well-formed tools",
         async () => {
-          const adapter = await session.createAdapter();
+          const adapter = await session.createUnwrappedAdapter();
           expect(findAdapterShapeProblems(adapter)).toEqual([]);
         },
         timeoutMs,

@@ -41,6 +41,13 @@ describe("findSecretLeaks", () => {
     ]);
   });
 
+  it("finds a secret quoted as JSON inside a text", () => {
+    const password = 'pa"ss\\word-42';
+    const message = `upstream answered 400: ${JSON.stringify({ password })}`;
+    expect(message).not.toContain(password);
+    expect(findSecretLeaks({ message }, [password], "value")).toEqual(["value: secrets[0] appears at message"]);
+  });
+
   it("survives cycles", () => {
     const value: Record<string, unknown> = { text: secret };
     value.self = value;

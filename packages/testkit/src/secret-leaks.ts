@@ -45,7 +45,8 @@ function collectTexts(
 }
 
 /**
- * Where any of `secrets` (or its URL-encoded form) occurs inside `value`; empty when nothing leaks.
+ * Where any of `secrets` (or its URL-encoded or JSON-escaped form) occurs inside `value`; empty when
+ * nothing leaks.
  * `label` names the value in the report ("the error thrown by doGetStatus").
  */
 export function findSecretLeaks(value: unknown, secrets: readonly string[], label: string): string[] {
@@ -54,7 +55,7 @@ export function findSecretLeaks(value: unknown, secrets: readonly string[], labe
   const leaks: string[] = [];
   secrets.forEach((secret, index) => {
     if (!secret) return;
-    const forms = new Set([secret, encodeURIComponent(secret)]);
+    const forms = new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
     for (const { path, text } of texts) {
       if ([...forms].some((form) => text.includes(form))) {
         leaks.push(`${label}: secrets[${index}] appears at ${path === "" ? "(the value itself)" : path.slice(1)}`);

@@ -2,7 +2,7 @@ import { BatchClient } from "@aws-sdk/client-batch";
 import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import nock from "nock";
 
-/** Fake credentials: tests never read real AWS configuration. Long enough for redactSecrets to act on. */
+/** Fake credentials: tests never read real AWS configuration. Long enough for the core's redaction to act on. */
 export const testCredentials = {
   accessKeyId: "AKIATESTFAKEKEY00001",
   secretAccessKey: "fake/secret+access/key/used/only/in/tests0",

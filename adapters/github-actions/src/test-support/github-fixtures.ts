@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import nock from "nock";
+import { withSecretRedaction } from "@jobtasks/core";
 import { createTestContext } from "@jobtasks/testkit";
 import type { UpstreamRequestEvent } from "../create-github-client.js";
 import { githubActions, type GithubActionsOptions } from "../github-actions-adapter.js";
@@ -26,22 +27,27 @@ export function workflowRun(overrides: Record<string, unknown> = {}): Record<str
   return { ...fixture("workflow-run.json"), ...overrides };
 }
 
-/** An adapter as configured in production (requestRetries included) with short look-up waits. */
+/**
+ * An adapter as configured in production (requestRetries included) with short look-up waits, called as the
+ * server calls it: through the core's redaction of its declared secrets.
+ */
 export function createTestAdapter(
   overrides: Partial<GithubActionsOptions> = {},
   requests: UpstreamRequestEvent[] = [],
 ) {
-  return githubActions(
-    {
-      token: testToken,
-      repositories: ["octo-org/octo-app"],
-      lookupPollMs: 5,
-      watchCommitTimeoutMs: 200,
-      dispatch: { returnRunDetails: true, correlationTimeoutMs: 200, correlationPollMs: 5 },
-      onUpstreamRequest: (event) => requests.push(event),
-      ...overrides,
-    },
-    {},
+  return withSecretRedaction(
+    githubActions(
+      {
+        token: testToken,
+        repositories: ["octo-org/octo-app"],
+        lookupPollMs: 5,
+        watchCommitTimeoutMs: 200,
+        dispatch: { returnRunDetails: true, correlationTimeoutMs: 200, correlationPollMs: 5 },
+        onUpstreamRequest: (event) => requests.push(event),
+        ...overrides,
+      },
+      {},
+    ),
   );
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { withSecretRedaction } from "@jobtasks/core";
 import { MockAgent, type Interceptable } from "undici";
 import { gitlabCi, type GitlabCiOptions } from "../gitlab-ci-adapter.js";
 
@@ -65,6 +66,9 @@ export function recordPost(mock: MockGitlab, path: string, status: number, answe
   );
 }
 
+/** The adapter as the server calls it: through the core's redaction of its declared secrets. */
 export function createTestAdapter(mock: MockGitlab, options: Partial<GitlabCiOptions> = {}) {
-  return gitlabCi({ token: testToken, baseUrl, projects: [project, "278964"], dispatcher: mock.agent, ...options }, {});
+  return withSecretRedaction(
+    gitlabCi({ token: testToken, baseUrl, projects: [project, "278964"], dispatcher: mock.agent, ...options }, {}),
+  );
 }

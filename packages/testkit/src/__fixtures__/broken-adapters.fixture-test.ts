@@ -100,3 +100,20 @@ harnessWith("logs its token", (adapter) => ({
     return adapter.doGetStatus(ref, context);
   },
 }), { statuses: [{ rawStatus: "running", expected: "working" }] });
+
+// Not broken: the same leaks, with the token declared. The suite calls the adapter as the server does,
+// through withSecretRedaction, so nothing reaches what the tests see.
+harnessWith("logs and throws its token, declared in secrets", (adapter) => ({
+  ...adapter,
+  secrets: () => [token],
+  async doGetStatus(ref, context) {
+    context.logger.debug({ authorization: `Bearer ${token}` }, "reading a run");
+    try {
+      return { ...(await adapter.doGetStatus(ref, context)), message: `read with ${token}` };
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      if (error instanceof JobNotFoundError) throw new JobNotFoundError(`run not found for ${token}`);
+      throw new UpstreamError("upstream failed", { isRetryable: true, cause: new Error(`request with Bearer ${token} failed`) });
+    }
+  },
+}));
