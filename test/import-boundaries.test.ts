@@ -13,17 +13,24 @@ import { describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("../", import.meta.url));
 
 /** Imports the rules below would refuse, allowed by name with the reason; each must still be in use. */
-const knownExceptions: { file: string; specifier: string; why: string }[] = [
-  {
-    file: "adapters/rest/src/demo-api-preset.test.ts",
-    specifier: "@jobtasks/demo",
-    why: "the demo-api preset is tested against the demo package's API server; it should move to test/",
-  },
+const knownExceptions: { file: string; specifier: string; why: string }[] = [];
+
+/**
+ * The adapters the examples hold, under the same rules as adapters/*: the one a guide tells you to copy,
+ * the conformance fixtures and the demo's. `source` is the adapter's own folder; `package` is where its
+ * tests may reach (the demo's start the demo API beside it).
+ */
+const exampleAdapters = [
+  { source: "examples/minimal-adapter/src", package: "examples/minimal-adapter/" },
+  { source: "examples/conformance/src", package: "examples/conformance/" },
+  { source: "examples/demo/src/demo-adapter", package: "examples/demo/" },
 ];
 
 type SourceFile = { path: string; imports: string[] };
 
 const specifierPattern = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm;
+
+const exportStarPattern = /^\s*export\s+(?:type\s+)?\*/m;
 
 function importsOf(text: string): string[] {
   return [...text.matchAll(specifierPattern)].map((match) => match[1]!);
@@ -80,14 +87,19 @@ async function boundaryViolations(): Promise<string[]> {
     violations.push(`${file.path} → ${specifier} (${rule})`);
   };
 
-  for (const name of await workspaceFolders("adapters")) {
-    for (const file of await sourceFilesUnder(`adapters/${name}/src`)) {
+  const adapterFolders = [
+    ...(await workspaceFolders("adapters")).map((name) => ({
+      source: `adapters/${name}/src`,
+      package: `adapters/${name}/`,
+    })),
+    ...exampleAdapters,
+  ];
+  for (const folder of adapterFolders) {
+    for (const file of await sourceFilesUnder(folder.source)) {
       for (const specifier of file.imports) {
         const imported = packageName(specifier);
-        if (
-          specifier.startsWith(".") &&
-          !posix.join(posix.dirname(file.path), specifier).startsWith(`adapters/${name}/`)
-        ) {
+        const reach = isTestCode(file.path) ? folder.package : `${folder.source}/`;
+        if (specifier.startsWith(".") && !posix.join(posix.dirname(file.path), specifier).startsWith(reach)) {
           refuse(file, specifier, "an adapter reaches outside its folder");
         }
         if (!imported.startsWith("@jobtasks/") && !adapters.includes(imported)) continue;
@@ -147,6 +159,37 @@ describe("import boundaries", () => {
 
   it("adapters import only @jobtasks/core (and @jobtasks/testkit in tests); the server no adapter; the core no workspace package or MCP SDK", async () => {
     expect(await boundaryViolations()).toEqual([]);
+  });
+
+  it("the examples' adapters are read under the same rules as adapters/*", async () => {
+    const folders = exampleAdapters.map((folder) => folder.source);
+    expect(folders).toContain("examples/minimal-adapter/src");
+    for (const folder of folders) expect((await sourceFilesUnder(folder)).length, folder).toBeGreaterThan(0);
+  });
+
+  it("no module re-exports with export *: every public name is listed where it is exported", async () => {
+    const offenders: string[] = [];
+    for (const parent of ["packages", "adapters", "examples"]) {
+      for (const name of await workspaceFolders(parent)) {
+        // Some examples are a config file and a README, with no source.
+        const entries = await readdir(join(root, parent, name, "src"), { withFileTypes: true, recursive: true }).catch(
+          () => [],
+        );
+        for (const entry of entries) {
+          if (!entry.isFile() || !/\.(?:ts|mts)$/.test(entry.name)) continue;
+          const path = join(entry.parentPath, entry.name);
+          if (exportStarPattern.test(await readFile(path, "utf8"))) offenders.push(relative(root, path));
+        }
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it("recognises export * in its forms, and not a listed export", () => {
+    expect(exportStarPattern.test('export * from "./a.js";')).toBe(true);
+    expect(exportStarPattern.test('export * as helpers from "./a.js";')).toBe(true);
+    expect(exportStarPattern.test('export type * from "./a.js";')).toBe(true);
+    expect(exportStarPattern.test('export { a, type B } from "./a.js";')).toBe(false);
   });
 
   it.each(knownExceptions)(
