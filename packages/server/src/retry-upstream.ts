@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import pRetry from "p-retry";
 import { UpstreamError, type AnyJobAdapter } from "@jobtasks/core";
 
@@ -56,17 +57,9 @@ export function retryUpstream<T>(
 /** Resolve once the monotonic clock reaches `time` (timers may fire a little early: check again). */
 async function sleepUntil(time: number, signal: AbortSignal): Promise<void> {
   for (let left = time - performance.now(); left > 0; left = time - performance.now()) {
-    signal.throwIfAborted();
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      };
-      const timer = setTimeout(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      }, Math.ceil(left));
-      signal.addEventListener("abort", onAbort, { once: true });
+    // timers/promises rejects with an AbortError of its own; the reader expects the signal's reason.
+    await sleep(Math.ceil(left), undefined, { signal }).catch((error: unknown) => {
+      throw signal.aborted ? signal.reason : error;
     });
   }
 }
