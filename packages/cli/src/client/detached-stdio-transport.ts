@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { spawn, type ChildProcess } from "node:child_process";
 import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 
@@ -90,6 +91,7 @@ export class DetachedStdioTransport implements Transport {
   }
 }
 
+/** A grace period that does not keep the process alive by itself. */
 function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return sleep(ms, undefined, { ref: false });
 }

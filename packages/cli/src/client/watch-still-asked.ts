@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from "node:timers/promises";
+
 /** How often an open prompt checks that its question is still asked (the task may be answered elsewhere). */
 const checkEveryMs = 1_000;
 
@@ -11,10 +13,8 @@ export async function watchStillAsked(
   gone: () => void,
 ): Promise<void> {
   while (!signal.aborted) {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, checkEveryMs);
-      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-    });
+    // An abort ends the wait early; the check below then returns.
+    await sleep(checkEveryMs, undefined, { signal }).catch(() => undefined);
     if (signal.aborted) return;
     // A failed read proves nothing: the next one, or the follow itself, will tell.
     const asks = await stillAsks().catch(() => true);
