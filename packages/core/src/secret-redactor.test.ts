@@ -46,6 +46,18 @@ describe("createSecretRedactor", () => {
     expect(value.message).toBe(`with ${token}`);
   });
 
+  it("replaces an object that writes itself out as a string holding a secret (a URL) by that string, redacted", () => {
+    const url = new URL(`https://jobs.example.test/runs?access_token=${token}`);
+    const plainUrl = new URL("https://jobs.example.test/runs");
+    const bytes = Buffer.from("no secret here");
+    const redacted = createSecretRedactor([token]).value({ url, plainUrl, bytes });
+    expect(redacted).toEqual({ url: "https://jobs.example.test/runs?access_token=[redacted]", plainUrl, bytes });
+    expect(redacted.plainUrl).toBe(plainUrl);
+    expect(redacted.bytes).toBe(bytes);
+    expect(JSON.stringify(redacted)).not.toContain(token);
+    expect(url.search).toContain(token);
+  });
+
   it("copies an error with its class, fields and cause chain redacted", () => {
     const error = new UpstreamError(`denied for ${token}`, {
       httpStatus: 403,

@@ -81,13 +81,25 @@ export function createSecretRedactor(secrets: readonly string[]): SecretRedactor
       for (const item of value) copy.push(walk(item, depth + 1, seen));
       return copy;
     }
-    // Only plain data is rebuilt; anything else (a Date, a Buffer, a class instance) is left as it is.
     const prototype = Object.getPrototypeOf(value);
-    if (prototype !== Object.prototype && prototype !== null) return value;
+    if (prototype !== Object.prototype && prototype !== null) return otherObject(value);
     const copy: Record<string, unknown> = {};
     seen.set(value, copy);
     for (const [key, item] of Object.entries(value)) copy[key] = walk(item, depth + 1, seen);
     return copy;
+  };
+
+  // Anything but plain data (a Date, a Buffer, a class instance) is left as it is, with one exception: an
+  // object that writes itself out as a string (a URL with a token in its query logs as its href) is
+  // replaced by that string, redacted, when it holds a secret. Other instances are not walked: their
+  // graphs (sockets, agents, clients) are large and cyclic, and none of them is what an adapter hands back.
+  const otherObject = (value: object): unknown => {
+    const toJson = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJson !== "function" || ArrayBuffer.isView(value)) return value;
+    const written: unknown = toJson.call(value);
+    if (typeof written !== "string") return value;
+    const redacted = text(written);
+    return redacted === written ? value : redacted;
   };
 
   // The copy keeps the class (so `instanceof UpstreamError` and its fields still steer the server) and
