@@ -1,0 +1,88 @@
+// Bundles the `jobtasks` command line (dist/run-command-line.js, as tsc wrote it) into
+// dist/run-command-line.bundle.mjs and a few chunks next to it, after `tsc -b`: `pnpm build` runs it, and
+// packing the package (its prepack script). A stdio start then reads a handful of files instead of ~350 modules; the commands
+// a start does not need (the MCP client, the HTTP stack, the demo) stay in chunks loaded when used.
+//
+// Left out of the bundle, so that a process holds one copy of each: the @jobtasks/* packages but the server
+// (the core's error classes are checked with instanceof across adapters, and the adapters load on demand,
+// the optional ones from their own packages) and zod (their option schemas are built with it). The server
+// is used by nothing else, so it is bundled. The chunks stay in dist/, next to the modules tsc wrote, so
+// `import.meta.url` paths (package.json, templates/) hold in both.
+import { readdir, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const packageDirectory = fileURLToPath(new URL("..", import.meta.url));
+const dist = join(packageDirectory, "dist");
+const entry = join(dist, "run-command-line.js");
+const bundleName = "run-command-line.bundle";
+const chunkPrefix = "bundle-chunk-";
+
+const workspaceRoot = join(packageDirectory, "..", "..");
+
+/** Every @jobtasks/* package but the server (which only this command line uses) is imported at run time. */
+const jobtasksPackagesOutside = {
+  name: "jobtasks-packages-outside",
+  setup(builder) {
+    builder.onResolve({ filter: /^@jobtasks\// }, (args) =>
+      args.path === "@jobtasks/server" ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+const result = await build({
+  entryPoints: [entry],
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  outdir: dist,
+  entryNames: bundleName,
+  chunkNames: `${chunkPrefix}[hash]`,
+  outExtension: { ".js": ".mjs" },
+  absWorkingDir: workspaceRoot,
+  external: ["zod", "zod/*"],
+  plugins: [jobtasksPackagesOutside],
+  // Bundled CommonJS (commander, pino, yaml) calls require() for Node's own modules.
+  banner: {
+    js: 'import { createRequire as __bundleRequire } from "node:module";\nconst require = __bundleRequire(import.meta.url);',
+  },
+  // Not minified: stack traces stay readable, and each module keeps its `// path` comment.
+  minify: false,
+  legalComments: "inline",
+  metafile: true,
+  write: false,
+  logLevel: "warning",
+});
+
+// Written under temporary names and renamed into place: tests may be starting `jobtasks` from this
+// directory while `pnpm pack:all` rebuilds it.
+const written = new Set();
+for (const file of result.outputFiles) {
+  const temporary = `${file.path}.${process.pid}.tmp`;
+  await writeFile(temporary, file.contents);
+  await rename(temporary, file.path);
+  written.add(file.path);
+}
+for (const name of await readdir(dist)) {
+  const path = join(dist, name);
+  if (name.startsWith(chunkPrefix) && name.endsWith(".mjs") && !written.has(path)) await rm(path, { force: true });
+}
+
+// The build-info files of the workspace projects bundled in: a later `tsc -b` that rewrites one leaves the
+// bundle stale, and bin.js falls back to the modules tsc wrote (src/start-bundle.ts).
+const projects = new Set();
+for (const input of Object.keys(result.metafile.inputs)) {
+  const absolute = join(workspaceRoot, input);
+  const project = /^(.*)[/\\]dist[/\\]/.exec(relative(workspaceRoot, absolute));
+  if (project && !project[1].includes("node_modules")) projects.add(join(workspaceRoot, project[1]));
+}
+const builtFrom = [...projects].sort().map((project) => relative(dist, join(project, "tsconfig.tsbuildinfo")));
+const manifest = join(dist, `${bundleName}.json`);
+await writeFile(`${manifest}.${process.pid}.tmp`, `${JSON.stringify({ builtFrom }, null, 2)}\n`);
+await rename(`${manifest}.${process.pid}.tmp`, manifest);
+process.stdout.write(
+  `bundled ${relative(workspaceRoot, entry)} into ${written.size} files in ${relative(workspaceRoot, dirname(entry))}\n`,
+);
