@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerElicitations, connectStdioRequester } from "./support/requester.js";
 import { pollUntil, rawCall, rawResult } from "./support/raw-rpc.js";
@@ -161,6 +162,15 @@ describe("npx jobtasks, installed without the optional adapters", () => {
   it("answers --version with the package's version", async () => {
     const result = await npx(["--version"]);
     expect(result).toMatchObject({ code: 0, stdout: `${packageVersion}\n` });
+  });
+
+  it("starts from the bundle it ships (a few files, not ~200 modules): it holds no build info to be stale against", async () => {
+    const dist = pathToFileURL(join(install, "node_modules/jobtasks/dist/"));
+    expect(existsSync(new URL("run-command-line.bundle.mjs", dist))).toBe(true);
+    const { commandLineModule } = (await import(new URL("start-bundle.js", dist).href)) as {
+      commandLineModule(directory: URL): string;
+    };
+    expect(commandLineModule(dist)).toBe("./run-command-line.bundle.mjs");
   });
 
   it("checks the demo config it ships, and a config of the user's own", async () => {

@@ -1,7 +1,8 @@
 // Bundles the `jobtasks` command line (dist/run-command-line.js, as tsc wrote it) into
 // dist/run-command-line.bundle.mjs and a few chunks next to it, after `tsc -b`: `pnpm build` runs it, and
-// packing the package (its prepack script). A stdio start then reads a handful of files instead of ~350 modules; the commands
-// a start does not need (the MCP client, the HTTP stack, the demo) stay in chunks loaded when used.
+// packing the package does (its prepack script). A stdio start then reads about ten files of its own
+// instead of ~200 modules; what a start does not need (the MCP client, the HTTP stack, the demo) stays in
+// chunks loaded when used.
 //
 // Left out of the bundle, so that a process holds one copy of each: the @jobtasks/* packages but the server
 // (the core's error classes are checked with instanceof across adapters, and the adapters load on demand,

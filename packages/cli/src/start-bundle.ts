@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from "node:fs";
 
 /**
- * The build (`pnpm build`, `pnpm pack:all`) bundles the command line into `run-command-line.bundle.mjs`
- * (packages/cli/scripts/bundle-command-line.mjs): one file and a few chunks instead of ~350 modules, which is
- * most of a stdio start. Next to it, `run-command-line.bundle.json` names the TypeScript build-info files
+ * The build (`pnpm build`, and packing) bundles the command line into `run-command-line.bundle.mjs`
+ * (packages/cli/scripts/bundle-command-line.mjs): one file and a few chunks instead of ~200 modules, whose
+ * loading was most of a stdio start. Next to it, `run-command-line.bundle.json` names the TypeScript build-info files
  * of the workspace projects it was built from. In a checkout, a `tsc -b` that rebuilt one of them after
  * the bundle leaves the bundle stale: then bin.js runs the modules tsc wrote instead, so a bundle never
  * hides a change. An installed package has no build-info files, and always runs its bundle.
