@@ -127,6 +127,8 @@ async function modulesBundledInto(url: string): Promise<string[]> {
 /** Bundled into the command line: loaded as separate files, they would mean the bundle went unused. */
 const bundledPackages = [
   "packages/server/dist/",
+  "adapters/rest/dist/",
+  "/jsonpath-plus/",
   "node_modules/@modelcontextprotocol/",
   "/yaml/",
   "/pino/",

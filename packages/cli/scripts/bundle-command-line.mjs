@@ -1,14 +1,18 @@
 // Bundles the `jobtasks` command line (dist/run-command-line.js, as tsc wrote it) into
 // dist/run-command-line.bundle.mjs and a few chunks next to it, after `tsc -b`: `pnpm build` runs it, and
-// packing the package does (its prepack script). A stdio start then reads about ten files of its own
-// instead of ~200 modules; what a start does not need (the MCP client, the HTTP stack, the demo) stays in
+// packing the package does (its prepack script). A stdio start then reads 17 files of its own instead of
+// ~230 modules; what a start does not need (the MCP client, the HTTP stack, the demo) stays in
 // chunks loaded when used.
 //
-// Left out of the bundle, so that a process holds one copy of each: the @jobtasks/* packages but the server
-// (the core's error classes are checked with instanceof across adapters, and the adapters load on demand,
-// the optional ones from their own packages) and zod (their option schemas are built with it). The server
-// is used by nothing else, so it is bundled. The chunks stay in dist/, next to the modules tsc wrote, so
-// `import.meta.url` paths (package.json, templates/) hold in both.
+// The @jobtasks/* packages that jobtasks depends on (the server and the built-in adapters demo, rest and
+// gitlab-ci, each in a chunk loaded when a config names it) are bundled. Left out, so that a process holds
+// one copy of each: @jobtasks/core (its error classes are checked with instanceof across adapters), the
+// optional adapters (github-actions, aws-batch: from their own packages, when installed) and zod (every
+// adapter's option schemas are built with it). undici is left out too: the REST and GitLab adapters import
+// it on their first request, and esbuild gives a CommonJS package imported with import() only a default
+// export (jobtasks depends on the same undici, so the import finds it). The chunks stay in dist/, next to
+// the modules tsc wrote, so `import.meta.url` paths (package.json, templates/) hold in both.
+import { readFileSync } from "node:fs";
 import { readdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,12 +26,18 @@ const chunkPrefix = "bundle-chunk-";
 
 const workspaceRoot = join(packageDirectory, "..", "..");
 
-/** Every @jobtasks/* package but the server (which only this command line uses) is imported at run time. */
+/** The workspace packages in `dependencies` but the core: installed with jobtasks, so bundled with it. */
+const { dependencies } = JSON.parse(readFileSync(join(packageDirectory, "package.json"), "utf8"));
+const bundledWorkspacePackages = new Set(
+  Object.keys(dependencies).filter((name) => name.startsWith("@jobtasks/") && name !== "@jobtasks/core"),
+);
+
+/** Any other @jobtasks/* package (the core, the optional adapters) is imported at run time. */
 const jobtasksPackagesOutside = {
   name: "jobtasks-packages-outside",
   setup(builder) {
     builder.onResolve({ filter: /^@jobtasks\// }, (args) =>
-      args.path === "@jobtasks/server" ? undefined : { path: args.path, external: true },
+      bundledWorkspacePackages.has(args.path) ? undefined : { path: args.path, external: true },
     );
   },
 };
@@ -44,7 +54,7 @@ const result = await build({
   chunkNames: `${chunkPrefix}[hash]`,
   outExtension: { ".js": ".mjs" },
   absWorkingDir: workspaceRoot,
-  external: ["zod", "zod/*"],
+  external: ["zod", "zod/*", "undici"],
   plugins: [jobtasksPackagesOutside],
   // Bundled CommonJS (commander, pino, yaml) calls require() for Node's own modules.
   banner: {
@@ -57,6 +67,19 @@ const result = await build({
   write: false,
   logLevel: "warning",
 });
+
+// A CommonJS package reached by import() becomes a chunk holding `export default require_x()`: its named
+// exports are gone, and `const { request } = await import("undici")` would find nothing. Such a package
+// must be left out (external) and be a dependency of jobtasks.
+for (const file of result.outputFiles) {
+  const defaultOnly = /^export default (require_\w+)\(\);$/m.exec(file.text);
+  if (defaultOnly) {
+    process.stderr.write(
+      `${relative(workspaceRoot, file.path)} gives a CommonJS module imported with import() (${defaultOnly[1]}) only a default export: add its package to external in ${relative(workspaceRoot, fileURLToPath(import.meta.url))}\n`,
+    );
+    process.exit(1);
+  }
+}
 
 // Written under temporary names and renamed into place: tests may be starting `jobtasks` from this
 // directory while `pnpm pack:all` rebuilds it.
