@@ -28,6 +28,15 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 /** What bin.js imports when there is no current bundle: the command line as tsc wrote it. */
 const unbundled = fileURLToPath(new URL("../packages/cli/dist/run-command-line.js", import.meta.url));
+// bin.js runs the modules tsc wrote when the bundle is stale (a bare `tsc -b` since the last build): that
+// would be timed as if it were the start users get.
+const { isBundleCurrent } = (await import(new URL("../packages/cli/dist/start-bundle.js", import.meta.url).href)) as {
+  isBundleCurrent(directory: URL): boolean;
+};
+if (!isBundleCurrent(new URL("../packages/cli/dist/", import.meta.url))) {
+  console.error("packages/cli/dist holds no current bundle of the command line: run pnpm build first");
+  process.exit(1);
+}
 const hasCompileCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
 const runs = Number(process.env["STARTUP_RUNS"] ?? 15);
 /** A process that has not answered by then counts as a failure; the benchmark still ends. */
