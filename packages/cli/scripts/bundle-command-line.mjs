@@ -14,7 +14,7 @@
 // the modules tsc wrote, so `import.meta.url` paths (package.json, templates/) hold in both.
 import { readFileSync } from "node:fs";
 import { readdir, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -103,7 +103,12 @@ for (const input of Object.keys(result.metafile.inputs)) {
   const project = /^(.*)[/\\]dist[/\\]/.exec(relative(workspaceRoot, absolute));
   if (project && !project[1].includes("node_modules")) projects.add(join(workspaceRoot, project[1]));
 }
-const builtFrom = [...projects].sort().map((project) => relative(dist, join(project, "tsconfig.tsbuildinfo")));
+// Paths with "/" whatever the OS: bin.js resolves them as URLs. The package name tells the project's build
+// info from a file at the same path in an installed package's surroundings.
+const builtFrom = [...projects].sort().map((project) => ({
+  buildInfo: relative(dist, join(project, "tsconfig.tsbuildinfo")).split(sep).join("/"),
+  package: JSON.parse(readFileSync(join(project, "package.json"), "utf8")).name,
+}));
 const manifest = join(dist, `${bundleName}.json`);
 await writeFile(`${manifest}.${process.pid}.tmp`, `${JSON.stringify({ builtFrom }, null, 2)}\n`);
 await rename(`${manifest}.${process.pid}.tmp`, manifest);
