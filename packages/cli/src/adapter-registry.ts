@@ -58,7 +58,8 @@ export async function loadAdapterDefinition(
   quietAwsNodeVersionNotice();
   let loaded: { adapterDefinition?: AdapterDefinition };
   try {
-    const bundled = bundledAdapterModules[specifier];
+    // Own keys only: a module named "toString" is a module to import, not a method of this object.
+    const bundled = Object.hasOwn(bundledAdapterModules, specifier) ? bundledAdapterModules[specifier] : undefined;
     loaded = (await (bundled ? bundled() : import(specifier))) as { adapterDefinition?: AdapterDefinition };
   } catch (error) {
     if (entry.kind !== undefined && optionalAdapterPackages.has(specifier) && isMissingPackage(error, specifier)) {
