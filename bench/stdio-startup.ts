@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import * as nodeModule from "node:module";
+import { loadavg, tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describeMachine, formatNumber, heading, markdownTable, percentile } from "./support/measure.js";
@@ -11,13 +13,31 @@ import { describeMachine, formatNumber, heading, markdownTable, percentile } fro
  * a time, so a burst of load from a neighbour hits every case alike; bare `node` answering the same line
  * is the floor no Node server can beat.
  *
- * Run: pnpm exec tsc -b && node --import tsx bench/stdio-startup.ts   (STARTUP_RUNS=N, default 15)
+ * Node's compile cache (Node ≥ 22.1, which bin.js turns on) lives in a temp dir of this run, filled by the
+ * warm-up round: each warm-up process is ended by closing its stdin, as a host ends a conversation, and
+ * Node writes the cache as it exits. The measured processes are killed at their answer, writing nothing.
+ * Extra cases show what each part saves: the same start without the bundle (the modules tsc wrote, no
+ * compile cache) and, on a Node with a compile cache, with the cache turned off.
+ *
+ * Run: pnpm build && node --import tsx bench/stdio-startup.ts   (STARTUP_RUNS=N, default 15)
  * STARTUP_COMPARE_ROOT=<another checkout, built> adds its `serve --stdio` cases to the same run, for a
  * before/after ratio that load on the machine cannot skew.
  */
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+/** What bin.js imports when there is no current bundle: the command line as tsc wrote it. */
+const unbundled = fileURLToPath(new URL("../packages/cli/dist/run-command-line.js", import.meta.url));
+// bin.js runs the modules tsc wrote when the bundle is stale (a bare `tsc -b` since the last build): that
+// would be timed as if it were the start users get.
+const { isBundleCurrent } = (await import(new URL("../packages/cli/dist/start-bundle.js", import.meta.url).href)) as {
+  isBundleCurrent(directory: URL): boolean;
+};
+if (!isBundleCurrent(new URL("../packages/cli/dist/", import.meta.url))) {
+  console.error("packages/cli/dist holds no current bundle of the command line: run pnpm build first");
+  process.exit(1);
+}
+const hasCompileCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
 const runs = Number(process.env["STARTUP_RUNS"] ?? 15);
 /** A process that has not answered by then counts as a failure; the benchmark still ends. */
 const perRunTimeoutMs = 15_000;
@@ -43,6 +63,8 @@ interface Case {
   args: string[];
   /** What the first line must hold, so a start-up error is not timed as an answer. */
   expect: RegExp;
+  /** Added to the environment of this case's processes. */
+  env?: Record<string, string>;
 }
 
 const compareRoot = process.env["STARTUP_COMPARE_ROOT"];
@@ -63,18 +85,37 @@ function serveCases(binPath: string, label: string): Case[] {
   ];
 }
 
+const demoArgs = ["serve", "--config", "examples/demo/jobtasks.config.yaml", "--stdio"];
 const cases: Case[] = [
   { name: "bare `node -e` (reads a line, writes a line)", args: ["-e", bareNode], expect: /"result"/ },
   ...serveCases(bin, "jobtasks "),
+  {
+    name: "without the bundle (dist/run-command-line.js, no compile cache), demo config",
+    args: [unbundled, ...demoArgs],
+    expect: /"supportedVersions"/,
+  },
+  ...(hasCompileCache
+    ? [
+        {
+          name: "jobtasks serve --stdio, demo config, NODE_DISABLE_COMPILE_CACHE=1",
+          args: [bin, ...demoArgs],
+          expect: /"supportedVersions"/,
+          env: { NODE_DISABLE_COMPILE_CACHE: "1" },
+        },
+      ]
+    : []),
   ...(compareRoot ? serveCases(join(compareRoot, "packages/cli/dist/bin.js"), `${basename(compareRoot)}: `) : []),
 ];
 
 // A fixed secret: no secret file is read or written. The token is never used: nothing reaches GitHub
 // before a tool is called. Logs stay at the default level, written to stderr as a host would see them.
+const compileCache = mkdtempSync(join(tmpdir(), "jobtasks-stdio-startup-cache-"));
 const environment = {
   ...process.env,
   JOBTASKS_SECRET: "stdio-startup-bench-secret-0123456789abcdef",
   GITHUB_TOKEN: "ghp_not-a-real-token",
+  // Node's default compile cache folder is in the OS temp dir: this run's own, so earlier runs do not count.
+  TMPDIR: compileCache,
 };
 
 interface Sample {
@@ -91,18 +132,38 @@ function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-function timeFirstAnswer(entry: Case): Promise<Sample> {
+/**
+ * Starts `entry`, times its first answer, and ends it: killed at once, or (`gently`) by closing its stdin
+ * and waiting for it to exit, as a host ends a conversation, so that Node writes its compile cache.
+ */
+function timeFirstAnswer(entry: Case, gently = false): Promise<Sample> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, entry.args, { cwd: root, env: environment, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, entry.args, {
+      cwd: root,
+      env: { ...environment, ...entry.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => finish(new Error(`no answer within ${perRunTimeoutMs} ms`)), perRunTimeoutMs);
+    let finished = false;
     const finish = (error: Error | undefined, sample?: Sample) => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
-      child.kill("SIGKILL");
       if (error) reject(new Error(`${entry.name}: ${error.message}\n${stderr.slice(-2000)}`));
-      else resolve(sample!);
+      if (error || !gently) {
+        child.kill("SIGKILL");
+        if (!error) resolve(sample!);
+        return;
+      }
+      const killer = setTimeout(() => child.kill("SIGKILL"), perRunTimeoutMs);
+      child.once("exit", () => {
+        clearTimeout(killer);
+        resolve(sample!);
+      });
+      child.stdin.end();
     };
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     child.stdout.on("data", (chunk: Buffer) => {
@@ -117,18 +178,24 @@ function timeFirstAnswer(entry: Case): Promise<Sample> {
         cpuMs,
       });
     });
-    child.on("exit", (code) => finish(new Error(`exited with ${code} before answering`)));
+    child.once("exit", (code) => finish(new Error(`exited with ${code} before answering`)));
     child.stdin.on("error", () => undefined);
     child.stdin.write(discover);
   });
 }
 
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(", ");
 console.log(describeMachine());
+console.log(`load average at the start: ${load()}`);
 heading(`stdio start to the first server/discover answer (\`bench/stdio-startup.ts\`, ${runs} runs each, in turns)`);
 
 const samples = new Map<Case, Sample[]>(cases.map((entry) => [entry, []]));
-// One warm-up round: the first spawn pays for a cold file cache, which a host does not pay every time.
-for (const entry of cases) await timeFirstAnswer(entry);
+// One warm-up round: the first spawn pays for a cold file cache and fills Node's compile cache, which a
+// host pays once, not every time.
+for (const entry of cases) await timeFirstAnswer(entry, true);
 for (let round = 0; round < runs; round++) {
   for (const entry of cases) samples.get(entry)!.push(await timeFirstAnswer(entry));
 }
@@ -158,3 +225,5 @@ console.log(
     }),
   ),
 );
+console.log(`load average at the end: ${load()}`);
+rmSync(compileCache, { recursive: true, force: true });

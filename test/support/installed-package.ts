@@ -41,6 +41,8 @@ export function runToEnd(
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // A command that never reads its input (tar) may be gone before the end is written: EPIPE, harmless.
+    child.stdin.on("error", () => undefined);
     child.stdin.end(options.input ?? "");
   });
 }

@@ -21,6 +21,17 @@ export const optionalAdapterPackages: ReadonlySet<string> = new Set([
   "@jobtasks/aws-batch",
 ]);
 
+/**
+ * The built-in adapters that jobtasks depends on, imported by name so that the build bundles them with the
+ * command line (packages/cli/scripts/bundle-command-line.mjs): a start then reads one chunk, not an
+ * adapter's thirty modules. The optional ones and a config's own modules are imported by specifier.
+ */
+const bundledAdapterModules: Readonly<Record<string, () => Promise<unknown>>> = {
+  "@jobtasks/demo": () => import("@jobtasks/demo"),
+  "@jobtasks/rest": () => import("@jobtasks/rest"),
+  "@jobtasks/gitlab-ci": () => import("@jobtasks/gitlab-ci"),
+};
+
 /** Load the adapterDefinition a config entry points at, by built-in kind or by module. */
 export async function loadAdapterDefinition(
   entry: { kind?: string | undefined; module?: string | undefined },
@@ -47,7 +58,9 @@ export async function loadAdapterDefinition(
   quietAwsNodeVersionNotice();
   let loaded: { adapterDefinition?: AdapterDefinition };
   try {
-    loaded = (await import(specifier)) as { adapterDefinition?: AdapterDefinition };
+    // Own keys only: a module named "toString" is a module to import, not a method of this object.
+    const bundled = Object.hasOwn(bundledAdapterModules, specifier) ? bundledAdapterModules[specifier] : undefined;
+    loaded = (await (bundled ? bundled() : import(specifier))) as { adapterDefinition?: AdapterDefinition };
   } catch (error) {
     if (entry.kind !== undefined && optionalAdapterPackages.has(specifier) && isMissingPackage(error, specifier)) {
       throw new ConfigError(`${where}.kind`, `${entry.kind} needs the package ${specifier}: npm install ${specifier}`, {

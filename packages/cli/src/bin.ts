@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import { commandModules } from "./commands.js";
-import { runProgram } from "./program.js";
+import { enableCompileCache } from "./enable-compile-cache.js";
+import { commandLineModule } from "./start-bundle.js";
 
-runProgram(commandModules, process.argv.slice(2)).then((exitCode) => {
-  process.exitCode = exitCode;
-});
+// First, before the modules it would save compiling are loaded; both imports above are tiny on purpose.
+enableCompileCache();
+await import(commandLineModule(new URL("./", import.meta.url)));

@@ -1,0 +1,71 @@
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import * as nodeModule from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliBin } from "./support/cli-process.js";
+import { resolveNode22 } from "./support/conformance-suite.js";
+
+/**
+ * bin.js turns on Node's compile cache (Node ≥ 22.1) before it loads anything else, so a host that spawns
+ * a stdio server per conversation compiles jobtasks once. Node keeps the cache in the OS temp dir unless
+ * NODE_COMPILE_CACHE says otherwise; a start must never depend on it. Run with Node 22 whichever Node runs
+ * the suite (the one the conformance suite uses), and with this one.
+ */
+
+const thisNodeHasCompileCache =
+  typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
+
+/** Runs `jobtasks --version` with `node`, its temp dir (where Node keeps the cache by default) `temporary`. */
+function version(node: string, temporary: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(node, [cliBin, "--version"], {
+      env: { PATH: process.env["PATH"] ?? "", TMPDIR: temporary },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const printsTheVersion = { code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/), stderr: "" };
+const cacheEntries = (temporary: string) => readdirSync(join(temporary, "node-compile-cache"), { recursive: true });
+
+let workspace: string;
+let node22: string;
+beforeAll(async () => {
+  workspace = await mkdtemp(join(tmpdir(), "jobtasks-compile-cache-"));
+  node22 = await resolveNode22();
+}, 300_000);
+afterAll(async () => {
+  if (workspace) await rm(workspace, { recursive: true, force: true });
+});
+
+describe("bin.js and Node's compile cache", () => {
+  it("on Node 22: the first start fills the cache in the OS temp dir", async () => {
+    const temporary = await mkdtemp(join(workspace, "node22-"));
+    expect(await version(node22, temporary)).toEqual(printsTheVersion);
+    // The bundle and its chunks, and the few modules before them, each get an entry.
+    expect(cacheEntries(temporary).length).toBeGreaterThan(3);
+  });
+
+  it(`on this Node (${process.version}): ${thisNodeHasCompileCache ? "fills the cache too" : "writes no cache, having none"}`, async () => {
+    const temporary = await mkdtemp(join(workspace, "this-node-"));
+    expect(await version(process.execPath, temporary)).toEqual(printsTheVersion);
+    if (thisNodeHasCompileCache) expect(cacheEntries(temporary).length).toBeGreaterThan(3);
+    else expect(existsSync(join(temporary, "node-compile-cache"))).toBe(false);
+  });
+
+  it("starts all the same, saying nothing, where the cache cannot be written", async () => {
+    // A temp dir below a plain file: no folder can be made there.
+    const notADirectory = join(workspace, "a-file");
+    await writeFile(notADirectory, "");
+    for (const node of [node22, process.execPath])
+      expect(await version(node, join(notADirectory, "tmp"))).toEqual(printsTheVersion);
+  });
+});
