@@ -8,11 +8,17 @@ import { describe, expect, it } from "vitest";
  * Conventions every package under adapters/ keeps (docs/writing-an-adapter.md): a README, and a test file
  * that runs the testkit's conformance suite. Adapters listed in `followTheAnatomy` also keep the file
  * names of the guide's anatomy and use only the public kit. The older adapters join that list once they
- * are laid out that way.
+ * are laid out that way. So does the demo adapter, the first one a new user runs, although it is no package
+ * of adapters/: its package also holds the demo job API (src/demo-api/), so the adapter's files sit in
+ * src/demo-adapter/ beside it, and the package's src/index.ts exports both.
  */
 
 const adaptersDirectory = fileURLToPath(new URL("../adapters/", import.meta.url));
-const followTheAnatomy = ["gitlab-ci", "aws-batch", "github-actions", "rest"];
+const followTheAnatomy = ["gitlab-ci", "aws-batch", "github-actions", "rest", "demo"];
+/** Anatomy adapters outside adapters/<kind>/: their package, and the folder in it with the adapter's files. */
+const placedElsewhere: Record<string, { root: string; source: string }> = {
+  demo: { root: fileURLToPath(new URL("../examples/demo/", import.meta.url)), source: "src/demo-adapter" },
+};
 
 const adapterNames = (await readdir(adaptersDirectory, { withFileTypes: true }))
   .filter((entry) => entry.isDirectory())
@@ -29,7 +35,7 @@ async function sourceFiles(directory: string): Promise<string[]> {
 describe("adapters/*", () => {
   it("finds the adapters, and every anatomy adapter among them", () => {
     expect(adapterNames.length).toBeGreaterThanOrEqual(4);
-    expect(adapterNames).toEqual(expect.arrayContaining(followTheAnatomy));
+    expect(adapterNames).toEqual(expect.arrayContaining(followTheAnatomy.filter((kind) => !placedElsewhere[kind])));
   });
 
   describe.each(adapterNames)("%s", (name) => {
@@ -55,30 +61,30 @@ describe("adapters/*", () => {
   });
 
   describe.each(followTheAnatomy)("%s follows the anatomy", (kind) => {
-    const root = join(adaptersDirectory, kind);
+    const { root, source } = placedElsewhere[kind] ?? { root: join(adaptersDirectory, kind), source: "src" };
 
     it("has the anatomy's files", async () => {
       const expected = [
         "README.md",
         "src/index.ts",
-        "src/adapter-definition.ts",
-        `src/${kind}-adapter.ts`,
-        `src/${kind}-options.ts`,
-        `src/${kind}-api.ts`,
-        `src/map-${kind}-status.ts`,
-        `src/map-${kind}-status.test.ts`,
-        "src/conformance.test.ts",
-        "src/__fixtures__",
+        `${source}/adapter-definition.ts`,
+        `${source}/${kind}-adapter.ts`,
+        `${source}/${kind}-options.ts`,
+        `${source}/${kind}-api.ts`,
+        `${source}/map-${kind}-status.ts`,
+        `${source}/map-${kind}-status.test.ts`,
+        `${source}/conformance.test.ts`,
+        `${source}/__fixtures__`,
       ];
       const missing = expected.filter((file) => !existsSync(join(root, file)));
-      expect(missing, `missing in adapters/${kind}`).toEqual([]);
-      const tools = (await readdir(join(root, "src"))).filter((file) => file.endsWith("-tool.ts"));
+      expect(missing, `missing in ${root}`).toEqual([]);
+      const tools = (await readdir(join(root, source))).filter((file) => file.endsWith("-tool.ts"));
       expect(tools, "one <name>-tool.ts file per tool").not.toEqual([]);
     });
 
     it("declares its kind in adapter-definition.ts and its public options type as the schema's z.input", async () => {
-      expect(await readFile(join(root, "src/adapter-definition.ts"), "utf8")).toContain(`kind: "${kind}"`);
-      expect(await readFile(join(root, `src/${kind}-options.ts`), "utf8")).toMatch(
+      expect(await readFile(join(root, `${source}/adapter-definition.ts`), "utf8")).toContain(`kind: "${kind}"`);
+      expect(await readFile(join(root, `${source}/${kind}-options.ts`), "utf8")).toMatch(
         /export type \w+ = z\.input<typeof \w+>/,
       );
     });

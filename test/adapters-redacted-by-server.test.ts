@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { awsBatch } from "@jobtasks/aws-batch";
 import { UpstreamError, type AnyJobAdapter } from "@jobtasks/core";
+import { demoAdapter } from "@jobtasks/demo";
 import { githubActions } from "@jobtasks/github-actions";
 import { gitlabCi } from "@jobtasks/gitlab-ci";
 import { restAdapter } from "@jobtasks/rest";
@@ -16,6 +17,8 @@ import { createTestContext, findSecretLeaks } from "@jobtasks/testkit";
 const token = "credential-ThatMustNeverLeak-0123456789";
 
 const adapters: Array<[string, () => AnyJobAdapter]> = [
+  // The demo's credential is the password of its URL, sent as Basic authentication.
+  ["demo", () => demoAdapter({ baseUrl: `http://robot:${token}@127.0.0.1:1` })],
   ["github-actions", () => githubActions({ token, repositories: ["octo-org/octo-app"] }, {})],
   ["gitlab-ci", () => gitlabCi({ token, projects: ["acme/shop"] }, {})],
   [

@@ -141,16 +141,3 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
 }
-
-/**
- * Replace every occurrence of the given secrets in a text. Used on anything built from upstream answers
- * before it reaches a message, a log line or a result.
- */
-export function redactSecrets(text: string, secrets: Iterable<string | undefined>): string {
-  let redacted = text;
-  for (const secret of secrets) {
-    // Very short values would blank out ordinary words; no real credential is that short.
-    if (secret && secret.length >= 6) redacted = redacted.split(secret).join("[redacted]");
-  }
-  return redacted;
-}

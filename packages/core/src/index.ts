@@ -48,7 +48,6 @@ export {
   UpstreamError,
   isRetryableHttpStatus,
   parseRetryAfter,
-  redactSecrets,
 } from "./errors.js";
 export type { UpstreamErrorOptions } from "./errors.js";
 // Secret redaction: the wrapper the server calls every adapter through, and the redactor it is built on.

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { redactSecrets, type CallToolResult } from "@jobtasks/core";
+import type { CallToolResult } from "@jobtasks/core";
 import type { DemoJobResponse } from "./demo-job-response.js";
 
 /** The result of a finished demo pipeline, as text for the agent and as structured content for programs. */
@@ -42,11 +42,11 @@ function baseOutput(job: DemoJobResponse): DemoPipelineOutput {
   };
 }
 
-function logExcerpt(job: DemoJobResponse, secrets: readonly string[]): string[] {
-  return job.logs.slice(-excerptLines).map((line) => {
-    const clean = redactSecrets(line, secrets);
-    return clean.length > excerptLineLength ? `${clean.slice(0, excerptLineLength)}…` : clean;
-  });
+// Lines are cut without regard for a credential inside them: the core's redaction removes what is left of one.
+function logExcerpt(job: DemoJobResponse): string[] {
+  return job.logs
+    .slice(-excerptLines)
+    .map((line) => (line.length > excerptLineLength ? `${line.slice(0, excerptLineLength)}…` : line));
 }
 
 export function succeededResult(job: DemoJobResponse): CallToolResult {
@@ -56,9 +56,9 @@ export function succeededResult(job: DemoJobResponse): CallToolResult {
   return { content: [{ type: "text", text }], structuredContent: output, isError: false };
 }
 
-export function failedResult(job: DemoJobResponse, secrets: readonly string[]): CallToolResult {
+export function failedResult(job: DemoJobResponse): CallToolResult {
   const failed = job.steps.find((step) => step.status === "failed");
-  const lines = logExcerpt(job, secrets);
+  const lines = logExcerpt(job);
   const output: DemoPipelineOutput = { ...baseOutput(job), logExcerpt: lines };
   if (failed) output.failedStep = failed.name;
   const where = failed ? ` at step ${failed.number}/${job.totalSteps} (${failed.name})` : "";
@@ -66,8 +66,8 @@ export function failedResult(job: DemoJobResponse, secrets: readonly string[]): 
   return { content: [{ type: "text", text }], structuredContent: output, isError: true };
 }
 
-export function rejectedResult(job: DemoJobResponse, secrets: readonly string[]): CallToolResult {
-  const comment = job.approval?.comment === undefined ? undefined : redactSecrets(job.approval.comment, secrets);
+export function rejectedResult(job: DemoJobResponse): CallToolResult {
+  const comment = job.approval?.comment;
   const output: DemoPipelineOutput = { ...baseOutput(job) };
   if (comment !== undefined) output.approvalComment = comment;
   const reason = comment ? `: ${comment}` : "";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { JobTool } from "@jobtasks/core";
-import type { DemoApiTransport } from "./demo-api-transport.js";
-import { mapDemoJobStatus } from "./map-demo-job-status.js";
+import type { DemoApi } from "./demo-api.js";
+import { mapDemoStatus } from "./map-demo-status.js";
 import { demoPipelineOutputSchema } from "./demo-pipeline-result.js";
 
 /** The reference sealed into the task id: the demo API's job id is all it takes to find the job again. */
@@ -35,11 +35,7 @@ export const demoPipelineInputSchema = z.strictObject({
 
 export type DemoPipelineInput = z.output<typeof demoPipelineInputSchema>;
 
-export function demoPipelineTool(
-  toolName: string,
-  transport: DemoApiTransport,
-  secrets: readonly string[],
-): JobTool<DemoJobRef, DemoPipelineInput> {
+export function demoPipelineTool(toolName: string, api: DemoApi): JobTool<DemoJobRef, DemoPipelineInput> {
   return {
     name: toolName,
     title: "Demo CI pipeline",
@@ -51,12 +47,12 @@ export function demoPipelineTool(
     inputSchema: demoPipelineInputSchema,
     outputSchema: demoPipelineOutputSchema,
     async doStart(input, context) {
-      const job = await transport.createJob(
+      const job = await api.createJob(
         { steps: input.steps, stepMs: input.stepMs, approval: input.approval, fail: input.fail },
         context.signal,
       );
       context.logger.info({ jobId: job.id, steps: input.steps }, "demo pipeline started");
-      return { ref: { jobId: job.id }, snapshot: mapDemoJobStatus(job, secrets) };
+      return { ref: { jobId: job.id }, snapshot: mapDemoStatus(job) };
     },
   };
 }

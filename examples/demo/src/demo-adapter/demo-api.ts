@@ -1,12 +1,43 @@
-import { InvalidToolInputError, JobNotFoundError, UpstreamError, parseRetryAfter, redactSecrets } from "@jobtasks/core";
-import type { ResolvedDemoAdapterOptions } from "./demo-adapter-options.js";
+import { InvalidToolInputError, JobNotFoundError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
 import { demoJobResponseSchema, type DemoJobResponse } from "./demo-job-response.js";
 
 /**
- * The demo API over HTTP, with its answers turned into the core's error types: 404 is JobNotFoundError,
- * 5xx/429/network faults are retryable UpstreamErrors (with Retry-After), other 4xx are not retryable.
- * 409 is returned, not thrown, because for approvals and cancels it means "already done".
+ * The demo API over HTTP, the only file that knows its URLs and headers, with its answers turned into the
+ * core's error types: 404 is JobNotFoundError, 5xx/429/network faults are retryable UpstreamErrors (with
+ * Retry-After), other 4xx are not retryable. 409 is returned, not thrown, because for approvals and cancels
+ * it means "already done". Nothing here redacts: the adapter declares `endpoint.secrets` and the core
+ * removes them from everything it hands back.
  */
+
+/** Where the API is and how to sign in to it, read from the configured URL. */
+export interface DemoApiEndpoint {
+  /** The base URL without credentials, query or trailing slash: safe to show. */
+  baseUrl: string;
+  /** `Basic ...` when the configured URL carried credentials. */
+  authorization: string | undefined;
+  /** The credentials in every form this client sends them: what the adapter declares as its secrets. */
+  secrets: string[];
+}
+
+/** Splits the credentials out of a validated http(s) URL, so that they travel only in the header. */
+export function demoApiEndpoint(configuredUrl: string): DemoApiEndpoint {
+  const url = new URL(configuredUrl.trim());
+  const username = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  const basic = username || password ? Buffer.from(`${username}:${password}`).toString("base64") : undefined;
+  // The URL's own encoding of the password may differ from encodeURIComponent's, the form the core derives,
+  // so it is declared too; the header's value is a credential of its own.
+  const secrets = [...new Set([password, url.password, basic])].filter((secret): secret is string => Boolean(secret));
+  url.username = "";
+  url.password = "";
+  url.search = "";
+  url.hash = "";
+  return {
+    baseUrl: url.href.replace(/\/+$/, ""),
+    authorization: basic === undefined ? undefined : `Basic ${basic}`,
+    secrets,
+  };
+}
 
 interface Answer {
   status: number;
@@ -15,15 +46,15 @@ interface Answer {
 
 const jobIdPattern = /^[A-Za-z0-9_-]{1,200}$/;
 
-export function createDemoApiTransport(options: ResolvedDemoAdapterOptions) {
+export function createDemoApi(endpoint: DemoApiEndpoint, fetchFunction: typeof globalThis.fetch) {
   async function send(method: "GET" | "POST", path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
     const operation = `${method} ${path}`;
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
-    if (options.authorization) headers.authorization = options.authorization;
+    if (endpoint.authorization) headers.authorization = endpoint.authorization;
     let response: Response;
     try {
-      response = await options.fetch(`${options.baseUrl}${path}`, {
+      response = await fetchFunction(`${endpoint.baseUrl}${path}`, {
         method,
         headers,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -33,7 +64,7 @@ export function createDemoApiTransport(options: ResolvedDemoAdapterOptions) {
     } catch (error) {
       // The caller went away: that is not an upstream fault, let the abort propagate as it is.
       if (signal.aborted) throw error;
-      throw new UpstreamError(`Could not reach the demo API at ${options.baseUrl} (${operation})`, {
+      throw new UpstreamError(`Could not reach the demo API at ${endpoint.baseUrl} (${operation})`, {
         isRetryable: true,
         cause: error,
       });
@@ -53,10 +84,10 @@ export function createDemoApiTransport(options: ResolvedDemoAdapterOptions) {
         `The demo API does not know this job (${operation}); it forgets jobs 24 h after they finish`,
       );
     }
-    const detail = apiMessage ? `: ${redactSecrets(apiMessage, options.secrets)}` : "";
+    const detail = apiMessage ? `: ${apiMessage}` : "";
     if (response.status === 400 && path === "/jobs" && apiMessage) {
       // The tool schema mirrors the API's rules, so this only happens when the two drift apart.
-      const [field = "arguments", ...problem] = redactSecrets(apiMessage, options.secrets).split(": ");
+      const [field = "arguments", ...problem] = apiMessage.split(": ");
       throw new InvalidToolInputError(field, problem.join(": ") || "refused by the demo API");
     }
     throw new UpstreamError(`The demo API answered ${response.status} to ${operation}${detail}`, {
@@ -112,7 +143,7 @@ export function createDemoApiTransport(options: ResolvedDemoAdapterOptions) {
   };
 }
 
-export type DemoApiTransport = ReturnType<typeof createDemoApiTransport>;
+export type DemoApi = ReturnType<typeof createDemoApi>;
 
 function readApiMessage(body: unknown): string | undefined {
   if (typeof body !== "object" || body === null) return undefined;
