@@ -2,7 +2,8 @@ import type { JobDetail } from "@aws-sdk/client-batch";
 import type { JobSnapshot } from "@jobtasks/core";
 import type { AwsBatchApi, CloudWatchLogsApi } from "./aws-batch-api.js";
 import type { ResolvedLogTail } from "./aws-batch-options.js";
-import { mapBatchJobStatus, wasCancelled } from "./map-aws-batch-status.js";
+import { buildJobSnapshot } from "./build-job-snapshot.js";
+import { wasCancelled } from "./map-aws-batch-status.js";
 import { hasFailedChildren, readFailedChildren } from "./read-failed-children.js";
 import { readLogTail } from "./read-log-tail.js";
 
@@ -48,6 +49,6 @@ export function createSnapshotReader(
       finished && hasFailedChildren(job)
         ? await readFailedChildren(job, { api: batchApi, ...(signal ? { signal } : {}) })
         : undefined;
-    return mapBatchJobStatus(job, logTail, failedChildren);
+    return buildJobSnapshot(job, logTail, failedChildren);
   };
 }
