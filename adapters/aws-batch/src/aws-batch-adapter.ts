@@ -7,11 +7,13 @@ import { submittedAtOf } from "./batch-job-ref.js";
 import type { BackoffPolicy } from "./call-with-backoff.js";
 import { assertConfiguredRegionValid } from "./aws-region-source.js";
 import { cancelBatchJob } from "./cancel-batch-job.js";
-import { createBatchClient, createLogsClient, describeJobs } from "./aws-batch-api.js";
+import { type CloudWatchLogsApi, createAwsBatchApi, createLogsApi } from "./aws-batch-api.js";
+import { createBatchClient, createLogsClient } from "./create-aws-clients.js";
 import { createDescribeJobsBatcher } from "./describe-jobs-batcher.js";
 import { createGenericSubmitTool } from "./generic-submit-tool.js";
 import { createSnapshotReader } from "./read-job-snapshot.js";
-import { createSubmitRateLimiter, type SubmitDependencies } from "./submit-batch-job.js";
+import type { SubmitDependencies } from "./submit-batch-job.js";
+import { createSubmitRateLimiter } from "./submit-rate-limiter.js";
 import { createTemplateSubmitTool } from "./template-submit-tool.js";
 import { createWatchJobTool } from "./watch-job-tool.js";
 
@@ -68,15 +70,18 @@ export function awsBatch(
   // built once per Region. Only when the adapter builds its clients: an injected client or a custom Logs
   // endpoint says where Logs is, and the result then notes the other Region instead.
   const regionalLogsClients = new Map<string, CloudWatchLogsClient>();
+  const regionalLogsApis = new Map<string, CloudWatchLogsApi>();
   const clientForRegion =
     ownsLogsClient && resolved.logs?.endpoint === undefined
-      ? (region: string): CloudWatchLogsClient => {
-          let client = regionalLogsClients.get(region);
-          if (!client) {
-            client = createLogsClient({ ...resolved, region }, environment);
+      ? (region: string): CloudWatchLogsApi => {
+          let api = regionalLogsApis.get(region);
+          if (!api) {
+            const client = createLogsClient({ ...resolved, region }, environment);
             regionalLogsClients.set(region, client);
+            api = createLogsApi(client);
+            regionalLogsApis.set(region, api);
           }
-          return client;
+          return api;
         }
       : undefined;
   // The keys this adapter holds, for the core to redact: the configured ones, and those the SDK's default
@@ -91,10 +96,11 @@ export function awsBatch(
   ].filter((secret): secret is string => secret !== undefined && secret !== "");
   const policy: BackoffPolicy = options.random ? { ...resolved.retry, random: options.random } : resolved.retry;
 
+  const batchApi = createAwsBatchApi(batchClient);
   const describer = (retry?: BackoffPolicy) =>
     createDescribeJobsBatcher({
       windowMs: resolved.describeBatchWindowMs,
-      describe: (jobIds) => describeJobs(batchClient, jobIds, retry ? { retry } : {}),
+      describe: (jobIds) => batchApi.describeJobs(jobIds, retry ? { retry } : {}),
     });
   // Status reads send DescribeJobs once: the server's reader retries them. watch_job's start, which the
   // server never retries, backs off on its own.
@@ -102,14 +108,20 @@ export function awsBatch(
   const describeForWatch = describer(policy);
 
   const snapshotOf = createSnapshotReader({
-    batchClient,
+    batchApi,
     ...(logsClient && resolved.logs
-      ? { logs: { client: logsClient, options: resolved.logs, ...(clientForRegion ? { clientForRegion } : {}) } }
+      ? {
+          logs: {
+            api: createLogsApi(logsClient),
+            options: resolved.logs,
+            ...(clientForRegion ? { clientForRegion } : {}),
+          },
+        }
       : {}),
   });
 
   const submitDependencies: SubmitDependencies = {
-    client: batchClient,
+    api: batchApi,
     policy,
     rateLimiter: createSubmitRateLimiter(resolved.submitsPerSecond),
     duplicateCheckDelayMs: resolved.duplicateCheckDelayMs,
@@ -148,7 +160,7 @@ export function awsBatch(
       }
     },
 
-    doCancel: (ref, context) => cancelBatchJob(ref, { client: batchClient, policy }, context),
+    doCancel: (ref, context) => cancelBatchJob(ref, { api: batchApi, policy }, context),
 
     async close() {
       if (ownsBatchClient) batchClient.destroy();

@@ -1,55 +1,126 @@
-import { BatchClient, DescribeJobsCommand, type JobDetail } from "@aws-sdk/client-batch";
-import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
-import { UpstreamError } from "@jobtasks/core";
+import {
+  type BatchClient,
+  DescribeJobsCommand,
+  type JobDetail,
+  type JobSummary,
+  ListJobsCommand,
+  SubmitJobCommand,
+  type SubmitJobRequest,
+  type SubmitJobResponse,
+  TerminateJobCommand,
+} from "@aws-sdk/client-batch";
+import { type CloudWatchLogsClient, GetLogEventsCommand } from "@aws-sdk/client-cloudwatch-logs";
+import { OutcomeUnknownError, UpstreamError } from "@jobtasks/core";
 import { z } from "zod";
-import type { ResolvedAwsBatchOptions } from "./aws-batch-options.js";
 import { type BackoffPolicy, callOnce, callWithBackoff } from "./call-with-backoff.js";
+import { isOutcomeUnknown, isThrottling, toUpstreamError } from "./upstream-errors.js";
 
 /*
- * The AWS clients: the Batch and CloudWatch Logs clients this adapter builds (Region, credentials, endpoint,
- * timeouts, no SDK retries), and DescribeJobs, the call every status read makes, with its answer checked.
- * The other calls are sent where they are decided (submit, cancel, log tail, failed children), each through
- * call-with-backoff.ts, which turns every SDK failure into an UpstreamError.
+ * Every call this adapter makes to AWS, one typed method each: the only file that builds and sends SDK
+ * commands. Reads go through call-with-backoff.ts (once, or with backoff where a caller owns its retries),
+ * which turns every SDK failure into an UpstreamError. SubmitJob is sent once per call, guarded, and its
+ * retries are the submit's own policy (submit-batch-job.ts). The clients are built in create-aws-clients.ts.
  */
 
-type Environment = Readonly<Record<string, string | undefined>>;
+export interface AwsBatchApi {
+  /**
+   * One SubmitJob. Throws the guard's OutcomeUnknownError when a job may exist (no answer, a 5xx, an
+   * unreadable 2xx), else the SDK's error as it is: the submit's policy classifies it.
+   */
+  submitJob(request: SubmitJobRequest): Promise<SubmitJobResponse>;
+  /** ListJobs by exact job name in a queue, retried on any transient fault (a read). */
+  listJobsByName(query: { jobQueue: string; jobName: string }, call: { retry: BackoffPolicy }): Promise<JobSummary[]>;
+  /**
+   * One ListJobs page of an array's FAILED children, sent once (a status read's part). The entries are as
+   * AWS sent them: the SDK does not check answers.
+   */
+  listFailedChildren(arrayJobId: string, call: { maxResults: number; signal: AbortSignal }): Promise<unknown[]>;
+  /** TerminateJob, retried on any transient fault: terminating a finished job changes nothing. */
+  terminateJob(jobId: string, reason: string, call: { retry: BackoffPolicy; signal?: AbortSignal }): Promise<void>;
+  /** One DescribeJobs call for up to 100 ids; see describeJobs below. */
+  describeJobs(jobIds: string[], call?: { retry?: BackoffPolicy }): Promise<JobDetail[]>;
+}
 
-/**
- * The settings both clients share. What is not configured is left to the SDK's default chains (region from
- * AWS_REGION or the profile, credentials from the environment, profile, web identity or instance role).
- * The adapter retries on its own (see call-with-backoff.ts), so the SDK sends each call once: two
- * stacked retry loops would multiply the load exactly when AWS asks for less.
- */
-function sharedClientConfig(options: ResolvedAwsBatchOptions, environment: Environment, endpoint: string | undefined) {
-  const region = options.region ?? environment.AWS_REGION ?? environment.AWS_DEFAULT_REGION;
+export function createAwsBatchApi(client: BatchClient): AwsBatchApi {
   return {
-    maxAttempts: 1,
-    // Without a timeout one hung connection would stall every status read batched with it.
-    // (throwOnRequestTimeout: the handler only logs a warning otherwise.)
-    requestHandler: {
-      requestTimeout: options.requestTimeoutMs,
-      connectionTimeout: Math.min(options.requestTimeoutMs, 5000),
-      throwOnRequestTimeout: true,
+    async submitJob(request) {
+      try {
+        return await client.send(guardedSubmitCommand(request));
+      } catch (error) {
+        // A failure outside the guard's step (before it, or around the SDK's retry loop) gets the same reading.
+        throw submitOutcomeUnknown(error) ?? error;
+      }
     },
-    ...(region ? { region } : {}),
-    ...(options.profile ? { profile: options.profile } : {}),
-    // A copy each: the SDK writes bookkeeping into the credentials object it is given.
-    ...(options.credentials ? { credentials: awsCredentials(options.credentials) } : {}),
-    ...(endpoint ? { endpoint } : {}),
+
+    async listJobsByName({ jobQueue, jobName }, call) {
+      const response = await callWithBackoff(
+        "ListJobs",
+        () => client.send(new ListJobsCommand({ jobQueue, filters: [{ name: "JOB_NAME", values: [jobName] }] })),
+        { policy: call.retry, retryOn: "transient" },
+      );
+      return response.jobSummaryList ?? [];
+    },
+
+    async listFailedChildren(arrayJobId, call) {
+      const { signal } = call;
+      const response = await callOnce(
+        `ListJobs for the failed children of array job ${arrayJobId}`,
+        () =>
+          client.send(new ListJobsCommand({ arrayJobId, jobStatus: "FAILED", maxResults: call.maxResults }), {
+            abortSignal: signal,
+          }),
+        { signal },
+      );
+      return Array.isArray(response.jobSummaryList) ? response.jobSummaryList : [];
+    },
+
+    async terminateJob(jobId, reason, call) {
+      const { signal } = call;
+      await callWithBackoff(
+        "TerminateJob",
+        () => client.send(new TerminateJobCommand({ jobId, reason }), signal ? { abortSignal: signal } : {}),
+        { policy: call.retry, retryOn: "transient", ...(signal ? { signal } : {}) },
+      );
+    },
+
+    describeJobs: (jobIds, call) => describeJobs(client, jobIds, call),
   };
 }
 
-/** The SDK's credentials type has no room for `sessionToken: undefined`, which the options schema may give. */
-function awsCredentials({ sessionToken, ...keys }: NonNullable<ResolvedAwsBatchOptions["credentials"]>) {
-  return { ...keys, ...(sessionToken !== undefined ? { sessionToken } : {}) };
+/**
+ * An error after which the SubmitJob may or may not have created a job, as the core's OutcomeUnknownError:
+ * the SDK error's description, status and throttling, but no `cause`. The SDK's retry classifier walks
+ * `cause` chains and would find the network error or 5xx there and resend the request blindly; without
+ * one it sees a client error and stops, and the adapter looks the job up first. Undefined for any other
+ * error.
+ */
+function submitOutcomeUnknown(error: unknown): OutcomeUnknownError | undefined {
+  if (error instanceof OutcomeUnknownError) return error;
+  if (!isOutcomeUnknown(error)) return undefined;
+  const described = toUpstreamError("SubmitJob", error);
+  return new OutcomeUnknownError(described.message, {
+    ...(described instanceof UpstreamError && described.httpStatus !== undefined
+      ? { httpStatus: described.httpStatus }
+      : {}),
+    isRetryable: true,
+    isThrottled: isThrottling(error),
+  });
 }
 
-export function createBatchClient(options: ResolvedAwsBatchOptions, environment: Environment): BatchClient {
-  return new BatchClient(sharedClientConfig(options, environment, options.endpoint));
-}
-
-export function createLogsClient(options: ResolvedAwsBatchOptions, environment: Environment): CloudWatchLogsClient {
-  return new CloudWatchLogsClient(sharedClientConfig(options, environment, options.logs?.endpoint));
+function guardedSubmitCommand(request: SubmitJobRequest): SubmitJobCommand {
+  const command = new SubmitJobCommand(request);
+  // "finalizeRequest" at low priority runs inside the SDK's retry loop, once per attempt it makes.
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        throw submitOutcomeUnknown(error) ?? error;
+      }
+    },
+    { step: "finalizeRequest", priority: "low", name: "jobtasksSubmitOutcomeGuard" },
+  );
+  return command;
 }
 
 /**
@@ -90,7 +161,7 @@ function jobsOfDescribeJobsResponse(operation: string, response: unknown): JobDe
  * One DescribeJobs call for up to 100 ids. Status reads send it once (`retry` unset): the server's reader
  * retries them. watch_job's start, which the server never retries, passes a backoff policy.
  */
-export async function describeJobs(
+async function describeJobs(
   client: BatchClient,
   jobIds: string[],
   call: { retry?: BackoffPolicy } = {},
@@ -103,4 +174,33 @@ export async function describeJobs(
     ? await callWithBackoff(operation, send, { policy: call.retry, retryOn: "transient" })
     : await callOnce(operation, send, {});
   return jobsOfDescribeJobsResponse(operation, response);
+}
+
+/** The CloudWatch Logs calls: the log tail of a finished job. */
+export interface CloudWatchLogsApi {
+  /** The Region the client reads, or undefined when it cannot be told. */
+  region(): Promise<string | undefined>;
+  /** The messages of the newest `limit` events of a stream, oldest first; GetLogEvents sent once. */
+  getLogEvents(
+    request: { logGroupName: string; logStreamName: string; limit: number },
+    signal?: AbortSignal,
+  ): Promise<string[]>;
+}
+
+export function createLogsApi(client: CloudWatchLogsClient): CloudWatchLogsApi {
+  return {
+    region: () => client.config.region().catch(() => undefined),
+    async getLogEvents({ logGroupName, logStreamName, limit }, signal) {
+      const response = await callOnce(
+        "GetLogEvents",
+        () =>
+          client.send(
+            new GetLogEventsCommand({ logGroupName, logStreamName, startFromHead: false, limit }),
+            signal ? { abortSignal: signal } : {},
+          ),
+        { service: "CloudWatch Logs", ...(signal ? { signal } : {}) },
+      );
+      return (response.events ?? []).map((event) => event.message ?? "");
+    },
+  };
 }

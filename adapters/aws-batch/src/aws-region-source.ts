@@ -34,7 +34,7 @@ export const awsRegionPattern = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 
 /**
  * The Region the clients this adapter builds will use, and where it comes from: the `region` option,
- * AWS_REGION, AWS_DEFAULT_REGION (passed on by aws-batch-api.ts), or the selected profile in the
+ * AWS_REGION, AWS_DEFAULT_REGION (passed on by create-aws-clients.ts), or the selected profile in the
  * shared config or credentials file. Undefined when none has one: the SDK then asks the EC2 instance
  * metadata service, which only a call can do, and a Region missing there too is reported by that call.
  */

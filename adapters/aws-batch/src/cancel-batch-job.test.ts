@@ -2,7 +2,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { cancelReason } from "./cancel-batch-job.js";
-import { mapBatchJobStatus } from "./map-aws-batch-status.js";
+import { mapAwsBatchStatus } from "./map-aws-batch-status.js";
 import {
   batchOrigin,
   blockRealNetwork,
@@ -125,7 +125,7 @@ describe("doCancel", () => {
       statusReason: cancelReason,
       isCancelled: false,
     });
-    expect(mapBatchJobStatus(job).status).toBe("cancelled");
+    expect(mapAwsBatchStatus(job).status).toBe("cancelled");
   });
 
   it("stays working after a cancel until Batch shows the job stopped (cooperative cancel)", async () => {

@@ -1,11 +1,11 @@
-import { type BatchClient, TerminateJobCommand } from "@aws-sdk/client-batch";
 import type { AdapterContext } from "@jobtasks/core";
+import type { AwsBatchApi } from "./aws-batch-api.js";
 import type { BatchJobRef } from "./batch-job-ref.js";
-import { type BackoffPolicy, callWithBackoff } from "./call-with-backoff.js";
+import type { BackoffPolicy } from "./call-with-backoff.js";
 import { cancelReasonPrefix } from "./map-aws-batch-status.js";
 
 export interface CancelDependencies {
-  client: BatchClient;
+  api: AwsBatchApi;
   policy: BackoffPolicy;
 }
 
@@ -31,12 +31,5 @@ export async function cancelBatchJob(
     { jobId: ref.jobId, principal: context.principal },
     "terminating an AWS Batch job for tasks/cancel",
   );
-  await callWithBackoff(
-    "TerminateJob",
-    () =>
-      dependencies.client.send(new TerminateJobCommand({ jobId: ref.jobId, reason: cancelReason }), {
-        abortSignal: context.signal,
-      }),
-    { policy: dependencies.policy, retryOn: "transient", signal: context.signal },
-  );
+  await dependencies.api.terminateJob(ref.jobId, cancelReason, { retry: dependencies.policy, signal: context.signal });
 }

@@ -4,7 +4,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import { batchJobResultSchema } from "./batch-job-result.js";
-import { mapBatchJobStatus } from "./map-aws-batch-status.js";
+import { buildJobSnapshot } from "./build-job-snapshot.js";
 import { batchOrigin, blockRealNetwork, fastRetry, testBatchClient } from "./test-support/aws-test-clients.js";
 import { fixtureJob } from "./test-support/fixtures.js";
 import { createTestContext } from "@jobtasks/testkit";
@@ -142,7 +142,7 @@ describe("the result of a failed array job", () => {
   });
 
   it("says 'the array ran', not 'Last attempt', for a parent that had no attempts", () => {
-    const snapshot = mapBatchJobStatus(failedParent(1), undefined, {
+    const snapshot = buildJobSnapshot(failedParent(1), undefined, {
       children: [{ index: 0, jobId: `${parentId}:0`, exitCode: 2 }],
       more: 0,
     });

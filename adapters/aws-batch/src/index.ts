@@ -13,5 +13,6 @@ export {
 } from "./aws-batch-options.js";
 export type { BatchJobRef } from "./batch-job-ref.js";
 export { batchJobResultSchema, type BatchJobResult } from "./batch-job-result.js";
-export { cancelReasonPrefix, mapBatchJobStatus } from "./map-aws-batch-status.js";
+export { buildJobSnapshot } from "./build-job-snapshot.js";
+export { cancelReasonPrefix, mapAwsBatchStatus } from "./map-aws-batch-status.js";
 export { correlationTagKey } from "./submit-batch-job.js";

@@ -1,12 +1,10 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
 import { describe, expect, it } from "vitest";
-import { mapBatchJobStatus, wasCancelled } from "./map-aws-batch-status.js";
-import { fixtureJob } from "./test-support/fixtures.js";
+import { type BatchStatusFields, mapAwsBatchStatus, wasCancelled } from "./map-aws-batch-status.js";
 
-const textOf = (snapshot: ReturnType<typeof mapBatchJobStatus>): string =>
-  (snapshot.result?.content[0] as { text: string } | undefined)?.text ?? "";
+const status = (value: string) => value as JobDetail["status"];
 
-describe("mapBatchJobStatus", () => {
+describe("mapAwsBatchStatus", () => {
   it.each([
     ["SUBMITTED", "working"],
     ["PENDING", "working"],
@@ -18,91 +16,57 @@ describe("mapBatchJobStatus", () => {
     // A status AWS may add one day: non-terminal, raw value kept.
     ["PAUSED_FOR_MAINTENANCE", "working"],
   ] as const)("maps %s to %s and keeps the raw status", (rawStatus, expected) => {
-    const snapshot = mapBatchJobStatus(
-      fixtureJob("describe-jobs-running.json", { status: rawStatus as JobDetail["status"] }),
-    );
-    expect(snapshot.status).toBe(expected);
-    expect(snapshot.rawStatus).toBe(rawStatus);
+    const phase = mapAwsBatchStatus({ status: status(rawStatus) });
+    expect(phase.status).toBe(expected);
+    expect(phase.rawStatus).toBe(rawStatus);
   });
 
-  it("says an unknown status is unknown and keeps watching", () => {
-    const snapshot = mapBatchJobStatus(
-      fixtureJob("describe-jobs-running.json", { status: "QUEUED_V2" as JobDetail["status"] }),
-    );
-    expect(snapshot.message).toMatch(/^QUEUED_V2: .*does not know; still watching/);
-    expect(snapshot.result).toBeUndefined();
+  it.each<[string, BatchStatusFields, string]>([
+    ["a running job", { status: "RUNNING" }, "RUNNING"],
+    ["a succeeded job", { status: "SUCCEEDED", statusReason: "Essential container in task exited" }, "SUCCEEDED"],
+    [
+      "a job waiting for capacity, with its reason",
+      { status: "RUNNABLE", statusReason: "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY" },
+      "RUNNABLE: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY",
+    ],
+    [
+      "an array parent, with its children's progress",
+      {
+        status: "PENDING",
+        arrayProperties: { size: 1000, statusSummary: { SUCCEEDED: 734, FAILED: 3, RUNNING: 10, STARTING: 2 } },
+      },
+      "PENDING: 734/1000 succeeded, 3 failed, 12 running",
+    ],
+    [
+      "a retried job, with the attempt it is on",
+      { status: "RUNNING", attempts: [{}], retryStrategy: { attempts: 2 } },
+      "RUNNING: attempt 2 of 2",
+    ],
+    [
+      "a failed job, with its reason",
+      { status: "FAILED", statusReason: "Essential container in task exited" },
+      "FAILED: Essential container in task exited",
+    ],
+    ["a failed job without a reason", { status: "FAILED" }, "FAILED"],
+    [
+      "a cancelled job, with the reason of its cancel",
+      { status: "FAILED", isCancelled: true, statusReason: "Cancelled by someone" },
+      "Cancelled: Cancelled by someone",
+    ],
+    ["a cancelled job without a reason", { status: "FAILED", isTerminated: true }, "Cancelled: cancelled"],
+    [
+      "a status jobtasks does not know",
+      { status: status("QUEUED_V2") },
+      "QUEUED_V2: a status jobtasks does not know; still watching",
+    ],
+    ["no status at all", {}, "UNKNOWN: a status jobtasks does not know; still watching"],
+  ])("words the message of %s", (_case, job, message) => {
+    expect(mapAwsBatchStatus(job).message).toBe(message);
   });
 
-  it("reports why a RUNNABLE job waits, without the account id of the ARN it quotes", () => {
-    const snapshot = mapBatchJobStatus(fixtureJob("describe-jobs-runnable-no-capacity.json"));
-    expect(snapshot.status).toBe("working");
-    expect(snapshot.message).toContain("RUNNABLE: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY");
-    expect(snapshot.message).toContain("compute-environment/gpu-ce");
-    expect(snapshot.message).not.toContain("123456789012");
-  });
-
-  it("reports array progress from the status summary of a PENDING parent", () => {
-    const snapshot = mapBatchJobStatus(fixtureJob("describe-jobs-array-pending.json"));
-    expect(snapshot.status).toBe("working");
-    expect(snapshot.message).toBe("PENDING: 734/1000 succeeded, 3 failed, 12 running");
-    expect(snapshot.updatedAt).toBe(new Date(1795000900000).toISOString());
-  });
-
-  it("shows which attempt a retried job is on", () => {
-    const failedFirst = fixtureJob("describe-jobs-failed.json").attempts?.slice(0, 1);
-    const snapshot = mapBatchJobStatus(fixtureJob("describe-jobs-running.json", { attempts: failedFirst }));
-    expect(snapshot.message).toBe("RUNNING: attempt 2 of 2");
-  });
-
-  it("completes a SUCCEEDED job with exit code, duration, attempts and log stream", () => {
-    const snapshot = mapBatchJobStatus(fixtureJob("describe-jobs-succeeded.json"));
-    expect(snapshot.status).toBe("completed");
-    expect(snapshot.result?.isError).toBeUndefined();
-    expect(snapshot.result?.structuredContent).toEqual({
-      jobId: "8f1c2d3e-4b5a-4c6d-9e7f-0a1b2c3d4e5f",
-      jobName: "render_frames-3f9a1c0d2b4e6f8a0c1d2e3f",
-      status: "SUCCEEDED",
-      statusReason: "Essential container in task exited",
-      exitCode: 0,
-      attempts: 1,
-      startedAt: new Date(1795000060000).toISOString(),
-      stoppedAt: new Date(1795000312000).toISOString(),
-      durationMs: 252000,
-      logStreamName: "blender-render/default/0f1e2d3c4b5a69788796a5b4c3d2e1f0",
-    });
-    expect(textOf(snapshot)).toContain("succeeded: exit code 0, ran 4m 12s, 1 attempt");
-    expect(snapshot.updatedAt).toBe(new Date(1795000312000).toISOString());
-  });
-
-  it("completes a FAILED job with isError, the reason and the LAST attempt's exit code and log tail", () => {
-    const snapshot = mapBatchJobStatus(fixtureJob("describe-jobs-failed.json"), {
-      text: "KeyError: 'customer_id'",
-      truncated: false,
-    });
-    expect(snapshot.status).toBe("completed");
-    expect(snapshot.result?.isError).toBe(true);
-    expect(snapshot.result?.structuredContent).toMatchObject({
-      status: "FAILED",
-      exitCode: 1,
-      attempts: 2,
-      logStreamName: "etl/default/eeee5555ffff6666aaaa7777bbbb8888",
-      logTail: "KeyError: 'customer_id'",
-    });
-    expect(textOf(snapshot)).toContain(
-      "failed: Essential container in task exited. Last attempt: exit code 1, ran 42s, 2 attempts.",
-    );
-    expect(textOf(snapshot)).toContain("KeyError");
-    expect(JSON.stringify(snapshot)).not.toContain("arn:aws");
-  });
-
-  it("puts array counts into a finished array job's result", () => {
-    const job = fixtureJob("describe-jobs-array-pending.json", {
-      status: "FAILED",
-      arrayProperties: { size: 4, statusSummary: { SUCCEEDED: 3, FAILED: 1 } },
-    });
-    const snapshot = mapBatchJobStatus(job);
-    expect(snapshot.result?.structuredContent?.array).toEqual({ size: 4, succeeded: 3, failed: 1 });
-    expect(textOf(snapshot)).toContain("Array job of 4: 3 succeeded, 1 failed.");
+  it("leaves the words AWS wrote as they are: hiding what they quote is the snapshot's job", () => {
+    const reason = "Queue arn:aws:batch:us-east-1:123456789012:job-queue/render is disabled";
+    expect(mapAwsBatchStatus({ status: "RUNNABLE", statusReason: reason }).message).toBe(`RUNNABLE: ${reason}`);
   });
 
   it.each([
@@ -114,12 +78,9 @@ describe("mapBatchJobStatus", () => {
       { isCancelled: false, statusReason: "jobtasks: cancelled by bob via MCP tasks/cancel" },
     ],
   ] as const)("maps FAILED after a cancel to cancelled (recognised by %s)", (_how, changes) => {
-    const job = fixtureJob("describe-jobs-cancelled.json", changes);
+    const job: BatchStatusFields = { status: "FAILED", ...changes };
     expect(wasCancelled(job)).toBe(true);
-    const snapshot = mapBatchJobStatus(job);
-    expect(snapshot.status).toBe("cancelled");
-    expect(snapshot.rawStatus).toBe("FAILED");
-    expect(snapshot.result).toBeUndefined();
+    expect(mapAwsBatchStatus(job)).toMatchObject({ status: "cancelled", rawStatus: "FAILED" });
   });
 
   it.each([
@@ -140,24 +101,16 @@ describe("mapBatchJobStatus", () => {
         statusReason: "Terminated by JobStateTimeLimit action due to reason: MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT",
       },
     ],
-  ] as const)(
-    "reports a job Batch stopped itself because %s as completed with isError, not as a user's cancel",
-    (_why, changes) => {
-      const job = fixtureJob("describe-jobs-cancelled.json", changes);
-      const snapshot = mapBatchJobStatus(job);
-      expect(snapshot.status).toBe("completed");
-      expect(snapshot.result?.isError).toBe(true);
-      expect(snapshot.message).toBe(`FAILED: ${changes.statusReason}`);
-    },
-  );
+  ] as const)("maps a job Batch stopped itself because %s to completed, not to a user's cancel", (_why, changes) => {
+    const phase = mapAwsBatchStatus({ status: "FAILED", ...changes });
+    expect(phase).toEqual({ status: "completed", rawStatus: "FAILED", message: `FAILED: ${changes.statusReason}` });
+  });
 
   it("keeps rawStatus a string even when AWS sends something else", () => {
-    const snapshot = mapBatchJobStatus(fixtureJob("describe-jobs-running.json", { status: 7 as never }));
-    expect(snapshot).toMatchObject({ status: "working", rawStatus: "7" });
+    expect(mapAwsBatchStatus({ status: 7 as never })).toMatchObject({ status: "working", rawStatus: "7" });
   });
 
   it("keeps a SUCCEEDED job completed even if a terminate raced and lost", () => {
-    const snapshot = mapBatchJobStatus(fixtureJob("describe-jobs-succeeded.json", { isTerminated: true }));
-    expect(snapshot.status).toBe("completed");
+    expect(mapAwsBatchStatus({ status: "SUCCEEDED", isTerminated: true }).status).toBe("completed");
   });
 });

@@ -1,9 +1,5 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
 import type { JobSnapshot } from "@jobtasks/core";
-import { buildFinishedResult, isoTimeOf } from "./batch-job-result.js";
-import { hideArns } from "./hide-arns.js";
-import type { FailedChildren } from "./read-failed-children.js";
-import type { LogTail } from "./read-log-tail.js";
 
 /** Every reason doCancel sends starts with this, so a FAILED job can be recognised as our cancel. */
 export const cancelReasonPrefix = "jobtasks: cancelled";
@@ -33,7 +29,7 @@ const stoppedByBatchItself: readonly RegExp[] = [
  * not one of Batch's own: most likely someone's CancelJob/TerminateJob (the console, the CLI), though a
  * reason Batch starts writing later would be read the same way until it is added above.
  */
-export function wasCancelled(job: JobDetail): boolean {
+export function wasCancelled(job: Pick<JobDetail, "statusReason" | "isCancelled" | "isTerminated">): boolean {
   const reason = job.statusReason ?? "";
   if (reason.startsWith(cancelReasonPrefix)) return true;
   if (job.isCancelled !== true && job.isTerminated !== true) return false;
@@ -41,7 +37,7 @@ export function wasCancelled(job: JobDetail): boolean {
 }
 
 /** "734/1000 succeeded, 3 failed, 12 running" from an array parent's status summary. */
-export function arrayProgress(job: JobDetail): string | undefined {
+export function arrayProgress(job: Pick<JobDetail, "arrayProperties">): string | undefined {
   const properties = job.arrayProperties;
   if (!properties?.size) return undefined;
   const summary = properties.statusSummary ?? {};
@@ -51,10 +47,28 @@ export function arrayProgress(job: JobDetail): string | undefined {
   return parts.join(", ");
 }
 
-function workingMessage(job: JobDetail, rawStatus: string, known: boolean): string {
+/**
+ * The fields of a DescribeJobs entry that decide its phase and message; the rest is the result's. Each may
+ * be missing: the SDK does not check answers.
+ */
+export type BatchStatusFields = Partial<
+  Pick<
+    JobDetail,
+    "status" | "statusReason" | "isCancelled" | "isTerminated" | "arrayProperties" | "attempts" | "retryStrategy"
+  >
+>;
+
+/** A job's phase as a task status, with AWS's own word for it and the message that explains it. */
+export interface BatchJobPhase {
+  status: Extract<JobSnapshot["status"], "working" | "completed" | "cancelled">;
+  rawStatus: string;
+  message: string;
+}
+
+function workingMessage(job: BatchStatusFields, rawStatus: string, known: boolean): string {
   const details: string[] = [];
   // statusReason explains waits such as RUNNABLE with no capacity, which can last forever.
-  if (job.statusReason) details.push(hideArns(job.statusReason));
+  if (job.statusReason) details.push(job.statusReason);
   const progress = arrayProgress(job);
   if (progress) details.push(progress);
   const previousAttempts = job.attempts?.length ?? 0;
@@ -65,34 +79,25 @@ function workingMessage(job: JobDetail, rawStatus: string, known: boolean): stri
 }
 
 /**
- * The one mapping from a DescribeJobs entry to a task snapshot. The set of statuses is open: anything not
- * listed stays working with its raw value shown, never terminal.
+ * The one status mapping: an AWS Batch status with its reason and cancel flags in, a task phase and its
+ * message out. Pure, and upstream words stay as AWS wrote them: the snapshot built from it
+ * (build-job-snapshot.ts) shortens the ARNs they quote. The set of statuses is open: anything not listed
+ * stays working with its raw value shown, never terminal. A FAILED job that was not cancelled is
+ * `completed`: it ran and failed, which its result says with isError.
  */
-export function mapBatchJobStatus(job: JobDetail, logTail?: LogTail, failedChildren?: FailedChildren): JobSnapshot {
+export function mapAwsBatchStatus(job: BatchStatusFields): BatchJobPhase {
   // A string whatever AWS sent: JobSnapshot.rawStatus is typed so, and an unexpected value stays visible.
   const rawStatus = String(job.status ?? "UNKNOWN");
   if (activeStatuses.has(rawStatus)) {
-    const snapshot: JobSnapshot = { status: "working", rawStatus, message: workingMessage(job, rawStatus, true) };
-    const summaryUpdatedAt = isoTimeOf(job.arrayProperties?.statusSummaryLastUpdatedAt);
-    if (summaryUpdatedAt) snapshot.updatedAt = summaryUpdatedAt;
-    return snapshot;
+    return { status: "working", rawStatus, message: workingMessage(job, rawStatus, true) };
   }
-  const stoppedAt = isoTimeOf(job.stoppedAt);
-  const updatedAt = stoppedAt ? { updatedAt: stoppedAt } : {};
   if (rawStatus === "FAILED" && wasCancelled(job)) {
-    const reason = job.statusReason ? hideArns(job.statusReason) : "cancelled";
-    return { status: "cancelled", rawStatus, message: `Cancelled: ${reason}`, ...updatedAt };
+    return { status: "cancelled", rawStatus, message: `Cancelled: ${job.statusReason || "cancelled"}` };
   }
   if (finishedStatuses.has(rawStatus)) {
-    const succeeded = rawStatus === "SUCCEEDED";
-    const message = succeeded ? "SUCCEEDED" : `FAILED${job.statusReason ? `: ${hideArns(job.statusReason)}` : ""}`;
-    return {
-      status: "completed",
-      rawStatus,
-      message,
-      result: buildFinishedResult(job, logTail, failedChildren),
-      ...updatedAt,
-    };
+    const message =
+      rawStatus === "SUCCEEDED" ? "SUCCEEDED" : `FAILED${job.statusReason ? `: ${job.statusReason}` : ""}`;
+    return { status: "completed", rawStatus, message };
   }
   return { status: "working", rawStatus, message: workingMessage(job, rawStatus, false) };
 }

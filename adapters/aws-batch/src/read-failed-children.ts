@@ -1,6 +1,6 @@
-import { type BatchClient, type JobDetail, ListJobsCommand } from "@aws-sdk/client-batch";
+import type { JobDetail } from "@aws-sdk/client-batch";
 import { UpstreamError } from "@jobtasks/core";
-import { callOnce } from "./call-with-backoff.js";
+import type { AwsBatchApi } from "./aws-batch-api.js";
 import { hideArns } from "./hide-arns.js";
 
 /** How many failed children a result names; the rest are counted. */
@@ -38,7 +38,7 @@ export function hasFailedChildren(job: JobDetail): boolean {
 }
 
 export interface ChildrenReadDependencies {
-  client: BatchClient;
+  api: AwsBatchApi;
   /** The status read's own signal: when it fires, the read is being abandoned and so is this. */
   signal?: AbortSignal;
 }
@@ -59,18 +59,7 @@ export async function readFailedChildren(
   const signal = dependencies.signal ? AbortSignal.any([dependencies.signal, deadline]) : deadline;
   let summaries: unknown[];
   try {
-    const response = await callOnce(
-      `ListJobs for the failed children of array job ${parentId}`,
-      () =>
-        dependencies.client.send(
-          new ListJobsCommand({ arrayJobId: parentId, jobStatus: "FAILED", maxResults: listPageSize }),
-          {
-            abortSignal: signal,
-          },
-        ),
-      { signal },
-    );
-    summaries = Array.isArray(response.jobSummaryList) ? response.jobSummaryList : [];
+    summaries = await dependencies.api.listFailedChildren(parentId, { maxResults: listPageSize, signal });
   } catch (error) {
     if (dependencies.signal?.aborted) throw error;
     const detail = deadline.aborted

@@ -1,19 +1,20 @@
-import type { BatchClient, JobDetail } from "@aws-sdk/client-batch";
-import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
+import type { JobDetail } from "@aws-sdk/client-batch";
 import type { JobSnapshot } from "@jobtasks/core";
+import type { AwsBatchApi, CloudWatchLogsApi } from "./aws-batch-api.js";
 import type { ResolvedLogTail } from "./aws-batch-options.js";
-import { mapBatchJobStatus, wasCancelled } from "./map-aws-batch-status.js";
+import { buildJobSnapshot } from "./build-job-snapshot.js";
+import { wasCancelled } from "./map-aws-batch-status.js";
 import { hasFailedChildren, readFailedChildren } from "./read-failed-children.js";
 import { readLogTail } from "./read-log-tail.js";
 
 export interface SnapshotReaderDependencies {
-  batchClient: BatchClient;
+  batchApi: AwsBatchApi;
   /** Set when the `logs` option is: the client and budget of the log tail of finished jobs. */
   logs?: {
-    client: CloudWatchLogsClient;
+    api: CloudWatchLogsApi;
     options: ResolvedLogTail;
     /** A client for a log kept in another Region (awslogs-region), when the adapter can build one. */
-    clientForRegion?: (region: string) => CloudWatchLogsClient;
+    clientForRegion?: (region: string) => CloudWatchLogsApi;
   };
 }
 
@@ -25,7 +26,7 @@ export interface SnapshotReaderDependencies {
 export function createSnapshotReader(
   dependencies: SnapshotReaderDependencies,
 ): (job: JobDetail, signal?: AbortSignal) => Promise<JobSnapshot> {
-  const { batchClient, logs } = dependencies;
+  const { batchApi, logs } = dependencies;
   return async (job, signal) => {
     const finished = job.status === "SUCCEEDED" || (job.status === "FAILED" && !wasCancelled(job));
     const stoppedAgoMs = job.stoppedAt === undefined ? undefined : Date.now() - job.stoppedAt;
@@ -39,15 +40,15 @@ export function createSnapshotReader(
     }
     const logTail =
       finished && logs
-        ? await readLogTail(logs.client, job, logs.options, {
+        ? await readLogTail(logs.api, job, logs.options, {
             ...(signal ? { signal } : {}),
             ...(logs.clientForRegion ? { clientForRegion: logs.clientForRegion } : {}),
           })
         : undefined;
     const failedChildren =
       finished && hasFailedChildren(job)
-        ? await readFailedChildren(job, { client: batchClient, ...(signal ? { signal } : {}) })
+        ? await readFailedChildren(job, { api: batchApi, ...(signal ? { signal } : {}) })
         : undefined;
-    return mapBatchJobStatus(job, logTail, failedChildren);
+    return buildJobSnapshot(job, logTail, failedChildren);
   };
 }

@@ -2,6 +2,7 @@ import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { UpstreamError } from "@jobtasks/core";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLogsApi } from "./aws-batch-api.js";
 import { fitLogLines, readLogTail } from "./read-log-tail.js";
 import { blockRealNetwork, logsOrigin, testCredentials, testLogsClient } from "./test-support/aws-test-clients.js";
 import { fixtureJob } from "./test-support/fixtures.js";
@@ -52,7 +53,7 @@ describe("readLogTail", () => {
           { timestamp: 3, message: "done" },
         ],
       });
-    const tail = await readLogTail(testLogsClient(), job, logOptions, call);
+    const tail = await readLogTail(createLogsApi(testLogsClient()), job, logOptions, call);
     // The configured keys are the core's to redact (secret-redaction.test.ts); an access key id the adapter
     // never held is hidden here by its shape.
     expect(tail).toEqual({
@@ -71,16 +72,19 @@ describe("readLogTail", () => {
     ],
   ])("notes %s, a condition that lasts, instead of failing the result", async (errorType, status, note) => {
     nock(logsOrigin).post("/").reply(status, { __type: errorType, message: "no" }, { "x-amzn-errortype": errorType });
-    const tail = await readLogTail(testLogsClient(), job, logOptions, call);
+    const tail = await readLogTail(createLogsApi(testLogsClient()), job, logOptions, call);
     expect(tail?.text).toBeUndefined();
     expect(tail?.note).toMatch(note);
   });
 
   it("throws a retryable error when Logs is briefly unavailable, so a finished result does not lose its tail to it", async () => {
     nock(logsOrigin).post("/").reply(503, { __type: "ServiceUnavailableException", message: "busy" });
-    const error = await readLogTail(testLogsClient(), { ...job, stoppedAt: Date.now() - 1000 }, logOptions, call).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await readLogTail(
+      createLogsApi(testLogsClient()),
+      { ...job, stoppedAt: Date.now() - 1000 },
+      logOptions,
+      call,
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).isRetryable).toBe(true);
     expect((error as Error).message).toMatch(
@@ -96,7 +100,7 @@ describe("readLogTail", () => {
     ["NotFound", 404, "a wrong logs.endpoint answering 4xx"],
   ])("notes %s (%s) in the result instead of an error", async (errorType, status) => {
     nock(logsOrigin).post("/").reply(status, { __type: errorType, message: "no" }, { "x-amzn-errortype": errorType });
-    const tail = await readLogTail(testLogsClient(), job, logOptions, call);
+    const tail = await readLogTail(createLogsApi(testLogsClient()), job, logOptions, call);
     expect(tail?.text).toBeUndefined();
     expect(tail?.note).toMatch(new RegExp(`^log unavailable: .*${errorType}`));
   });
@@ -110,7 +114,9 @@ describe("readLogTail", () => {
         { "x-amzn-errortype": "ExpiredTokenException" },
       );
     const justStopped = { ...job, stoppedAt: Date.now() - 1000 };
-    const error = await readLogTail(testLogsClient(), justStopped, logOptions, call).catch((caught: unknown) => caught);
+    const error = await readLogTail(createLogsApi(testLogsClient()), justStopped, logOptions, call).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).isRetryable).toBe(true);
   });
@@ -118,7 +124,12 @@ describe("readLogTail", () => {
   it("gives up on a passing Logs fault once the job stopped longer ago than giveUpMs, with a note", async () => {
     nock(logsOrigin).post("/").reply(503, { __type: "ServiceUnavailableException", message: "busy" });
     const stoppedLongAgo = { ...job, stoppedAt: Date.now() - 6 * 60_000 };
-    const tail = await readLogTail(testLogsClient(), stoppedLongAgo, { ...logOptions, giveUpMs: 5 * 60_000 }, call);
+    const tail = await readLogTail(
+      createLogsApi(testLogsClient()),
+      stoppedLongAgo,
+      { ...logOptions, giveUpMs: 5 * 60_000 },
+      call,
+    );
     expect(tail?.note).toMatch(/^log unavailable: CloudWatch Logs did not answer .*ServiceUnavailableException/);
   });
 
@@ -141,9 +152,9 @@ describe("readLogTail", () => {
       .reply(200, { events: [{ timestamp: 1, message: "from Ireland" }] });
     const clientForRegion = (region: string) => {
       regions.push(region);
-      return new CloudWatchLogsClient({ region, credentials: { ...testCredentials }, maxAttempts: 1 });
+      return createLogsApi(new CloudWatchLogsClient({ region, credentials: { ...testCredentials }, maxAttempts: 1 }));
     };
-    const tail = await readLogTail(testLogsClient(), jobLoggingTo("eu-west-1"), logOptions, {
+    const tail = await readLogTail(createLogsApi(testLogsClient()), jobLoggingTo("eu-west-1"), logOptions, {
       ...call,
       clientForRegion,
     });
@@ -152,7 +163,7 @@ describe("readLogTail", () => {
   });
 
   it("says the log is in another Region, not that the stream does not exist, when it cannot read there", async () => {
-    const tail = await readLogTail(testLogsClient(), jobLoggingTo("eu-west-1"), logOptions, call);
+    const tail = await readLogTail(createLogsApi(testLogsClient()), jobLoggingTo("eu-west-1"), logOptions, call);
     expect(tail?.note).toMatch(/^log unavailable: the job logs to CloudWatch Logs in eu-west-1/);
   });
 
@@ -160,19 +171,24 @@ describe("readLogTail", () => {
     nock(logsOrigin)
       .post("/")
       .reply(200, { events: [{ timestamp: 1, message: "here" }] });
-    const tail = await readLogTail(testLogsClient(), jobLoggingTo("us-east-1"), logOptions, call);
+    const tail = await readLogTail(createLogsApi(testLogsClient()), jobLoggingTo("us-east-1"), logOptions, call);
     expect(tail?.text).toBe("here");
   });
 
   it("reads nothing for a job without a log stream (an array parent, or a job that never started)", async () => {
-    const tail = await readLogTail(testLogsClient(), fixtureJob("describe-jobs-array-pending.json"), logOptions, call);
+    const tail = await readLogTail(
+      createLogsApi(testLogsClient()),
+      fixtureJob("describe-jobs-array-pending.json"),
+      logOptions,
+      call,
+    );
     expect(tail).toBeUndefined();
   });
 
   it("says so when the job logs somewhere other than CloudWatch Logs", async () => {
     const splunkJob = fixtureJob("describe-jobs-succeeded.json");
     if (splunkJob.container) splunkJob.container.logConfiguration = { logDriver: "splunk" };
-    const tail = await readLogTail(testLogsClient(), splunkJob, logOptions, call);
+    const tail = await readLogTail(createLogsApi(testLogsClient()), splunkJob, logOptions, call);
     expect(tail?.note).toMatch(/splunk/);
   });
 });

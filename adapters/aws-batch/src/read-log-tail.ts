@@ -1,9 +1,8 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
-import { type CloudWatchLogsClient, GetLogEventsCommand } from "@aws-sdk/client-cloudwatch-logs";
 import { UpstreamError } from "@jobtasks/core";
+import type { CloudWatchLogsApi } from "./aws-batch-api.js";
 import type { ResolvedLogTail } from "./aws-batch-options.js";
 import { lastAttemptOf } from "./batch-job-result.js";
-import { callOnce } from "./call-with-backoff.js";
 import { awsRegionPattern } from "./aws-region-source.js";
 import { awsErrorCodeOf, hideAwsCredentials } from "./upstream-errors.js";
 
@@ -70,12 +69,12 @@ function logLocationOf(
  * which would be frozen into the result as a false note.
  */
 async function clientForLog(
-  client: CloudWatchLogsClient,
+  client: CloudWatchLogsApi,
   region: string | undefined,
-  clientForRegion: ((region: string) => CloudWatchLogsClient | undefined) | undefined,
-): Promise<CloudWatchLogsClient | { note: string }> {
+  clientForRegion: ((region: string) => CloudWatchLogsApi | undefined) | undefined,
+): Promise<CloudWatchLogsApi | { note: string }> {
   if (!region) return client;
-  const ownRegion = await client.config.region().catch(() => undefined);
+  const ownRegion = await client.region();
   if (region === ownRegion) return client;
   const other = awsRegionPattern.test(region) ? clientForRegion?.(region) : undefined;
   if (other) return other;
@@ -95,13 +94,13 @@ async function clientForLog(
  * than the server's outage budget, which would otherwise end the task failed.
  */
 export async function readLogTail(
-  client: CloudWatchLogsClient,
+  client: CloudWatchLogsApi,
   job: JobDetail,
   options: ResolvedLogTail,
   call: {
     signal?: AbortSignal;
     /** A client for a log kept in another Region (awslogs-region), when the adapter can build one. */
-    clientForRegion?: (region: string) => CloudWatchLogsClient | undefined;
+    clientForRegion?: (region: string) => CloudWatchLogsApi | undefined;
   },
 ): Promise<LogTail | undefined> {
   const { logStreamName } = lastAttemptOf(job);
@@ -112,16 +111,7 @@ export async function readLogTail(
   const reader = await clientForLog(client, location.region, call.clientForRegion);
   if ("note" in reader) return { truncated: false, note: reader.note };
   try {
-    const response = await callOnce(
-      "GetLogEvents",
-      () =>
-        reader.send(
-          new GetLogEventsCommand({ logGroupName, logStreamName, startFromHead: false, limit: options.maxLines }),
-          call.signal ? { abortSignal: call.signal } : {},
-        ),
-      { service: "CloudWatch Logs", ...(call.signal ? { signal: call.signal } : {}) },
-    );
-    const messages = (response.events ?? []).map((event) => event.message ?? "");
+    const messages = await reader.getLogEvents({ logGroupName, logStreamName, limit: options.maxLines }, call.signal);
     const fitted = fitLogLines(messages, options.maxBytes);
     // The core redacts the configured keys (withSecretRedaction); hideAwsCredentials covers keys a job
     // printed that the adapter never held.

@@ -1,7 +1,6 @@
-import { type ContainerOverrides, type SubmitJobRequest, TerminateJobCommand } from "@aws-sdk/client-batch";
+import type { ContainerOverrides, SubmitJobRequest } from "@aws-sdk/client-batch";
 import type { AdapterContext, AdapterLogger, StartedJob } from "@jobtasks/core";
 import type { BatchJobRef } from "./batch-job-ref.js";
-import { callWithBackoff } from "./call-with-backoff.js";
 import { cancelReasonPrefix } from "./map-aws-batch-status.js";
 import {
   correlationTagKey,
@@ -120,11 +119,7 @@ async function terminateAbandonedJob(
 ): Promise<void> {
   const fields = { jobId: submitted.jobId, jobName: submitted.jobName };
   try {
-    await callWithBackoff(
-      "TerminateJob",
-      () => dependencies.client.send(new TerminateJobCommand({ jobId: submitted.jobId, reason: abandonedJobReason })),
-      { policy: dependencies.policy, retryOn: "transient" },
-    );
+    await dependencies.api.terminateJob(submitted.jobId, abandonedJobReason, { retry: dependencies.policy });
     logger.info(fields, "the client left while SubmitJob was in flight; terminated the job it created");
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

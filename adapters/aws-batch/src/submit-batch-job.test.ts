@@ -1,10 +1,9 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { OutcomeUnknownError, type UpstreamError } from "@jobtasks/core";
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AwsBatchOptions } from "./aws-batch-options.js";
 import { awsBatch } from "./aws-batch-adapter.js";
-import { correlationTagKey, createSubmitRateLimiter } from "./submit-batch-job.js";
+import { correlationTagKey } from "./submit-batch-job.js";
 import {
   batchOrigin,
   blockRealNetwork,
@@ -14,13 +13,6 @@ import {
 } from "./test-support/aws-test-clients.js";
 import { readFixture } from "./test-support/fixtures.js";
 import { createTestContext } from "@jobtasks/testkit";
-
-// vitest's fake timers do not reach node:timers/promises (vitest issue 10871), where the limiter waits: a
-// spy that passes every wait through lets the test read the delays asked for.
-vi.mock("node:timers/promises", async (importOriginal) => {
-  const original = await importOriginal<typeof import("node:timers/promises")>();
-  return { ...original, setTimeout: vi.fn(original.setTimeout) };
-});
 
 interface SubmitBody {
   jobName: string;
@@ -300,33 +292,5 @@ describe("submitting through a template tool", () => {
       containerOverrides: { command: ["etl", "--day", "2026-11-02"] },
     });
     expect(bodies[0]?.jobName).toMatch(/^backfill-[0-9a-f]{24}$/);
-  });
-});
-
-describe("createSubmitRateLimiter", () => {
-  it("spaces calls 1000/rate milliseconds apart in arrival order, with no burst credit after idling", async () => {
-    // A clock that stands still: the test proves the spacing the limiter asks for, not how busy the machine is.
-    let clock = 5_000;
-    const limiter = createSubmitRateLimiter(50, () => clock);
-    const waits = () => vi.mocked(delay).mock.calls.map(([ms]) => ms);
-    vi.mocked(delay).mockClear();
-    // Six calls at once at 50/s: the first at once, then one every 20 ms, so the sixth waits 100 ms.
-    await Promise.all(Array.from({ length: 6 }, () => limiter.acquire()));
-    expect(waits()).toEqual([20, 40, 60, 80, 100]);
-    // A second idle: the next call goes at once, and the one after it waits one interval, not less.
-    clock += 1_000;
-    vi.mocked(delay).mockClear();
-    await limiter.acquire();
-    await limiter.acquire();
-    expect(waits()).toEqual([20]);
-  });
-
-  it("stops waiting when the caller aborts", async () => {
-    const limiter = createSubmitRateLimiter(1);
-    await limiter.acquire();
-    const controller = new AbortController();
-    const waiting = limiter.acquire(controller.signal);
-    controller.abort(new Error("gone"));
-    await expect(waiting).rejects.toThrow("gone");
   });
 });

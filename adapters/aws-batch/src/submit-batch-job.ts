@@ -1,38 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { type BatchClient, ListJobsCommand, SubmitJobCommand, type SubmitJobRequest } from "@aws-sdk/client-batch";
-import { OutcomeUnknownError, UpstreamError } from "@jobtasks/core";
-import { type BackoffPolicy, callWithBackoff, jitteredDelay, sleep } from "./call-with-backoff.js";
-import { isOutcomeUnknown, isThrottling, toUpstreamError } from "./upstream-errors.js";
+import type { SubmitJobRequest } from "@aws-sdk/client-batch";
+import { OutcomeUnknownError } from "@jobtasks/core";
+import type { AwsBatchApi } from "./aws-batch-api.js";
+import { type BackoffPolicy, jitteredDelay, sleep } from "./call-with-backoff.js";
+import type { SubmitRateLimiter } from "./submit-rate-limiter.js";
+import { isThrottling, toUpstreamError } from "./upstream-errors.js";
 
 /** The tag carrying the correlation id; the same id ends the job name, which is what ListJobs can search. */
 export const correlationTagKey = "jobtasks:correlation-id";
 
-export interface SubmitRateLimiter {
-  /** Resolves when one more SubmitJob may be sent. */
-  acquire(signal?: AbortSignal): Promise<void>;
-}
-
-/**
- * Spaces SubmitJob calls so that this process stays under a rate (AWS caps SubmitJob at 50 per second per
- * account and Region, shared with everything else in the account). Calls get slots in arrival order, one
- * every 1000/rate milliseconds; no burst credit builds up while idle, so no one-second window ever holds
- * more than rate + 1 calls.
- */
-export function createSubmitRateLimiter(perSecond: number, now: () => number = Date.now): SubmitRateLimiter {
-  const intervalMs = 1000 / perSecond;
-  let nextSlotAt = 0;
-  return {
-    async acquire(signal) {
-      const current = now();
-      const slot = Math.max(nextSlotAt, current);
-      nextSlotAt = slot + intervalMs;
-      if (slot > current) await sleep(slot - current, signal);
-    },
-  };
-}
-
 export interface SubmitDependencies {
-  client: BatchClient;
+  api: AwsBatchApi;
   policy: BackoffPolicy;
   rateLimiter: SubmitRateLimiter;
   /** Wait before looking a job up by name: ListJobs may lag behind SubmitJob. */
@@ -60,45 +38,9 @@ export function jobNameFor(prefix: string, correlationId: string): string {
   return `${cleaned || "job"}-${correlationId}`;
 }
 
-/**
- * An error after which the SubmitJob may or may not have created a job, as the core's OutcomeUnknownError:
- * the SDK error's description, status and throttling, but no `cause`. The SDK's retry classifier walks
- * `cause` chains and would find the network error or 5xx there and resend the request blindly; without
- * one it sees a client error and stops, and the adapter looks the job up first. Undefined for any other
- * error.
- */
-function submitOutcomeUnknown(error: unknown): OutcomeUnknownError | undefined {
-  if (error instanceof OutcomeUnknownError) return error;
-  if (!isOutcomeUnknown(error)) return undefined;
-  const described = toUpstreamError("SubmitJob", error);
-  return new OutcomeUnknownError(described.message, {
-    ...(described instanceof UpstreamError && described.httpStatus !== undefined
-      ? { httpStatus: described.httpStatus }
-      : {}),
-    isRetryable: true,
-    isThrottled: isThrottling(error),
-  });
-}
-
 /** A refusal for the pace of calls: nothing was created, so sending again (later) is safe. */
 function isThrottled(error: unknown): boolean {
   return error instanceof OutcomeUnknownError ? error.isThrottled : isThrottling(error);
-}
-
-function guardedSubmitCommand(request: SubmitJobRequest): SubmitJobCommand {
-  const command = new SubmitJobCommand(request);
-  // "finalizeRequest" at low priority runs inside the SDK's retry loop, once per attempt it makes.
-  command.middlewareStack.add(
-    (next) => async (args) => {
-      try {
-        return await next(args);
-      } catch (error) {
-        throw submitOutcomeUnknown(error) ?? error;
-      }
-    },
-    { step: "finalizeRequest", priority: "low", name: "jobtasksSubmitOutcomeGuard" },
-  );
-  return command;
 }
 
 /** ListJobs by exact job name in the queue; the name ends with the correlation id, so at most one job matches. */
@@ -106,16 +48,9 @@ async function findJobByName(
   request: SubmitJobRequest & { jobName: string; jobQueue: string },
   dependencies: SubmitDependencies,
 ): Promise<string | undefined> {
-  const response = await callWithBackoff(
-    "ListJobs",
-    () =>
-      dependencies.client.send(
-        new ListJobsCommand({ jobQueue: request.jobQueue, filters: [{ name: "JOB_NAME", values: [request.jobName] }] }),
-      ),
-    { policy: dependencies.policy, retryOn: "transient" },
-  );
+  const summaries = await dependencies.api.listJobsByName(request, { retry: dependencies.policy });
   const wanted = request.jobName.toLowerCase();
-  return response.jobSummaryList?.find((summary) => summary.jobName?.toLowerCase() === wanted)?.jobId;
+  return summaries.find((summary) => summary.jobName?.toLowerCase() === wanted)?.jobId;
 }
 
 /** Where a person finds a job by its name: no tool here looks a job up by name, watch_job needs its id. */
@@ -186,7 +121,7 @@ export async function submitBatchJob(
       await dependencies.rateLimiter.acquire();
     }
     try {
-      const response = await dependencies.client.send(guardedSubmitCommand(request));
+      const response = await dependencies.api.submitJob(request);
       if (typeof response.jobId === "string" && response.jobId !== "") {
         return { jobId: response.jobId, jobName: response.jobName ?? request.jobName, recovered: false };
       }
@@ -194,7 +129,8 @@ export async function submitBatchJob(
       accepted = true;
       lastError = new Error("SubmitJob answered 2xx without a job id");
     } catch (caught) {
-      const unknown = submitOutcomeUnknown(caught);
+      // The api hands back its guard's OutcomeUnknownError when a job may exist, else the SDK's error.
+      const unknown = caught instanceof OutcomeUnknownError ? caught : undefined;
       lastError = unknown ?? caught;
       if (isThrottled(lastError)) {
         if (attempt < policy.maxAttempts) await sleep(jitteredDelay(policy, attempt));
