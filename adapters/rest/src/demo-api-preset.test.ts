@@ -9,7 +9,8 @@ import {
 import { startDemoApi, type RunningDemoApi } from "@jobtasks/demo";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restAdapter, type RestJobReference } from "./rest-adapter.js";
+import { restAdapter } from "./rest-adapter.js";
+import type { RestJobReference } from "./rest-job-reference.js";
 import { createTestContext } from "@jobtasks/testkit";
 
 /** Read a job's status until `done` says so, as a client polling tasks/get would; fails after `timeoutMs`. */
