@@ -2,8 +2,7 @@ import type { BatchClient } from "@aws-sdk/client-batch";
 import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { configErrorFromIssues, type JobAdapterV1, JobNotFoundError, type JobTool } from "@jobtasks/core";
 import { type AwsBatchOptions, awsBatchOptionsSchema, type ResolvedAwsBatchOptions } from "./aws-batch-options.js";
-import type { BatchJobRef } from "./batch-job-ref.js";
-import { submittedAtOf } from "./batch-job-ref.js";
+import { batchJobRefSchema, submittedAtOf, type BatchJobRef } from "./batch-job-ref.js";
 import type { BackoffPolicy } from "./call-with-backoff.js";
 import { assertConfiguredRegionValid } from "./aws-region-source.js";
 import { cancelBatchJob } from "./cancel-batch-job.js";
@@ -138,6 +137,8 @@ export function awsBatch(
     tools,
     pollIntervalMs: resolved.pollIntervalMs,
     retentionMs: batchRetentionMs,
+    // The server checks every ref against it before the methods below see one.
+    refSchema: batchJobRefSchema,
     secrets,
 
     async doGetStatus(ref, context) {

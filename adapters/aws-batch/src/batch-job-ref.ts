@@ -1,3 +1,22 @@
+import { z } from "zod";
+
+/** Batch job ids are UUIDs; array children add ":<index>", multi-node parallel nodes "#<node>". */
+export const batchJobIdSchema = z.string().regex(/^[A-Za-z0-9-]{1,64}(:\d{1,5})?(#\d{1,5})?$/, "an AWS Batch job id");
+
+/** Epoch milliseconds. */
+const instant = z.int().nonnegative();
+
+/**
+ * The adapter's `refSchema`, every shape this adapter has sealed: the server checks each ref it opens
+ * from a task id against it, so the methods receive one of these or none. Strict, so that another
+ * adapter's ref, or an ARN where an id belongs, never reaches DescribeJobs or TerminateJob.
+ */
+export const batchJobRefSchema = z.union([
+  z.strictObject({ jobId: batchJobIdSchema }),
+  z.strictObject({ jobId: batchJobIdSchema, submittedAt: instant }),
+  z.strictObject({ jobId: batchJobIdSchema, watchedAt: instant }),
+]);
+
 /**
  * What the core seals into a task id: the Batch job id, and for jobs this adapter submitted, when (epoch ms),
  * so a job not yet listed by DescribeJobs right after SubmitJob reads as "submitted", not as "unknown". A
@@ -8,10 +27,7 @@
  * task's createdAt; the server now does that for every adapter, so watch_job seals `{ jobId }` again. The
  * member stays so that such ids keep opening (the adapter reads only their jobId).
  */
-export type BatchJobRef =
-  | { jobId: string }
-  | { jobId: string; submittedAt: number }
-  | { jobId: string; watchedAt: number };
+export type BatchJobRef = z.infer<typeof batchJobRefSchema>;
 
 export function submittedAtOf(ref: BatchJobRef): number | undefined {
   return "submittedAt" in ref ? ref.submittedAt : undefined;

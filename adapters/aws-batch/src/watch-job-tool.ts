@@ -3,16 +3,12 @@ import { InvalidToolInputError, JobNotFoundError, type JobSnapshot, type JobTool
 import { z } from "zod";
 import type { ResolvedWatchTool } from "./aws-batch-options.js";
 import { batchJobResultSchema } from "./batch-job-result.js";
-import type { BatchJobRef } from "./batch-job-ref.js";
+import { batchJobIdSchema, type BatchJobRef } from "./batch-job-ref.js";
 import type { DescribeJobsBatcher } from "./describe-jobs-batcher.js";
 import { resourceNameOf } from "./hide-arns.js";
 
-/** Batch job ids are UUIDs; array children add ":<index>", multi-node parallel nodes "#<node>". */
 const watchInputSchema = z.strictObject({
-  jobId: z
-    .string()
-    .regex(/^[A-Za-z0-9-]{1,64}(:\d{1,5})?(#\d{1,5})?$/, "an AWS Batch job id")
-    .describe("The AWS Batch job id (a UUID; array children end in :<index>)"),
+  jobId: batchJobIdSchema.describe("The AWS Batch job id (a UUID; array children end in :<index>)"),
 });
 
 type WatchInput = z.infer<typeof watchInputSchema>;

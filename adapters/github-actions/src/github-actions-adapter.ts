@@ -16,7 +16,7 @@ import { RateBudget } from "./rate-budget.js";
 import { readRunSnapshot } from "./read-run-snapshot.js";
 import { createRerunRunTool } from "./rerun-run-tool.js";
 import { respondToDeployments } from "./respond-to-deployments.js";
-import { checkRunRef, type RunRef } from "./run-ref.js";
+import { runRefSchema, type RunRef } from "./run-ref.js";
 import { createRunWorkflowTool } from "./run-workflow-tool.js";
 import type { ToolDependencies } from "./tool-dependencies.js";
 import { createWatchRunTool } from "./watch-run-tool.js";
@@ -88,28 +88,29 @@ export function githubActions(
     tools,
     pollIntervalMs: config.pollIntervalMs,
     retentionMs: config.retentionDays * 24 * 60 * 60 * 1000,
+    // The server checks every ref against it before the methods below see one.
+    refSchema: runRefSchema,
     // A getter: the core asks on every call, so App installation tokens are redacted as they renew.
     secrets: credentials.current,
 
     doGetStatus(ref, context) {
-      return readRunSnapshot(snapshotDependencies, checkRunRef(ref), context);
+      return readRunSnapshot(snapshotDependencies, ref, context);
     },
 
     async doRespond(ref, responses, context) {
-      await respondToDeployments(api, checkRunRef(ref), responses, context);
+      await respondToDeployments(api, ref, responses, context);
     },
 
     async doCancel(ref, context) {
-      const checked = checkRunRef(ref);
       // Cancel acts on the run's current attempt; a finished pinned attempt means a later re-run owns the run now.
-      const attempt = await api.getRunAttempt(checked, { signal: context.signal, notFoundMeansGone: true });
+      const attempt = await api.getRunAttempt(ref, { signal: context.signal, notFoundMeansGone: true });
       if (attempt.status === "completed") return;
       try {
-        await api.cancelRun(checked, false, { signal: context.signal });
+        await api.cancelRun(ref, false, { signal: context.signal });
       } catch (error) {
         // 409: the run can no longer be cancelled (it is finishing); the answer is an acknowledgement anyway.
         if (error instanceof UpstreamError && error.httpStatus === 409) {
-          context.logger.debug({ runId: checked.runId }, "cancel came too late (409)");
+          context.logger.debug({ runId: ref.runId }, "cancel came too late (409)");
           return;
         }
         throw error;

@@ -1,20 +1,4 @@
-import { JobNotFoundError } from "@jobtasks/core";
 import { z } from "zod";
-
-/**
- * What a task id holds for this adapter: one attempt of one workflow run. The attempt is pinned so that a
- * later re-run (which keeps the run id and bumps the attempt) never changes a finished task.
- */
-export interface RunRef {
-  // The core takes refs as JsonValue (it seals them into task ids); an interface is only assignable to
-  // a JSON object type with an index signature.
-  [key: string]: string | number;
-  owner: string;
-  repo: string;
-  /** A number while it is a safe integer; the decimal string of a larger int64 id. */
-  runId: number | string;
-  attempt: number;
-}
 
 /** GitHub ids are int64: JSON numbers today, possibly bigints or strings from some clients. */
 export const githubIdSchema = z
@@ -27,19 +11,31 @@ export function normalizeGithubId(id: number | bigint | string): number | string
   return asBigint <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(asBigint) : asBigint.toString();
 }
 
-export const runRefSchema = z.object({
-  owner: z.string().min(1),
-  repo: z.string().min(1),
-  runId: z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]),
-  attempt: z.number().int().positive(),
+/**
+ * An owner or repository name as the allow-list (github-actions-options.ts) admits it. GitHub caps owners
+ * at 39 characters and repositories at 100; 100 bounds both.
+ */
+const repositoryPart = z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/);
+
+/**
+ * The adapter's `refSchema`: the server checks every ref it opens from a task id against it, so the do*
+ * methods receive a ref of this shape or none at all. The shape has not changed since the first release.
+ * Strict, so that another adapter's ref or a forged one never reaches GitHub.
+ */
+export const runRefSchema = z.strictObject({
+  owner: repositoryPart,
+  repo: repositoryPart,
+  // A safe integer, or the decimal string normalizeGithubId makes of a larger int64 (at most 19 digits).
+  runId: z.union([z.int().nonnegative(), z.string().regex(/^\d{1,20}$/)]),
+  attempt: z.int().positive(),
 });
 
-/** The ref a task id held, checked: a ref of an older version of this adapter may arrive. */
-export function checkRunRef(ref: RunRef): RunRef {
-  const parsed = runRefSchema.safeParse(ref);
-  if (!parsed.success) throw new JobNotFoundError("the task does not name a GitHub Actions run");
-  return parsed.data;
-}
+/**
+ * What a task id holds for this adapter: one attempt of one workflow run. The attempt is pinned so that a
+ * later re-run (which keeps the run id and bumps the attempt) never changes a finished task. `runId` is a
+ * number while it is a safe integer, and the decimal string of a larger int64 id.
+ */
+export type RunRef = z.infer<typeof runRefSchema>;
 
 export function describeRun(ref: RunRef): string {
   return `${ref.owner}/${ref.repo} run ${ref.runId} attempt ${ref.attempt}`;

@@ -1,6 +1,7 @@
 import { runAdapterConformance } from "@jobtasks/testkit";
 import type { MockAgent } from "undici";
-import { restAdapter, type RestJobReference } from "./rest-adapter.js";
+import { restAdapter } from "./rest-adapter.js";
+import type { RestJobReference } from "./rest-job-reference.js";
 import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
 import { mockAgent } from "./test-support/mock-agent.js";
 

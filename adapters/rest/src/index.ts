@@ -1,4 +1,5 @@
-export { restAdapter, type RestAdapterRuntime, type RestJobReference } from "./rest-adapter.js";
+export { restAdapter, type RestAdapterRuntime } from "./rest-adapter.js";
+export type { RestJobReference } from "./rest-job-reference.js";
 export { adapterDefinition } from "./adapter-definition.js";
 export {
   restOptionsSchema,

@@ -4,7 +4,7 @@ import { buildSnapshot } from "./build-snapshot.js";
 import type { HttpResponse } from "./http-client.js";
 import { mapStatus, type StatusReading } from "./map-rest-status.js";
 import { pollIntervalFor } from "./poll-interval.js";
-import type { RestJobReference } from "./rest-adapter.js";
+import type { RestJobReference } from "./rest-job-reference.js";
 import { performRequest, type RequestEnvironment } from "./rest-api.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 

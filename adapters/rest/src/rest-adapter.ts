@@ -13,20 +13,9 @@ import { buildOutputSchema } from "./input-schema.js";
 import { minimumPollIntervalMs } from "./poll-interval.js";
 import { createStatusReader } from "./read-job-status.js";
 import type { RequestEnvironment } from "./rest-api.js";
+import { restJobReferenceSchema, type RestJobReference } from "./rest-job-reference.js";
 import { restOptionsSchema, type ResolvedRestOptions, type RestOptions } from "./rest-options.js";
 import { startJobTool } from "./start-job-tool.js";
-
-/**
- * The job reference sealed into the task id: the job id (or the status URL, as a path when it is on
- * baseUrl's origin), when the job was started (the polling back-off and the 404 grace window are derived
- * from it) and, for a tool with an outputSchema, the tool's name.
- */
-export type RestJobReference = {
-  id: string;
-  createdAt: number;
-  /** The tool that started the job, when it declares an outputSchema (results are checked against it). */
-  tool?: string;
-};
 
 export interface RestAdapterRuntime {
   /** undici dispatcher for every request (a MockAgent in tests). Default: undici's global dispatcher. */
@@ -88,6 +77,8 @@ export function restAdapter(
     tools,
     pollIntervalMs: Math.max(minimumPollIntervalMs, config.polling.initialIntervalMs),
     retentionMs: config.retentionMs,
+    // The server checks every reference against it before the methods below see one.
+    refSchema: restJobReferenceSchema,
     // The core redacts these from everything the adapter hands back (withSecretRedaction).
     secrets: auth.secrets,
     doGetStatus: async (reference, context) => (await readStatus(reference, context)).snapshot,

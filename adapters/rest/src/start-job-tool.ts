@@ -4,7 +4,7 @@ import { buildSnapshot } from "./build-snapshot.js";
 import { buildInputSchema } from "./input-schema.js";
 import { mapStatus } from "./map-rest-status.js";
 import { pollIntervalFor } from "./poll-interval.js";
-import type { RestJobReference } from "./rest-adapter.js";
+import type { RestJobReference } from "./rest-job-reference.js";
 import type { RequestEnvironment } from "./rest-api.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import { submitJob } from "./submit-job.js";

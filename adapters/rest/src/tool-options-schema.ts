@@ -33,10 +33,13 @@ const jsonObjectSchemaSchema = z
   .record(z.string(), z.json())
   .refine((schema) => schema["type"] === "object", { message: 'expected a JSON Schema with type: "object"' });
 
+/** Letters, digits, `_`, `-`, `.`: also what a job reference's `tool` may hold. */
+export const toolNamePattern = /^[A-Za-z0-9_.-]{1,64}$/;
+
 export const toolOptionsSchema = z
   .object({
     /** Tool name as agents see it (after `toolNamePrefix`). Letters, digits, `_`, `-`, `.`. */
-    name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected 1-64 letters, digits, '_', '-' or '.'"),
+    name: z.string().regex(toolNamePattern, "expected 1-64 letters, digits, '_', '-' or '.'"),
     title: z.string().optional(),
     description: z.string().min(1),
     /** The tool's input as a JSON Schema (type: object). Exclusive with `input`. */

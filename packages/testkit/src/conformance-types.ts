@@ -19,7 +19,7 @@ export type ConformanceGroup =
   | "secrets"
   /** An aborted context signal makes doGetStatus reject. */
   | "abort"
-  /** doStart gives a JSON reference that reads back at once (runs only when `start` is given). */
+  /** doStart gives a JSON reference that fits refSchema and reads back at once (runs only when `start` is given). */
   | "start"
   /** doRespond against the `inputRequired` scenario. */
   | "respond"

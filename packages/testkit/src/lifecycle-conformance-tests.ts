@@ -8,7 +8,7 @@ export function registerStartTests<Ref extends JsonValue>(session: ConformanceSe
   const start = session.harness.start;
   if (!start) return;
   it(
-    `starts a job with ${start.tool} whose reference is JSON and reads back at once`,
+    `starts a job with ${start.tool} whose reference is JSON, fits the adapter's refSchema, and reads back at once`,
     async () => {
       const adapter = await session.createAdapter();
       const tool = adapter.tools.find((candidate) => candidate.name === start.tool);
@@ -29,7 +29,18 @@ export function registerStartTests<Ref extends JsonValue>(session: ConformanceSe
       if (started.snapshot !== undefined)
         session.expectValidSnapshot(started.snapshot, "the snapshot returned by doStart");
 
-      const snapshot = await adapter.doGetStatus(JSON.parse(serialised) as Ref, session.createContext());
+      // The server opens the reference from the task id through the adapter's refSchema, if it has one:
+      // a reference that does not fit would make the new task id answer "Task not found" at once.
+      let opened = JSON.parse(serialised) as Ref;
+      if (adapter.refSchema !== undefined) {
+        const fits = adapter.refSchema.safeParse(opened);
+        expect(
+          fits.success,
+          `the reference returned by doStart does not fit the adapter's own refSchema: ${fits.error?.message}`,
+        ).toBe(true);
+        opened = fits.data as Ref;
+      }
+      const snapshot = await adapter.doGetStatus(opened, session.createContext());
       session.expectValidSnapshot(snapshot, "the first snapshot read after doStart");
     },
     timeoutMs,

@@ -100,6 +100,10 @@ describe("runAdapterConformance on broken adapters", () => {
         "lists input requests for a job waiting for input, and delivers the answers",
       ],
     ],
+    [
+      "starts jobs whose references its refSchema refuses",
+      ["starts a job with fake_run whose reference is JSON, fits the adapter's refSchema, and reads back at once"],
+    ],
     // The suite runs the adapter through withSecretRedaction, as the server does: declared, nothing leaks.
     ["logs and throws its token, declared in secrets", []],
   ])("a harness that %s fails exactly the tests that check it", (harness, expectedFailures) => {

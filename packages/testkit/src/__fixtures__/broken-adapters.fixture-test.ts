@@ -1,4 +1,5 @@
 import { JobNotFoundError, UpstreamError, type JobAdapterV1 } from "@jobtasks/core";
+import { z } from "zod";
 import { runAdapterConformance } from "../run-adapter-conformance.js";
 import type { ConformanceHarness } from "../conformance-types.js";
 import { createFakeCi, fakeCiAdapter, type FakeCi } from "../test-support/fake-ci-adapter.js";
@@ -100,6 +101,14 @@ harnessWith("logs its token", (adapter) => ({
     return adapter.doGetStatus(ref, context);
   },
 }), { statuses: [{ rawStatus: "running", expected: "working" }] });
+
+// Its own refSchema refuses the references it starts ("run-1" is no "job-<n>"): the server would answer
+// every new task id "Task not found".
+harnessWith(
+  "starts jobs whose references its refSchema refuses",
+  (adapter) => ({ ...adapter, refSchema: z.strictObject({ runId: z.string().regex(/^job-\d+$/) }) }),
+  { start: { tool: "fake_run", input: {} } },
+);
 
 // Not broken: the same leaks, with the token declared. The suite calls the adapter as the server does,
 // through withSecretRedaction, so nothing reaches what the tests see.

@@ -96,6 +96,7 @@ export function fakeCiAdapter(options: { ci: FakeCi; token: string }): JobAdapte
     kind: "fake-ci",
     pollIntervalMs: 1000,
     retentionMs: null,
+    refSchema: z.strictObject({ runId: z.string().regex(/^run-\d{1,9}$/) }),
     tools: [
       {
         name: "fake_run",
