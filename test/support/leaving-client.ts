@@ -5,7 +5,11 @@ import { envelope, protocolVersion } from "./raw-rpc.js";
  * A client that calls a tool over Streamable HTTP and leaves (closes the request) before the answer: the
  * tests of what a server and its adapters do with a job nobody will hold a task id for.
  */
-export function callToolThenLeave(url: string, toolName: string): { answer: Promise<unknown>; leave(): void } {
+export function callToolThenLeave(
+  url: string,
+  toolName: string,
+  toolArguments: Record<string, unknown> = {},
+): { answer: Promise<unknown>; leave(): void } {
   const client = new AbortController();
   const answer = fetch(url, {
     method: "POST",
@@ -20,7 +24,7 @@ export function callToolThenLeave(url: string, toolName: string): { answer: Prom
       jsonrpc: "2.0",
       id: 1,
       method: "tools/call",
-      params: { name: toolName, arguments: {}, _meta: envelope(true) },
+      params: { name: toolName, arguments: toolArguments, _meta: envelope(true) },
     }),
     signal: client.signal,
   }).catch((error: unknown) => error);

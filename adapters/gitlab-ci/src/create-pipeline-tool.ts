@@ -1,8 +1,9 @@
-import type { JobTool } from "@jobtasks/core";
+import { OutcomeUnknownError, type JobTool } from "@jobtasks/core";
 import { z } from "zod";
+import { mayHaveActed } from "./lost-answer.js";
 import type { PipelineRef } from "./pipeline-ref.js";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";
-import { projectInputSchema, type ToolDependencies } from "./tool-dependencies.js";
+import { notCutShortByClient, projectInputSchema, type ToolDependencies } from "./tool-dependencies.js";
 
 /** GitLab's rule for CI/CD variable keys. */
 const variableKeyPattern = /^[A-Za-z0-9_]{1,255}$/;
@@ -31,23 +32,45 @@ export function createCreatePipelineTool(dependencies: ToolDependencies, name: s
     inputSchema,
     outputSchema: pipelineResultSchema,
     async doStart(input: { project: string; ref: string; variables?: Record<string, string> }, context) {
-      const pipeline = await api.createPipeline(
-        input.project,
-        {
-          ref: input.ref,
-          ...(input.variables
-            ? {
-                variables: Object.entries(input.variables).map(([key, value]) => ({
-                  key,
-                  value,
-                  variable_type: "env_var" as const,
-                })),
-              }
-            : {}),
-        },
-        { signal: context.signal },
-      );
+      // Nothing is sent for a client that has left already; once sent, the POST outlives it.
+      context.signal.throwIfAborted();
+      const pipeline = await api
+        .createPipeline(
+          input.project,
+          {
+            ref: input.ref,
+            ...(input.variables
+              ? {
+                  variables: Object.entries(input.variables).map(([key, value]) => ({
+                    key,
+                    value,
+                    variable_type: "env_var" as const,
+                  })),
+                }
+              : {}),
+          },
+          { signal: notCutShortByClient },
+        )
+        .catch((error: unknown) => {
+          throw error instanceof OutcomeUnknownError ? pipelineMayExist(input, error) : error;
+        });
       return { ref: { project: input.project, pipelineId: pipeline.id } };
     },
   };
+}
+
+/**
+ * GitLab's pipeline creation takes no idempotency key, and a pipeline carries no mark of the call that
+ * made it which its list can be filtered by (a marking CI/CD variable needs a right that projects often
+ * withhold): the project's newest pipelines on the ref may include another caller's, so the adapter does
+ * not guess which one is this call's. The agent is told where to look instead. The server ends the message
+ * with a period.
+ */
+function pipelineMayExist(input: { project: string; ref: string }, error: OutcomeUnknownError): OutcomeUnknownError {
+  return mayHaveActed(
+    `Creating a pipeline on ${input.ref} got no usable answer (${error.message}): it may have been created anyway, ` +
+      `and GitLab offers no way to tell it apart from another pipeline on that ref. Look for it first ` +
+      `(watch_pipeline with project ${input.project} and ref ${input.ref} follows the newest) and create another only if none started`,
+    error,
+  );
 }

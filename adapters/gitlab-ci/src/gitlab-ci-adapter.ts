@@ -4,7 +4,7 @@ import { createCreatePipelineTool } from "./create-pipeline-tool.js";
 import { createGitlabCiApi } from "./gitlab-ci-api.js";
 import { gitlabCiOptionsSchema, type GitlabCiConfig } from "./gitlab-ci-options.js";
 import { GitlabHttpClient } from "./gitlab-http-client.js";
-import { checkPipelineRef, type PipelineRef } from "./pipeline-ref.js";
+import { pipelineRefSchema, type PipelineRef } from "./pipeline-ref.js";
 import { readPipelineSnapshot } from "./read-pipeline-snapshot.js";
 import { respondToPipeline } from "./respond-to-pipeline.js";
 import { createRetryPipelineTool } from "./retry-pipeline-tool.js";
@@ -62,19 +62,20 @@ export function gitlabCi(options: GitlabCiOptions, environment: Environment = pr
     retentionMs: config.retentionDays === null ? null : config.retentionDays * 24 * 60 * 60 * 1000,
     // The core redacts the token from everything this adapter hands back (withSecretRedaction).
     secrets: [token],
+    // The server checks every ref against it before the methods below see one.
+    refSchema: pipelineRefSchema,
 
     doGetStatus(ref, context) {
-      return readPipelineSnapshot(snapshotDependencies, checkPipelineRef(ref), context);
+      return readPipelineSnapshot(snapshotDependencies, ref, context);
     },
 
     doRespond(ref, responses, context) {
-      return respondToPipeline(api, checkPipelineRef(ref), responses, context);
+      return respondToPipeline(api, ref, responses, context);
     },
 
     async doCancel(ref, context) {
-      const checked = checkPipelineRef(ref);
       // GitLab answers with the pipeline, often "canceling": the task stays working until it reads "canceled".
-      await api.cancelPipeline(checked.project, checked.pipelineId, { signal: context.signal });
+      await api.cancelPipeline(ref.project, ref.pipelineId, { signal: context.signal });
     },
   };
 }

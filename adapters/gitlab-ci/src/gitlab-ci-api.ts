@@ -1,6 +1,7 @@
 import { UpstreamError } from "@jobtasks/core";
 import type { z } from "zod";
 import type { GitlabHttpClient, GitlabRequest } from "./gitlab-http-client.js";
+import { creationOutcomeUnknown } from "./lost-answer.js";
 import {
   deploymentListSchema,
   jobListSchema,
@@ -28,7 +29,10 @@ export function createGitlabCiApi(http: GitlabHttpClient) {
 
   async function parsed<T>(schema: z.ZodType<T>, gitlabRequest: GitlabRequest, what: string): Promise<T> {
     const result = schema.safeParse(await http.json(gitlabRequest));
-    // An answer of an unexpected shape is a proxy page or an API change: may pass, and says which call.
+    // An answer of an unexpected shape is a proxy page or an API change: a read may pass, and says which
+    // call; a creating call may have created all the same.
+    if (!result.success && gitlabRequest.creates)
+      throw creationOutcomeUnknown(`accepted ${what}, but answered in an unexpected shape`);
     if (!result.success)
       throw new UpstreamError(`GitLab answered ${what} in an unexpected shape`, { isRetryable: true });
     return result.data;
@@ -115,7 +119,14 @@ export function createGitlabCiApi(http: GitlabHttpClient) {
     ): Promise<Pipeline> {
       return parsed(
         pipelineSchema,
-        { method: "POST", path: `${project(projectId)}/pipeline`, body, signal: options.signal, notFound: "refused" },
+        {
+          method: "POST",
+          path: `${project(projectId)}/pipeline`,
+          body,
+          signal: options.signal,
+          notFound: "refused",
+          creates: true,
+        },
         "a pipeline creation",
       );
     },
@@ -128,6 +139,7 @@ export function createGitlabCiApi(http: GitlabHttpClient) {
           path: `${project(projectId)}/pipelines/${pipelineId}/retry`,
           signal: options.signal,
           notFound: "refused",
+          creates: true,
         },
         "a pipeline retry",
       );

@@ -1,12 +1,14 @@
 import { request, type Dispatcher } from "undici";
 import { JobNotFoundError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
+import { creationOutcomeUnknown, neverSent } from "./lost-answer.js";
 import { RateLimitState } from "./rate-limit-state.js";
 
 /**
  * The one place this adapter speaks HTTP: undici with an injectable dispatcher (MockAgent in tests), the
  * token in `PRIVATE-TOKEN`, a deadline per request on top of the caller's signal, conditional GETs, the
  * rate-limit headers recorded, and every failure turned into UpstreamError or JobNotFoundError with a
- * message built from status codes, never from the request.
+ * message built from status codes, never from the request. A creating POST that may have reached GitLab
+ * without a usable answer fails with an OutcomeUnknownError instead (lost-answer.ts).
  */
 
 export interface GitlabHttpClientOptions {
@@ -26,6 +28,11 @@ export interface GitlabRequest {
   signal: AbortSignal;
   /** What a 404 means: the job is gone (status reads), or a plain upstream refusal (starts, actions). */
   notFound: "job-gone" | "refused";
+  /**
+   * The request makes something (a pipeline, a retry's jobs): a timeout, a dropped connection, a 5xx or an
+   * unreadable 2xx once it may have been sent is then an OutcomeUnknownError, not retryable.
+   */
+  creates?: true;
 }
 
 /** Answers larger than this are not a pipeline, a job list or a deployment list. */
@@ -60,11 +67,20 @@ export class GitlabHttpClient {
       return remembered.body;
     }
     await this.#throwUnlessOk(response, gitlabRequest);
-    const text = await readBounded(response.body, maxJsonBytes);
+    let text: string;
+    try {
+      text = await readBounded(response.body, maxJsonBytes);
+    } catch (error) {
+      if (!gitlabRequest.creates) throw error;
+      throw creationOutcomeUnknown("accepted, but its answer could not be read", {
+        cause: error instanceof UpstreamError ? error : withoutDetails(error),
+      });
+    }
     let body: unknown;
     try {
       body = text.trim() === "" ? undefined : (JSON.parse(text) as unknown);
     } catch {
+      if (gitlabRequest.creates) throw creationOutcomeUnknown("accepted, but answered with a body that is not JSON");
       throw new UpstreamError(`GitLab answered ${gitlabRequest.method} with a body that is not JSON`, {
         isRetryable: true,
       });
@@ -116,7 +132,12 @@ export class GitlabHttpClient {
     } catch (error) {
       // The caller went away: its own reason, not an outage.
       if (gitlabRequest.signal.aborted) throw gitlabRequest.signal.reason;
-      const reason = signal.aborted ? `did not answer within ${this.#options.timeoutMs} ms` : "could not be reached";
+      const timedOut = signal.aborted;
+      if (gitlabRequest.creates && (timedOut || !neverSent(error))) {
+        const lost = timedOut ? `did not answer within ${this.#options.timeoutMs} ms` : "dropped the connection";
+        throw creationOutcomeUnknown(lost, { cause: withoutDetails(error) });
+      }
+      const reason = timedOut ? `did not answer within ${this.#options.timeoutMs} ms` : "could not be reached";
       throw new UpstreamError(`GitLab ${reason} (${gitlabRequest.method})`, {
         isRetryable: true,
         cause: withoutDetails(error),
@@ -137,6 +158,10 @@ export class GitlabHttpClient {
       parseRetryAfter(headerValue(response.headers, "retry-after"), this.#options.now()) ??
       (status === 429 ? this.rateLimit.msUntilReset() : undefined);
     const what = describeStatus(status);
+    // A 5xx may come from a proxy that gave up while GitLab went on creating.
+    if (gitlabRequest.creates && status >= 500) {
+      throw creationOutcomeUnknown(`answered HTTP ${status}${reason ? `: ${reason}` : ""}`, { httpStatus: status });
+    }
     throw new UpstreamError(
       `GitLab refused ${gitlabRequest.method}: HTTP ${status}${what}${reason ? `: ${reason}` : ""}`,
       {

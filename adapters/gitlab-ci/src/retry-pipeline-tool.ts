@@ -1,8 +1,15 @@
-import { InvalidToolInputError, type JobTool } from "@jobtasks/core";
+import { InvalidToolInputError, OutcomeUnknownError, type AdapterContext, type JobTool } from "@jobtasks/core";
 import { z } from "zod";
+import type { GitlabCiApi } from "./gitlab-ci-api.js";
+import { mayHaveActed } from "./lost-answer.js";
 import type { PipelineRef } from "./pipeline-ref.js";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";
-import { pipelineNotFoundAsInvalidInput, projectInputSchema, type ToolDependencies } from "./tool-dependencies.js";
+import {
+  notCutShortByClient,
+  pipelineNotFoundAsInvalidInput,
+  projectInputSchema,
+  type ToolDependencies,
+} from "./tool-dependencies.js";
 
 /** Only these can be retried: GitLab retries a pipeline's failed and canceled jobs, nothing else. */
 const retryableStatuses = new Set(["failed", "canceled"]);
@@ -21,6 +28,7 @@ export function createRetryPipelineTool(dependencies: ToolDependencies, name: st
     }),
     outputSchema: pipelineResultSchema,
     async doStart(input: { project: string; pipelineId: number }, context) {
+      // The reads change nothing: the client's signal may cut them short.
       const signal = context.signal;
       const pipeline = await api
         .getPipeline(input.project, input.pipelineId, { signal, notFound: "refused" })
@@ -34,8 +42,43 @@ export function createRetryPipelineTool(dependencies: ToolDependencies, name: st
       // The retry's jobs get ids above every current one: that watermark tells the retry's end from the old one.
       const jobs = await api.listJobs(input.project, input.pipelineId, { signal });
       const retriedAfterJobId = Math.max(0, ...jobs.map((job) => job.id));
-      await api.retryPipeline(input.project, input.pipelineId, { signal });
+      // Nothing is sent for a client that has left already; once sent, the POST outlives it.
+      signal.throwIfAborted();
+      try {
+        await api.retryPipeline(input.project, input.pipelineId, { signal: notCutShortByClient });
+      } catch (error) {
+        if (!(error instanceof OutcomeUnknownError)) throw error;
+        await findLostRetry(api, { ...input, retriedAfterJobId }, error, context);
+      }
       return { ref: { project: input.project, pipelineId: input.pipelineId, retriedAfterJobId } };
     },
   };
+}
+
+/**
+ * The retry's answer was lost. GitLab retries in place, so the pipeline is known: a job newer than the
+ * watermark is the retry's (it is the same lookup the task's status read makes), and the retry is then
+ * followed as started. Without one the retry may still be under way on GitLab's side, which nothing here
+ * can tell from a retry that never happened.
+ */
+async function findLostRetry(
+  api: GitlabCiApi,
+  ref: { project: string; pipelineId: number; retriedAfterJobId: number },
+  lost: OutcomeUnknownError,
+  context: AdapterContext,
+): Promise<void> {
+  const jobs = await api
+    .listJobs(ref.project, ref.pipelineId, { signal: notCutShortByClient })
+    .catch(() => [] as Array<{ id: number }>);
+  if (jobs.some((job) => job.id > ref.retriedAfterJobId)) {
+    context.logger.info({ pipelineId: ref.pipelineId }, "found the retried jobs of a retry whose answer was lost");
+    return;
+  }
+  // The server ends the message with a period.
+  throw mayHaveActed(
+    `Retrying pipeline ${ref.pipelineId} got no usable answer (${lost.message}), and it shows no retried job yet: ` +
+      `the retry may have happened anyway. Look at the pipeline first (watch_pipeline with pipelineId ${ref.pipelineId}) ` +
+      "and retry it again only if its failed jobs were not retried",
+    lost,
+  );
 }

@@ -26,3 +26,10 @@ export function pipelineNotFoundAsInvalidInput(error: unknown): never {
   }
   throw error;
 }
+
+/**
+ * The signal a creating POST is sent with in place of the client's: once sent, a pipeline may exist, so the
+ * client leaving must not cut the call short (its request deadline, requestTimeoutMs, still bounds it). The
+ * tool returns the pipeline, and the server cancels a job whose start returned after its client left.
+ */
+export const notCutShortByClient: AbortSignal = new AbortController().signal;
