@@ -112,6 +112,6 @@ const builtFrom = [...projects].sort().map((project) => ({
 const manifest = join(dist, `${bundleName}.json`);
 await writeFile(`${manifest}.${process.pid}.tmp`, `${JSON.stringify({ builtFrom }, null, 2)}\n`);
 await rename(`${manifest}.${process.pid}.tmp`, manifest);
-process.stdout.write(
+process.stderr.write(
   `bundled ${relative(workspaceRoot, entry)} into ${written.size} files in ${relative(workspaceRoot, dirname(entry))}\n`,
 );

@@ -139,8 +139,10 @@ describe("jobtasks command", () => {
     try {
       let stderr = "";
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      const deadline = Date.now() + 15_000;
-      while (!stderr.includes("unhandled promise rejection") && Date.now() < deadline && child.exitCode === null) {
+      // Both lines: the rejection may be logged before the line that says where the server listens.
+      const logged = () => stderr.includes("unhandled promise rejection") && /"url":"http:/.test(stderr);
+      const deadline = Date.now() + 30_000;
+      while (!logged() && Date.now() < deadline && child.exitCode === null) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(stderr).toContain("unhandled promise rejection");

@@ -74,6 +74,9 @@ describe("jobtasks new adapter", () => {
       // Declared, so the core redacts it: the adapter redacts nothing by hand.
       expect(adapterSource).toContain("secrets: [token]");
       expect(adapterSource).not.toContain("redactSecrets");
+      // Refs are checked by the server against the declared schema (and by the conformance suite it runs).
+      expect(adapterSource).toContain("refSchema: jobRefSchema");
+      expect(adapterSource).toContain("configErrorFromIssues(parsed.error)");
       expect(adapterSource).not.toMatch(/\{\{\w+\}\}/);
 
       // The built jobtasks packages, linked as an install would place them.

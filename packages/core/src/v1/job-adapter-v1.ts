@@ -132,7 +132,8 @@ export interface JobAdapterV1<Ref extends JsonValue = JsonValue> {
    * The shape of this adapter's job references. When given, the server checks every ref it opens from a
    * task id against it before any `do*` method sees it, and answers a ref that does not fit (one sealed
    * by an older version of the adapter) exactly as an unknown task id: -32602 Task not found. The methods
-   * receive the parsed value. Optional: without it the adapter checks its refs itself.
+   * receive the parsed value. Optional, and recommended for every adapter (all the built-in ones declare one):
+   * without it the adapter must check its refs itself.
    */
   readonly refSchema?: z.ZodType<Ref>;
   /**
