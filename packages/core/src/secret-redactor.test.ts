@@ -66,6 +66,8 @@ describe("createSecretRedactor", () => {
     const redacted = createSecretRedactor([token]).error(error) as UpstreamError;
     expect(redacted).toBeInstanceOf(UpstreamError);
     expect(redacted).toMatchObject({ httpStatus: 403, isRetryable: false, message: "denied for [redacted]" });
+    // The stack is kept, redacted (on Node 22 and later it is an accessor that only works on the original).
+    expect(redacted.stack).toContain("denied for [redacted]");
     expect(redacted.stack).not.toContain(token);
     expect((redacted.cause as Error).message).toBe("inner [redacted]");
     expect(((redacted.cause as Error).cause as Error).message).toBe("innermost [redacted]");

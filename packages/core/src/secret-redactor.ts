@@ -109,8 +109,25 @@ export function createSecretRedactor(secrets: readonly string[]): SecretRedactor
     seen.set(error, copy);
     for (const key of Reflect.ownKeys(error)) {
       const descriptor = Object.getOwnPropertyDescriptor(error, key)!;
-      if ("value" in descriptor) descriptor.value = walk(descriptor.value, depth + 1, seen);
-      Object.defineProperty(copy, key, descriptor);
+      if ("value" in descriptor) {
+        descriptor.value = walk(descriptor.value, depth + 1, seen);
+        Object.defineProperty(copy, key, descriptor);
+        continue;
+      }
+      // An accessor (on Node 22 and later, `stack` is one) reads the original's internal state, which the
+      // copy lacks: the copy gets what it reads on the original, redacted, as its own value.
+      let read: unknown;
+      try {
+        read = Reflect.get(error, key);
+      } catch {
+        continue;
+      }
+      Object.defineProperty(copy, key, {
+        value: walk(read, depth + 1, seen),
+        writable: true,
+        configurable: true,
+        enumerable: descriptor.enumerable ?? false,
+      });
     }
     // Some errors keep these behind getters that only work on the original (a DOMException's message, name
     // and code): the copy gets them as own values, or reading them from it would throw.
