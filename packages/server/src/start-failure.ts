@@ -59,11 +59,9 @@ export async function cancelUnsealableJob(
   context: AdapterContext,
   error: Error,
   logger: Logger,
+  logMessage = "job reference too large for a task id",
 ): Promise<CallToolResult> {
-  logger.error(
-    { adapter: registered.adapterName, tool: registered.tool.name, err: error },
-    "job reference too large for a task id",
-  );
+  logger.error({ adapter: registered.adapterName, tool: registered.tool.name, err: error }, logMessage);
   const cancelled = (await cancelAbandonedJob(target, context, logger)) === "cancelled";
   const outcome = cancelled ? "The job was cancelled." : "The job may still be running upstream.";
   return toolError(`Could not start ${registered.tool.name} as a task: ${error.message}. ${outcome}`);

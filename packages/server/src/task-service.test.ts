@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { InvalidToolInputError, UpstreamError, type CallToolResult } from "@jobtasks/core";
 import { TaskIdSealer } from "./task-id.js";
 import { type CreateTaskResult } from "./task-shape.js";
@@ -152,6 +153,19 @@ describe("TaskService.callTool", () => {
     const result = (await service.callTool("scripted_job", {}, alice)) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toMatch(/too large for a task id.*The job was cancelled/);
+    expect(scripted.onlyJob().cancelRequested).toBe(true);
+  });
+
+  it("cancels a job whose reference its adapter's own refSchema refuses, and says so, rather than hand out an id that never opens", async () => {
+    const { service, scripted } = setup();
+    // A schema that does not match what the tool seals ({ jobId }): an adapter whose start and schema disagree.
+    (scripted.adapter as { refSchema?: unknown }).refSchema = z.strictObject({ runId: z.number() });
+    scripted.adapter.doCancel = async () => {
+      scripted.onlyJob().cancelRequested = true;
+    };
+    const result = (await service.callTool("scripted_job", {}, alice)) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/its own refSchema refuses.*The job was cancelled/);
     expect(scripted.onlyJob().cancelRequested).toBe(true);
   });
 

@@ -201,6 +201,19 @@ export class TaskService {
     if (immediate) return immediate;
     const reference: TaskReference = { adapter: registered.adapterName, tool: name, ref: started.ref, createdAt };
     const target: ReadTarget = { adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref };
+    if (readAdapterRef(registered.adapter, started.ref) === undefined) {
+      // Every later read of this id would open a ref the adapter's own refSchema refuses, and answer Task
+      // not found: a task that could never be followed. Say so now, and stop the job nobody can follow.
+      const error = new Error("the adapter handed back a job reference that its own refSchema refuses");
+      return cancelUnsealableJob(
+        registered,
+        target,
+        context,
+        error,
+        this.#logger,
+        "job reference refused by refSchema",
+      );
+    }
     let taskId: string;
     try {
       taskId = this.#sealer.seal(reference, caller.principal);
