@@ -46,6 +46,7 @@ describe("jobtasks new adapter", () => {
         "src/adapter-definition.ts",
         "src/conformance.test.ts",
         "src/index.ts",
+        "src/job-ref.ts",
         "src/map-render-farm-status.test.ts",
         "src/map-render-farm-status.ts",
         "src/render-farm-adapter.ts",
