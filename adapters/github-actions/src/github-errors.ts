@@ -1,4 +1,4 @@
-import { JobNotFoundError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
+import { JobNotFoundError, UpstreamError, errorCodesOf, parseRetryAfter } from "@jobtasks/core";
 
 /**
  * Turn what octokit throws into the core's typed errors. Messages are built from the HTTP status and
@@ -119,10 +119,5 @@ export function translateGithubError(error: unknown, options: TranslateOptions):
  * (fetch wraps it in a TypeError). The code alone: the errors' messages may name the host and port.
  */
 function connectionErrorCode(cause: unknown): string | undefined {
-  for (let current = cause, depth = 0; typeof current === "object" && current !== null && depth < 5; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && /^[A-Z][A-Z0-9_]{1,40}$/.test(code)) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return errorCodesOf(cause).find((code) => /^[A-Z][A-Z0-9_]{1,40}$/.test(code));
 }

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from "undici";
-import { JobNotFoundError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
-import { creationOutcomeUnknown, neverSent } from "./lost-answer.js";
+import { JobNotFoundError, UpstreamError, parseRetryAfter, requestNeverSent } from "@jobtasks/core";
+import { creationOutcomeUnknown } from "./lost-answer.js";
 import { RateLimitState } from "./rate-limit-state.js";
 
 /**
@@ -133,7 +133,7 @@ export class GitlabHttpClient {
       // The caller went away: its own reason, not an outage.
       if (gitlabRequest.signal.aborted) throw gitlabRequest.signal.reason;
       const timedOut = signal.aborted;
-      if (gitlabRequest.creates && (timedOut || !neverSent(error))) {
+      if (gitlabRequest.creates && (timedOut || !requestNeverSent(error))) {
         const lost = timedOut ? `did not answer within ${this.#options.timeoutMs} ms` : "dropped the connection";
         throw creationOutcomeUnknown(lost, { cause: withoutDetails(error) });
       }

@@ -6,29 +6,6 @@ import { OutcomeUnknownError } from "@jobtasks/core";
  * pipeline exists: it is an OutcomeUnknownError that is not retryable, never a plain "try again".
  */
 
-/** Connection errors that mean the request never left: GitLab cannot have acted on it. */
-const notSentCodes = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
-
-/** Whether undici's error says the request never reached GitLab (its code, or its cause's). */
-export function neverSent(error: unknown): boolean {
-  for (
-    let current: unknown = error, depth = 0;
-    current && typeof current === "object" && depth < 5;
-    current = (current as { cause?: unknown }).cause, depth++
-  ) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && notSentCodes.has(code)) return true;
-  }
-  return false;
-}
-
 /** A creating POST that GitLab may have acted on: `what` says what became of its answer. */
 export function creationOutcomeUnknown(what: string, options: { httpStatus?: number; cause?: unknown } = {}) {
   return new OutcomeUnknownError(`GitLab ${what}`, {

@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
-import { OutcomeUnknownError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
+import { OutcomeUnknownError, UpstreamError, parseRetryAfter, requestNeverSent } from "@jobtasks/core";
 import { exceedsDepth, maxJsonDepth } from "./json-depth.js";
-import { networkReason, neverSent } from "./network-failure.js";
+import { networkReason } from "./network-failure.js";
 
 /**
  * The one place this adapter talks HTTP: undici with an injectable dispatcher (MockAgent in tests), a
@@ -185,7 +185,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         `the ${purpose} request failed before an answer arrived: ${networkReason(error)}`,
         { isRetryable: true, cause: error },
       );
-      throw neverSent(error) ? failure : OutcomeUnknownError.from(failure);
+      throw requestNeverSent(error) ? failure : OutcomeUnknownError.from(failure);
     }
   }
 

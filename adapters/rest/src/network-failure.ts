@@ -1,35 +1,9 @@
+import { errorCodesOf } from "@jobtasks/core";
+
 /**
- * What a request that got no answer means: whether it can have reached the upstream (a connection refused
- * never left), and what went wrong in words for messages, without the address it went wrong with.
+ * What went wrong on a request that got no answer, in words for messages, without the address it went
+ * wrong with. Whether it can have reached the upstream is the core's `requestNeverSent`.
  */
-
-/** Connection errors that mean the request never left: nothing upstream can have acted on it. */
-const notSentCodes = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
-
-/** The error codes along a chain of causes, outermost first (undici and Node may put the socket's on a cause). */
-function errorCodes(error: unknown): string[] {
-  const codes: string[] = [];
-  for (
-    let current: unknown = error, depth = 0;
-    current && typeof current === "object" && depth < 5;
-    current = (current as { cause?: unknown }).cause, depth++
-  ) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") codes.push(code);
-  }
-  return codes;
-}
-
-export function neverSent(error: unknown): boolean {
-  return errorCodes(error).some((code) => notSentCodes.has(code));
-}
 
 /** What went wrong on the connection, in words, without the address it went wrong with. */
 const networkReasons: Readonly<Record<string, string>> = {
@@ -47,7 +21,7 @@ const networkReasons: Readonly<Record<string, string>> = {
 };
 
 export function networkReason(error: unknown): string {
-  const codes = errorCodes(error);
+  const codes = errorCodesOf(error);
   const known = codes.map((candidate) => networkReasons[candidate]).find((reason) => reason !== undefined);
   if (known) return known;
   const code = codes[0];

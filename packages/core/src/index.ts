@@ -50,6 +50,7 @@ export {
   parseRetryAfter,
 } from "./errors.js";
 export type { UpstreamErrorOptions } from "./errors.js";
+export { errorCodesOf, requestNeverSent } from "./network-errors.js";
 // Secret redaction: the wrapper the server calls every adapter through, and the redactor it is built on.
 export { withSecretRedaction } from "./with-secret-redaction.js";
 export { createSecretRedactor } from "./secret-redactor.js";
