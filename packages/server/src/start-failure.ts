@@ -52,8 +52,11 @@ function isClientGone(error: unknown): boolean {
   return error instanceof Error && error.name === "AbortError";
 }
 
-/** The job started but cannot be handed out as a task: stop it rather than leave it running unseen. */
-export async function cancelUnsealableJob(
+/**
+ * The job started but cannot be handed out as a task (its ref does not fit in a task id, or its adapter's own
+ * refSchema refuses it): stop it rather than leave it running unseen.
+ */
+export async function cancelUnservableJob(
   registered: RegisteredTool,
   target: ReadTarget,
   context: AdapterContext,

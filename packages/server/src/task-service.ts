@@ -19,7 +19,7 @@ import { readAdapterRef } from "./adapter-ref.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { AnswerLedger, answerLedgerKey } from "./answer-ledger.js";
 import { SynchronousCalls } from "./synchronous-calls.js";
-import { cancelUnsealableJob, startFailureResult } from "./start-failure.js";
+import { cancelUnservableJob, startFailureResult } from "./start-failure.js";
 import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
 import { HandleTools, type HandleCaller } from "./handle-tools.js";
 import { isHandleToolName } from "./handle-tool-definitions.js";
@@ -205,7 +205,7 @@ export class TaskService {
       // Every later read of this id would open a ref the adapter's own refSchema refuses, and answer Task
       // not found: a task that could never be followed. Say so now, and stop the job nobody can follow.
       const error = new Error("the adapter handed back a job reference that its own refSchema refuses");
-      return cancelUnsealableJob(
+      return cancelUnservableJob(
         registered,
         target,
         context,
@@ -219,7 +219,7 @@ export class TaskService {
       taskId = this.#sealer.seal(reference, caller.principal);
     } catch (error) {
       if (!(error instanceof TaskIdTooLongError)) throw error;
-      return cancelUnsealableJob(registered, target, context, error, this.#logger);
+      return cancelUnservableJob(registered, target, context, error, this.#logger);
     }
     this.#logger.info({ tool: name, adapter: registered.adapterName, principal: caller.principal }, "task created");
     const firstSnapshot = started.snapshot ? this.#reader.remember(target, started.snapshot) : undefined;
