@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import type { CallToolResult, JobAdapterV1, JobSnapshot } from "@jobtasks/core";
 import { benchCaller, createBenchService } from "./support/bench-service.js";
 import { describeMachine, formatNumber, heading, markdownTable } from "./support/measure.js";

@@ -5,9 +5,9 @@ import {
   type JobAdapterV1,
   type JobSnapshot,
   type JsonValue,
+  z,
 } from "@jobtasks/core";
 import { startDemoApi, type RunningDemoApi } from "@jobtasks/demo";
-import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restAdapter, type RestJobReference } from "@jobtasks/rest";
 import { createTestContext } from "@jobtasks/testkit";

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import * as nodeModule from "node:module";
 import { tmpdir } from "node:os";
@@ -9,10 +9,12 @@ import { cliBin } from "./support/cli-process.js";
 import { resolveNode22 } from "./support/conformance-suite.js";
 
 /**
- * bin.js turns on Node's compile cache (Node ≥ 22.1) before it loads anything else, so a host that spawns
- * a stdio server per conversation compiles jobtasks once. Node keeps the cache in the OS temp dir unless
- * NODE_COMPILE_CACHE says otherwise; a start must never depend on it. Run with Node 22 whichever Node runs
- * the suite (the one the conformance suite uses), and with this one.
+ * A host that spawns a stdio server per conversation should pay for compiling jobtasks once. bin.js turns
+ * on Node's compile cache (Node ≥ 22.1) for the modules it loads, and runs the command line's bundle and
+ * core's zod through core's runCachedCommonJs, whose cache works on every Node (Node 20 has none of its
+ * own). Both live in the OS temp dir unless NODE_COMPILE_CACHE says otherwise; a start must never depend on
+ * either. Run with Node 22 whichever Node runs the suite (the one the conformance suite uses), and with
+ * this one.
  */
 
 const thisNodeHasCompileCache =
@@ -35,6 +37,14 @@ function version(node: string, temporary: string): Promise<{ code: number | null
 
 const printsTheVersion = { code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/), stderr: "" };
 const cacheEntries = (temporary: string) => readdirSync(join(temporary, "node-compile-cache"), { recursive: true });
+
+/** jobtasks' own cache in `temporary`: each file's name and modification time. */
+function ownCache(temporary: string): Record<string, number> {
+  const [folder, ...others] = readdirSync(temporary).filter((name) => name.startsWith("jobtasks-compile-cache-"));
+  expect(others).toEqual([]);
+  const directory = join(temporary, folder!);
+  return Object.fromEntries(readdirSync(directory).map((name) => [name, statSync(join(directory, name)).mtimeMs]));
+}
 
 let workspace: string;
 let node22: string;
@@ -60,6 +70,23 @@ describe("bin.js and Node's compile cache", () => {
     if (thisNodeHasCompileCache) expect(cacheEntries(temporary).length).toBeGreaterThan(3);
     else expect(existsSync(join(temporary, "node-compile-cache"))).toBe(false);
   });
+
+  it.each([
+    ["Node 22", () => node22],
+    [`this Node (${process.version})`, () => process.execPath],
+  ])(
+    "on %s: keeps the compiled bundle and zod in its own cache, and reads them at the next start",
+    async (_name, node) => {
+      const temporary = await mkdtemp(join(workspace, "own-"));
+      expect(await version(node(), temporary)).toEqual(printsTheVersion);
+      const written = ownCache(temporary);
+      // The command line's bundle and core's zod, one file each.
+      expect(Object.keys(written)).toHaveLength(2);
+      // Read, not written again: a cache V8 turned down would be rewritten.
+      expect(await version(node(), temporary)).toEqual(printsTheVersion);
+      expect(ownCache(temporary)).toEqual(written);
+    },
+  );
 
   it("starts all the same, saying nothing, where the cache cannot be written", async () => {
     // A temp dir below a plain file: no folder can be made there.

@@ -1,39 +1,25 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliBin, cliEnvironment, demoConfig, repositoryRoot } from "./support/cli-process.js";
 
 /**
  * An agent host spawns a stdio server per conversation and waits for its first answer, so `jobtasks serve
- * --stdio` must not load what that answer does not need: the HTTP stack, the client commands' libraries
+ * --stdio` must not run what that answer does not need: the HTTP stack, the client commands' libraries
  * (MCP client, prompts, live output), or an adapter's HTTP client (undici, Octokit) before a job asks for
- * it. A module hook records every module the process loads up to its answer to server/discover;
- * bench/stdio-startup.ts measures the time.
+ * it. V8's coverage (NODE_V8_COVERAGE, written as the process exits) tells which files the process
+ * compiled and, inside the command line's bundle, which modules ran: esbuild wraps a module that is
+ * imported lazily in a function named by its path, run on that import. bench/stdio-startup.ts measures the
+ * time.
  */
 
 let workspace: string;
-let registerHook: string;
 
 beforeAll(async () => {
   workspace = await mkdtemp(join(tmpdir(), "jobtasks-start-imports-"));
-  const hooks = join(workspace, "record-loads.mjs");
-  await writeFile(
-    hooks,
-    `import { appendFileSync } from "node:fs";
-export async function load(url, context, next) {
-  appendFileSync(process.env.RECORD_LOADS_TO, url + "\\n");
-  return next(url, context);
-}
-`,
-  );
-  registerHook = join(workspace, "register.mjs");
-  await writeFile(
-    registerHook,
-    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-  );
 });
 
 afterAll(async () => {
@@ -53,24 +39,30 @@ const discover = `${JSON.stringify({
   },
 })}\n`;
 
+interface ScriptCoverage {
+  url: string;
+  functions: { functionName: string; ranges: { count: number }[] }[];
+}
+
 let recordings = 0;
 
 /**
- * Serves `config` on stdio with `entry` (bin.js by default), sends server/discover, and gives the first
- * answer, the files loaded by then, and the modules: those files and the modules bundled into them.
+ * Serves `config` on stdio with `entry` (bin.js by default), sends server/discover, and after the first
+ * answer ends stdin, as a host ends a conversation. Gives that answer, the files the process compiled, and
+ * the modules that ran: the files, and the modules of the bundle that ran.
  */
 async function modulesLoadedBeforeFirstAnswer(
   config: string,
   name: string,
   entry = cliBin,
-): Promise<{ answer: Record<string, any>; files: string[]; modules: string[] }> {
-  const record = join(workspace, `${name}-${++recordings}.txt`);
+): Promise<{ answer: Record<string, any>; files: string[]; modules: string[]; bundled: string[] }> {
+  const coverage = join(workspace, `${name}-${++recordings}`);
   const env = cliEnvironment({
     JOBTASKS_SECRET: "start-imports-test-secret-0123456789abcdef",
     GITHUB_TOKEN: "ghp_not-a-real-token",
-    RECORD_LOADS_TO: record,
+    NODE_V8_COVERAGE: coverage,
   });
-  const child = spawn(process.execPath, ["--import", registerHook, entry, "serve", "--config", config, "--stdio"], {
+  const child = spawn(process.execPath, [entry, "serve", "--config", config, "--stdio"], {
     cwd: repositoryRoot,
     env,
     stdio: ["pipe", "pipe", "pipe"],
@@ -78,24 +70,55 @@ async function modulesLoadedBeforeFirstAnswer(
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   try {
     const line = await new Promise<string>((resolve, reject) => {
       child.stdout.on("data", (chunk: Buffer) => {
         stdout += chunk.toString("utf8");
         if (stdout.includes("\n")) resolve(stdout.slice(0, stdout.indexOf("\n")));
       });
-      child.once("exit", (code) =>
-        reject(new Error(`jobtasks serve exited with ${code} before answering:\n${stderr}`)),
-      );
+      void exited.then((code) => reject(new Error(`jobtasks serve exited with ${code} before answering:\n${stderr}`)));
       child.stdin.write(discover);
     });
-    // Read while the process still runs: nothing loaded after the answer counts.
-    const files = (await readFile(record, "utf8")).split("\n").filter((url) => url !== "");
-    const bundled = await Promise.all(files.filter((url) => bundleOutput.test(url)).map(modulesBundledInto));
-    return { answer: JSON.parse(line) as Record<string, any>, files, modules: [...files, ...bundled.flat()] };
+    // Nothing but the end of the conversation comes after the answer: the process stops and writes coverage.
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const scripts: ScriptCoverage[] = [];
+    for (const file of await readdir(coverage))
+      scripts.push(
+        ...(JSON.parse(await readFile(join(coverage, file), "utf8")) as { result: ScriptCoverage[] }).result,
+      );
+    const files = scripts.map((script) => script.url).filter((url) => url.startsWith("file:"));
+    const bundled = await Promise.all(
+      scripts.filter((script) => bundleOutput.test(script.url)).map((script) => modulesThatRanIn(script)),
+    );
+    return {
+      answer: JSON.parse(line) as Record<string, any>,
+      files,
+      modules: [...files, ...bundled.flatMap((modules) => modules.ran)],
+      bundled: bundled.flatMap((modules) => modules.all),
+    };
   } finally {
     child.kill("SIGKILL");
   }
+}
+
+/**
+ * The modules (paths from the repository root, from esbuild's `// path` comments) of a bundle that ran: a
+ * module at the top of the bundle always does; one esbuild wrapped runs when its wrapper, a function named
+ * by its path, is called.
+ */
+async function modulesThatRanIn(script: ScriptCoverage): Promise<{ all: string[]; ran: string[] }> {
+  const text = await readFile(fileURLToPath(script.url), "utf8");
+  const modules = [...new Set([...text.matchAll(/^\/\/ (\S+\.(?:m?js|cjs|json))$/gm)].map((match) => match[1]!))];
+  const calls = new Map<string, number>();
+  for (const { functionName, ranges } of script.functions)
+    calls.set(functionName, (calls.get(functionName) ?? 0) + (ranges[0]?.count ?? 0));
+  const ran = modules.filter((module) => {
+    const wrapped = text.includes(`\n  "${module}"(`);
+    return !wrapped || (calls.get(module) ?? 0) > 0;
+  });
+  return { all: modules, ran };
 }
 
 /** Packages (or files of ours) that the first answer needs none of. */
@@ -115,14 +138,8 @@ const notBeforeTheFirstAnswer = [
 
 const loadedFrom = (modules: string[], part: string) => modules.filter((url) => decodeURIComponent(url).includes(part));
 
-/** The files the bundler writes into packages/cli/dist. */
-const bundleOutput = /packages\/cli\/dist\/(run-command-line\.bundle|bundle-chunk-[^/]+)\.mjs$/;
-
-/** The modules (paths from the repository root) that esbuild put into a bundle file, from its comments. */
-async function modulesBundledInto(url: string): Promise<string[]> {
-  const text = await readFile(fileURLToPath(url), "utf8");
-  return [...text.matchAll(/^\/\/ (\S+\.(?:m?js|cjs|json))$/gm)].map((match) => match[1]!);
-}
+/** The file the bundler writes into packages/cli/dist. */
+const bundleOutput = /packages\/cli\/dist\/run-command-line\.bundle\.cjs$/;
 
 /** Bundled into the command line: loaded as separate files, they would mean the bundle went unused. */
 const bundledPackages = [
@@ -148,11 +165,15 @@ describe("jobtasks serve --stdio loads only what its first answer needs", () => 
   it.each(configs)(
     "%s: answers server/discover without the HTTP stack, the client libraries or an upstream HTTP client",
     async (_name, config, adapterFiles) => {
-      const { answer, modules } = await modulesLoadedBeforeFirstAnswer(config, adapterFiles.split("/")[1]!);
+      const { answer, modules, bundled } = await modulesLoadedBeforeFirstAnswer(config, adapterFiles.split("/")[1]!);
       expect(answer).toMatchObject({ id: 1, result: { supportedVersions: ["2026-07-28"] } });
-      // The recording works: the SDK's server and the configured adapter were loaded, and were seen.
+      // The recording works: the SDK's server and the configured adapter ran, and were seen; the HTTP
+      // stack and the client, in the bundle too, were told apart as not run.
       expect(loadedFrom(modules, "@modelcontextprotocol/server")).not.toEqual([]);
       expect(loadedFrom(modules, adapterFiles)).not.toEqual([]);
+      expect(bundled).toEqual(
+        expect.arrayContaining(["packages/server/dist/http-server.js", "packages/cli/dist/client/run-client.js"]),
+      );
       for (const part of notBeforeTheFirstAnswer)
         expect({ part, loaded: loadedFrom(modules, part) }).toEqual({ part, loaded: [] });
     },
@@ -160,17 +181,25 @@ describe("jobtasks serve --stdio loads only what its first answer needs", () => 
   );
 
   it.each(configs)(
-    "%s: starts from the bundle, whose modules load as one file each chunk, not one file each module",
+    "%s: starts from the bundle, whose modules load as one file, not one file each module",
     async (_name, config, adapterFiles) => {
       const { answer, files } = await modulesLoadedBeforeFirstAnswer(config, adapterFiles.split("/")[1]!);
       expect(answer).toMatchObject({ id: 1, result: { supportedVersions: ["2026-07-28"] } });
       const ownFiles = loadedFrom(files, "packages/cli/dist/").map((url) => url.replace(/.*packages\/cli\/dist\//, ""));
       // A stale bundle (a `tsc -b` since the last `pnpm build`) is not used: `pnpm build` writes it anew.
-      expect(ownFiles, "the bundle was not used: run pnpm build").toContain("run-command-line.bundle.mjs");
-      expect(ownFiles.filter((file) => !file.endsWith(".mjs")).sort()).toEqual([
+      expect(ownFiles, "the bundle was not used: run pnpm build").toContain("run-command-line.bundle.cjs");
+      expect(ownFiles.sort()).toEqual([
         "bin.js",
         "enable-compile-cache.js",
+        "import-module.js",
+        "run-command-line.bundle.cjs",
         "start-bundle.js",
+      ]);
+      // zod comes as one file, from @jobtasks/core, for the server, the SDK and every adapter alike.
+      expect(loadedFrom(files, "/zod/")).toEqual([]);
+      expect(loadedFrom(files, "packages/core/dist/zod")).toEqual([
+        expect.stringMatching(/zod\.js$/),
+        expect.stringMatching(/zod\.cjs$/),
       ]);
       for (const part of bundledPackages)
         expect({ part, loaded: loadedFrom(files, part) }).toEqual({ part, loaded: [] });

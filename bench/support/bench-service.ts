@@ -1,6 +1,6 @@
+import { z } from "@jobtasks/core";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { z } from "zod";
 import type { AnyJobAdapter, JobAdapterV1, JobSnapshot } from "@jobtasks/core";
 import {
   TaskIdSealer,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import type { ElicitationResponse, InputRequest, JobAdapterV1, JobSnapshot, JobTool } from "@jobtasks/core";
 
 /**

@@ -10,8 +10,7 @@ import {
   TerminateJobCommand,
 } from "@aws-sdk/client-batch";
 import { type CloudWatchLogsClient, GetLogEventsCommand } from "@aws-sdk/client-cloudwatch-logs";
-import { OutcomeUnknownError, UpstreamError } from "@jobtasks/core";
-import { z } from "zod";
+import { OutcomeUnknownError, UpstreamError, z } from "@jobtasks/core";
 import { type BackoffPolicy, callOnce, callWithBackoff } from "./call-with-backoff.js";
 import { isOutcomeUnknown, isThrottling, toUpstreamError } from "./upstream-errors.js";
 

@@ -1,7 +1,6 @@
 import type { BatchClient } from "@aws-sdk/client-batch";
 import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
-import { optionNameOf } from "@jobtasks/core";
-import { z } from "zod";
+import { optionNameOf, z } from "@jobtasks/core";
 import { awsRegionPattern } from "./aws-region-source.js";
 
 /**

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /** Batch job ids are UUIDs; array children add ":<index>", multi-node parallel nodes "#<node>". */
 export const batchJobIdSchema = z.string().regex(/^[A-Za-z0-9-]{1,64}(:\d{1,5})?(#\d{1,5})?$/, "an AWS Batch job id");

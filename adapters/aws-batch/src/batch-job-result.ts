@@ -1,6 +1,6 @@
+import { z } from "@jobtasks/core";
 import type { JobDetail } from "@aws-sdk/client-batch";
 import type { CallToolResult } from "@jobtasks/core";
-import { z } from "zod";
 import { hideArns } from "./hide-arns.js";
 import { type FailedChildren, failedChildrenShown } from "./read-failed-children.js";
 import type { LogTail } from "./read-log-tail.js";

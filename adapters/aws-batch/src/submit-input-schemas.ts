@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 // The parts of the submit tools' input schemas that both tools offer; each tool's file builds its own schema.
 

@@ -1,5 +1,5 @@
+import { z } from "@jobtasks/core";
 import type { JobTool } from "@jobtasks/core";
-import { z } from "zod";
 import { anchoredPattern, type ResolvedJobTemplate, type ResolvedTemplateParameter } from "./aws-batch-options.js";
 import { batchJobResultSchema } from "./batch-job-result.js";
 import type { BatchJobRef } from "./batch-job-ref.js";

@@ -1,6 +1,5 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
-import { InvalidToolInputError, JobNotFoundError, type JobSnapshot, type JobTool } from "@jobtasks/core";
-import { z } from "zod";
+import { InvalidToolInputError, JobNotFoundError, type JobSnapshot, type JobTool, z } from "@jobtasks/core";
 import type { ResolvedWatchTool } from "./aws-batch-options.js";
 import { batchJobResultSchema } from "./batch-job-result.js";
 import { batchJobIdSchema, type BatchJobRef } from "./batch-job-ref.js";

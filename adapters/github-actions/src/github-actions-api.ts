@@ -1,5 +1,4 @@
-import { UpstreamError } from "@jobtasks/core";
-import type { z } from "zod";
+import { UpstreamError, type z } from "@jobtasks/core";
 import { waitOutRateLimits, type GithubClient } from "./create-github-client.js";
 import { translateGithubError } from "./github-errors.js";
 import {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /**
  * The options of one GitHub Actions adapter instance: what the `options` block of a config file holds, and

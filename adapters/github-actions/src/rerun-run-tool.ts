@@ -4,8 +4,8 @@ import {
   OutcomeUnknownError,
   type UpstreamError,
   type JobTool,
+  z,
 } from "@jobtasks/core";
-import { z } from "zod";
 import { runResultSchema } from "./run-result-schema.js";
 import type { RunRef } from "./run-ref.js";
 import { startAnswerAllowanceMs, startOutlivingClient } from "./start-outliving-client.js";

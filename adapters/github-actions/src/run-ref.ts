@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /** GitHub ids are int64: JSON numbers today, possibly bigints or strings from some clients. */
 export const githubIdSchema = z

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /** The structured content of a finished run's result: what an agent needs to act on a failure. */
 export const runResultSchema = z.object({

@@ -1,5 +1,4 @@
-import { InvalidToolInputError, type JobTool } from "@jobtasks/core";
-import { z } from "zod";
+import { InvalidToolInputError, type JobTool, z } from "@jobtasks/core";
 import { dispatchWorkflow } from "./dispatch-workflow.js";
 import { runResultSchema } from "./run-result-schema.js";
 import type { RunRef } from "./run-ref.js";

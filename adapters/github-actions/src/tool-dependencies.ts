@@ -1,5 +1,4 @@
-import { InvalidToolInputError } from "@jobtasks/core";
-import { z } from "zod";
+import { InvalidToolInputError, z } from "@jobtasks/core";
 import type { GithubApi } from "./github-actions-api.js";
 import type { ResolvedGithubActionsConfig } from "./github-actions-options.js";
 

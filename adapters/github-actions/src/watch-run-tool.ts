@@ -1,5 +1,4 @@
-import { InvalidToolInputError, JobNotFoundError, UpstreamError, type JobTool } from "@jobtasks/core";
-import { z } from "zod";
+import { InvalidToolInputError, JobNotFoundError, UpstreamError, type JobTool, z } from "@jobtasks/core";
 import type { WorkflowRun } from "./github-response-schemas.js";
 import { runResultSchema } from "./run-result-schema.js";
 import type { RunRef } from "./run-ref.js";

@@ -1,5 +1,5 @@
+import { z } from "@jobtasks/core";
 import type { JobTool } from "@jobtasks/core";
-import { z } from "zod";
 import { dispatchWorkflow } from "./dispatch-workflow.js";
 import type { WorkflowInputConfig, WorkflowToolConfig } from "./github-actions-options.js";
 import { runResultSchema } from "./run-result-schema.js";

@@ -1,5 +1,4 @@
-import { OutcomeUnknownError, type JobTool } from "@jobtasks/core";
-import { z } from "zod";
+import { OutcomeUnknownError, type JobTool, z } from "@jobtasks/core";
 import { mayHaveActed } from "./lost-answer.js";
 import type { PipelineRef } from "./pipeline-ref.js";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";

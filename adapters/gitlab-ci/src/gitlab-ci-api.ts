@@ -1,5 +1,4 @@
-import { UpstreamError } from "@jobtasks/core";
-import type { z } from "zod";
+import { UpstreamError, type z } from "@jobtasks/core";
 import type { GitlabHttpClient, GitlabRequest } from "./gitlab-http-client.js";
 import { creationOutcomeUnknown } from "./lost-answer.js";
 import {

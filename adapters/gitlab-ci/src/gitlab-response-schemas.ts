@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /** Minimal shapes of GitLab REST API v4 answers: only the fields this adapter reads. */
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /**
  * What a task id seals: the project (as configured), the pipeline, and for a retry the highest job id the

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /** The structured content of a finished pipeline's result: what an agent needs to act on a failure. */
 export const pipelineResultSchema = z.object({

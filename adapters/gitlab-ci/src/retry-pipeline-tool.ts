@@ -1,5 +1,4 @@
-import { InvalidToolInputError, OutcomeUnknownError, type AdapterContext, type JobTool } from "@jobtasks/core";
-import { z } from "zod";
+import { InvalidToolInputError, OutcomeUnknownError, type AdapterContext, type JobTool, z } from "@jobtasks/core";
 import type { GitlabCiApi } from "./gitlab-ci-api.js";
 import { mayHaveActed } from "./lost-answer.js";
 import type { PipelineRef } from "./pipeline-ref.js";

@@ -1,5 +1,4 @@
-import { InvalidToolInputError, UpstreamError } from "@jobtasks/core";
-import { z } from "zod";
+import { InvalidToolInputError, UpstreamError, z } from "@jobtasks/core";
 import type { GitlabCiApi } from "./gitlab-ci-api.js";
 import type { ResolvedGitlabCiConfig } from "./gitlab-ci-options.js";
 

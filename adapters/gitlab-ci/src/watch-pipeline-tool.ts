@@ -1,5 +1,4 @@
-import { InvalidToolInputError, type JobTool } from "@jobtasks/core";
-import { z } from "zod";
+import { InvalidToolInputError, type JobTool, z } from "@jobtasks/core";
 import type { PipelineRef } from "./pipeline-ref.js";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";
 import { pipelineNotFoundAsInvalidInput, projectInputSchema, type ToolDependencies } from "./tool-dependencies.js";

@@ -1,5 +1,4 @@
-import { type CallToolResult, type ElicitationFormRequest, type JobSnapshot } from "@jobtasks/core";
-import type { z } from "zod";
+import { type CallToolResult, type ElicitationFormRequest, type JobSnapshot, type z } from "@jobtasks/core";
 import { formSchemaProblem } from "./form-schema.js";
 import { inputRequiredOptionsSchema } from "./job-options-schema.js";
 import { queryAll, queryFirst } from "./json-path.js";

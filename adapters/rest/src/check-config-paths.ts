@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "@jobtasks/core";
 import { pathSyntaxProblem } from "./json-path.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import { parseTemplate } from "./template.js";

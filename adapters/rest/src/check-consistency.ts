@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "@jobtasks/core";
 import { formSchemaProblem } from "./form-schema.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import { parseTemplate } from "./template.js";

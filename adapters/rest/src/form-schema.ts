@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /**
  * Checking an elicitation form's JSON Schema before it is presented. A form whose answers cannot be

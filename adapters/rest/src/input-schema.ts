@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { AdapterConfigError } from "@jobtasks/core";
+import { AdapterConfigError, z } from "@jobtasks/core";
 import type { ToolOptions, TypedField } from "./tool-options-schema.js";
 
 /**

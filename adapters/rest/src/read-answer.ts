@@ -1,5 +1,4 @@
-import { InvalidToolInputError, type ElicitationFormRequest, type ElicitationResponse } from "@jobtasks/core";
-import type { z } from "zod";
+import { InvalidToolInputError, type ElicitationFormRequest, type ElicitationResponse, type z } from "@jobtasks/core";
 import { compileFormSchema } from "./form-schema.js";
 
 /**

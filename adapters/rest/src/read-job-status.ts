@@ -1,5 +1,4 @@
-import { JobNotFoundError, type AdapterContext, type JobSnapshot } from "@jobtasks/core";
-import type { z } from "zod";
+import { JobNotFoundError, type AdapterContext, type JobSnapshot, type z } from "@jobtasks/core";
 import { buildSnapshot } from "./build-snapshot.js";
 import type { HttpResponse } from "./http-client.js";
 import { mapStatus, type StatusReading } from "./map-rest-status.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import { singlePlaceholder } from "./template.js";
 
 /** HTTP header names are tokens; anything else would be refused by undici at request time. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import { maxJobReferenceLength } from "./submit-job.js";
 import { toolNamePattern } from "./tool-options-schema.js";
 

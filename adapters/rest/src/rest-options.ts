@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import { checkConfigPaths } from "./check-config-paths.js";
 import { checkConsistency } from "./check-consistency.js";
 import {

@@ -1,5 +1,5 @@
+import type { z } from "@jobtasks/core";
 import type { AdapterContext, JobTool, StartedJob } from "@jobtasks/core";
-import type { z } from "zod";
 import { buildSnapshot } from "./build-snapshot.js";
 import { buildInputSchema } from "./input-schema.js";
 import { mapStatus } from "./map-rest-status.js";

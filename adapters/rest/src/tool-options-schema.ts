@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import { headerNameSchema, requestOptionsSchema } from "./request-options-schema.js";
 
 /** A field of the small typed input form: `"string"`, `"integer?"` (optional), or a spelled-out spec. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import type { SamplingRequest, StartInputRequest, StartInputResponse } from "@jobtasks/core";
 import { acceptedField, askFor, rootsListed, sampledText, textResult, type FixtureTool } from "./fixture-tool.js";
 

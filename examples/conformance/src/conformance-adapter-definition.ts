@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import type { AdapterDefinition } from "@jobtasks/core";
 import { conformanceAdapter } from "./conformance-adapter.js";
 

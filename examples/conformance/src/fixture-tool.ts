@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "@jobtasks/core";
 import type { InputRequest, JobSnapshot, StartInputRequest, StartInputResponse } from "@jobtasks/core";
 import type { FixtureJob } from "./fixture-job-table.js";
 

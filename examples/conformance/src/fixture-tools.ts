@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import type { JobSnapshot } from "@jobtasks/core";
 import { acceptedField, askFor, textResult, type FixtureTool } from "./fixture-tool.js";
 import { contentTools, jsonSchema2020Tool } from "./content-tools.js";

@@ -1,10 +1,10 @@
-import { z } from "zod";
 import {
   configErrorFromIssues,
   type ElicitationResponse,
   type InputRequest,
   type JobAdapterV1,
   type JobSnapshot,
+  z,
 } from "@jobtasks/core";
 import { MemoryJobTable, type MemoryJob } from "./memory-jobs-api.js";
 import { mapMemoryJobsStatus } from "./map-memory-jobs-status.js";

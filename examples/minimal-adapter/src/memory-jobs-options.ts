@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /** The adapter's options, documented once: this schema is the option reference. */
 export const memoryJobsOptionsSchema = z.strictObject({

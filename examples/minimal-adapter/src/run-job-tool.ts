@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import type { JobTool } from "@jobtasks/core";
 import type { MemoryJobTable } from "./memory-jobs-api.js";
 import type { MemoryJobRef } from "./memory-jobs-adapter.js";

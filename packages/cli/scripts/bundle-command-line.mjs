@@ -1,28 +1,38 @@
-// Bundles the `jobtasks` command line (dist/run-command-line.js, as tsc wrote it) into
-// dist/run-command-line.bundle.mjs and a few chunks next to it, after `tsc -b`: `pnpm build` runs it, and
-// packing the package does (its prepack script). A stdio start then reads 17 files of its own instead of
-// ~230 modules; what a start does not need (the MCP client, the HTTP stack, the demo) stays in
-// chunks loaded when used.
+// Bundles the `jobtasks` command line (dist/run-command-line.js, as tsc wrote it) into one CommonJS file,
+// dist/run-command-line.bundle.cjs, after `tsc -b`: `pnpm build` runs it, and packing the package does
+// (its prepack script). bin.js runs it through @jobtasks/core's runCachedCommonJs, which keeps V8's
+// compiled code of it between runs on every Node (Node 20 keeps none for ES modules): a stdio start then
+// reads one file, compiled once, instead of ~230 modules compiled each time. What a start does not need
+// (the MCP client, the HTTP stack, the demo) is in the file but not run: esbuild wraps a module imported
+// with import() in a function called on that import.
 //
 // The @jobtasks/* packages that jobtasks depends on (the server and the built-in adapters demo, rest and
-// gitlab-ci, each in a chunk loaded when a config names it) are bundled. Left out, so that a process holds
-// one copy of each: @jobtasks/core (its error classes are checked with instanceof across adapters), the
-// optional adapters (github-actions, aws-batch: from their own packages, when installed) and zod (every
-// adapter's option schemas are built with it). undici is left out too: the REST and GitLab adapters import
-// it on their first request, and esbuild gives a CommonJS package imported with import() only a default
-// export (jobtasks depends on the same undici, so the import finds it). The chunks stay in dist/, next to
-// the modules tsc wrote, so `import.meta.url` paths (package.json, templates/) hold in both.
+// gitlab-ci) are bundled. Left out, so that a process holds one copy of each: @jobtasks/core (its error
+// classes are checked with instanceof across adapters) with the zod it exports (every schema is built with
+// it; the SDK's "zod/v4" is that zod too), the optional adapters (github-actions, aws-batch: from their own
+// packages, when installed) and undici (the REST and GitLab adapters import it on their first request).
+// A vm script has no import() (not without an experimental flag), so esbuild turns every import() into
+// require(), and the ES modules left out are imported by bin.js before the bundle runs and handed to it
+// (start-bundle.ts); an optional adapter or a config's own module is imported through import-module.js,
+// also left out. The bundle stays in dist/, next to the modules tsc wrote, so `import.meta.url` paths
+// (package.json, templates/) hold in both.
 import { readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
 import { readdir, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const packageDirectory = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(packageDirectory, "dist");
 const entry = join(dist, "run-command-line.js");
-const bundleName = "run-command-line.bundle";
-const chunkPrefix = "bundle-chunk-";
+const bundleFile = "run-command-line.bundle.cjs";
+const manifestFile = "run-command-line.bundle.json";
+/** Written by earlier builds, when the bundle was an ES module with chunks: removed, so none is run stale. */
+const formerOutput = /^(run-command-line\.bundle\.mjs|bundle-chunk-.*\.mjs)$/;
+
+/** ES modules the bundle requires, imported by bin.js first (start-bundle.ts), by specifier. */
+const importedBeforeTheBundle = ["@jobtasks/core", "@jobtasks/core/zod", "./import-module.js"];
 
 const workspaceRoot = join(packageDirectory, "..", "..");
 
@@ -39,27 +49,30 @@ const jobtasksPackagesOutside = {
     builder.onResolve({ filter: /^@jobtasks\// }, (args) =>
       bundledWorkspacePackages.has(args.path) ? undefined : { path: args.path, external: true },
     );
+    builder.onResolve({ filter: /^\.\/import-module\.js$/ }, (args) =>
+      args.importer === join(dist, "adapter-registry.js") || args.importer === join(dist, "config-json-schema.js")
+        ? { path: args.path, external: true }
+        : undefined,
+    );
+    // The SDK imports "zod/v4": the process's one zod is the one @jobtasks/core exports (core's src/zod.ts).
+    builder.onResolve({ filter: /^zod(\/v4)?$/ }, () => ({ path: "@jobtasks/core/zod", external: true }));
   },
 };
 
 const result = await build({
   entryPoints: [entry],
   bundle: true,
-  splitting: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
-  outdir: dist,
-  entryNames: bundleName,
-  chunkNames: `${chunkPrefix}[hash]`,
-  outExtension: { ".js": ".mjs" },
+  outfile: join(dist, bundleFile),
   absWorkingDir: workspaceRoot,
-  external: ["zod", "zod/*", "undici"],
+  external: ["undici"],
   plugins: [jobtasksPackagesOutside],
-  // Bundled CommonJS (commander, pino, yaml) calls require() for Node's own modules.
-  banner: {
-    js: 'import { createRequire as __bundleRequire } from "node:module";\nconst require = __bundleRequire(import.meta.url);',
-  },
+  supported: { "dynamic-import": false },
+  // tsc's modules find package.json and templates/ from import.meta.url; the bundle sits beside them.
+  define: { "import.meta.url": "__bundleUrl" },
+  banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
   // Not minified: stack traces stay readable, and each module keeps its `// path` comment.
   minify: false,
   legalComments: "inline",
@@ -68,32 +81,23 @@ const result = await build({
   logLevel: "warning",
 });
 
-// A CommonJS package reached by import() becomes a chunk holding `export default require_x()`: its named
-// exports are gone, and `const { request } = await import("undici")` would find nothing. Such a package
-// must be left out (external) and be a dependency of jobtasks.
-for (const file of result.outputFiles) {
-  const defaultOnly = /^export default (require_\w+)\(\);$/m.exec(file.text);
-  if (defaultOnly) {
-    process.stderr.write(
-      `${relative(workspaceRoot, file.path)} gives a CommonJS module imported with import() (${defaultOnly[1]}) only a default export: add its package to external in ${relative(workspaceRoot, fileURLToPath(import.meta.url))}\n`,
-    );
+// Anything else left out would be require()d, and an ES module cannot be: name it above or bundle it.
+const builtIn = new Set(builtinModules);
+for (const [input, { imports }] of Object.entries(result.metafile.inputs)) {
+  for (const { path, external } of imports) {
+    if (!external || builtIn.has(path.replace(/^node:/, "")) || path === "undici") continue;
+    if (importedBeforeTheBundle.includes(path)) continue;
+    process.stderr.write(`${input} imports ${path}, left out of the bundle: add it to importedBeforeTheBundle\n`);
     process.exit(1);
   }
 }
 
 // Written under temporary names and renamed into place: tests may be starting `jobtasks` from this
 // directory while `pnpm pack:all` rebuilds it.
-const written = new Set();
-for (const file of result.outputFiles) {
-  const temporary = `${file.path}.${process.pid}.tmp`;
-  await writeFile(temporary, file.contents);
-  await rename(temporary, file.path);
-  written.add(file.path);
-}
-for (const name of await readdir(dist)) {
-  const path = join(dist, name);
-  if (name.startsWith(chunkPrefix) && name.endsWith(".mjs") && !written.has(path)) await rm(path, { force: true });
-}
+const [bundle] = result.outputFiles;
+await writeFile(`${bundle.path}.${process.pid}.tmp`, bundle.contents);
+await rename(`${bundle.path}.${process.pid}.tmp`, bundle.path);
+for (const name of await readdir(dist)) if (formerOutput.test(name)) await rm(join(dist, name), { force: true });
 
 // The build-info files of the workspace projects bundled in: a later `tsc -b` that rewrites one leaves the
 // bundle stale, and bin.js falls back to the modules tsc wrote (src/start-bundle.ts).
@@ -109,9 +113,10 @@ const builtFrom = [...projects].sort().map((project) => ({
   buildInfo: relative(dist, join(project, "tsconfig.tsbuildinfo")).split(sep).join("/"),
   package: JSON.parse(readFileSync(join(project, "package.json"), "utf8")).name,
 }));
-const manifest = join(dist, `${bundleName}.json`);
-await writeFile(`${manifest}.${process.pid}.tmp`, `${JSON.stringify({ builtFrom }, null, 2)}\n`);
+const manifest = join(dist, manifestFile);
+const contents = { builtFrom, importedBeforeTheBundle };
+await writeFile(`${manifest}.${process.pid}.tmp`, `${JSON.stringify(contents, null, 2)}\n`);
 await rename(`${manifest}.${process.pid}.tmp`, manifest);
 process.stderr.write(
-  `bundled ${relative(workspaceRoot, entry)} into ${written.size} files in ${relative(workspaceRoot, dirname(entry))}\n`,
+  `bundled ${relative(workspaceRoot, entry)} into ${relative(workspaceRoot, bundle.path)} (${Math.round(bundle.contents.length / 1024)} KiB)\n`,
 );

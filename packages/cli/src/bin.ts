@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { enableCompileCache } from "./enable-compile-cache.js";
-import { commandLineModule } from "./start-bundle.js";
+import { startCommandLine } from "./start-bundle.js";
 
 // First, before the modules it would save compiling are loaded; both imports above are tiny on purpose.
 enableCompileCache();
-await import(commandLineModule(new URL("./", import.meta.url)));
+await startCommandLine(new URL("./", import.meta.url));

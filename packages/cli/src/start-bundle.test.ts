@@ -12,6 +12,7 @@ let dist: string;
 let distUrl: URL;
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+const importedBeforeTheBundle = ["@jobtasks/core", "./import-module.js"];
 const builtFrom = [
   { buildInfo: "../tsconfig.tsbuildinfo", package: "jobtasks" },
   { buildInfo: "../../server/tsconfig.tsbuildinfo", package: "@jobtasks/server" },
@@ -35,7 +36,7 @@ beforeEach(async () => {
   distUrl = new URL(`${pathToFileURL(dist).href}/`);
   await project(join(root, "cli"), "jobtasks", at(10));
   await project(join(root, "server"), "@jobtasks/server", at(10));
-  await file(join(dist, bundleManifestFile), at(20), JSON.stringify({ builtFrom }));
+  await file(join(dist, bundleManifestFile), at(20), JSON.stringify({ builtFrom, importedBeforeTheBundle }));
 });
 
 afterEach(async () => {
@@ -59,8 +60,11 @@ describe("bin.js runs the bundle only while it is current", () => {
     await file(join(dist, bundleFile), at(20));
     for (const manifest of [
       "not json",
-      JSON.stringify({ builtFrom: "one file" }),
-      JSON.stringify({ builtFrom: ["a"] }),
+      JSON.stringify({ builtFrom: "one file", importedBeforeTheBundle }),
+      JSON.stringify({ builtFrom: ["a"], importedBeforeTheBundle }),
+      // A manifest from before the bundle was CommonJS: its bundle would run without what it requires.
+      JSON.stringify({ builtFrom }),
+      JSON.stringify({ builtFrom, importedBeforeTheBundle: [7] }),
     ]) {
       await file(join(dist, bundleManifestFile), at(20), manifest);
       expect(commandLineModule(distUrl)).toBe("./run-command-line.js");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { z } from "./zod.js";
 import { configErrorFromIssues, describeConfigIssues, optionNameOf } from "./config-issues.js";
 import { AdapterConfigError, ConfigError } from "./errors.js";
 

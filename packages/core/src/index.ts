@@ -57,3 +57,5 @@ export { createSecretRedactor } from "./secret-redactor.js";
 export type { SecretRedactor } from "./secret-redactor.js";
 export { configErrorFromIssues, describeConfigIssues, optionNameOf } from "./config-issues.js";
 export type { ConfigErrorOptions, ConfigIssue } from "./config-issues.js";
+// The zod every package builds its schemas with: one copy per process (src/zod.ts says why).
+export { z } from "./zod.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { z } from "./zod.js";
 import { UpstreamError } from "./errors.js";
 import type { AdapterContextV1, JobAdapterV1 } from "./v1/index.js";
 import { withSecretRedaction } from "./with-secret-redaction.js";

@@ -1,5 +1,5 @@
+import { z } from "@jobtasks/core";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import type { JobAdapterV1, JsonValue } from "@jobtasks/core";
 import { createSilentLogger } from "./logger.js";
 import { TaskIdSealer } from "./task-id.js";

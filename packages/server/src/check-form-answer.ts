@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import type { ElicitationFormRequest, ElicitationResponse, InputRequest } from "@jobtasks/core";
 
 export type FormAnswerCheck =

@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { z } from "zod";
-import { ConfigError, UpstreamError, type CallToolResult, type InputRequest } from "@jobtasks/core";
+import { ConfigError, UpstreamError, type CallToolResult, type InputRequest, z } from "@jobtasks/core";
 import { TaskIdSealer } from "./task-id.js";
 import { TaskProtocolError } from "./protocol-error.js";
 import { createSilentLogger } from "./logger.js";

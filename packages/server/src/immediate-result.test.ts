@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { type CallToolResult, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
+import { type CallToolResult, type JobAdapterV1, type JobSnapshot, z } from "@jobtasks/core";
 import { TaskIdSealer } from "./task-id.js";
 import { type CreateTaskResult } from "./task-shape.js";
 import { createSilentLogger } from "./logger.js";

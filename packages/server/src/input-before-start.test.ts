@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import {
   InvalidToolInputError,
   type AdapterContext,
   type JobAdapterV1,
   type StartInputRequest,
   type StartInputResponse,
+  z,
 } from "@jobtasks/core";
 import { TaskIdSealer } from "./task-id.js";
 import { type CreateTaskResult } from "./task-shape.js";

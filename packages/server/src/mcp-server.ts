@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import { ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
 import { TaskProtocolError, errorCodes, tasksExtensionId, tasksExtensionRequired } from "./protocol-error.js";
 import type { TaskService } from "./task-service.js";

@@ -1,8 +1,7 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { UpstreamError, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
+import { UpstreamError, type JobAdapterV1, type JobSnapshot, z } from "@jobtasks/core";
 import { TaskIdSealer } from "./task-id.js";
 import type { CreateTaskResult } from "./task-shape.js";
 import { TaskService, type CallerContext } from "./task-service.js";

@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { z } from "zod";
-import { InvalidToolInputError, UpstreamError, type CallToolResult } from "@jobtasks/core";
+import { InvalidToolInputError, UpstreamError, type CallToolResult, z } from "@jobtasks/core";
 import { TaskIdSealer } from "./task-id.js";
 import { type CreateTaskResult } from "./task-shape.js";
 import { createSilentLogger } from "./logger.js";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ConfigError } from "@jobtasks/core";
+import { ConfigError, z } from "@jobtasks/core";
 import { ToolRegistry } from "./tool-registry.js";
 import { createScriptedAdapter } from "../../../test/support/scripted-adapter.js";
 

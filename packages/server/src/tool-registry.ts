@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { ConfigError, withSecretRedaction, type AnyJobAdapter, type JobTool } from "@jobtasks/core";
+import { ConfigError, withSecretRedaction, type AnyJobAdapter, type JobTool, z } from "@jobtasks/core";
 import { toPortableJsonSchema } from "./portable-json-schema.js";
 
 /** One adapter instance as the server was configured with it. */

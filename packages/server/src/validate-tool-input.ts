@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "@jobtasks/core";
 import { errorCodes, TaskProtocolError } from "./protocol-error.js";
 
 /**

@@ -1,5 +1,5 @@
+import { z } from "@jobtasks/core";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { findAdapterShapeProblems } from "./adapter-shape-problems.js";
 import { createFakeCi, fakeCiAdapter } from "./test-support/fake-ci-adapter.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /** MCP tool names: 1 to 128 characters from this set, so that every client can address them. */
 const toolNamePattern = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /**
  * The part of the demo API's job record the adapter reads. Only the fields it uses, and statuses as open

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 
 /**
  * The options of one demo adapter: what the `options` block of a `kind: demo` adapter holds in a config

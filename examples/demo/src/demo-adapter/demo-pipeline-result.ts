@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import type { CallToolResult } from "@jobtasks/core";
 import type { DemoJobResponse } from "./demo-job-response.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@jobtasks/core";
 import type { JobTool } from "@jobtasks/core";
 import type { DemoApi } from "./demo-api.js";
 import { mapDemoStatus } from "./map-demo-status.js";

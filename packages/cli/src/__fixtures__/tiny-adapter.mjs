@@ -1,7 +1,6 @@
 // A minimal adapter package, as a user writing their own adapter would ship it: it exports
 // adapterDefinition and validates its options. Jobs finish on their first status read.
-import { z } from "zod";
-import { AdapterConfigError } from "@jobtasks/core";
+import { AdapterConfigError, z } from "@jobtasks/core";
 
 export const adapterDefinition = {
   kind: "tiny",

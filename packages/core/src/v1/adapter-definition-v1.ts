@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "../zod.js";
 import type { AnyJobAdapterV1 } from "./job-adapter-v1.js";
 
 /**

@@ -1,5 +1,4 @@
-import { JobNotFoundError, UpstreamError, type JobAdapterV1 } from "@jobtasks/core";
-import { z } from "zod";
+import { JobNotFoundError, UpstreamError, type JobAdapterV1, z } from "@jobtasks/core";
 import { runAdapterConformance } from "../run-adapter-conformance.js";
 import type { ConformanceHarness } from "../conformance-types.js";
 import { createFakeCi, fakeCiAdapter, type FakeCi } from "../test-support/fake-ci-adapter.js";

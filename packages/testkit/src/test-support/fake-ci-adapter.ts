@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { JobNotFoundError, UpstreamError, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
+import { JobNotFoundError, UpstreamError, type JobAdapterV1, type JobSnapshot, z } from "@jobtasks/core";
 
 /**
  * A small in-memory "CI" and an adapter over it, written the way a real adapter is (a factory, a token, a

@@ -1,0 +1,78 @@
+// Replaces dist/zod.js (tsc's `export * from "zod"`) with zod bundled: src/zod.ts says why. `pnpm build`
+// runs it after `tsc -b`, and so does packing @jobtasks/core (its prepack script). It writes two files:
+// - dist/zod.cjs: zod as one CommonJS file, which dist/cached-script.js runs with V8's compiled code kept
+//   between runs (Node 20 keeps none for ES modules; Node 22+ keeps it for modules, not for vm scripts);
+// - dist/zod.js: the module the package exports, which runs that file and exports each of zod's names.
+// zod is resolved from @jobtasks/core's own dependency, so the bundle is of the version core declares. Its
+// MIT notice goes at the top of the bundle, as the licence asks of a copy.
+import { readFileSync } from "node:fs";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const packageDirectory = fileURLToPath(new URL("..", import.meta.url));
+const dist = join(packageDirectory, "dist");
+const requireFromCore = createRequire(join(packageDirectory, "package.json"));
+const zodManifest = requireFromCore.resolve("zod/package.json");
+const { version } = JSON.parse(readFileSync(zodManifest, "utf8"));
+const licence = await readFile(join(dirname(zodManifest), "LICENSE"), "utf8");
+
+const entry = {
+  contents: 'export * from "zod";\nexport { default } from "zod";\n',
+  resolveDir: packageDirectory,
+  sourcefile: "zod.ts",
+};
+const result = await build({
+  stdin: entry,
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  // Kept readable, as tsc's output is: a stack trace through zod names its functions and lines.
+  minify: false,
+  legalComments: "inline",
+  banner: { js: `/*\nzod ${version}, bundled by @jobtasks/core (src/zod.ts says why).\n\n${licence.trim()}\n*/` },
+  write: false,
+  logLevel: "warning",
+});
+
+// Every name zod's own ES module exports, as esbuild reads them, so that both forms of dist/zod.js export
+// the same names.
+const { metafile } = await build({
+  stdin: entry,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  write: false,
+  metafile: true,
+});
+const names = Object.values(metafile.outputs)[0].exports.sort();
+const identifier = /^[A-Za-z_$][\w$]*$/;
+for (const name of names) if (!identifier.test(name)) throw new Error(`zod exports ${JSON.stringify(name)}`);
+const named = names.filter((name) => name !== "default");
+const facade = `// Written by scripts/bundle-zod.mjs: zod ${version}, from the one CommonJS file next to this one, run with
+// its compiled code cached (src/zod.ts and src/cached-script.ts say why).
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { runCachedCommonJs } from "./cached-script.js";
+
+const zod = runCachedCommonJs(fileURLToPath(new URL("./zod.cjs", import.meta.url)), createRequire(import.meta.url)).exports;
+${named.map((name, index) => `const $${index} = zod[${JSON.stringify(name)}];`).join("\n")}
+export { ${named.map((name, index) => `$${index} as ${name}`).join(", ")} };
+export default zod.default;
+`;
+
+// Under temporary names and renamed into place: a test may be importing core while a build rewrites it.
+// The bundle goes first, so the facade never points at a missing file.
+async function replace(path, contents) {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, contents);
+  await rename(temporary, path);
+}
+await replace(join(dist, "zod.cjs"), result.outputFiles[0].contents);
+await replace(join(dist, "zod.js"), facade);
+// tsc's source map describes the re-export, not the facade.
+await rm(join(dist, "zod.js.map"), { force: true });
+process.stderr.write(`bundled zod ${version} into packages/core/dist/zod.cjs (${named.length} names)\n`);
