@@ -159,6 +159,14 @@ describe("pnpm pack:all", () => {
 describe("npx jobtasks, installed without the optional adapters", () => {
   const demoConfig = () => join(install, "node_modules/@jobtasks/demo/jobtasks.config.yaml");
 
+  it("ships the core's zod bundled for Node (one cached CommonJS file) and plain for a bundler", () => {
+    const core = join(install, "node_modules/@jobtasks/core");
+    expect(readFileSync(join(core, "dist/zod-node.js"), "utf8")).toMatch(/^\/\/ Written by scripts\/bundle-zod\.mjs/);
+    expect(readFileSync(join(core, "dist/zod.cjs"), "utf8")).toContain("MIT License");
+    // The plain re-export a bundler takes: it does not run the file above, which a bundle would not hold.
+    expect(readFileSync(join(core, "dist/zod.js"), "utf8")).not.toContain("zod.cjs");
+  });
+
   it("answers --version with the package's version", async () => {
     const result = await npx(["--version"]);
     expect(result).toMatchObject({ code: 0, stdout: `${packageVersion}\n` });

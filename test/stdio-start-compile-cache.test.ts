@@ -38,6 +38,16 @@ function version(node: string, temporary: string): Promise<{ code: number | null
 const printsTheVersion = { code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/), stderr: "" };
 const cacheEntries = (temporary: string) => readdirSync(join(temporary, "node-compile-cache"), { recursive: true });
 
+/** The version a Node reports, such as v22.23.5. */
+async function versionOf(node: string): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn(node, ["--version"], { stdio: ["ignore", "pipe", "ignore"] });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.on("close", () => resolve(stdout.trim()));
+  });
+}
+
 /** jobtasks' own cache in `temporary`: each file's name and modification time. */
 function ownCache(temporary: string): Record<string, number> {
   const [folder, ...others] = readdirSync(temporary).filter((name) => name.startsWith("jobtasks-compile-cache-"));
@@ -87,6 +97,18 @@ describe("bin.js and Node's compile cache", () => {
       expect(ownCache(temporary)).toEqual(written);
     },
   );
+
+  it("keeps a cache per Node side by side: a host's Node and the user's do not undo each other's", async () => {
+    const temporary = await mkdtemp(join(workspace, "two-nodes-"));
+    expect(await version(node22, temporary)).toEqual(printsTheVersion);
+    const node22Cache = ownCache(temporary);
+    expect(await version(process.execPath, temporary)).toEqual(printsTheVersion);
+    const both = ownCache(temporary);
+    expect(Object.keys(both)).toHaveLength(process.version === (await versionOf(node22)) ? 2 : 4);
+    expect(await version(node22, temporary)).toEqual(printsTheVersion);
+    expect(ownCache(temporary)).toEqual(both);
+    expect(both).toMatchObject(node22Cache);
+  });
 
   it("starts all the same, saying nothing, where the cache cannot be written", async () => {
     // A temp dir below a plain file: no folder can be made there.

@@ -19,9 +19,10 @@
 import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { readdir, rename, rm, writeFile } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { asciiOnly } from "../../../scripts/ascii-only.mjs";
 
 const packageDirectory = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(packageDirectory, "dist");
@@ -50,9 +51,7 @@ const jobtasksPackagesOutside = {
       bundledWorkspacePackages.has(args.path) ? undefined : { path: args.path, external: true },
     );
     builder.onResolve({ filter: /^\.\/import-module\.js$/ }, (args) =>
-      args.importer === join(dist, "adapter-registry.js") || args.importer === join(dist, "config-json-schema.js")
-        ? { path: args.path, external: true }
-        : undefined,
+      dirname(args.importer) === dist ? { path: args.path, external: true } : undefined,
     );
     // The SDK imports "zod/v4": the process's one zod is the one @jobtasks/core exports (core's src/zod.ts).
     builder.onResolve({ filter: /^zod(\/v4)?$/ }, () => ({ path: "@jobtasks/core/zod", external: true }));
@@ -95,7 +94,7 @@ for (const [input, { imports }] of Object.entries(result.metafile.inputs)) {
 // Written under temporary names and renamed into place: tests may be starting `jobtasks` from this
 // directory while `pnpm pack:all` rebuilds it.
 const [bundle] = result.outputFiles;
-await writeFile(`${bundle.path}.${process.pid}.tmp`, bundle.contents);
+await writeFile(`${bundle.path}.${process.pid}.tmp`, asciiOnly(bundle.text, bundleFile));
 await rename(`${bundle.path}.${process.pid}.tmp`, bundle.path);
 for (const name of await readdir(dist)) if (formerOutput.test(name)) await rm(join(dist, name), { force: true });
 

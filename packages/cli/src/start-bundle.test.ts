@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bundleFile, bundleManifestFile, commandLineModule } from "./start-bundle.js";
+import { bundleFile, bundleManifestFile, commandLineModule, startCommandLine } from "./start-bundle.js";
 
 // A package folder laid out as in the repository: cli/dist with the bundle and its manifest, and the
 // projects it was built from (cli itself and a sibling "server"), each with its build info and package.json.
@@ -86,5 +86,53 @@ describe("bin.js runs the bundle only while it is current", () => {
     await file(join(dist, bundleFile), new Date("1985-10-26T08:15:00Z"));
     await rm(join(root, "cli", "tsconfig.tsbuildinfo"));
     expect(commandLineModule(distUrl)).toBe(`./${bundleFile}`);
+  });
+});
+
+describe("startCommandLine", () => {
+  // What each form of the command line records when it runs, in place of running jobtasks.
+  const started = () => (globalThis as { startedForTest?: unknown }).startedForTest;
+  beforeEach(async () => {
+    delete (globalThis as { startedForTest?: unknown }).startedForTest;
+    await writeFile(join(dist, "helper.mjs"), 'export const name = "an ES module imported first";\n');
+    await writeFile(
+      join(dist, "run-command-line.js"),
+      "globalThis.startedForTest = { form: 'the modules tsc wrote' };\n",
+    );
+    await file(
+      join(dist, bundleFile),
+      at(20),
+      `const helper = require("./helper.mjs");
+globalThis.startedForTest = {
+  form: "the bundle",
+  helper: helper.name,
+  builtIn: require("node:path").basename(__filename),
+  resolves: typeof require.resolve,
+  dirname: __dirname,
+};
+`,
+    );
+    await file(
+      join(dist, bundleManifestFile),
+      at(20),
+      JSON.stringify({ builtFrom, importedBeforeTheBundle: ["./helper.mjs"] }),
+    );
+  });
+
+  it("runs the current bundle, handing it the ES modules its manifest lists and Node's require for the rest", async () => {
+    await startCommandLine(distUrl);
+    expect(started()).toEqual({
+      form: "the bundle",
+      helper: "an ES module imported first",
+      builtIn: bundleFile,
+      resolves: "function",
+      dirname: dist,
+    });
+  });
+
+  it("runs the modules tsc wrote when the bundle is stale", async () => {
+    await file(join(root, "server", "tsconfig.tsbuildinfo"), at(30));
+    await startCommandLine(distUrl);
+    expect(started()).toEqual({ form: "the modules tsc wrote" });
   });
 });

@@ -105,7 +105,10 @@ export async function startCommandLine(directory: URL): Promise<void> {
   }
   const file = fileURLToPath(new URL(bundleFile, directory));
   const requireFromBundle = createRequire(file);
-  runCachedCommonJs(file, (specifier) =>
-    imported.has(specifier) ? imported.get(specifier) : requireFromBundle(specifier),
+  // A require of the bundle's own otherwise, with its resolve, cache and main for the libraries that read them.
+  const requireForBundle = Object.assign(
+    (specifier: string) => (imported.has(specifier) ? imported.get(specifier) : requireFromBundle(specifier)),
+    { resolve: requireFromBundle.resolve, cache: requireFromBundle.cache, main: requireFromBundle.main },
   );
+  runCachedCommonJs(file, requireForBundle);
 }

@@ -1,8 +1,9 @@
-// Replaces dist/zod.js (tsc's `export * from "zod"`) with zod bundled: src/zod.ts says why. `pnpm build`
-// runs it after `tsc -b`, and so does packing @jobtasks/core (its prepack script). It writes two files:
-// - dist/zod.cjs: zod as one CommonJS file, which dist/cached-script.js runs with V8's compiled code kept
-//   between runs (Node 20 keeps none for ES modules; Node 22+ keeps it for modules, not for vm scripts);
-// - dist/zod.js: the module the package exports, which runs that file and exports each of zod's names.
+// Replaces dist/zod-node.js (tsc's re-export of ./zod.js) with zod bundled: src/zod-node.ts says why.
+// `pnpm build` runs it after `tsc -b`, and so does packing @jobtasks/core (its prepack script). It writes:
+// - dist/zod.cjs: zod as one CommonJS file (ASCII), which dist/cached-script.js runs with V8's compiled
+//   code kept between runs (Node 20 keeps none for ES modules; Node 22+ none for vm scripts);
+// - dist/zod-node.js: what Node gets for @jobtasks/core/zod, which runs that file and exports each of
+//   zod's names. dist/zod.js, the plain re-export a bundler takes, is left as tsc wrote it.
 // zod is resolved from @jobtasks/core's own dependency, so the bundle is of the version core declares. Its
 // MIT notice goes at the top of the bundle, as the licence asks of a copy.
 import { readFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { asciiOnly } from "../../../scripts/ascii-only.mjs";
 
 const packageDirectory = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(packageDirectory, "dist");
@@ -38,8 +40,8 @@ const result = await build({
   logLevel: "warning",
 });
 
-// Every name zod's own ES module exports, as esbuild reads them, so that both forms of dist/zod.js export
-// the same names.
+// Every name zod's own ES module exports, as esbuild reads them, so that dist/zod-node.js exports what
+// dist/zod.js (zod itself) does.
 const { metafile } = await build({
   stdin: entry,
   bundle: true,
@@ -53,7 +55,7 @@ const identifier = /^[A-Za-z_$][\w$]*$/;
 for (const name of names) if (!identifier.test(name)) throw new Error(`zod exports ${JSON.stringify(name)}`);
 const named = names.filter((name) => name !== "default");
 const facade = `// Written by scripts/bundle-zod.mjs: zod ${version}, from the one CommonJS file next to this one, run with
-// its compiled code cached (src/zod.ts and src/cached-script.ts say why).
+// its compiled code cached (src/zod-node.ts and src/cached-script.ts say why).
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { runCachedCommonJs } from "./cached-script.js";
@@ -71,8 +73,8 @@ async function replace(path, contents) {
   await writeFile(temporary, contents);
   await rename(temporary, path);
 }
-await replace(join(dist, "zod.cjs"), result.outputFiles[0].contents);
-await replace(join(dist, "zod.js"), facade);
+await replace(join(dist, "zod.cjs"), asciiOnly(result.outputFiles[0].text, "dist/zod.cjs"));
+await replace(join(dist, "zod-node.js"), facade);
 // tsc's source map describes the re-export, not the facade.
-await rm(join(dist, "zod.js.map"), { force: true });
+await rm(join(dist, "zod-node.js.map"), { force: true });
 process.stderr.write(`bundled zod ${version} into packages/core/dist/zod.cjs (${named.length} names)\n`);
