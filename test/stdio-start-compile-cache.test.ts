@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import * as nodeModule from "node:module";
@@ -7,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliBin } from "./support/cli-process.js";
 import { resolveNode22 } from "./support/conformance-suite.js";
+import { runToEnd, type Finished } from "./support/installed-package.js";
 
 /**
  * A host that spawns a stdio server per conversation should pay for compiling jobtasks once. bin.js turns
@@ -21,17 +21,10 @@ const thisNodeHasCompileCache =
   typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
 
 /** Runs `jobtasks --version` with `node`, its temp dir (where Node keeps the cache by default) `temporary`. */
-function version(node: string, temporary: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(node, [cliBin, "--version"], {
-      env: { PATH: process.env["PATH"] ?? "", TMPDIR: temporary },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+function version(node: string, temporary: string): Promise<Finished> {
+  return runToEnd(node, [cliBin, "--version"], {
+    cwd: process.cwd(),
+    env: { PATH: process.env["PATH"] ?? "", TMPDIR: temporary },
   });
 }
 
@@ -40,12 +33,7 @@ const cacheEntries = (temporary: string) => readdirSync(join(temporary, "node-co
 
 /** The version a Node reports, such as v22.23.5. */
 async function versionOf(node: string): Promise<string> {
-  return new Promise((resolve) => {
-    const child = spawn(node, ["--version"], { stdio: ["ignore", "pipe", "ignore"] });
-    let stdout = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.on("close", () => resolve(stdout.trim()));
-  });
+  return (await runToEnd(node, ["--version"], { cwd: process.cwd(), env: {} })).stdout.trim();
 }
 
 /** jobtasks' own cache in `temporary`: each file's name and modification time. */

@@ -18,11 +18,12 @@
 // (package.json, templates/) hold in both.
 import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
-import { readdir, rename, rm, writeFile } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { asciiOnly } from "../../../scripts/ascii-only.mjs";
+import { writeAtomically } from "../../../scripts/write-atomically.mjs";
 
 const packageDirectory = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(packageDirectory, "dist");
@@ -91,11 +92,8 @@ for (const [input, { imports }] of Object.entries(result.metafile.inputs)) {
   }
 }
 
-// Written under temporary names and renamed into place: tests may be starting `jobtasks` from this
-// directory while `pnpm pack:all` rebuilds it.
 const [bundle] = result.outputFiles;
-await writeFile(`${bundle.path}.${process.pid}.tmp`, asciiOnly(bundle.text, bundleFile));
-await rename(`${bundle.path}.${process.pid}.tmp`, bundle.path);
+await writeAtomically(bundle.path, asciiOnly(bundle.text, bundleFile));
 for (const name of await readdir(dist)) if (formerOutput.test(name)) await rm(join(dist, name), { force: true });
 
 // The build-info files of the workspace projects bundled in: a later `tsc -b` that rewrites one leaves the
@@ -112,10 +110,7 @@ const builtFrom = [...projects].sort().map((project) => ({
   buildInfo: relative(dist, join(project, "tsconfig.tsbuildinfo")).split(sep).join("/"),
   package: JSON.parse(readFileSync(join(project, "package.json"), "utf8")).name,
 }));
-const manifest = join(dist, manifestFile);
-const contents = { builtFrom, importedBeforeTheBundle };
-await writeFile(`${manifest}.${process.pid}.tmp`, `${JSON.stringify(contents, null, 2)}\n`);
-await rename(`${manifest}.${process.pid}.tmp`, manifest);
+await writeAtomically(join(dist, manifestFile), `${JSON.stringify({ builtFrom, importedBeforeTheBundle }, null, 2)}\n`);
 process.stderr.write(
   `bundled ${relative(workspaceRoot, entry)} into ${relative(workspaceRoot, bundle.path)} (${Math.round(bundle.contents.length / 1024)} KiB)\n`,
 );

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bundleFile, bundleManifestFile, commandLineModule, startCommandLine } from "./start-bundle.js";
+import { bundleFile, bundleManifestFile, isBundleCurrent, startCommandLine } from "./start-bundle.js";
 
 // A package folder laid out as in the repository: cli/dist with the bundle and its manifest, and the
 // projects it was built from (cli itself and a sibling "server"), each with its build info and package.json.
@@ -46,17 +46,17 @@ afterEach(async () => {
 describe("bin.js runs the bundle only while it is current", () => {
   it("runs the bundle built after every project it holds", async () => {
     await file(join(dist, bundleFile), at(20));
-    expect(commandLineModule(distUrl)).toBe(`./${bundleFile}`);
+    expect(isBundleCurrent(distUrl)).toBe(true);
   });
 
   it("runs the modules tsc wrote when a project was rebuilt after the bundle (a `tsc -b` alone)", async () => {
     await file(join(dist, bundleFile), at(20));
     await file(join(root, "server", "tsconfig.tsbuildinfo"), at(30));
-    expect(commandLineModule(distUrl)).toBe("./run-command-line.js");
+    expect(isBundleCurrent(distUrl)).toBe(false);
   });
 
   it("runs the modules tsc wrote when there is no bundle, or no readable manifest", async () => {
-    expect(commandLineModule(distUrl)).toBe("./run-command-line.js");
+    expect(isBundleCurrent(distUrl)).toBe(false);
     await file(join(dist, bundleFile), at(20));
     for (const manifest of [
       "not json",
@@ -67,7 +67,7 @@ describe("bin.js runs the bundle only while it is current", () => {
       JSON.stringify({ builtFrom, importedBeforeTheBundle: [7] }),
     ]) {
       await file(join(dist, bundleManifestFile), at(20), manifest);
-      expect(commandLineModule(distUrl)).toBe("./run-command-line.js");
+      expect(isBundleCurrent(distUrl)).toBe(false);
     }
   });
 
@@ -76,7 +76,7 @@ describe("bin.js runs the bundle only while it is current", () => {
     await rm(join(root, "server"), { recursive: true });
     // npm gives every file of a tarball the same old date, the bundle included.
     await file(join(dist, bundleFile), new Date("1985-10-26T08:15:00Z"));
-    expect(commandLineModule(distUrl)).toBe(`./${bundleFile}`);
+    expect(isBundleCurrent(distUrl)).toBe(true);
   });
 
   it("does not count newer build info of another package found at a project's path", async () => {
@@ -85,7 +85,7 @@ describe("bin.js runs the bundle only while it is current", () => {
     await project(join(root, "server"), "someone-elses-server", at(30));
     await file(join(dist, bundleFile), new Date("1985-10-26T08:15:00Z"));
     await rm(join(root, "cli", "tsconfig.tsbuildinfo"));
-    expect(commandLineModule(distUrl)).toBe(`./${bundleFile}`);
+    expect(isBundleCurrent(distUrl)).toBe(true);
   });
 });
 

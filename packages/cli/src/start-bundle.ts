@@ -84,11 +84,6 @@ function readManifest(url: URL): BundleManifest | undefined {
   return valid ? { builtFrom, importedBeforeTheBundle } : undefined;
 }
 
-/** What bin.js runs: the bundle when it is current, else the modules tsc wrote. */
-export function commandLineModule(directory: URL): string {
-  return isBundleCurrent(directory) ? `./${bundleFile}` : "./run-command-line.js";
-}
-
 /**
  * Runs the command line from `directory` (dist/, a URL ending in /): the bundle when it is current, with
  * the ES modules it requires imported first (from here, next to it), else the modules tsc wrote.

@@ -7,12 +7,13 @@
 // zod is resolved from @jobtasks/core's own dependency, so the bundle is of the version core declares. Its
 // MIT notice goes at the top of the bundle, as the licence asks of a copy.
 import { readFileSync } from "node:fs";
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { asciiOnly } from "../../../scripts/ascii-only.mjs";
+import { writeAtomically } from "../../../scripts/write-atomically.mjs";
 
 const packageDirectory = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(packageDirectory, "dist");
@@ -66,15 +67,9 @@ export { ${named.map((name, index) => `$${index} as ${name}`).join(", ")} };
 export default zod.default;
 `;
 
-// Under temporary names and renamed into place: a test may be importing core while a build rewrites it.
 // The bundle goes first, so the facade never points at a missing file.
-async function replace(path, contents) {
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, contents);
-  await rename(temporary, path);
-}
-await replace(join(dist, "zod.cjs"), asciiOnly(result.outputFiles[0].text, "dist/zod.cjs"));
-await replace(join(dist, "zod-node.js"), facade);
+await writeAtomically(join(dist, "zod.cjs"), asciiOnly(result.outputFiles[0].text, "dist/zod.cjs"));
+await writeAtomically(join(dist, "zod-node.js"), facade);
 // tsc's source map describes the re-export, not the facade.
 await rm(join(dist, "zod-node.js.map"), { force: true });
 process.stderr.write(`bundled zod ${version} into packages/core/dist/zod.cjs (${named.length} names)\n`);
