@@ -24,7 +24,11 @@ export interface RunningServer {
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const environment = options.environment ?? process.env;
   const config = await loadConfig(options.config, environment);
-  const settings = readServerSettings(config, environment, { port: options.port, host: options.host });
+  const settings = readServerSettings(config, environment, {
+    port: options.port,
+    host: options.host,
+    stdio: options.stdio,
+  });
   const logger = createLogger({ level: settings.logLevel, name: config.server.name });
   const secret = await resolveSecret(environment);
   const sealer = new TaskIdSealer({

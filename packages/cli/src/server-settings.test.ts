@@ -30,6 +30,14 @@ describe("readServerSettings", () => {
     });
   });
 
+  it("logs warnings and errors only over stdio, unless JOBTASKS_LOG_LEVEL or server.logLevel asks for a level", () => {
+    const unset = { server: {}, adapters: [] } as unknown as LoadedConfig;
+    expect(readServerSettings(unset, {}).logLevel).toBe("info");
+    expect(readServerSettings(unset, {}, { stdio: true }).logLevel).toBe("warn");
+    expect(readServerSettings(unset, { JOBTASKS_LOG_LEVEL: "debug" }, { stdio: true }).logLevel).toBe("debug");
+    expect(readServerSettings(config, {}, { stdio: true }).logLevel).toBe("info");
+  });
+
   it("refuses a bad PORT, log level or token list, naming the variable", () => {
     expect(() => readServerSettings(config, { PORT: "http" })).toThrow(ConfigError);
     expect(() => readServerSettings(config, { JOBTASKS_LOG_LEVEL: "verbose" })).toThrow(/JOBTASKS_LOG_LEVEL/);
