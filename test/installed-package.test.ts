@@ -335,6 +335,8 @@ describe("the install with every tarball (npm install packed/*.tgz)", () => {
         "claude-code-http",
         "claude-code-stdio",
         "claude-desktop",
+        "codex-http",
+        "codex-stdio",
         "cursor-http",
         "cursor-stdio",
         "vscode-http",
