@@ -88,8 +88,8 @@ Then call the tool demo_pipeline, for example with
   - the call answers at once with a task; tasks/get shows "step 1/4: checkout", ...
   - after the first step the task is input_required: approve (or reject) the deploy in the form;
   - {"fail": true} ends completed with isError and a log excerpt; tasks/cancel cancels the pipeline.
-  Without it (Claude Code, Claude Desktop, Cursor, VS Code, the v1 SDK Client):
-  - the call answers with a handle: structuredContent {taskId, status, statusMessage, pollIntervalMs}
+  Without it (Claude Code, Claude Desktop, Codex, Cursor, VS Code, the v1 SDK Client):
+  - the call answers with a handle: structuredContent {taskId, status, statusMessage, pollIntervalMs, next}
     (or, for a pipeline done within 3 s, its result);
   - the model calls task_status {"taskId": "<that id>"}: each call waits up to 40 s and answers when the
     pipeline finishes (with its result) or asks for approval (with the question and the task_answer call);
