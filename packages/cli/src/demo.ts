@@ -19,6 +19,8 @@ export interface DemoOptions {
    * listens on a free port unless one is asked for, since a host may start several of these at once.
    */
   stdio?: boolean;
+  /** As serve's logLevel (the --log-level flag). */
+  logLevel?: string;
   environment?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -44,6 +46,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<{ close(): Pro
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.host !== undefined ? { host: options.host } : {}),
       stdio,
+      ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
       environment: { ...environment, DEMO_API_URL: api.url },
     });
   } catch (error) {

@@ -10,6 +10,8 @@ export interface ServeOptions {
   port?: number;
   host?: string;
   stdio?: boolean;
+  /** Overrides JOBTASKS_LOG_LEVEL and server.logLevel (the --log-level flag). */
+  logLevel?: string;
   environment?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -28,6 +30,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     port: options.port,
     host: options.host,
     stdio: options.stdio,
+    logLevel: options.logLevel,
   });
   const logger = createLogger({ level: settings.logLevel, name: config.server.name });
   const secret = await resolveSecret(environment);

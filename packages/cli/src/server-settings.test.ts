@@ -36,6 +36,11 @@ describe("readServerSettings", () => {
     expect(readServerSettings(unset, {}, { stdio: true }).logLevel).toBe("warn");
     expect(readServerSettings(unset, { JOBTASKS_LOG_LEVEL: "debug" }, { stdio: true }).logLevel).toBe("debug");
     expect(readServerSettings(config, {}, { stdio: true }).logLevel).toBe("info");
+    // --log-level comes first, and a bad one is refused naming the flag.
+    expect(
+      readServerSettings(config, { JOBTASKS_LOG_LEVEL: "error" }, { stdio: true, logLevel: "debug" }).logLevel,
+    ).toBe("debug");
+    expect(() => readServerSettings(config, {}, { logLevel: "loud" })).toThrow(/--log-level/);
   });
 
   it("refuses a bad PORT, log level or token list, naming the variable", () => {
