@@ -17,6 +17,7 @@ import {
   type V1ToolResult,
 } from "./support/v1-client.js";
 import { connectModernWithoutTasks } from "./support/modern-client.js";
+import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 
 /**
  * What most agent hosts get: a client without the tasks extension (the v1 SDK Client over Streamable HTTP
@@ -117,7 +118,11 @@ describe.each(Object.entries(clients))("%s, without the tasks extension", (_name
     };
     const handle = await timed(() => client.callTool("demo_pipeline", { steps: 4, stepMs: 800 }));
     const taskId = taskIdOf(handle);
-    expect(handle.structuredContent).toMatchObject({ status: "working", pollIntervalMs: expect.any(Number) });
+    expect(handle.structuredContent).toMatchObject({
+      status: "working",
+      pollIntervalMs: expect.any(Number),
+      next: { tool: "task_status", arguments: { taskId } },
+    });
     expect(textOf(handle)).toContain(`call task_status with {"taskId":"${taskId}"}`);
     expect((await readWithExtension(taskId))["status"]).toBe("working");
 
@@ -146,6 +151,7 @@ describe.each(Object.entries(clients))("%s, without the tasks extension", (_name
       params: { requestedSchema: { required: ["approve"] } },
     });
     expect(textOf(asked)).toContain(`task_answer {"taskId":"${taskId}","key":"${key}","action":"accept"`);
+    expect(asked.structuredContent?.["next"]).toMatchObject({ tool: "task_answer", arguments: { taskId, key } });
 
     const bad = await client.callTool("task_answer", { taskId, key, action: "accept", content: { approve: "yes" } });
     expect(bad.isError).toBe(true);
@@ -164,10 +170,17 @@ describe.each(Object.entries(clients))("%s, without the tasks extension", (_name
       action: "accept",
       content: { approve: true, comment: "go" },
     });
-    expect(sent.structuredContent).toEqual({ taskId, key, action: "accept", sent: true });
+    // What a host that shows the model only structuredContent gives it: the job goes on, and what to call.
+    expect(sent.structuredContent).toEqual({
+      taskId,
+      key,
+      action: "accept",
+      sent: true,
+      next: { tool: "task_status", arguments: { taskId }, description: expect.stringMatching(/goes on/) },
+    });
     const again = await client.callTool("task_answer", { taskId, key, action: "decline" });
     expect(again.isError).toBe(true);
-    expect(again.structuredContent).toEqual({ taskId, key, action: "decline", sent: false });
+    expect(again.structuredContent).toMatchObject({ taskId, key, action: "decline", sent: false });
 
     const progress: string[] = [];
     const finished = await client.callTool(
@@ -213,7 +226,12 @@ describe.each(Object.entries(clients))("%s, without the tasks extension", (_name
     const { client } = await connect();
     const taskId = taskIdOf(await client.callTool("demo_pipeline", { steps: 5, stepMs: 2_000 }));
     const requested = await client.callTool("task_cancel", { taskId });
-    expect(requested.structuredContent).toEqual({ taskId, status: "working", cancelRequested: true });
+    expect(requested.structuredContent).toMatchObject({
+      taskId,
+      status: "working",
+      cancelRequested: true,
+      next: { tool: "task_status", arguments: { taskId } },
+    });
     expect(textOf(requested)).toMatch(/requested/);
     const ended = await followToEnd(client, taskId, 5);
     expect(ended.structuredContent?.["status"]).toBe("cancelled");
@@ -271,21 +289,43 @@ describe("a closed connection", () => {
   );
 });
 
-describe("a v1 host that shows forms itself (stdio, elicitation declared)", () => {
-  it("gets the approval as a form from task_status, and the pipeline goes on within the same call", async () => {
+describe("a v1 host that declares form elicitation (stdio)", () => {
+  const connectShowingForms = (config: string, onElicit: (message: string) => ElicitResult) =>
+    connectV1Stdio({
+      command: process.execPath,
+      args: [cliBin, "serve", "--config", config, "--stdio"],
+      env: cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), JOBTASKS_LOG_LEVEL: "warn" }),
+      cwd: repositoryRoot,
+      capabilities: { elicitation: { form: {} } },
+      onElicit: async (request) => onElicit(request.message),
+    });
+
+  it("is raised no form by default: a host that declines forms unseen (codex exec) cannot refuse the approval", async () => {
     const asked: string[] = [];
     const client = cleanup.add(
-      await connectV1Stdio({
-        command: process.execPath,
-        args: [cliBin, "serve", "--config", stdioConfig, "--stdio"],
-        env: cliEnvironment({ DEMO_API_URL: api.url, JOBTASKS_SECRET: randomSecret(), JOBTASKS_LOG_LEVEL: "warn" }),
-        cwd: repositoryRoot,
-        capabilities: { elicitation: { form: {} } },
-        onElicit: async (request) => {
-          asked.push(request.message);
-          return { action: "accept", content: { approve: true } };
-        },
-      }),
+      await connectShowingForms(stdioConfig, (message) => (asked.push(message), { action: "decline" })),
+    );
+    const taskId = taskIdOf(await client.callTool("demo_pipeline", { steps: 2, stepMs: 300, approval: true }));
+    const waiting = await untilAsked(client, taskId);
+    expect(asked).toEqual([]);
+    expect(waiting.structuredContent?.["next"]).toMatchObject({ tool: "task_answer", arguments: { taskId } });
+  });
+
+  it("with formsFromTaskStatus, gets the approval as a form from task_status, and the pipeline goes on within the same call", async () => {
+    const formsConfig = stdioConfig.replace(/\.yaml$/, ".forms.yaml");
+    await writeFile(
+      formsConfig,
+      (await readFile(stdioConfig, "utf8")).replace(
+        "  pollIntervalMs:",
+        "  formsFromTaskStatus: true\n  pollIntervalMs:",
+      ),
+    );
+    const asked: string[] = [];
+    const client = cleanup.add(
+      await connectShowingForms(
+        formsConfig,
+        (message) => (asked.push(message), { action: "accept", content: { approve: true } }),
+      ),
     );
     const taskId = taskIdOf(await client.callTool("demo_pipeline", { steps: 2, stepMs: 300, approval: true }));
     const finished = await client.callTool("task_status", { taskId, waitSeconds: 20 });

@@ -102,6 +102,77 @@ describe("tool schema portability", () => {
   });
 });
 
+/**
+ * Codex drops `default`, `minimum` and `maximum` from input schemas: each limit and default must also be
+ * in the argument's description, or the model never learns them. Every value a limit keyword holds, per
+ * schema node (properties, items, branches), must appear in that node's description.
+ */
+const limitKeywords = [
+  "default",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+];
+
+function limitsMissingFromDescriptions(schema: unknown, path = ""): string[] {
+  if (typeof schema !== "object" || schema === null) return [];
+  const node = schema as Record<string, unknown>;
+  const missing: string[] = [];
+  const description = typeof node["description"] === "string" ? node["description"] : "";
+  for (const keyword of limitKeywords) {
+    if (!(keyword in node) || path === "") continue;
+    const value = node[keyword];
+    const spelt = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value);
+    if (!description.includes(spelt)) missing.push(`${path}: ${keyword} ${spelt} not in "${description}"`);
+  }
+  for (const [name, child] of Object.entries((node["properties"] as Record<string, unknown>) ?? {}))
+    missing.push(...limitsMissingFromDescriptions(child, `${path}.${name}`));
+  if (node["items"]) missing.push(...limitsMissingFromDescriptions(node["items"], `${path}[]`));
+  for (const keyword of ["anyOf", "oneOf", "allOf"])
+    for (const [index, branch] of ((node[keyword] as unknown[]) ?? []).entries())
+      missing.push(...limitsMissingFromDescriptions(branch, `${path}.${keyword}[${index}]`));
+  return missing;
+}
+
+describe("limits and defaults in descriptions", () => {
+  it("the check finds a bound or default that a description leaves out (the rule can fail)", () => {
+    expect(
+      limitsMissingFromDescriptions({
+        type: "object",
+        properties: {
+          steps: { type: "integer", minimum: 1, maximum: 10, description: "How many steps, 1 to 10" },
+          wait: { type: "number", default: 40 },
+        },
+      }),
+    ).toEqual(['.wait: default 40 not in ""']);
+  });
+
+  it("every built-in tool's input schema, and the handle tools', spells each argument's limits and default in its description", async () => {
+    const missing: string[] = [];
+    let limited = 0;
+    for (const file of examples) {
+      const config = await loadConfig(file, environment);
+      const service = new TaskService({
+        adapters: config.adapters,
+        sealer: new TaskIdSealer({ secret: "p".repeat(40) }),
+        logger: createSilentLogger(),
+      });
+      for (const tool of service.listTools(false)) {
+        const text = JSON.stringify(tool.inputSchema);
+        if (limitKeywords.some((keyword) => text.includes(`"${keyword}"`))) limited += 1;
+        missing.push(...limitsMissingFromDescriptions(tool.inputSchema).map((entry) => `${tool.name}${entry}`));
+      }
+    }
+    expect(limited).toBeGreaterThanOrEqual(5);
+    expect(missing).toEqual([]);
+  });
+});
+
 describe("approval forms", () => {
   const booleansWithoutDefault = (requestedSchema: { properties: Record<string, Record<string, unknown>> }) =>
     Object.entries(requestedSchema.properties)

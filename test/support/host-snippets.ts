@@ -33,7 +33,7 @@ export function readSnippets(markdown = readFileSync(connectDocument, "utf8")): 
 /** Fenced blocks that look like host configuration (JSON, `claude mcp add`), marked or not. */
 export function hostConfigBlocks(markdown = readFileSync(connectDocument, "utf8")): string[] {
   return [...markdown.matchAll(/```(\w*)\n([\s\S]*?)```/g)]
-    .filter((match) => match[1] === "json" || /claude mcp add/.test(match[2]!))
+    .filter((match) => match[1] === "json" || match[1] === "toml" || /claude mcp add/.test(match[2]!))
     .map((match) => match[2]!);
 }
 
@@ -41,6 +41,7 @@ export function hostConfigBlocks(markdown = readFileSync(connectDocument, "utf8"
 export function hostLaunch(snippet: Snippet): HostLaunch {
   if (snippet.language === "json") return launchFromJson(JSON.parse(snippet.text) as Record<string, unknown>);
   if (snippet.language === "sh") return launchFromClaudeMcpAdd(snippet.text.trim());
+  if (snippet.language === "toml") return launchFromCodexToml(snippet.text);
   throw new Error(`snippet ${snippet.name}: no host reads ${snippet.language}`);
 }
 
@@ -50,6 +51,32 @@ function launchFromJson(file: Record<string, unknown>): HostLaunch {
   const entries = Object.values(servers ?? {});
   if (entries.length !== 1) throw new Error(`expected one server in ${JSON.stringify(file)}`);
   const server = entries[0]!;
+  if (typeof server["url"] === "string") return { transport: "http", url: server["url"] };
+  return {
+    transport: "stdio",
+    command: server["command"] as string,
+    args: (server["args"] as string[] | undefined) ?? [],
+    env: (server["env"] as Record<string, string> | undefined) ?? {},
+  };
+}
+
+/**
+ * Codex's config.toml, the part its snippets use: one `[mcp_servers.NAME]` table of `key = value` lines,
+ * values being strings, arrays of strings or inline tables of strings.
+ */
+function launchFromCodexToml(text: string): HostLaunch {
+  const tables = [...text.matchAll(/^\[mcp_servers\.([\w-]+)\]$/gm)];
+  if (tables.length !== 1) throw new Error(`expected one [mcp_servers.NAME] table in:\n${text}`);
+  const server: Record<string, unknown> = {};
+  for (const line of text.split("\n").slice(text.split("\n").indexOf(tables[0]![0]) + 1)) {
+    const entry = /^([\w-]+)\s*=\s*(.+)$/.exec(line.trim());
+    if (!entry) continue;
+    const [, key, value] = entry;
+    // An inline table's `K = "v"` pairs read as JSON once quoted keys and colons replace them.
+    server[key!] = JSON.parse(value!.startsWith("{") ? value!.replace(/([\w-]+)\s*=/g, '"$1":') : value!);
+  }
+  if (server["default_tools_approval_mode"] !== "approve")
+    throw new Error(`codex exec refuses every tool call without default_tools_approval_mode = "approve":\n${text}`);
   if (typeof server["url"] === "string") return { transport: "http", url: server["url"] };
   return {
     transport: "stdio",

@@ -58,10 +58,18 @@ export const serverSettingsSchema = z.strictObject({
     .describe(
       "Per tool name, for clients without the tasks extension. With handles: wait this long for a quick finish before answering with a handle (at most 30 s are used). With wait: wait up to this long and answer with the plain result; a job that needs input, outlives the bound or whose client stops waiting is cancelled and reported as a tool error.",
     ),
+  formsFromTaskStatus: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Let task_status show a job's question (an approval) as a form to a client without the tasks extension that declared form elicitation (over stdio). Off by default: some hosts decline every form without showing it (codex exec), which would refuse an approval nobody saw; the question then goes to the model, which answers it with task_answer.",
+    ),
   logLevel: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
-    .default("info")
-    .describe("Log level (JOBTASKS_LOG_LEVEL overrides it)"),
+    .optional()
+    .describe(
+      "Log level (JOBTASKS_LOG_LEVEL overrides it). Default info over HTTP and warn over stdio, where hosts such as Claude Code file every stderr line as an error",
+    ),
   allowedOrigins: z
     .array(z.string().refine(isOrigin, originExpectation))
     .default([])

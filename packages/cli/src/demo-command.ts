@@ -17,10 +17,12 @@ export const demoCommand: CommandModule = {
         "--stdio",
         "serve MCP on stdin/stdout for an agent host; the demo job API then takes a free port unless one is asked for",
       )
-      .action(async (flags: { port?: string; host?: string; apiPort?: string; stdio?: boolean }) => {
+      .option("--log-level <level>", "as for serve (default: $JOBTASKS_LOG_LEVEL, else info; warn with --stdio)")
+      .action(async (flags: { port?: string; host?: string; apiPort?: string; stdio?: boolean; logLevel?: string }) => {
         const [{ runDemo }, { parsePort }] = await Promise.all([import("./demo.js"), import("./server-settings.js")]);
         const running = await runDemo({
           stdio: flags.stdio ?? false,
+          ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel } : {}),
           ...(flags.host !== undefined ? { host: flags.host } : {}),
           ...(flags.port !== undefined ? { port: parsePort("--port", flags.port) } : {}),
           ...(flags.apiPort !== undefined ? { apiPort: parsePort("--api-port", flags.apiPort) } : {}),

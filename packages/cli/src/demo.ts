@@ -19,6 +19,8 @@ export interface DemoOptions {
    * listens on a free port unless one is asked for, since a host may start several of these at once.
    */
   stdio?: boolean;
+  /** As serve's logLevel (the --log-level flag). */
+  logLevel?: string;
   environment?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -44,6 +46,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<{ close(): Pro
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.host !== undefined ? { host: options.host } : {}),
       stdio,
+      ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
       environment: { ...environment, DEMO_API_URL: api.url },
     });
   } catch (error) {
@@ -88,8 +91,8 @@ Then call the tool demo_pipeline, for example with
   - the call answers at once with a task; tasks/get shows "step 1/4: checkout", ...
   - after the first step the task is input_required: approve (or reject) the deploy in the form;
   - {"fail": true} ends completed with isError and a log excerpt; tasks/cancel cancels the pipeline.
-  Without it (Claude Code, Claude Desktop, Cursor, VS Code, the v1 SDK Client):
-  - the call answers with a handle: structuredContent {taskId, status, statusMessage, pollIntervalMs}
+  Without it (Claude Code, Claude Desktop, Codex, Cursor, VS Code, the v1 SDK Client):
+  - the call answers with a handle: structuredContent {taskId, status, statusMessage, pollIntervalMs, next}
     (or, for a pipeline done within 3 s, its result);
   - the model calls task_status {"taskId": "<that id>"}: each call waits up to 40 s and answers when the
     pipeline finishes (with its result) or asks for approval (with the question and the task_answer call);

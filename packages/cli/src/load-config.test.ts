@@ -66,8 +66,10 @@ adapters:
       name: "jobtasks",
       pollIntervalMs: 2000,
       upstreamRetryBudgetMs: 600_000,
-      logLevel: "info",
+      formsFromTaskStatus: false,
     });
+    // No level unless one is written: the transport picks the default (see readServerSettings).
+    expect(config.server.logLevel).toBeUndefined();
     expect(config.adapters.map((entry) => [entry.name, entry.adapter.tools[0]!.name])).toEqual([["tiny", "tiny_job"]]);
   });
 

@@ -10,7 +10,7 @@ Environment:
   JOBTASKS_SECRET_FILE       where that generated secret is kept instead
   JOBTASKS_PREVIOUS_SECRETS  older secrets, comma-separated, still accepted after a rotation
   JOBTASKS_AUTH_TOKENS       "alice:tokenA,bob:tokenB": require Authorization: Bearer <token> over HTTP
-  JOBTASKS_LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent; logs go to stderr
+  JOBTASKS_LOG_LEVEL         fatal, error, warn, info, debug, trace or silent (default info; warn over stdio); logs go to stderr
   JOBTASKS_TOKEN             the bearer token call, watch and task send (or --token)
 
 Run "jobtasks <command> --help" for a command's options.`;

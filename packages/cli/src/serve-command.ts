@@ -15,7 +15,11 @@ export const serveCommand: CommandModule = {
       .option("-p, --port <port>", "HTTP port (default: $PORT or 3000)")
       .option("--host <host>", "HTTP host (default: $HOST or 127.0.0.1)")
       .option("--stdio", "serve MCP on stdin/stdout instead of HTTP (logs stay on stderr)")
-      .action(async (flags: { config?: string; port?: string; host?: string; stdio?: boolean }) => {
+      .option(
+        "--log-level <level>",
+        "fatal, error, warn, info, debug, trace or silent (default: $JOBTASKS_LOG_LEVEL, server.logLevel, else info; warn with --stdio)",
+      )
+      .action(async (flags: { config?: string; port?: string; host?: string; stdio?: boolean; logLevel?: string }) => {
         // Loaded here, not above: every other command builds this one, and none needs the server.
         const [{ serve }, { parsePort }] = await Promise.all([import("./serve.js"), import("./server-settings.js")]);
         const running = await serve({
@@ -23,6 +27,7 @@ export const serveCommand: CommandModule = {
           ...(flags.port !== undefined ? { port: parsePort("--port", flags.port) } : {}),
           ...(flags.host !== undefined ? { host: flags.host } : {}),
           stdio: flags.stdio ?? false,
+          ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel } : {}),
         });
         stopOnSignals(running.close);
       }),

@@ -10,6 +10,8 @@ export interface ServeOptions {
   port?: number;
   host?: string;
   stdio?: boolean;
+  /** Overrides JOBTASKS_LOG_LEVEL and server.logLevel (the --log-level flag). */
+  logLevel?: string;
   environment?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -24,7 +26,12 @@ export interface RunningServer {
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const environment = options.environment ?? process.env;
   const config = await loadConfig(options.config, environment);
-  const settings = readServerSettings(config, environment, { port: options.port, host: options.host });
+  const settings = readServerSettings(config, environment, {
+    port: options.port,
+    host: options.host,
+    stdio: options.stdio,
+    logLevel: options.logLevel,
+  });
   const logger = createLogger({ level: settings.logLevel, name: config.server.name });
   const secret = await resolveSecret(environment);
   const sealer = new TaskIdSealer({

@@ -30,6 +30,19 @@ describe("readServerSettings", () => {
     });
   });
 
+  it("logs warnings and errors only over stdio, unless JOBTASKS_LOG_LEVEL or server.logLevel asks for a level", () => {
+    const unset = { server: {}, adapters: [] } as unknown as LoadedConfig;
+    expect(readServerSettings(unset, {}).logLevel).toBe("info");
+    expect(readServerSettings(unset, {}, { stdio: true }).logLevel).toBe("warn");
+    expect(readServerSettings(unset, { JOBTASKS_LOG_LEVEL: "debug" }, { stdio: true }).logLevel).toBe("debug");
+    expect(readServerSettings(config, {}, { stdio: true }).logLevel).toBe("info");
+    // --log-level comes first, and a bad one is refused naming the flag.
+    expect(
+      readServerSettings(config, { JOBTASKS_LOG_LEVEL: "error" }, { stdio: true, logLevel: "debug" }).logLevel,
+    ).toBe("debug");
+    expect(() => readServerSettings(config, {}, { logLevel: "loud" })).toThrow(/--log-level/);
+  });
+
   it("refuses a bad PORT, log level or token list, naming the variable", () => {
     expect(() => readServerSettings(config, { PORT: "http" })).toThrow(ConfigError);
     expect(() => readServerSettings(config, { JOBTASKS_LOG_LEVEL: "verbose" })).toThrow(/JOBTASKS_LOG_LEVEL/);

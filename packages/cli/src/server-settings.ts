@@ -17,11 +17,25 @@ export interface ServerSettings {
 export function readServerSettings(
   config: LoadedConfig,
   environment: Readonly<Record<string, string | undefined>>,
-  overrides: { port?: number | undefined; host?: string | undefined } = {},
+  overrides: {
+    port?: number | undefined;
+    host?: string | undefined;
+    stdio?: boolean | undefined;
+    logLevel?: string | undefined;
+  } = {},
 ): ServerSettings {
-  const logLevel = environment["JOBTASKS_LOG_LEVEL"] || config.server.logLevel;
+  // A stdio host reads the server's stderr, and some (Claude Code) file every line there as an error:
+  // start-up news stays out of it unless a level is asked for.
+  const logLevel =
+    overrides.logLevel ||
+    environment["JOBTASKS_LOG_LEVEL"] ||
+    config.server.logLevel ||
+    (overrides.stdio ? "warn" : "info");
   if (!logLevels.includes(logLevel)) {
-    throw new ConfigError("JOBTASKS_LOG_LEVEL", `expected one of ${logLevels.join(", ")}, got "${logLevel}"`);
+    throw new ConfigError(
+      overrides.logLevel ? "--log-level" : "JOBTASKS_LOG_LEVEL",
+      `expected one of ${logLevels.join(", ")}, got "${logLevel}"`,
+    );
   }
   const tokensValue = environment["JOBTASKS_AUTH_TOKENS"];
   return {
@@ -49,6 +63,7 @@ export function buildTaskService(config: LoadedConfig, sealer: TaskIdSealer, log
     upstreamRetryBudgetMs: config.server.upstreamRetryBudgetMs,
     synchronousWaitMs: config.server.synchronousWaitMs,
     clientsWithoutTasks: config.server.clientsWithoutTasks,
+    formsFromTaskStatus: config.server.formsFromTaskStatus,
   });
 }
 

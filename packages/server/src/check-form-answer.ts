@@ -39,6 +39,16 @@ export function checkFormAnswer(
 }
 
 /**
+ * A field name task_answer refuses before anything else: `__proto__` as an own key (JSON.parse makes one)
+ * is skipped by zod's checks of the content's values and dropped from their output, so its value would
+ * go unchecked and the answer would lose a field without a word.
+ */
+export function unsafeFieldName(content: unknown): string | undefined {
+  if (typeof content !== "object" || content === null) return undefined;
+  return Object.hasOwn(content, "__proto__") ? "__proto__" : undefined;
+}
+
+/**
  * The first field the form requires that an accepted answer leaves out, or undefined. tasks/update uses it
  * too: adapters read a missing approval as a rejection, so an accept without it must never reach them.
  */

@@ -17,6 +17,23 @@ export interface HandleView {
   busy?: boolean;
 }
 
+/**
+ * The call a model makes next, in every handle tool answer that has one. Hosts such as Claude Code and
+ * Codex show the model structuredContent and drop the text, so the JSON alone must say what to do.
+ * `arguments` holds what is fixed; the description says what is left to decide (an answer's action and
+ * content are never filled in for the model).
+ */
+export interface NextCall {
+  tool: "task_status" | "task_answer";
+  arguments: Record<string, unknown>;
+  description: string;
+}
+
+/** Follow the job with task_status, for the reason given. */
+export function followWithStatus(taskId: string, description: string): NextCall {
+  return { tool: "task_status", arguments: { taskId }, description };
+}
+
 /** The structured part every answer about a task shares. */
 export function taskFields(view: HandleView): Record<string, unknown> {
   const { task } = view;
@@ -70,20 +87,44 @@ export function statusAnswer(view: HandleView, first = false): CallToolResult {
             .map(([key, request]) => describeQuestion(task.taskId, key, request))
             .join("\n") +
           `\nAfter answering, call ${follow} to follow the job.`,
-        fields,
+        { ...fields, next: answerNext(task.taskId, Object.keys(task.inputRequests)) },
       );
-    case "working":
+    case "working": {
+      // "again" only once task_status was called: a first answer has not followed the job yet.
+      const again = first ? "" : " again";
+      const busyWait = `The server is busy (every wait is taken), so this call did not wait: wait about ${fields["pollIntervalMs"]} ms, then call`;
+      const waits = `each call waits up to ${defaultStatusWaitSeconds} s for the job to finish or ask a question, so call it again while the status is "working"`;
       return text(
         (first ? `Started ${toolName}; it runs on its own, outside this call` : `${toolName} is still running`) +
           `${task.statusMessage ? ` (${task.statusMessage})` : ""}. ` +
-          (view.busy
-            ? `The server is busy (every wait is taken), so this call did not wait: wait about ${fields["pollIntervalMs"]} ms, then call ${follow} again. `
-            : `To follow it, call ${follow}: each call waits up to ${defaultStatusWaitSeconds} s for the job to finish or ask a question, ` +
-              `so call it again while the status is "working". `) +
+          (view.busy ? `${busyWait} ${follow}${again}. ` : `To follow it, call ${follow}: ${waits}. `) +
           `To stop the job, call task_cancel with the same taskId.`,
-        fields,
+        {
+          ...fields,
+          next: followWithStatus(
+            task.taskId,
+            view.busy
+              ? `${busyWait} task_status with these arguments${again}. task_cancel with the same taskId stops the job.`
+              : `The job runs on its own: task_status follows it; ${waits}. task_cancel with the same taskId stops the job.`,
+          ),
+        },
       );
+    }
   }
+}
+
+/** Answer the first open question; the others, if any, the same way. */
+function answerNext(taskId: string, keys: readonly string[]): NextCall {
+  const [key, ...others] = keys;
+  return {
+    tool: "task_answer",
+    arguments: { taskId, key },
+    description:
+      `Answer question ${key} (inputRequests["${key}"]) with task_answer and these arguments plus action "accept" with content ` +
+      `that fits its params.requestedSchema (the decision is the user's or yours; a form's default is no answer), or action ` +
+      `"decline" to refuse. ${others.length > 0 ? `Then answer ${others.join(", ")} the same way. ` : ""}` +
+      `Afterwards call task_status with {"taskId":"${taskId}"} to follow the job.`,
+  };
 }
 
 /** Whether a status message adds anything to the status word (an upstream's raw "cancelled" does not). */

@@ -1,5 +1,5 @@
 import { z } from "@jobtasks/core";
-import type { ToolDescriptor } from "./tool-registry.js";
+import { inputJsonSchema, type ToolDescriptor } from "./tool-registry.js";
 
 /**
  * The three tools through which a client without the tasks extension follows a job: what they are
@@ -26,10 +26,8 @@ export const handleToolInputSchemas = {
       .number()
       .min(0)
       .max(maxStatusWaitSeconds)
-      .optional()
-      .describe(
-        `How long to wait for the job to finish or ask a question, 0 to ${maxStatusWaitSeconds}; default ${defaultStatusWaitSeconds}`,
-      ),
+      .default(defaultStatusWaitSeconds)
+      .describe("How long to wait for the job to finish or ask a question, in seconds"),
   }),
   task_answer: z.strictObject({
     taskId,
@@ -48,6 +46,18 @@ export const handleToolInputSchemas = {
 
 const statuses = ["working", "input_required", "completed", "failed", "cancelled"];
 
+/** The call to make next (see NextCall in handle-results.ts): in every answer that has one. */
+const nextCallSchema = {
+  type: "object",
+  description: "The call to make next: the tool, the arguments that are fixed, and what is left to decide",
+  properties: {
+    tool: { type: "string", enum: ["task_status", "task_answer"] },
+    arguments: { type: "object", additionalProperties: true },
+    description: { type: "string" },
+  },
+  required: ["tool", "arguments", "description"],
+};
+
 /** What task_status answers (and a job tool's handle, which is the same shape without inputRequests or result). */
 const taskStatusOutputSchema = {
   type: "object",
@@ -62,6 +72,7 @@ const taskStatusOutputSchema = {
       additionalProperties: { type: "object" },
     },
     pollIntervalMs: { type: "integer", minimum: 0 },
+    next: nextCallSchema,
     result: { type: "object", description: "The job's own structured result, when completed" },
     error: {
       type: "object",
@@ -98,6 +109,8 @@ const descriptors: Record<HandleToolName, Omit<ToolDescriptor, "inputSchema">> =
           type: "boolean",
           description: "false when the question was not outstanding (already answered): nothing was sent",
         },
+        status: { type: "string", enum: statuses, description: "The job's status, when nothing was sent" },
+        next: nextCallSchema,
       },
       required: ["taskId", "key", "action", "sent"],
     },
@@ -114,6 +127,7 @@ const descriptors: Record<HandleToolName, Omit<ToolDescriptor, "inputSchema">> =
         taskId: { type: "string" },
         status: { type: "string", enum: statuses, description: "The job's status when the cancel was asked for" },
         cancelRequested: { type: "boolean", description: "false when the job had already ended" },
+        next: nextCallSchema,
       },
       required: ["taskId", "status", "cancelRequested"],
     },
@@ -122,10 +136,8 @@ const descriptors: Record<HandleToolName, Omit<ToolDescriptor, "inputSchema">> =
 
 /** The tools/list entries of the three tools, their input schemas written from the zod ones. */
 export function handleToolDescriptors(): ToolDescriptor[] {
-  return handleToolNames.map((name) => {
-    const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(handleToolInputSchemas[name], {
-      io: "input",
-    }) as Record<string, unknown>;
-    return { ...descriptors[name], inputSchema };
-  });
+  return handleToolNames.map((name) => ({
+    ...descriptors[name],
+    inputSchema: inputJsonSchema(handleToolInputSchemas[name]),
+  }));
 }

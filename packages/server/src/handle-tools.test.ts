@@ -90,6 +90,11 @@ describe("a job tool called without the extension", () => {
       status: "working",
       statusMessage: "started build",
       pollIntervalMs: 5,
+      next: {
+        tool: "task_status",
+        arguments: { taskId: handle.structuredContent.taskId },
+        description: expect.any(String),
+      },
     });
     expect(text(handle)).toContain(`task_status with {"taskId":"${handle.structuredContent.taskId}"}`);
     expect((await service.getTask(handle.structuredContent.taskId, alice)).status).toBe("working");
@@ -138,6 +143,76 @@ describe("a job tool called without the extension", () => {
     controller.abort(new Error("client closed the connection"));
     await expect(pending).rejects.toThrow();
     expect(scripted.onlyJob().cancelRequested).toBe(true);
+  });
+});
+
+describe("what a host that shows the model only structuredContent reads", () => {
+  // Claude Code and Codex hand the model a tool result's structuredContent and drop its text: each answer's
+  // JSON carries the status and the next call, and says nothing the model would have to guess.
+  const followUp = (taskId: string) => ({
+    tool: "task_status",
+    arguments: { taskId },
+    description: expect.stringContaining("task_status"),
+  });
+
+  it("a handle and a working task_status name task_status with the taskId as the next call", async () => {
+    const { service } = setup();
+    const handle = await call(service, "scripted_job", {});
+    const { taskId } = handle.structuredContent;
+    expect(handle.structuredContent["next"]).toEqual(followUp(taskId));
+    expect(handle.structuredContent["next"].description).toMatch(/waits up to 40 s.*"working"/);
+    const working = await call(service, "task_status", { taskId, waitSeconds: 0 });
+    expect(working.structuredContent["next"]).toEqual(followUp(taskId));
+  });
+
+  it("a question names task_answer with the taskId and key, and leaves the decision to the caller", async () => {
+    const { service } = setup();
+    const handle = await call(service, "scripted_job", { startAs: "input_required" });
+    const { taskId } = handle.structuredContent;
+    expect(handle.structuredContent["next"]).toEqual({
+      tool: "task_answer",
+      arguments: { taskId, key: "job-1-approval-1" },
+      description: expect.stringMatching(/action "accept" with content.*requestedSchema.*"decline"/),
+    });
+  });
+
+  it("a sent answer says the job goes on and names task_status; a refused one gives the job's status", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const key = "job-1-approval-1";
+    const sent = await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } });
+    expect(sent.structuredContent).toEqual({ taskId, key, action: "accept", sent: true, next: followUp(taskId) });
+    expect(sent.structuredContent["next"].description).toMatch(/goes on/);
+    scripted.update(scripted.onlyJob(), workingSnapshot("deploying"));
+    const again = await call(service, "task_answer", { taskId, key, action: "decline" });
+    expect(again.structuredContent).toEqual({
+      taskId,
+      key,
+      action: "decline",
+      sent: false,
+      status: "working",
+      next: followUp(taskId),
+    });
+  });
+
+  it("a requested cancel names task_status to see how the job ends; a finished job names none", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    expect((await call(service, "task_cancel", { taskId })).structuredContent["next"]).toEqual(followUp(taskId));
+    scripted.update(scripted.onlyJob(), completedSnapshot("done"));
+    const finished = await call(service, "task_status", { taskId });
+    expect(finished.structuredContent).not.toHaveProperty("next");
+  });
+
+  it('a busy first answer asks for task_status after the poll interval, not "again" before any call', async () => {
+    const { service } = setup({ synchronousWaitMs: 1_000, service: { maxWaitingCalls: 0 } });
+    const handle = await call(service, "scripted_job", {});
+    const { taskId } = handle.structuredContent;
+    expect(text(handle)).toContain("The server is busy");
+    expect(text(handle)).not.toMatch(/again/);
+    expect(handle.structuredContent["next"]).toEqual(followUp(taskId));
+    expect(handle.structuredContent["next"].description).toMatch(/busy.*wait about 5 ms/);
+    expect(handle.structuredContent["next"].description).not.toMatch(/again/);
   });
 });
 
@@ -239,6 +314,12 @@ describe("task_status", () => {
       ["task_status", {}, "taskId"],
       ["task_answer", { taskId, key: "k", action: "approve" }, "action"],
       ["task_answer", { taskId, key: "k", action: "accept", content: "yes" }, "content"],
+      // As JSON.parse reads it off the wire: an own property zod's record would skip and then drop.
+      [
+        "task_answer",
+        JSON.parse(`{"taskId":"${taskId}","key":"k","action":"accept","content":{"__proto__":{"approve":true}}}`),
+        "content.__proto__",
+      ],
       ["task_cancel", { taskId: 7 }, "taskId"],
     ] as const) {
       const result = await call(service, name, args);
@@ -269,7 +350,7 @@ describe("task_answer and task_cancel", () => {
       content: { approve: true, comment: "ship it" },
     });
     expect(sent.isError).toBeUndefined();
-    expect(sent.structuredContent).toEqual({ taskId, key, action: "accept", sent: true });
+    expect(sent.structuredContent).toMatchObject({ taskId, key, action: "accept", sent: true });
     expect(scripted.onlyJob().responses).toEqual([
       { [key]: { action: "accept", content: { approve: true, comment: "ship it" } } },
     ]);
@@ -336,11 +417,11 @@ describe("task_answer and task_cancel", () => {
     const { service, scripted } = setup();
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
     const requested = await call(service, "task_cancel", { taskId });
-    expect(requested.structuredContent).toEqual({ taskId, status: "working", cancelRequested: true });
+    expect(requested.structuredContent).toMatchObject({ taskId, status: "working", cancelRequested: true });
     expect(text(requested)).toMatch(/requested.*may still finish/);
     expect(scripted.calls.cancel).toBe(1);
     scripted.update(scripted.onlyJob(), completedSnapshot());
-    expect((await call(service, "task_cancel", { taskId })).structuredContent).toEqual({
+    expect((await call(service, "task_cancel", { taskId })).structuredContent).toMatchObject({
       taskId,
       status: "completed",
       cancelRequested: false,
@@ -388,7 +469,13 @@ describe("concurrent answers to one question", () => {
     ]);
     for (const result of results.filter((_result, index) => index !== winner)) {
       expect(result.isError).toBe(true);
-      expect(result.structuredContent).toEqual({ taskId, key, action: "accept", sent: false });
+      expect(result.structuredContent).toMatchObject({
+        taskId,
+        key,
+        action: "accept",
+        sent: false,
+        status: "input_required",
+      });
       expect(text(result)).toBe(
         `Question ${key} of scripted_job is not outstanding (already answered); nothing was sent. The job is input_required.`,
       );
@@ -455,8 +542,29 @@ describe("model turns", () => {
 });
 
 describe("task_status with a client that shows forms itself", () => {
-  it("delivers the user's answer and keeps waiting; a dismissed or invalid form leaves the question to the model", async () => {
-    const { service, scripted } = setup({ onRespond: (job) => scripted.update(job, completedSnapshot("deployed")) });
+  it("raises no form by default: the question goes to the model (a host may decline forms unseen, as codex exec does)", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const asked: string[] = [];
+    const answered = (await service.callTool(
+      "task_status",
+      { taskId, waitSeconds: 1 },
+      {
+        ...alice,
+        tasksDeclared: false,
+        askUser: async (request) => (asked.push(request.params.message), { action: "decline" as const }),
+      },
+    )) as CallToolResult;
+    expect(asked).toEqual([]);
+    expect(scripted.calls.respond).toBe(0);
+    expect(answered.structuredContent).toMatchObject({ status: "input_required", next: { tool: "task_answer" } });
+  });
+
+  it("with formsFromTaskStatus, delivers the user's answer and keeps waiting; a dismissed or invalid form leaves the question to the model", async () => {
+    const { service, scripted } = setup({
+      onRespond: (job) => scripted.update(job, completedSnapshot("deployed")),
+      service: { formsFromTaskStatus: true },
+    });
     const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
     const ask = (response: {
       action: "accept" | "decline" | "cancel";

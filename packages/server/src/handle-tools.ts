@@ -1,10 +1,10 @@
 import { isTerminalStatus, type CallToolResult, type ElicitationResponse, type InputRequest } from "@jobtasks/core";
 import { type DetailedTask } from "./task-shape.js";
 import { TaskProtocolError } from "./protocol-error.js";
-import { validateToolInput } from "./validate-tool-input.js";
+import { invalidArguments, validateToolInput } from "./validate-tool-input.js";
 import { waitForTaskChange } from "./wait-for-task-change.js";
-import { checkFormAnswer } from "./check-form-answer.js";
-import { firstAnswer, statusAnswer, toolError, type HandleView } from "./handle-results.js";
+import { checkFormAnswer, unsafeFieldName } from "./check-form-answer.js";
+import { firstAnswer, followWithStatus, statusAnswer, toolError, type HandleView } from "./handle-results.js";
 import { defaultStatusWaitSeconds, handleToolInputSchemas, type HandleToolName } from "./handle-tool-definitions.js";
 
 /** Who calls a handle tool; onProgress receives status messages while task_status waits. */
@@ -62,11 +62,12 @@ export class HandleTools {
             validateToolInput(name, handleToolInputSchemas.task_status, args) as StatusArguments,
             caller,
           );
-        case "task_answer":
-          return await this.#answer(
-            validateToolInput(name, handleToolInputSchemas.task_answer, args) as AnswerArguments,
-            caller,
-          );
+        case "task_answer": {
+          const checked = validateToolInput(name, handleToolInputSchemas.task_answer, args) as AnswerArguments;
+          const unsafe = unsafeFieldName((args as { content?: unknown }).content);
+          if (unsafe !== undefined) invalidArguments(name, `content.${unsafe}`, "not a name a form's field can have");
+          return await this.#answer(checked, caller);
+        }
         case "task_cancel":
           return await this.#cancel(
             validateToolInput(name, handleToolInputSchemas.task_cancel, args) as { taskId: string },
@@ -167,7 +168,16 @@ export class HandleTools {
           text: `Sent "${args.action}" to question ${args.key} of ${toolName}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
         },
       ],
-      structuredContent: { taskId: args.taskId, key: args.key, action: args.action, sent: true },
+      structuredContent: {
+        taskId: args.taskId,
+        key: args.key,
+        action: args.action,
+        sent: true,
+        next: followWithStatus(
+          args.taskId,
+          "The answer reached the system running the job, which goes on with it: task_status follows the job to its result or its next question.",
+        ),
+      },
     };
   }
 
@@ -188,7 +198,12 @@ export class HandleTools {
     if (isTerminalStatus(task.status)) {
       return {
         content: [{ type: "text", text: `${toolName} had already ended (${task.status}); nothing to cancel.` }],
-        structuredContent: { taskId: args.taskId, status: task.status, cancelRequested: false },
+        structuredContent: {
+          taskId: args.taskId,
+          status: task.status,
+          cancelRequested: false,
+          next: followWithStatus(args.taskId, "The job had already ended: task_status answers how it ended."),
+        },
       };
     }
     await this.#tasks.cancelTask(args.taskId, caller);
@@ -199,7 +214,15 @@ export class HandleTools {
           text: `Cancellation of ${toolName} was requested; it is cooperative, so the job may still finish first. Call task_status with {"taskId":"${args.taskId}"} to see how it ends.`,
         },
       ],
-      structuredContent: { taskId: args.taskId, status: task.status, cancelRequested: true },
+      structuredContent: {
+        taskId: args.taskId,
+        status: task.status,
+        cancelRequested: true,
+        next: followWithStatus(
+          args.taskId,
+          "The cancel is requested, not immediate (the job may still finish first): task_status follows the job to how it ends.",
+        ),
+      },
     };
   }
 
@@ -255,6 +278,16 @@ function notOutstanding(
   const why = alreadyAnswered ? "already answered" : "already answered, superseded or never asked";
   return toolError(
     `Question ${args.key} of ${view.toolName} is not outstanding (${why}); nothing was sent. The job is ${view.task.status}.${questions}`,
-    { taskId: args.taskId, key: args.key, action: args.action, sent: false },
+    {
+      taskId: args.taskId,
+      key: args.key,
+      action: args.action,
+      sent: false,
+      status: view.task.status,
+      next: followWithStatus(
+        args.taskId,
+        "Nothing was sent: task_status answers the job's status and lists the questions still open, if any.",
+      ),
+    },
   );
 }

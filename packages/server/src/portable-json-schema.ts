@@ -40,22 +40,69 @@ export function toPortableJsonSchema(schema: Schema): Schema {
 function rewrite(node: unknown, keyword: string | undefined): unknown {
   if (!isSchemaObject(node)) return node;
   if (keyword !== undefined && freeFormKeywords.has(keyword) && Object.keys(node).length === 0) return true;
+  return splitTypeUnion(mapSubschemas(node, rewrite));
+}
+
+/** A copy of the schema with each of its direct subschemas (in schema positions only) replaced by `map`'s answer. */
+function mapSubschemas(node: Schema, map: (child: unknown, keyword: string) => unknown): Schema {
   const copy: Schema = { ...node };
   for (const key of schemaKeywords) {
     if (!(key in copy)) continue;
     const value = copy[key];
-    copy[key] = key === "items" && Array.isArray(value) ? value.map((item) => rewrite(item, key)) : rewrite(value, key);
+    copy[key] = key === "items" && Array.isArray(value) ? value.map((item) => map(item, key)) : map(value, key);
   }
   for (const key of schemaListKeywords) {
     const list = copy[key];
-    if (Array.isArray(list)) copy[key] = list.map((item) => rewrite(item, key));
+    if (Array.isArray(list)) copy[key] = list.map((item) => map(item, key));
   }
   for (const key of schemaMapKeywords) {
-    const map = copy[key];
-    if (isSchemaObject(map))
-      copy[key] = Object.fromEntries(Object.entries(map).map(([name, item]) => [name, rewrite(item, key)]));
+    const entries = copy[key];
+    if (isSchemaObject(entries))
+      copy[key] = Object.fromEntries(Object.entries(entries).map(([name, item]) => [name, map(item, key)]));
   }
-  return splitTypeUnion(copy);
+  return copy;
+}
+
+/**
+ * An input schema whose every argument also says its limits and default in its description, written from
+ * the keywords: some clients (Codex) drop `default`, `minimum` and `maximum` before the model sees the
+ * schema, and the description is what reaches it. The keywords stay, for clients that read them.
+ */
+export function withLimitsInDescriptions(schema: Schema): Schema {
+  const copy = mapSubschemas(schema, (child) => (isSchemaObject(child) ? withLimitsInDescriptions(child) : child));
+  const limits = limitPhrases(copy);
+  if (limits.length === 0) return copy;
+  const description = typeof copy["description"] === "string" ? copy["description"].trim() : "";
+  const said = limits.join("; ");
+  if (description === "") return { ...copy, description: `${said.charAt(0).toUpperCase()}${said.slice(1)}` };
+  return {
+    ...copy,
+    description: /[.!?]$/.test(description)
+      ? `${description} ${said.charAt(0).toUpperCase()}${said.slice(1)}.`
+      : `${description}; ${said}`,
+  };
+}
+
+/** "from 1 to 50", "at most 64 characters", "default 3": the node's limits in words, values as JSON. */
+function limitPhrases(schema: Schema): string[] {
+  const number = (keyword: string) => (typeof schema[keyword] === "number" ? (schema[keyword] as number) : undefined);
+  const phrases: string[] = [];
+  const [minimum, maximum] = [number("minimum"), number("maximum")];
+  if (minimum !== undefined && maximum !== undefined) phrases.push(`from ${minimum} to ${maximum}`);
+  else if (minimum !== undefined) phrases.push(`at least ${minimum}`);
+  else if (maximum !== undefined) phrases.push(`at most ${maximum}`);
+  if (number("exclusiveMinimum") !== undefined) phrases.push(`greater than ${number("exclusiveMinimum")}`);
+  if (number("exclusiveMaximum") !== undefined) phrases.push(`less than ${number("exclusiveMaximum")}`);
+  const counted = (low: number | undefined, high: number | undefined, unit: string) => {
+    const units = (count: number) => (count === 1 ? unit : `${unit}s`);
+    if (low !== undefined && high !== undefined) phrases.push(`${low} to ${high} ${units(high)}`);
+    else if (low !== undefined) phrases.push(`at least ${low} ${units(low)}`);
+    else if (high !== undefined) phrases.push(`at most ${high} ${units(high)}`);
+  };
+  counted(number("minLength"), number("maxLength"), "character");
+  counted(number("minItems"), number("maxItems"), "item");
+  if ("default" in schema) phrases.push(`default ${JSON.stringify(schema["default"])}`);
+  return phrases;
 }
 
 /** `type: [a, b]` as `anyOf: [{type: a}, {type: b}]`; keywords for one type keep applying only to it. */

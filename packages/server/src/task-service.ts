@@ -54,6 +54,14 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
   maxSynchronousCalls?: number;
   /** What clients without the tasks extension get. Default "handles". */
   clientsWithoutTasks?: ClientsWithoutTasks;
+  /**
+   * Let task_status put a job's question to the user as an elicitation form, when the client declared form
+   * elicitation on a connection that carries server requests (stdio). Default false: the question goes to
+   * the model, which answers it with task_answer. Off by default because a host may declare forms and
+   * decline every one unseen (Codex's `codex exec` does, within milliseconds), which would refuse an
+   * approval nobody saw.
+   */
+  formsFromTaskStatus?: boolean;
   /** task_status waits (and quick-finish waits) held open at once; beyond it they answer at once. Default 256. */
   maxWaitingCalls?: number;
   now?: () => number;
@@ -101,6 +109,7 @@ export class TaskService {
   readonly #synchronous: SynchronousCalls;
   readonly clientsWithoutTasks: ClientsWithoutTasks;
   readonly #handles: HandleTools;
+  readonly #formsFromTaskStatus: boolean;
   readonly #answers: AnswerLedger;
 
   constructor(options: TaskServiceOptions) {
@@ -115,6 +124,7 @@ export class TaskService {
     this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? defaultPollIntervalMs;
     this.#reader = new SnapshotReader({ ...options, logger: options.logger, now: this.#now });
     this.clientsWithoutTasks = options.clientsWithoutTasks ?? "handles";
+    this.#formsFromTaskStatus = options.formsFromTaskStatus ?? false;
     this.#answers = new AnswerLedger({ now: this.#now });
     if (this.clientsWithoutTasks === "handles") refuseHandleToolNames(options.adapters);
     this.#handles = new HandleTools(
@@ -151,7 +161,10 @@ export class TaskService {
     args: unknown,
     caller: CallerContext & { tasksDeclared: boolean } & Pick<HandleCaller, "onProgress" | "askUser">,
   ): Promise<CreateTaskResult | CallToolResult | InputRequiredResult> {
-    if (this.clientsWithoutTasks === "handles" && isHandleToolName(name)) return this.#handles.call(name, args, caller);
+    if (this.clientsWithoutTasks === "handles" && isHandleToolName(name)) {
+      const { askUser: _askUser, ...withoutForms } = caller;
+      return this.#handles.call(name, args, this.#formsFromTaskStatus ? caller : withoutForms);
+    }
     const registered = this.registry.tool(name);
     if (!registered) throw new TaskProtocolError(errorCodes.invalidParams, `Unknown tool: ${name}`);
     const synchronousWaitMs = this.#synchronous.waitMsFor(name, registered.tool.synchronousWaitMs);

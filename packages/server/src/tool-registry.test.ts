@@ -13,10 +13,33 @@ describe("ToolRegistry", () => {
     const [tool] = new ToolRegistry([{ name: "scripted", adapter: scripted.adapter }]).tools;
     expect(tool!.descriptor.inputSchema).toEqual({
       type: "object",
-      properties: { count: { type: "integer" }, steps: { type: "integer", minimum: 1, maximum: 50, default: 3 } },
+      properties: {
+        count: { type: "integer" },
+        steps: { type: "integer", minimum: 1, maximum: 50, default: 3, description: "From 1 to 50; default 3" },
+      },
       required: ["count"],
       additionalProperties: false,
     });
+  });
+
+  it("writes each argument's limits and default into its description too (Codex drops the keywords)", () => {
+    const scripted = createScriptedAdapter();
+    scripted.adapter.tools[0]!.inputSchema = z.strictObject({
+      steps: z.number().int().min(1).max(50).default(3).describe("How many steps to run."),
+      ref: z.string().min(1).max(255).describe("Git ref (a branch or tag)"),
+      vcpus: z.number().positive().max(16).optional(),
+      mode: z.enum(["fast", "full"]).default("fast").describe("How thorough"),
+      command: z.array(z.string().max(4096)).min(1).optional().describe("Arguments"),
+    });
+    const [tool] = new ToolRegistry([{ name: "scripted", adapter: scripted.adapter }]).tools;
+    const properties = tool!.descriptor.inputSchema["properties"] as Record<string, Record<string, any>>;
+    expect(properties["steps"]).toMatchObject({ minimum: 1, maximum: 50, default: 3 });
+    expect(properties["steps"]!["description"]).toBe("How many steps to run. From 1 to 50; default 3.");
+    expect(properties["ref"]!["description"]).toBe("Git ref (a branch or tag); 1 to 255 characters");
+    expect(properties["vcpus"]!["description"]).toBe("At most 16; greater than 0");
+    expect(properties["mode"]!["description"]).toBe('How thorough; default "fast"');
+    expect(properties["command"]!["description"]).toBe("Arguments; at least 1 item");
+    expect(properties["command"]!["items"]["description"]).toBe("At most 4096 characters");
   });
 
   it("spells nullable fields as anyOf and free-form objects as additionalProperties: true, leaving data alone", () => {

@@ -1,5 +1,5 @@
 import { ConfigError, withSecretRedaction, type AnyJobAdapter, type JobTool, z } from "@jobtasks/core";
-import { toPortableJsonSchema } from "./portable-json-schema.js";
+import { toPortableJsonSchema, withLimitsInDescriptions } from "./portable-json-schema.js";
 
 /** One adapter instance as the server was configured with it. */
 export interface AdapterInstance {
@@ -97,11 +97,7 @@ function describeTool(tool: JobTool): ToolDescriptor {
   const descriptor: ToolDescriptor = {
     name: tool.name,
     description: tool.description,
-    // "input" gives the schema a client must send: fields with defaults are optional.
-    inputSchema: toObjectJsonSchema(
-      z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }),
-      declaresDialect(tool.inputSchema),
-    ),
+    inputSchema: inputJsonSchema(tool.inputSchema),
   };
   if (tool.title !== undefined) descriptor.title = tool.title;
   if (tool.outputSchema) {
@@ -121,6 +117,16 @@ function toObjectJsonSchema(schema: Record<string, unknown>, keepDialect = false
   const { $schema, ...rest } = toPortableJsonSchema(withoutSafeIntegerBounds(schema) as Record<string, unknown>);
   const kept = keepDialect && $schema !== undefined ? { $schema, ...rest } : rest;
   return rest.type === "object" ? kept : { type: "object", ...kept };
+}
+
+/**
+ * A tool's input schema as tools/list sends it, job tools and handle tools alike. "input" gives the schema
+ * a client must send: fields with defaults are optional.
+ */
+export function inputJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  return withLimitsInDescriptions(
+    toObjectJsonSchema(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }), declaresDialect(schema)),
+  );
 }
 
 function declaresDialect(schema: z.ZodType): boolean {
