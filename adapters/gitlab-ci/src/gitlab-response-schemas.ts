@@ -31,6 +31,7 @@ export const jobSchema = z.object({
   status: z.string(),
   allow_failure: z.boolean().nullish(),
   failure_reason: z.string().nullish(),
+  created_at: z.string().nullish(),
   finished_at: z.string().nullish(),
   artifacts: z.array(artifactSchema).nullish(),
 });

@@ -43,6 +43,22 @@ describe("selectPipelineRun", () => {
     expect(run.kind).toBe("retried-while-running");
     expect(ids("jobs" in run ? run.jobs : [])).toEqual([7710001, 7710002, 7710052]);
   });
+
+  it("follows the pipeline when a job was retried while the run's other jobs still ran, also once they ended", () => {
+    // The failed job was retried at 09:14, while lint ran until 09:15: the retry continues the run.
+    const retriedEarly = retried.map((job) =>
+      job.id === 7710052
+        ? { ...job, created_at: "2026-11-30T09:14:00.000Z" }
+        : job.id === 7710002
+          ? { ...job, finished_at: "2026-11-30T09:15:00.000Z" }
+          : job.id === 7710003
+            ? { ...job, finished_at: "2026-11-30T09:13:50.000Z" }
+            : job,
+    );
+    expect(selectPipelineRun({ project, pipelineId, jobsUpTo: 7710003 }, retriedEarly).kind).toBe(
+      "retried-while-running",
+    );
+  });
 });
 
 describe("runOutcome", () => {

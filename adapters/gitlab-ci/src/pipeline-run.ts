@@ -19,7 +19,7 @@ export type PipelineRun =
   | { kind: "ended-before-retry"; jobs: PipelineJob[]; outcome: "success" | "failed" | "canceled" }
   /**
    * A job was retried while the task's run was unfinished: the run goes on in the pipeline, which the task
-   * follows as it is now.
+   * follows as it is now (its jobs are the pipeline's current ones).
    */
   | { kind: "retried-while-running"; jobs: PipelineJob[] };
 
@@ -47,10 +47,42 @@ export function selectPipelineRun(ref: PipelineRef, jobs: readonly PipelineJob[]
     return { kind: "retry-pending" };
   if (!("jobsUpTo" in ref) || !jobs.some((job) => job.id > ref.jobsUpTo))
     return { kind: "current", jobs: currentJobs(jobs) };
-  const runJobs = currentJobs(jobs.filter((job) => job.id <= ref.jobsUpTo));
+  const upTo = ref.jobsUpTo;
+  const runJobs = currentJobs(jobs.filter((job) => job.id <= upTo));
   const outcome = runOutcome(runJobs);
-  if (outcome === undefined) return { kind: "retried-while-running", jobs: currentJobs(jobs) };
+  if (
+    outcome === undefined ||
+    !endedBefore(
+      runJobs,
+      jobs.filter((job) => job.id > upTo),
+    )
+  )
+    return { kind: "retried-while-running", jobs: currentJobs(jobs) };
   return { kind: "ended-before-retry", jobs: runJobs, outcome };
+}
+
+/**
+ * Whether the run's jobs had all finished when the first newer job was created, by GitLab's timestamps: a
+ * job retried while others of the run still ran (a flaky one, retried by hand) continues that run rather
+ * than starting a later one. Without the timestamps, a run whose jobs are all settled counts as ended.
+ */
+function endedBefore(runJobs: readonly PipelineJob[], newerJobs: readonly PipelineJob[]): boolean {
+  const lastFinished = latest(runJobs.map((job) => job.finished_at));
+  const firstNewer = newerJobs
+    .map((job) => job.created_at)
+    .filter((time): time is string => typeof time === "string")
+    .map(Date.parse)
+    .sort((a, b) => a - b)[0];
+  if (lastFinished === undefined || firstNewer === undefined) return true;
+  return Date.parse(lastFinished) <= firstNewer;
+}
+
+/** The latest of some GitLab timestamps (ISO 8601, UTC), or undefined for none. */
+export function latest(times: ReadonlyArray<string | null | undefined>): string | undefined {
+  return times
+    .filter((time): time is string => typeof time === "string")
+    .sort((a, b) => Date.parse(a) - Date.parse(b))
+    .at(-1);
 }
 
 /**

@@ -2,11 +2,11 @@ import { UpstreamError, type AdapterContext, type JobSnapshot } from "@jobtasks/
 import { buildPipelineResult, failedJobsOf } from "./build-pipeline-result.js";
 import type { GitlabCiApi } from "./gitlab-ci-api.js";
 import type { Pipeline } from "./gitlab-response-schemas.js";
-import { mapGitlabCiStatus } from "./map-gitlab-ci-status.js";
 import { describePipelineProgress } from "./describe-pipeline-progress.js";
+import { mapGitlabCiStatus } from "./map-gitlab-ci-status.js";
 import { buildInputRequests } from "./pipeline-input-requests.js";
 import type { PipelineRef } from "./pipeline-ref.js";
-import { selectPipelineRun, type PipelineRun } from "./pipeline-run.js";
+import { latest, selectPipelineRun, type PipelineRun } from "./pipeline-run.js";
 import { tailJobTraces, type LogSettings } from "./tail-job-trace.js";
 
 export interface SnapshotDependencies {
@@ -86,11 +86,7 @@ async function answerEndedRun(
   const note =
     `the pipeline has been retried since, and GitLab now shows a later run (${pipeline.status}); ` +
     `watch_pipeline with pipelineId ${pipeline.id} follows that run`;
-  const endedAt = run.jobs
-    .map((job) => job.finished_at)
-    .filter((time): time is string => typeof time === "string")
-    .sort()
-    .at(-1);
+  const endedAt = latest(run.jobs.map((job) => job.finished_at));
   const common = { rawStatus: run.outcome, ...(endedAt ? { updatedAt: endedAt } : {}) };
   if (run.outcome === "canceled")
     return { status: "cancelled", ...common, message: `the pipeline was canceled (${note})` };
