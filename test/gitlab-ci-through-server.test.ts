@@ -145,6 +145,23 @@ describe("GitLab CI through the server", () => {
     client.expectNoneContains([token]);
   });
 
+  it("cancel of a pipeline waiting at a manual job: GitLab ignores it, and the caller is told so", async () => {
+    const { gitlab, client } = await serve();
+    const created = await client.callTool("create_pipeline", { project });
+    const taskId = created["taskId"] as string;
+    const pipeline = pipelineOf(gitlab, 500_001);
+    pipeline.status = "manual";
+    pipeline.jobs = [
+      { id: 9001, name: "build", stage: "build", status: "success" },
+      { id: 9002, name: "deploy", stage: "deploy", status: "manual" },
+    ];
+    const cancelled = await client.call("tasks/cancel", { taskId });
+    expect(gitlab.requestsTo("POST", /\/pipelines\/500001\/cancel$/)).toHaveLength(1);
+    expect(cancelled?.error?.message).toContain("GitLab ignored the cancel: pipeline 500001 waits at a manual job");
+    expect((await client.get(taskId))["status"]).toBe("input_required");
+    client.expectNoneContains([token]);
+  });
+
   it("watch by commit; a project outside the allow-list and a commit without pipelines are refused naming the field", async () => {
     const { gitlab, client } = await serve();
     await client.callTool("create_pipeline", { project });
@@ -165,5 +182,68 @@ describe("GitLab CI through the server", () => {
     });
     expect(noPipeline?.error?.code).toBe(-32602);
     expect(noPipeline?.error?.message).toContain("sha");
+  });
+});
+
+describe("GitLab CI through the server: a retried pipeline", () => {
+  /** A server over `gitlab` with a fresh adapter: with the same secret, a restarted process (empty caches). */
+  async function serveOver(gitlab: FakeGitlab, secret?: string) {
+    const adapter = gitlabCi(
+      { token, baseUrl: gitlab.baseUrl, projects: [project], pollIntervalMs: 1_000, dispatcher: gitlab.agent },
+      {},
+    );
+    const server = cleanup.add(
+      await startInProcessServer({ adapters: [{ name: "gitlab", adapter }], ...(secret ? { secret } : {}) }),
+    );
+    return { server, client: recordingClient(server.url) };
+  }
+
+  it("each task keeps its own run: a watch after the retry follows the retry, and the first task keeps its failure after a restart", async () => {
+    const gitlab = cleanup.add(startFakeGitlab(project));
+    const { server, client } = await serveOver(gitlab);
+    await client.callTool("create_pipeline", { project });
+    const pipeline = pipelineOf(gitlab, 500_001);
+    pipeline.jobs = [
+      { id: 9001, name: "build", stage: "build", status: "success" },
+      {
+        id: 9002,
+        name: "rspec",
+        stage: "test",
+        status: "failed",
+        failure_reason: "script_failure",
+        trace: "1 failed\n",
+      },
+    ];
+    pipeline.status = "failed";
+    const before = await client.callTool("watch_pipeline", { project, pipelineId: 500_001 });
+    const beforeTaskId = before["taskId"] as string;
+    expect((await client.get(beforeTaskId))["result"]["isError"]).toBe(true);
+
+    // Retried on GitLab itself: the failed job is replaced by a new one, and the pipeline runs again.
+    pipeline.jobs[1]!.retried = true;
+    pipeline.jobs.push({ id: 9003, name: "rspec", stage: "test", status: "running" });
+    pipeline.status = "running";
+    const after = await client.callTool("watch_pipeline", { project, pipelineId: 500_001 });
+    expect(after).toMatchObject({ status: "working", statusMessage: "test: rspec (1 of 2 jobs done)" });
+    const afterTaskId = after["taskId"] as string;
+
+    pipeline.jobs[2]!.status = "success";
+    pipeline.status = "success";
+    const succeeded = await client.get(afterTaskId);
+    expect(succeeded["status"]).toBe("completed");
+    expect(succeeded["result"]["isError"]).toBeUndefined();
+    expect(succeeded["result"]["structuredContent"]).toMatchObject({ pipelineId: 500_001, iid: 1, status: "success" });
+    expect((await client.get(beforeTaskId))["result"]["isError"]).toBe(true);
+
+    // A fresh process remembers nothing: the first task still answers the run it followed.
+    const restarted = await serveOver(gitlab, server.secret);
+    const old = await restarted.client.get(beforeTaskId);
+    expect(old["status"]).toBe("completed");
+    expect(old["result"]["isError"]).toBe(true);
+    expect(old["result"]["structuredContent"]).toMatchObject({ status: "failed", failedStages: ["test"] });
+    expect(old["statusMessage"]).toContain("retried since");
+    expect((await restarted.client.get(afterTaskId))["result"]["isError"]).toBeUndefined();
+    client.expectNoneContains([token]);
+    restarted.client.expectNoneContains([token]);
   });
 });

@@ -163,7 +163,9 @@ describe("gitlab-ci: one owner for status-read retries", () => {
             updated_at: "2026-11-30T10:00:00.000Z",
           },
         }
-      : { status: 404, body: { message: "404 Not Found" } };
+      : method === "GET" && path.startsWith(`${pipelinePath}/jobs?`)
+        ? { status: 200, body: [{ id: 7_710_011, name: "rspec", stage: "test", status: "running" }] }
+        : { status: 404, body: { message: "404 Not Found" } };
 
   for (const outage of outages) {
     it(`answers each tasks/get within 5 s and 3 requests during a lasting ${outage}`, async () => {

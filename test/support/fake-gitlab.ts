@@ -13,6 +13,8 @@ export interface FakeGitlabJob {
   name: string;
   stage: string;
   status: string;
+  /** A job a retry replaced: GitLab lists it only with `include_retried=true`. */
+  retried?: boolean;
   allow_failure?: boolean;
   failure_reason?: string | null;
   artifacts?: Array<{ file_type: string; filename: string; size: number }>;
@@ -54,6 +56,7 @@ export function startFakeGitlab(project: string, options: { firstPipelineId?: nu
 
   const pipelineAnswer = (pipeline: FakeGitlabPipeline) => ({
     id: pipeline.id,
+    iid: pipeline.id - 500_000,
     status: pipeline.status,
     ref: pipeline.ref,
     sha: pipeline.sha,
@@ -98,13 +101,17 @@ export function startFakeGitlab(project: string, options: { firstPipelineId?: nu
       if (!pipeline) return { status: 404, body: { message: "404 Not found" } };
       if (method === "GET" && !match[2]) return { status: 200, body: pipelineAnswer(pipeline) };
       if (method === "GET" && match[2] === "/jobs") {
+        const withRetried = new URLSearchParams(search).get("include_retried") === "true";
+        // GitLab lists a pipeline's jobs newest first.
+        const listed = pipeline.jobs.filter((job) => withRetried || !job.retried).sort((a, b) => b.id - a.id);
         return {
           status: 200,
-          body: pipeline.jobs.map(({ trace: _trace, ...job }) => ({ ...job, artifacts: job.artifacts ?? [] })),
+          body: listed.map(({ trace: _trace, ...job }) => ({ ...job, artifacts: job.artifacts ?? [] })),
         };
       }
       if (method === "POST" && match[2] === "/cancel") {
-        pipeline.status = "canceling";
+        // GitLab cancels running and pending jobs only: a pipeline waiting at a manual job stays as it is.
+        if (pipeline.status !== "manual") pipeline.status = "canceling";
         return { status: 200, body: pipelineAnswer(pipeline) };
       }
       if (method === "POST" && match[2] === "/retry") return { status: 201, body: pipelineAnswer(pipeline) };

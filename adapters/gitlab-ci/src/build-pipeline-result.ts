@@ -19,6 +19,8 @@ export function buildPipelineResult(
   jobs: readonly PipelineJob[],
   tails: readonly TraceTail[],
   isError: boolean,
+  /** Said after the summary line, e.g. that the pipeline has been retried since this run. */
+  note?: string,
 ): CallToolResult {
   const tailsByJob = new Map(tails.map((tail) => [tail.jobId, tail]));
   const failedJobs = failedJobsOf(jobs).map((job) => {
@@ -35,6 +37,7 @@ export function buildPipelineResult(
   });
   const result: PipelineResult = {
     pipelineId: pipeline.id,
+    iid: pipeline.iid ?? null,
     status: pipeline.status,
     ref: pipeline.ref ?? null,
     sha: pipeline.sha ?? null,
@@ -56,17 +59,19 @@ export function buildPipelineResult(
     ),
   };
   return {
-    content: [{ type: "text", text: describeResult(result) }],
+    content: [{ type: "text", text: describeResult(result, note) }],
     structuredContent: { ...result },
     ...(isError ? { isError: true } : {}),
   };
 }
 
-function describeResult(result: PipelineResult): string {
+function describeResult(result: PipelineResult, note: string | undefined): string {
   const commit = result.sha ? ` (${result.sha.slice(0, 12)})` : "";
+  const number = result.iid !== null ? ` #${result.iid}` : "";
   const lines = [
-    `Pipeline ${result.pipelineId} ${result.status}${result.ref ? ` on ${result.ref}` : ""}${commit}.${result.webUrl ? ` ${result.webUrl}` : ""}`,
+    `Pipeline${number} (id ${result.pipelineId}) ${result.status}${result.ref ? ` on ${result.ref}` : ""}${commit}.${result.webUrl ? ` ${result.webUrl}` : ""}`,
   ];
+  if (note) lines.push(`Note: ${note}.`);
   if (result.failedStages.length > 0) lines.push(`Failed stages: ${result.failedStages.join(", ")}.`);
   for (const job of result.failedJobs) {
     const reason = job.failureReason ? `, ${job.failureReason}` : "";

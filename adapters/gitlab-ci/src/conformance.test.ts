@@ -48,10 +48,10 @@ function arrangePipeline(status: string): PipelineRef {
     }),
     json,
   );
-  if (workingStatuses.has(status)) return { project, pipelineId };
   const jobs =
     status === "manual" ? "jobs-manual.json" : status === "failed" ? "jobs-failed.json" : "jobs-running.json";
   mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture(jobs), json);
+  if (workingStatuses.has(status)) return { project, pipelineId };
   if (status === "manual") {
     const deployments = fixture<Array<Record<string, any>>>("deployments-blocked.json");
     deployments[0]!.deployable.pipeline.id = pipelineId;
@@ -91,6 +91,10 @@ runAdapterConformance<PipelineRef>({
     mock.gitlab
       .intercept({ path: at(`${projectPath}/pipelines/${startedPipelineId}`), method: "GET" })
       .reply(200, pipeline({ id: startedPipelineId, status: "pending" }), json)
+      .persist();
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/pipelines/${startedPipelineId}/jobs`), method: "GET" })
+      .reply(200, fixture("jobs-running.json"), json)
       .persist();
     return createTestAdapter(mock);
   },

@@ -1,6 +1,6 @@
 import { OutcomeUnknownError, type JobTool, z } from "@jobtasks/core";
 import { mayHaveActed } from "./lost-answer.js";
-import type { PipelineRef } from "./pipeline-ref.js";
+import { newestJobId, pinnedRef, type PipelineRef } from "./pipeline-ref.js";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";
 import { notCutShortByClient, projectInputSchema, type ToolDependencies } from "./tool-dependencies.js";
 
@@ -53,7 +53,11 @@ export function createCreatePipelineTool(dependencies: ToolDependencies, name: s
         .catch((error: unknown) => {
           throw error instanceof OutcomeUnknownError ? pipelineMayExist(input, error) : error;
         });
-      return { ref: { project: input.project, pipelineId: pipeline.id } };
+      const ref = { project: input.project, pipelineId: pipeline.id };
+      // GitLab creates a pipeline's jobs with it: pinning them keeps a later retry's end out of this task.
+      // The pipeline exists now, so a failed read only leaves the ref unpinned.
+      const jobs = await api.listJobs(input.project, pipeline.id, { signal: notCutShortByClient }).catch(() => []);
+      return { ref: pinnedRef(ref, newestJobId(jobs)) };
     },
   };
 }

@@ -143,7 +143,7 @@ describe("retry_pipeline when GitLab's answer is lost", () => {
       .reply(200, [{ ...jobs[0], id: 7710004, status: "pending" }, ...jobs], json);
     const context = createTestContext();
     const started = await start("retry_pipeline", { project, pipelineId: 1284711 }, {}, context);
-    expect(started.ref).toEqual({ project, pipelineId: 1284711, retriedAfterJobId: 7710003 });
+    expect(started.ref).toEqual({ project, pipelineId: 1284711, retriedAfterJobId: 7710003, jobsUpTo: 7710004 });
     expect(context.logEntries.map((entry) => entry.message)).toContain(
       "found the retried jobs of a retry whose answer was lost",
     );

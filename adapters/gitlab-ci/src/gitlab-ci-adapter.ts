@@ -1,4 +1,10 @@
-import { AdapterConfigError, configErrorFromIssues, type JobAdapterV1, type JobTool } from "@jobtasks/core";
+import {
+  AdapterConfigError,
+  UpstreamError,
+  configErrorFromIssues,
+  type JobAdapterV1,
+  type JobTool,
+} from "@jobtasks/core";
 import type { Dispatcher } from "undici";
 import { createCreatePipelineTool } from "./create-pipeline-tool.js";
 import { createGitlabCiApi } from "./gitlab-ci-api.js";
@@ -39,6 +45,7 @@ export function gitlabCi(options: GitlabCiOptions, environment: Environment = pr
     baseUrl: config.baseUrl,
     token,
     timeoutMs: config.requestTimeoutMs,
+    pollIntervalMs: config.pollIntervalMs,
     now: now ?? Date.now,
     ...(dispatcher ? { dispatcher } : {}),
   });
@@ -75,7 +82,15 @@ export function gitlabCi(options: GitlabCiOptions, environment: Environment = pr
 
     async doCancel(ref, context) {
       // GitLab answers with the pipeline, often "canceling": the task stays working until it reads "canceled".
-      await api.cancelPipeline(ref.project, ref.pipelineId, { signal: context.signal });
+      const pipeline = await api.cancelPipeline(ref.project, ref.pipelineId, { signal: context.signal });
+      // GitLab cancels running and pending jobs only: a pipeline waiting at a manual job answers unchanged.
+      if (pipeline.status === "manual") {
+        throw new UpstreamError(
+          `GitLab ignored the cancel: pipeline ${ref.pipelineId} waits at a manual job, which GitLab does not cancel. ` +
+            "Nothing runs until someone plays it; leave it unplayed, or decline its question, to keep it stopped",
+          { isRetryable: false },
+        );
+      }
     },
   };
 }

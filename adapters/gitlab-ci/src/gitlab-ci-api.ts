@@ -77,6 +77,10 @@ export function createGitlabCiApi(http: GitlabHttpClient) {
       return pipelines[0];
     },
 
+    /**
+     * A pipeline's jobs, newest first, including those a retry replaced (`include_retried`): a task that
+     * follows an earlier run of a retried pipeline reads its run's jobs among them (pipeline-run.ts).
+     */
     listJobs(
       projectId: string,
       pipelineId: number,
@@ -87,7 +91,7 @@ export function createGitlabCiApi(http: GitlabHttpClient) {
         {
           method: "GET",
           path: `${project(projectId)}/pipelines/${pipelineId}/jobs`,
-          query: { per_page: perPage, "scope[]": options.scope },
+          query: { per_page: perPage, include_retried: "true", "scope[]": options.scope },
           signal: options.signal,
           notFound: "job-gone",
         },
@@ -144,13 +148,18 @@ export function createGitlabCiApi(http: GitlabHttpClient) {
       );
     },
 
-    async cancelPipeline(projectId: string, pipelineId: number, options: CallOptions): Promise<void> {
-      await http.json({
-        method: "POST",
-        path: `${project(projectId)}/pipelines/${pipelineId}/cancel`,
-        signal: options.signal,
-        notFound: "job-gone",
-      });
+    /** Answers the pipeline as GitLab left it: "canceling" or "canceled", or unchanged when nothing could be canceled. */
+    cancelPipeline(projectId: string, pipelineId: number, options: CallOptions): Promise<Pipeline> {
+      return parsed(
+        pipelineSchema,
+        {
+          method: "POST",
+          path: `${project(projectId)}/pipelines/${pipelineId}/cancel`,
+          signal: options.signal,
+          notFound: "job-gone",
+        },
+        "a pipeline cancel",
+      );
     },
 
     async playJob(projectId: string, jobId: number, options: CallOptions): Promise<void> {

@@ -24,7 +24,7 @@ export const gitlabCiOptionsSchema = z.strictObject({
   defaultRef: z.string().min(1).default("main"),
   /** Whether create_pipeline accepts CI/CD variables from the agent (default true). */
   allowVariables: z.boolean().default(true),
-  /** Suggested client polling interval (default 10 000 ms); slowed down when the rate limit runs low. */
+  /** Suggested client polling interval (default 10 000 ms); slowed down when the rate limit runs low and during an outage. */
   pollIntervalMs: z.number().int().positive().default(10_000),
   /** How long the instance keeps pipelines, in days; becomes the task's ttl (default: null, forever). */
   retentionDays: z.number().int().positive().nullable().default(null),
@@ -56,8 +56,10 @@ export const gitlabCiOptionsSchema = z.strictObject({
       maxReadMs: 10_000,
     }),
   /**
-   * Lets clients without the tasks extension call the tools: the server waits for the pipeline up to this
-   * long and answers with the plain result. Unset (default): such clients get -32021.
+   * For clients without the tasks extension. With the server's `clientsWithoutTasks: handles` (its
+   * default) they always get the tools: this is how long to wait for a quick finish before answering with
+   * a handle they follow through task_status (unset: the handle at once). With `wait`: how long the server
+   * waits for the pipeline before answering with the plain result (unset: such clients get -32021).
    */
   synchronousWaitMs: z.number().int().positive().optional(),
 });

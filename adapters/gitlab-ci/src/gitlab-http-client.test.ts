@@ -24,6 +24,11 @@ const path = `${projectPath}/pipelines/${pipelineId}`;
 const now = Date.parse("2026-11-30T09:15:00Z");
 const resetInSeconds = (seconds: number) => String(Math.floor(now / 1000) + seconds);
 
+/** The job list every status read asks for after the pipeline. */
+function arrangeJobs(headers: Record<string, string> = json.headers): void {
+  mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, [], { headers });
+}
+
 describe("talking to GitLab", () => {
   it("sends the token as PRIVATE-TOKEN to the self-managed base URL", async () => {
     let sent: unknown;
@@ -31,6 +36,7 @@ describe("talking to GitLab", () => {
       sent = (options.headers as Record<string, string>)["private-token"];
       return { statusCode: 200, data: pipeline({ status: "running" }), responseOptions: json };
     });
+    arrangeJobs();
     await createTestAdapter(mock).doGetStatus({ project, pipelineId }, createTestContext());
     expect(sent).toBe(testToken);
   });
@@ -40,12 +46,14 @@ describe("talking to GitLab", () => {
     mock.gitlab
       .intercept({ path: at(path), method: "GET" })
       .reply(200, pipeline({ status: "running" }), { headers: { ...json.headers, etag: 'W/"5d1c1c6a"' } });
+    arrangeJobs();
     const first = await adapter.doGetStatus({ project, pipelineId }, createTestContext());
     let conditional: unknown;
     mock.gitlab.intercept({ path: at(path), method: "GET" }).reply((options) => {
       conditional = (options.headers as Record<string, string>)["if-none-match"];
       return { statusCode: 304, data: "" };
     });
+    arrangeJobs();
     expect(await adapter.doGetStatus({ project, pipelineId }, createTestContext())).toEqual(first);
     expect(conditional).toBe('W/"5d1c1c6a"');
   });
@@ -61,12 +69,62 @@ describe("talking to GitLab", () => {
     mock.gitlab
       .intercept({ path: at(path), method: "GET" })
       .reply(200, pipeline({ status: "running" }), { headers: headers(1500) });
+    arrangeJobs(headers(1499));
     expect((await adapter.doGetStatus({ project, pipelineId }, createTestContext())).pollIntervalMs).toBe(5_000);
     mock.gitlab
       .intercept({ path: at(path), method: "GET" })
-      .reply(200, pipeline({ status: "running" }), { headers: headers(4) });
+      .reply(200, pipeline({ status: "running" }), { headers: headers(5) });
+    arrangeJobs(headers(4));
     // Four requests left for 60 s: one every 15 s.
     expect((await adapter.doGetStatus({ project, pipelineId }, createTestContext())).pollIntervalMs).toBe(15_000);
+  });
+
+  it("suggests a wait that grows with an outage's length, from the poll interval, and forgets it once GitLab answers", async () => {
+    let clock = now;
+    const adapter = createTestAdapter(mock, { now: () => clock, pollIntervalMs: 5_000 });
+    const waits: Array<number | undefined> = [];
+    for (const elapsedMs of [0, 2_000, 5_000, 10_000, 20_000, 40_000, 80_000, 160_000]) {
+      clock = now + elapsedMs;
+      const failure =
+        elapsedMs % 20_000 === 0
+          ? () =>
+              mock.gitlab
+                .intercept({ path: at(path), method: "GET" })
+                .replyWithError(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }))
+          : () => mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(502, "<html>502 Bad Gateway</html>");
+      failure();
+      const error = await adapter
+        .doGetStatus({ project, pipelineId }, createTestContext())
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ isRetryable: true, isThrottled: false });
+      waits.push((error as UpstreamError).retryAfterMs);
+    }
+    // A blip shorter than one interval is left to the server's quick retries; then as long as it lasted, at most a minute.
+    expect(waits).toEqual([undefined, undefined, 5_000, 10_000, 20_000, 40_000, 60_000, 60_000]);
+    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "running" }), json);
+    arrangeJobs();
+    expect((await adapter.doGetStatus({ project, pipelineId }, createTestContext())).pollIntervalMs).toBe(5_000);
+    clock += 1_000;
+    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(503, "<html>503</html>");
+    const next = await adapter
+      .doGetStatus({ project, pipelineId }, createTestContext())
+      .catch((caught: unknown) => caught);
+    expect((next as UpstreamError).retryAfterMs).toBeUndefined();
+  });
+
+  it("keeps GitLab's own Retry-After on a 503 during an outage", async () => {
+    let clock = now;
+    const adapter = createTestAdapter(mock, { now: () => clock, pollIntervalMs: 5_000 });
+    for (const elapsedMs of [0, 30_000]) {
+      clock = now + elapsedMs;
+      mock.gitlab
+        .intercept({ path: at(path), method: "GET" })
+        .reply(503, "down for maintenance", { headers: { "retry-after": "7" } });
+      const error = await adapter
+        .doGetStatus({ project, pipelineId }, createTestContext())
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ retryAfterMs: 7_000 });
+    }
   });
 
   it("reports a 429 as a throttled UpstreamError that waits as long as Retry-After says", async () => {

@@ -1,6 +1,7 @@
 import { request, type Dispatcher } from "undici";
 import { JobNotFoundError, UpstreamError, parseRetryAfter, requestNeverSent } from "@jobtasks/core";
 import { creationOutcomeUnknown } from "./lost-answer.js";
+import { OutageBackoff } from "./outage-backoff.js";
 import { RateLimitState } from "./rate-limit-state.js";
 
 /**
@@ -15,6 +16,8 @@ export interface GitlabHttpClientOptions {
   baseUrl: string;
   token: string;
   timeoutMs: number;
+  /** The polling interval suggested while GitLab answers; an outage's suggested wait grows from it. */
+  pollIntervalMs: number;
   dispatcher?: Dispatcher;
   now: () => number;
 }
@@ -43,6 +46,7 @@ const maxRememberedBytes = 256 * 1024;
 
 export class GitlabHttpClient {
   readonly rateLimit: RateLimitState;
+  readonly #outage: OutageBackoff;
   readonly #options: GitlabHttpClientOptions;
   readonly #base: URL;
   readonly #etags = new Map<string, { etag: string; body: unknown }>();
@@ -51,6 +55,7 @@ export class GitlabHttpClient {
     this.#options = options;
     this.#base = new URL(options.baseUrl.endsWith("/") ? options.baseUrl : `${options.baseUrl}/`);
     this.rateLimit = new RateLimitState(options.now);
+    this.#outage = new OutageBackoff(options.now, options.pollIntervalMs);
   }
 
   /** Send a request and parse its JSON answer. */
@@ -138,11 +143,14 @@ export class GitlabHttpClient {
         throw creationOutcomeUnknown(lost, { cause: withoutDetails(error) });
       }
       const reason = timedOut ? `did not answer within ${this.#options.timeoutMs} ms` : "could not be reached";
+      const retryAfterMs = this.#outage.failed();
       throw new UpstreamError(`GitLab ${reason} (${gitlabRequest.method})`, {
         isRetryable: true,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
         cause: withoutDetails(error),
       });
     }
+    if (response.statusCode < 500) this.#outage.answered();
     this.rateLimit.record(response.headers);
     return response;
   }
@@ -154,9 +162,10 @@ export class GitlabHttpClient {
     if (status === 404 && gitlabRequest.notFound === "job-gone") {
       throw new JobNotFoundError("GitLab no longer knows this pipeline (or the token lost access to its project)");
     }
+    // GitLab's own Retry-After first; during an outage without one, a wait that grows with its length.
     const retryAfterMs =
       parseRetryAfter(headerValue(response.headers, "retry-after"), this.#options.now()) ??
-      (status === 429 ? this.rateLimit.msUntilReset() : undefined);
+      (status === 429 ? this.rateLimit.msUntilReset() : status >= 500 ? this.#outage.failed() : undefined);
     const what = describeStatus(status);
     // A 5xx may come from a proxy that gave up while GitLab went on creating.
     if (gitlabRequest.creates && status >= 500) {

@@ -4,6 +4,8 @@ import { z } from "@jobtasks/core";
 
 export const pipelineSchema = z.object({
   id: z.number().int(),
+  /** The pipeline's number within its project, as GitLab's pages show it ("#412"). */
+  iid: z.number().int().nullish(),
   status: z.string(),
   ref: z.string().nullish(),
   sha: z.string().nullish(),
@@ -29,6 +31,8 @@ export const jobSchema = z.object({
   status: z.string(),
   allow_failure: z.boolean().nullish(),
   failure_reason: z.string().nullish(),
+  created_at: z.string().nullish(),
+  finished_at: z.string().nullish(),
   artifacts: z.array(artifactSchema).nullish(),
 });
 export type PipelineJob = z.infer<typeof jobSchema>;

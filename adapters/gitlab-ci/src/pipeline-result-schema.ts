@@ -3,6 +3,11 @@ import { z } from "@jobtasks/core";
 /** The structured content of a finished pipeline's result: what an agent needs to act on a failure. */
 export const pipelineResultSchema = z.object({
   pipelineId: z.number().int(),
+  iid: z
+    .number()
+    .int()
+    .nullable()
+    .describe("the pipeline's number within its project, as GitLab's pages show it (#412)"),
   status: z.string().describe("success, failed, skipped, ..."),
   ref: z.string().nullable(),
   sha: z.string().nullable(),

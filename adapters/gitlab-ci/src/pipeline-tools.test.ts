@@ -35,12 +35,16 @@ describe("create_pipeline", () => {
   it("runs the pipeline on the ref with the agent's variables", async () => {
     const sent: unknown[] = [];
     recordPost(mock, `${projectPath}/pipeline`, 201, pipeline({ id: 1284999, status: "created" }), sent);
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/pipelines/1284999/jobs`), method: "GET" })
+      .reply(200, fixture("jobs-running.json"), json);
     const started = await start("create_pipeline", {
       project,
       ref: "release/2.4",
       variables: { DEPLOY_TARGET: "staging" },
     });
-    expect(started.ref).toEqual({ project, pipelineId: 1284999 });
+    // Pinned at the newest job the pipeline was created with: a later retry is not this task's run.
+    expect(started.ref).toEqual({ project, pipelineId: 1284999, jobsUpTo: 7710011 });
     expect(sent).toEqual([
       { ref: "release/2.4", variables: [{ key: "DEPLOY_TARGET", value: "staging", variable_type: "env_var" }] },
     ]);
@@ -49,8 +53,13 @@ describe("create_pipeline", () => {
   it("runs on the default ref when the agent names none, and sends a numeric project id as it is", async () => {
     const sent: unknown[] = [];
     recordPost(mock, "/api/v4/projects/278964/pipeline", 201, pipeline({ id: 1285000, status: "created" }), sent);
-    await start("create_pipeline", { project: "278964" }, { defaultRef: "develop" });
+    mock.gitlab
+      .intercept({ path: at("/api/v4/projects/278964/pipelines/1285000/jobs"), method: "GET" })
+      .reply(503, { message: "502 Bad Gateway" }, json);
+    const started = await start("create_pipeline", { project: "278964" }, { defaultRef: "develop" });
     expect(sent).toEqual([{ ref: "develop" }]);
+    // The pipeline exists: a job list that could not be read leaves the ref unpinned, not the start failed.
+    expect(started.ref).toEqual({ project: "278964", pipelineId: 1285000 });
   });
 
   it("only lets the agent name an allow-listed project", () => {
@@ -83,8 +92,11 @@ describe("watch_pipeline", () => {
     mock.gitlab
       .intercept({ path: at(`${projectPath}/pipelines`, (parameters) => ((query = parameters), true)), method: "GET" })
       .reply(200, [{ id: 1284711, status: "running" }], json);
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/pipelines/1284711/jobs`), method: "GET" })
+      .reply(200, fixture("jobs-running.json"), json);
     const started = await start("watch_pipeline", { project, sha: "a91957a8" });
-    expect(started.ref).toEqual({ project, pipelineId: 1284711 });
+    expect(started.ref).toEqual({ project, pipelineId: 1284711, jobsUpTo: 7710011 });
     expect(query?.get("sha")).toBe("a91957a8");
     expect(query?.get("per_page")).toBe("1");
   });
@@ -114,13 +126,21 @@ describe("watch_pipeline", () => {
 describe("retry_pipeline", () => {
   const path = `${projectPath}/pipelines/1284711`;
 
-  it("retries a failed pipeline and pins the newest job id it had", async () => {
+  it("retries a failed pipeline and pins the newest job id it had, and the retry's own newest job", async () => {
     mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "failed" }), json);
-    mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture("jobs-failed.json"), json);
+    const jobs = fixture<Array<Record<string, unknown>>>("jobs-failed.json");
+    mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, jobs, json);
     const sent: unknown[] = [];
     recordPost(mock, `${path}/retry`, 201, pipeline({ status: "running" }), sent);
+    mock.gitlab
+      .intercept({ path: at(`${path}/jobs`), method: "GET" })
+      .reply(
+        200,
+        [{ ...jobs[0], id: 7710005, status: "pending" }, { ...jobs[1], id: 7710004, status: "pending" }, ...jobs],
+        json,
+      );
     const started = await start("retry_pipeline", { project, pipelineId: 1284711 });
-    expect(started.ref).toEqual({ project, pipelineId: 1284711, retriedAfterJobId: 7710003 });
+    expect(started.ref).toEqual({ project, pipelineId: 1284711, retriedAfterJobId: 7710003, jobsUpTo: 7710005 });
     expect(sent).toHaveLength(1);
   });
 

@@ -1,3 +1,4 @@
+import { UpstreamError } from "@jobtasks/core";
 import { createTestContext } from "@jobtasks/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";
@@ -11,6 +12,7 @@ import {
   pipeline,
   project,
   projectPath,
+  recordPost,
   testToken,
 } from "./test-support/mock-gitlab.js";
 
@@ -56,10 +58,11 @@ describe("a finished pipeline's result", () => {
     // The build printed the token: it never reaches the agent.
     expect(JSON.stringify(snapshot)).not.toContain(testToken);
     expect(tail).toContain("Fetching credentials with [redacted]");
+    // In pipeline order (GitLab lists newest first).
     expect(result["artifacts"]).toEqual([
-      { jobId: 7710003, jobName: "rspec 2/2", fileType: "junit", filename: "junit.xml.gz", sizeInBytes: 1893 },
       { jobId: 7710001, jobName: "build", fileType: "archive", filename: "artifacts.zip", sizeInBytes: 5242880 },
       { jobId: 7710001, jobName: "build", fileType: "metadata", filename: "metadata.gz", sizeInBytes: 312 },
+      { jobId: 7710003, jobName: "rspec 2/2", fileType: "junit", filename: "junit.xml.gz", sizeInBytes: 1893 },
     ]);
     // What tools/list announces as the tools' outputSchema.
     expect(pipelineResultSchema.safeParse(result).success).toBe(true);
@@ -208,5 +211,86 @@ describe("a retried pipeline", () => {
     const snapshot = await adapter.doGetStatus(ref, createTestContext());
     expect(snapshot).toMatchObject({ status: "completed", rawStatus: "success" });
     expect(snapshot.result?.isError).toBeUndefined();
+  });
+
+  it("answers a task whose run ended before a later retry with that run's end, from its own jobs, saying so", async () => {
+    // A fresh adapter, as after a restart: nothing remembered, only the sealed ref and GitLab's answers.
+    const adapter = createTestAdapter(mock);
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(200, pipeline({ status: "running", updated_at: "2026-11-30T10:02:20.000Z" }), json);
+    let query: URLSearchParams | undefined;
+    mock.gitlab
+      .intercept({ path: at(`${path}/jobs`, (parameters) => ((query = parameters), true)), method: "GET" })
+      .reply(200, fixture("jobs-retried.json"), json);
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/jobs/7710003/trace`), method: "GET" })
+      .reply(200, fixtureText("trace-rspec-failed.txt"));
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/jobs/7710002/trace`), method: "GET" })
+      .reply(200, "$ npm run lint\n3 problems\n");
+    const snapshot = await adapter.doGetStatus({ project, pipelineId, jobsUpTo: 7710003 }, createTestContext());
+    expect(query?.get("include_retried")).toBe("true");
+    expect(snapshot).toMatchObject({
+      status: "completed",
+      rawStatus: "failed",
+      // When the run's last job finished, not the pipeline's later change.
+      updatedAt: "2026-11-30T09:16:44.000Z",
+      message: expect.stringMatching(
+        /^the pipeline failed \(the pipeline has been retried since, and GitLab now shows a later run \(running\)/,
+      ),
+    });
+    expect(snapshot.result?.isError).toBe(true);
+    const result = snapshot.result?.structuredContent as Record<string, any>;
+    expect(result).toMatchObject({
+      pipelineId,
+      iid: 412,
+      status: "failed",
+      failedStages: ["test"],
+      durationSeconds: null,
+    });
+    expect(result["failedJobs"].map((job: any) => job.id)).toEqual([7710003, 7710002]);
+    expect(pipelineResultSchema.safeParse(result).success).toBe(true);
+    const text = (snapshot.result?.content[0] as { text: string }).text;
+    expect(text).toContain("Pipeline #412 (id 1284711) failed on main");
+    expect(text).toContain("watch_pipeline with pipelineId 1284711 follows that run");
+  });
+
+  it("follows the retry for a task that started after it", async () => {
+    const adapter = createTestAdapter(mock);
+    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "running" }), json);
+    mock.gitlab.intercept({ path: at(`${path}/jobs`), method: "GET" }).reply(200, fixture("jobs-retried.json"), json);
+    expect(await adapter.doGetStatus({ project, pipelineId, jobsUpTo: 7710052 }, createTestContext())).toMatchObject({
+      status: "working",
+      rawStatus: "running",
+      message: "test: rspec 2/2 (2 of 3 jobs done)",
+    });
+  });
+});
+
+describe("a running pipeline", () => {
+  it("names the stage and the job running, and how many jobs are done", async () => {
+    mock.gitlab.intercept({ path: at(path), method: "GET" }).reply(200, pipeline({ status: "running" }), json);
+    mock.gitlab
+      .intercept({ path: at(`${path}/jobs`), method: "GET" })
+      .reply(200, fixture("jobs-test-stage.json"), json);
+    expect(await createTestAdapter(mock).doGetStatus({ project, pipelineId }, createTestContext())).toMatchObject({
+      status: "working",
+      message: "test: rspec (2 of 5 jobs done)",
+    });
+  });
+});
+
+describe("cancelling a pipeline that waits at a manual job", () => {
+  it("says that GitLab ignored the cancel", async () => {
+    const cancels: unknown[] = [];
+    recordPost(mock, `${path}/cancel`, 200, pipeline({ status: "manual" }), cancels);
+    const error = await createTestAdapter(mock).doCancel!({ project, pipelineId }, createTestContext()).catch(
+      (caught: unknown) => caught,
+    );
+    expect(cancels).toHaveLength(1);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ isRetryable: false });
+    expect((error as Error).message).toMatch(/^GitLab ignored the cancel: pipeline 1284711 waits at a manual job/);
   });
 });

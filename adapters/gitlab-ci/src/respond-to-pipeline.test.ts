@@ -75,6 +75,7 @@ describe("cancelling a pipeline", () => {
     mock.gitlab
       .intercept({ path: at(`${projectPath}/pipelines/1284711`), method: "GET" })
       .reply(200, pipeline({ status: "canceling" }), json);
+    mock.gitlab.intercept({ path: at(`${projectPath}/pipelines/1284711/jobs`), method: "GET" }).reply(200, [], json);
     expect(await adapter.doGetStatus(ref, createTestContext())).toMatchObject({
       status: "working",
       rawStatus: "canceling",

@@ -1,7 +1,7 @@
 import { InvalidToolInputError, OutcomeUnknownError, type AdapterContext, type JobTool, z } from "@jobtasks/core";
 import type { GitlabCiApi } from "./gitlab-ci-api.js";
 import { mayHaveActed } from "./lost-answer.js";
-import type { PipelineRef } from "./pipeline-ref.js";
+import { newestJobId, type PipelineRef } from "./pipeline-ref.js";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";
 import {
   notCutShortByClient,
@@ -40,16 +40,24 @@ export function createRetryPipelineTool(dependencies: ToolDependencies, name: st
       }
       // The retry's jobs get ids above every current one: that watermark tells the retry's end from the old one.
       const jobs = await api.listJobs(input.project, input.pipelineId, { signal });
-      const retriedAfterJobId = Math.max(0, ...jobs.map((job) => job.id));
+      const retriedAfterJobId = newestJobId(jobs);
       // Nothing is sent for a client that has left already; once sent, the POST outlives it.
       signal.throwIfAborted();
+      const ref = { project: input.project, pipelineId: input.pipelineId, retriedAfterJobId };
+      let retriedJobs: Array<{ id: number }>;
       try {
         await api.retryPipeline(input.project, input.pipelineId, { signal: notCutShortByClient });
+        retriedJobs = await api
+          .listJobs(input.project, input.pipelineId, { signal: notCutShortByClient })
+          .catch(() => []);
       } catch (error) {
         if (!(error instanceof OutcomeUnknownError)) throw error;
-        await findLostRetry(api, { ...input, retriedAfterJobId }, error, context);
+        retriedJobs = await findLostRetry(api, ref, error, context);
       }
-      return { ref: { project: input.project, pipelineId: input.pipelineId, retriedAfterJobId } };
+      // GitLab creates the retry's jobs while answering it: their newest id bounds this task's run, so a
+      // later retry of the same pipeline is not this task's. Without them shown yet, the ref stays unbounded.
+      const newest = newestJobId(retriedJobs);
+      return { ref: newest > retriedAfterJobId ? { ...ref, jobsUpTo: newest } : ref };
     },
   };
 }
@@ -65,13 +73,13 @@ async function findLostRetry(
   ref: { project: string; pipelineId: number; retriedAfterJobId: number },
   lost: OutcomeUnknownError,
   context: AdapterContext,
-): Promise<void> {
+): Promise<Array<{ id: number }>> {
   const jobs = await api
     .listJobs(ref.project, ref.pipelineId, { signal: notCutShortByClient })
     .catch(() => [] as Array<{ id: number }>);
   if (jobs.some((job) => job.id > ref.retriedAfterJobId)) {
     context.logger.info({ pipelineId: ref.pipelineId }, "found the retried jobs of a retry whose answer was lost");
-    return;
+    return jobs;
   }
   // The server ends the message with a period.
   throw mayHaveActed(

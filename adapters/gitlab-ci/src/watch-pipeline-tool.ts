@@ -1,5 +1,5 @@
 import { InvalidToolInputError, type JobTool, z } from "@jobtasks/core";
-import type { PipelineRef } from "./pipeline-ref.js";
+import { newestJobId, pinnedRef, type PipelineRef } from "./pipeline-ref.js";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";
 import { pipelineNotFoundAsInvalidInput, projectInputSchema, type ToolDependencies } from "./tool-dependencies.js";
 
@@ -40,7 +40,7 @@ export function createWatchPipelineTool(dependencies: ToolDependencies, name: st
         const pipeline = await api
           .getPipeline(input.project, input.pipelineId, { signal: context.signal, notFound: "refused" })
           .catch(pipelineNotFoundAsInvalidInput);
-        return { ref: { project: input.project, pipelineId: pipeline.id } };
+        return { ref: await pinCurrentRun(api, { project: input.project, pipelineId: pipeline.id }, context.signal) };
       }
       const filter = { ...(input.sha ? { sha: input.sha } : {}), ...(input.ref ? { ref: input.ref } : {}) };
       const latest = await api.latestPipeline(input.project, filter, { signal: context.signal });
@@ -49,7 +49,20 @@ export function createWatchPipelineTool(dependencies: ToolDependencies, name: st
           input.sha ? "sha" : "ref",
           "GitLab has no pipeline for it (yet) in this project",
         );
-      return { ref: { project: input.project, pipelineId: latest.id } };
+      return { ref: await pinCurrentRun(api, { project: input.project, pipelineId: latest.id }, context.signal) };
     },
   };
+}
+
+/**
+ * The ref of the run the pipeline shows now: a later retry (same pipeline id, newer job ids) is then not
+ * this task's, and a watch started after a retry follows the retry.
+ */
+async function pinCurrentRun(
+  api: ToolDependencies["api"],
+  ref: { project: string; pipelineId: number },
+  signal: AbortSignal,
+): Promise<PipelineRef> {
+  const jobs = await api.listJobs(ref.project, ref.pipelineId, { signal });
+  return pinnedRef(ref, newestJobId(jobs));
 }
