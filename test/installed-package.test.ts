@@ -181,6 +181,31 @@ describe("npx jobtasks, installed without the optional adapters", () => {
     expect(isBundleCurrent(dist)).toBe(true);
   });
 
+  it("is found by npx only inside its folder; by its absolute path from any folder, as the README tells hosts", async () => {
+    // What a host's environment holds when jobtasks is not installed globally: node, and no jobtasks on PATH.
+    const withoutGlobal = { PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"), HOME: home };
+    const fromRoot = await runToEnd("npx", ["--no-install", "jobtasks", "--version"], {
+      cwd: "/",
+      env: withoutGlobal,
+      timeoutMs: 60_000,
+    });
+    expect(fromRoot.code, "npx from / must not reach this install").not.toBe(0);
+    expect(fromRoot.stdout).not.toContain(packageVersion);
+    const absolute = await runToEnd(join(install, "node_modules/.bin/jobtasks"), ["--version"], {
+      cwd: "/",
+      env: withoutGlobal,
+    });
+    expect(absolute).toMatchObject({ code: 0, stdout: `${packageVersion}\n` });
+    const readme = readFileSync(join(repositoryRoot, "README.md"), "utf8");
+    const installSection = readme.slice(readme.indexOf("## Install"), readme.indexOf("### Node versions"));
+    expect(installSection).toContain("npm install -g jobtasks");
+    expect(installSection).toContain("/path/to/that/folder/node_modules/.bin/jobtasks");
+    // No host is told to start `npx jobtasks`: neither a snippet nor the README's table of hosts.
+    for (const block of hostConfigBlocks()) expect(block).not.toMatch(/npx\b/);
+    const hostTable = readme.slice(readme.indexOf("### Connect a client"), readme.indexOf("## How it works"));
+    expect(hostTable).not.toMatch(/npx (-y )?jobtasks/);
+  });
+
   it("checks the demo config it ships, and a config of the user's own", async () => {
     const shipped = await npx(["check", "--config", demoConfig()]);
     expect(shipped.stdout).toContain("demo_pipeline  (adapter demo, rest)");
