@@ -181,6 +181,31 @@ describe("npx jobtasks, installed without the optional adapters", () => {
     expect(isBundleCurrent(dist)).toBe(true);
   });
 
+  it("is found by npx only inside its folder; by its absolute path from any folder, as the README tells hosts", async () => {
+    // What a host's environment holds when jobtasks is not installed globally: node, and no jobtasks on PATH.
+    const withoutGlobal = { PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"), HOME: home };
+    const fromRoot = await runToEnd("npx", ["--no-install", "jobtasks", "--version"], {
+      cwd: "/",
+      env: withoutGlobal,
+      timeoutMs: 60_000,
+    });
+    expect(fromRoot.code, "npx from / must not reach this install").not.toBe(0);
+    expect(fromRoot.stdout).not.toContain(packageVersion);
+    const absolute = await runToEnd(join(install, "node_modules/.bin/jobtasks"), ["--version"], {
+      cwd: "/",
+      env: withoutGlobal,
+    });
+    expect(absolute).toMatchObject({ code: 0, stdout: `${packageVersion}\n` });
+    const readme = readFileSync(join(repositoryRoot, "README.md"), "utf8");
+    const installSection = readme.slice(readme.indexOf("## Install"), readme.indexOf("### Node versions"));
+    expect(installSection).toContain("npm install -g jobtasks");
+    expect(installSection).toContain("/path/to/that/folder/node_modules/.bin/jobtasks");
+    // No host is told to start `npx jobtasks`: neither a snippet nor the README's table of hosts.
+    for (const block of hostConfigBlocks()) expect(block).not.toMatch(/npx\b/);
+    const hostTable = readme.slice(readme.indexOf("### Connect a client"), readme.indexOf("## How it works"));
+    expect(hostTable).not.toMatch(/npx (-y )?jobtasks/);
+  });
+
   it("checks the demo config it ships, and a config of the user's own", async () => {
     const shipped = await npx(["check", "--config", demoConfig()]);
     expect(shipped.stdout).toContain("demo_pipeline  (adapter demo, rest)");
@@ -392,4 +417,68 @@ describe("the install with every tarball (npm install packed/*.tgz)", () => {
       expect(discovery.stderr, "nothing on stderr at start-up").toBe("");
     },
   );
+});
+
+describe("an adapter written outside the repository against the packed packages (the guide's way)", () => {
+  let adapter: string;
+  const tarball = (name: string) => tarballs.find((file) => tarballName(file) === name)!;
+  // The scaffolded package's own tools (npm, tsc, vitest) with this run's npm settings, but not the
+  // vitest worker's variables of the suite running this test.
+  const npmIn = (directory: string, args: string[], timeoutMs = 240_000) =>
+    runToEnd("npm", args, {
+      cwd: directory,
+      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^VITEST|^NODE_OPTIONS$/.test(name))),
+      timeoutMs,
+    });
+
+  beforeAll(async () => {
+    adapter = join(workspace, "adapters", "render-queue");
+    const scaffolded = await runToEnd(
+      join(install, "node_modules/.bin/jobtasks"),
+      ["new", "adapter", "render-queue", "--dir", adapter],
+      { cwd: elsewhere, env: hostEnvironment(install, home) },
+    );
+    expect(scaffolded.code, scaffolded.stderr).toBe(0);
+    // What the guide and the scaffold's README say to run before the packages are published: both tarballs
+    // in one install (each then replaces the range package.json names, testkit staying a dev dependency).
+    const installed = await npmIn(adapter, [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      tarball("jobtasks-core"),
+      tarball("jobtasks-testkit"),
+    ]);
+    expect(installed.code, `${installed.stdout}\n${installed.stderr}`).toBe(0);
+    expect(readFileSync(join(adapter, ".gitignore"), "utf8")).toContain("node_modules/");
+  }, 600_000);
+
+  it("depends on the tarballs, and builds, typechecks and passes its own tests, the worked approval among them", async () => {
+    const manifest = JSON.parse(readFileSync(join(adapter, "package.json"), "utf8")) as Record<string, any>;
+    expect(manifest["dependencies"]["@jobtasks/core"]).toMatch(/^file:.*jobtasks-core-\d+\.\d+\.\d+\.tgz$/);
+    expect(manifest["devDependencies"]["@jobtasks/testkit"]).toMatch(/^file:.*jobtasks-testkit-\d+\.\d+\.\d+\.tgz$/);
+    for (const script of ["typecheck", "build"]) {
+      const ran = await npmIn(adapter, ["run", script], 120_000);
+      expect(ran.code, `${script}:\n${ran.stdout}\n${ran.stderr}`).toBe(0);
+    }
+    const tests = await npmIn(adapter, ["test", "--", "--reporter", "verbose"], 180_000);
+    const output = (tests.stdout + tests.stderr).replace(/\x1b\[[0-9;]*m/g, "");
+    expect(tests.code, output).toBe(0);
+    expect(output).toMatch(/Test Files\s+4 passed/);
+    expect(output).toMatch(/✓ .*lists input requests for a job waiting for input, and delivers the answers/);
+  }, 400_000);
+
+  it("is served by the installed jobtasks from its build (module: ./dist/index.js)", async () => {
+    const config = join(adapter, "jobtasks.config.yaml");
+    await writeFile(
+      config,
+      "adapters:\n  - name: render_queue\n    module: ./dist/index.js\n    options:\n      baseUrl: http://127.0.0.1:9/api\n      token: test-token-0123456789\n",
+    );
+    const checked = await runToEnd(join(install, "node_modules/.bin/jobtasks"), ["check", "--config", config], {
+      cwd: elsewhere,
+      env: hostEnvironment(install, home),
+    });
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stdout).toContain("start_render_queue_job");
+  });
 });

@@ -159,6 +159,22 @@ describe("demo-api preset against the real demo API", () => {
     await expect(adapter.doCancel!(reference, createTestContext())).resolves.toBeUndefined();
   });
 
+  it("suggests polling every second however long the pipeline has run, so the demo shows each step as it happens", async () => {
+    const tool = adapter.tools[0]!;
+    const started = await tool.doStart(tool.inputSchema.parse({ steps: 2, stepMs: 60_000 }), createTestContext());
+    expect(started.snapshot?.pollIntervalMs).toBe(1_000);
+    expect(adapter.pollIntervalMs).toBe(1_000);
+    // The same job read as if started 10 s and 10 min ago: a back-off would have grown the interval by now.
+    for (const ageMs of [10_000, 600_000]) {
+      const snapshot = await adapter.doGetStatus(
+        { ...started.ref, createdAt: started.ref.createdAt - ageMs },
+        createTestContext(),
+      );
+      expect(snapshot, `at ${ageMs} ms`).toMatchObject({ status: "working", pollIntervalMs: 1_000 });
+    }
+    await adapter.doCancel!(started.ref, createTestContext());
+  });
+
   it("turns injected 503s into retryable errors carrying Retry-After", async () => {
     const reference = await start({ steps: 1, stepMs: 10 });
     await fetch(`${api.url}/_faults`, {

@@ -194,7 +194,8 @@ const demoApi = {
     },
   },
   cancel: { method: "POST", url: "/jobs/{{job.id}}/cancel", acceptedStatus: [200, 202] },
-  polling: { initialIntervalMs: 1_000, multiplier: 1.5, maxIntervalMs: 5_000 },
+  // A demo is watched as it runs: every step (a second or so) should show when it happens, so no back-off.
+  polling: { initialIntervalMs: 1_000, multiplier: 1, maxIntervalMs: 1_000 },
 };
 
 export const presets: Readonly<Record<PresetName, Record<string, unknown>>> = {

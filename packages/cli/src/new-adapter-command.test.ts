@@ -31,6 +31,9 @@ describe("the new adapter command", () => {
     );
     expect(code).toBe(0);
     expect(stdout).toContain("src/build-queue-adapter.ts");
+    expect(stdout).toContain("src/approval.ts");
+    // Outside a checkout, before anything is published, the one way to get the packages.
+    expect(stdout).toContain("install them from the tarballs of jobtasks' `pnpm pack:all`");
     expect((await readdir(join(folder, "adapter", "src"))).sort()).toContain("map-build-queue-status.test.ts");
   });
 

@@ -15,7 +15,9 @@ export async function runNewCommand(args: readonly string[], directory: string |
       `Wrote the ${kind} adapter to ${scaffolded.directory}:`,
       ...scaffolded.files.map((file) => `  ${file}`),
       "Next: npm install && npm run typecheck && npm test; then replace the fake job API by yours",
-      "(docs/writing-an-adapter.md of jobtasks explains each file).",
+      "(docs/writing-an-adapter.md of jobtasks explains each file). Before @jobtasks/core and",
+      "@jobtasks/testkit are published, install them from the tarballs of jobtasks' `pnpm pack:all`",
+      "instead (README.md, Develop).",
       "",
     ].join("\n"),
   );

@@ -39,11 +39,14 @@ describe("jobtasks new adapter", () => {
       const directory = join(workArea, "render-farm");
       const scaffolded = await scaffoldAdapter({ kind: "render-farm", directory, coreVersion: "workspace:*" });
       expect(scaffolded.files).toEqual([
+        ".gitignore",
         ".oxlintrc.json",
         "README.md",
         "package.json",
         "src/__fixtures__/job.json",
         "src/adapter-definition.ts",
+        "src/approval.test.ts",
+        "src/approval.ts",
         "src/conformance.test.ts",
         "src/index.ts",
         "src/job-ref.ts",
@@ -52,6 +55,7 @@ describe("jobtasks new adapter", () => {
         "src/render-farm-adapter.ts",
         "src/render-farm-api.ts",
         "src/render-farm-options.ts",
+        "src/start-job-tool.test.ts",
         "src/start-job-tool.ts",
         "tsconfig.build.json",
         "tsconfig.json",
@@ -69,6 +73,12 @@ describe("jobtasks new adapter", () => {
       const generatedTsconfig = JSON.parse(await readFile(join(directory, "tsconfig.json"), "utf8"));
       const baseTsconfig = JSON.parse(await readFile(join(repositoryRoot, "tsconfig.base.json"), "utf8"));
       expect(pick(generatedTsconfig.compilerOptions)).toEqual(pick(baseTsconfig.compilerOptions));
+      // What git must leave out: the install, the build, packed tarballs.
+      const ignored = (await readFile(join(directory, ".gitignore"), "utf8")).split("\n");
+      expect(ignored).toEqual(expect.arrayContaining(["node_modules/", "dist/", "*.tgz"]));
+      // A creating POST is not handed the caller's signal: it outlives a caller that leaves (the guide's §4).
+      const apiSource = await readFile(join(directory, "src/render-farm-api.ts"), "utf8");
+      expect(apiSource).toMatch(/async startJob\(input: [^)]*\): Promise/);
       const adapterSource = await readFile(join(directory, "src/render-farm-adapter.ts"), "utf8");
       expect(adapterSource).toContain("export function renderFarm(");
       expect(adapterSource).toContain("RENDER_FARM_TOKEN");
@@ -99,12 +109,19 @@ describe("jobtasks new adapter", () => {
       expect(lint.code, lint.output).toBe(0);
       expect(lint.output).toContain(`Found 0 warnings and 0 errors.\nFinished in`);
       expect(lint.output).toContain(`on ${sources.length} files`);
-      const tests = await runTool("vitest", ["run", "--root", directory], directory);
+      const tests = await runTool("vitest", ["run", "--root", directory, "--reporter", "verbose"], directory);
       expect(tests.code, tests.output).toBe(0);
-      expect(tests.output).toMatch(/Test Files\s+2 passed/);
-      // The conformance suite ran, not only the table.
+      expect(tests.output).toMatch(/Test Files\s+4 passed/);
+      // The conformance suite ran, not only the table, and nothing in it was skipped.
       expect(tests.output).toContain("src/conformance.test.ts");
-      expect(Number(/Tests\s+(\d+) passed/.exec(tests.output)?.[1])).toBeGreaterThan(15);
+      expect(tests.output).not.toMatch(/skipped|todo/);
+      expect(Number(/Tests\s+(\d+) passed/.exec(tests.output)?.[1])).toBeGreaterThan(25);
+      // The worked approval, through the suite: the question is read, answered, and the job API hears it.
+      expect(tests.output).toMatch(/✓ .*lists input requests for a job waiting for input, and delivers the answers/);
+      expect(tests.output).toMatch(/✓ .*maps waiting_for_approval to input_required/);
+      // The start outlives its caller, and a lost answer says the job may exist.
+      expect(tests.output).toMatch(/✓ .*outlives a caller that leaves once the POST is sent/);
+      expect(tests.output).toMatch(/✓ .*says the job may exist after a dropped connection/);
     },
   );
 

@@ -1,9 +1,10 @@
-import { chmod, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { chownSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "@jobtasks/core";
-import { resolveSecret, secretFilePath } from "./secret.js";
+import { readKeptSecret, resolveSecret, secretFilePath } from "./secret.js";
 import { checkOnlySealer } from "./server-settings.js";
 
 // Every home and secret file of this test file lives under one temporary folder (generated secrets
@@ -113,5 +114,75 @@ describe("resolveSecret", () => {
     }
     await chmod(file, 0o600);
     expect((await resolveSecret({ JOBTASKS_SECRET_FILE: file })).secret).toBe("k".repeat(43));
+  });
+
+  // nobody's uid and gid on Linux; any uid that is neither the runner's nor root's would do.
+  const nobody = 65534;
+
+  it("refuses a kept secret file owned by another user, naming the file, its owner and the chown that fixes it", async () => {
+    const file = join(await mkdtemp(join(temporaryRoot, "file-")), "secret");
+    await writeFile(file, `${"k".repeat(43)}\n`, { mode: 0o600 });
+    // Giving a file away takes root, which runs this suite here: the file then belongs to nobody, and root
+    // (who can read anything) must still refuse it. As any other user the file stays the runner's, and the
+    // check is told the server runs as nobody: the same rule, seen from the other side.
+    const runner = process.getuid?.();
+    const asRoot = runner === 0;
+    if (asRoot) chownSync(file, nobody, nobody);
+    const attempts = asRoot
+      ? [resolveSecret({ JOBTASKS_SECRET_FILE: file }), checkOnlySealer({ JOBTASKS_SECRET_FILE: file })]
+      : [readKeptSecret(file, nobody)];
+    for (const attempt of attempts) {
+      await expect(attempt).rejects.toMatchObject({
+        option: file,
+        message: expect.stringMatching(/is owned by another user \(uid \d+\).*chown/),
+      });
+    }
+    if (asRoot) {
+      chownSync(file, 0, 0);
+      expect((await resolveSecret({ JOBTASKS_SECRET_FILE: file })).secret).toBe("k".repeat(43));
+    }
+  });
+
+  it.each([
+    ["writable by everyone", 0o777],
+    ["writable by everyone, even with the sticky bit", 0o1777],
+    ["writable by its group", 0o770],
+  ])("refuses a kept secret file in a folder %s, and generates none there", async (_case, folderMode) => {
+    const folder = join(await mkdtemp(join(temporaryRoot, "folder-")), "shared");
+    await mkdir(folder);
+    await chmod(folder, folderMode);
+    const file = join(folder, "secret");
+    await writeFile(file, `${"k".repeat(43)}\n`, { mode: 0o600 });
+    const octal = folderMode.toString(8).padStart(4, "0");
+    for (const attempt of [
+      resolveSecret({ JOBTASKS_SECRET_FILE: file }),
+      checkOnlySealer({ JOBTASKS_SECRET_FILE: file }),
+    ]) {
+      await expect(attempt).rejects.toMatchObject({
+        option: file,
+        message: expect.stringContaining(`in a folder other users may write to (${folder}, mode ${octal})`),
+      });
+    }
+    // No kept file yet: none is generated where another user could replace it.
+    const fresh = join(folder, "fresh-secret");
+    await expect(resolveSecret({ JOBTASKS_SECRET_FILE: fresh })).rejects.toMatchObject({ option: fresh });
+    expect(await readdir(folder)).toEqual(["secret"]);
+    await chmod(folder, 0o700);
+    expect((await resolveSecret({ JOBTASKS_SECRET_FILE: file })).secret).toBe("k".repeat(43));
+  });
+
+  it("refuses a kept secret file in a folder owned by another user", async () => {
+    // Giving a folder away takes root: this suite runs as root here, and says so if it does not (a folder of
+    // the runner's own cannot stand for another user's, as the file in the test above can).
+    expect(process.getuid?.(), "this test gives a folder to nobody (chown), which needs root").toBe(0);
+    const folder = join(await mkdtemp(join(temporaryRoot, "folder-")), "theirs");
+    await mkdir(folder, { mode: 0o755 });
+    const file = join(folder, "secret");
+    await writeFile(file, `${"k".repeat(43)}\n`, { mode: 0o600 });
+    chownSync(folder, nobody, nobody);
+    await expect(resolveSecret({ JOBTASKS_SECRET_FILE: file })).rejects.toMatchObject({
+      option: file,
+      message: expect.stringMatching(/in a folder owned by another user \(.*, uid 65534\).*run chown 0 /),
+    });
   });
 });

@@ -94,6 +94,8 @@ export async function resolveSecret(
   }
   const secret = randomBytes(32).toString("base64url");
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  // Not written where another user could replace it with a secret of their choosing.
+  await checkSecretFolder(file, currentUserId());
   // Written whole under a private name, then linked into place: link() refuses an existing file, so two
   // processes starting at once agree on one secret, and nobody ever reads a half-written file.
   const draft = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
@@ -110,21 +112,30 @@ export async function resolveSecret(
 }
 
 /**
- * The secret kept in a file, undefined when there is none; any other problem names the file. A file that
- * other users may read (or write) is refused, as ssh refuses such a private key: whoever reads it can forge
- * task ids for any caller. The fix is one chmod, and the error says which.
+ * The secret kept in a file, undefined when there is none; any other problem names the file. The rule is
+ * ssh's for a private key, because whoever reads the file can forge task ids for any caller, and whoever can
+ * change or replace it chooses the secret:
+ * - the file belongs to the user running the server, or to root;
+ * - no group or other permission bit is set on it (mode 0600 or 0400);
+ * - its folder belongs to that user or to root, and neither its group nor others may write to it (a sticky
+ *   folder such as /tmp included, as ssh has it).
+ * Each refusal names the file and says which chown or chmod fixes it. `userId`: the user the server runs as
+ * (the process's own, undefined where the platform has none).
  */
-export async function readKeptSecret(file: string): Promise<string | undefined> {
+export async function readKeptSecret(file: string, userId = currentUserId()): Promise<string | undefined> {
   try {
     const status = await stat(file);
-    const mode = status.mode & 0o777;
-    // Windows has no such permission bits: the file lives in the user's profile, private by default.
-    if (status.isFile() && process.platform !== "win32" && (mode & 0o077) !== 0) {
-      const octal = mode.toString(8).padStart(4, "0");
-      throw new ConfigError(
-        file,
-        `is open to other users (mode ${octal}); run chmod 600 on it, or set JOBTASKS_SECRET`,
-      );
+    // Windows has no such owners and permission bits: the file lives in the user's profile, private by default.
+    if (status.isFile() && process.platform !== "win32") {
+      checkOwner(file, status.uid, userId, (owner) => `is owned by another user (uid ${owner})`, file);
+      const mode = status.mode & 0o777;
+      if ((mode & 0o077) !== 0) {
+        throw new ConfigError(
+          file,
+          `is open to other users (mode ${octal(mode)}); run chmod 600 on it, or set JOBTASKS_SECRET`,
+        );
+      }
+      await checkSecretFolder(file, userId);
     }
     return (await readFile(file, "utf8")).trim();
   } catch (error) {
@@ -136,4 +147,48 @@ export async function readKeptSecret(file: string): Promise<string | undefined> 
       `cannot read the kept task-id secret (${code ?? (error as Error).message}); fix the file or set JOBTASKS_SECRET`,
     );
   }
+}
+
+/** The folder of a secret file: owned by the user or root, and writable by nobody else (else they could replace the file). */
+async function checkSecretFolder(file: string, userId: number | undefined): Promise<void> {
+  if (process.platform === "win32") return;
+  const folder = dirname(file);
+  const status = await stat(folder);
+  checkOwner(
+    file,
+    status.uid,
+    userId,
+    (owner) => `is in a folder owned by another user (${folder}, uid ${owner})`,
+    folder,
+  );
+  const mode = status.mode & 0o7777;
+  if ((mode & 0o022) !== 0) {
+    throw new ConfigError(
+      file,
+      `is in a folder other users may write to (${folder}, mode ${octal(mode)}), so they could replace it; run chmod go-w ${folder}, or keep the file in a private folder (JOBTASKS_SECRET_FILE), or set JOBTASKS_SECRET`,
+    );
+  }
+}
+
+/** Refuse an owner that is neither `userId` nor root; `chowned` is what the chown in the message fixes. */
+function checkOwner(
+  file: string,
+  owner: number,
+  userId: number | undefined,
+  describe: (owner: number) => string,
+  chowned: string,
+): void {
+  if (userId === undefined || owner === userId || owner === 0) return;
+  throw new ConfigError(
+    file,
+    `${describe(owner)}, not by the user running jobtasks (uid ${userId}) or root: that user could read or change the secret; run chown ${userId} ${chowned}, or set JOBTASKS_SECRET`,
+  );
+}
+
+function currentUserId(): number | undefined {
+  return process.getuid?.();
+}
+
+function octal(mode: number): string {
+  return mode.toString(8).padStart(4, "0");
 }
