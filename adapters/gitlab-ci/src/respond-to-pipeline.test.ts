@@ -110,6 +110,20 @@ describe("answering a pipeline", () => {
     expect(text).not.toMatch(/https?:|41207|acme|projects\//);
   });
 
+  it("leaves out a link GitLab's words hold: it names the host", async () => {
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/deployments/41207/approval`), method: "POST" })
+      .reply(400, { message: "Approvals are closed, see https://gitlab.internal.example/help/approvals" }, json);
+    const error = await createTestAdapter(mock).doRespond!(
+      ref,
+      { [approvalKey]: { action: "accept", content: { approve: true } } },
+      createTestContext(),
+    ).catch((caught: unknown) => caught);
+    expect((error as UpstreamError).message).toBe(
+      "GitLab refused the approval of the deployment: HTTP 400: Approvals are closed, see (a link)",
+    );
+  });
+
   it("passes a refusal to play a job on saying why", async () => {
     mock.gitlab
       .intercept({ path: at(`${projectPath}/jobs/7710022/play`), method: "POST" })
