@@ -336,7 +336,8 @@ describe("task_answer and task_cancel", () => {
     const { service, scripted } = setup();
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
     scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalRequest() }));
-    await call(service, "task_answer", { taskId, key: "gate", action: "cancel" });
+    const dismissed = await call(service, "task_answer", { taskId, key: "gate", action: "cancel" });
+    expect(text(dismissed)).toContain("The question is still open: answer it again with task_answer once decided.");
     const status = await call(service, "task_status", { taskId, waitSeconds: 0 });
     expect(status.structuredContent["status"]).toBe("input_required");
     const approved = await call(service, "task_answer", {
