@@ -387,6 +387,31 @@ describe("GitHub Actions through the server", () => {
     client.expectNoneContains([token]);
   });
 
+  it("a dismissed form leaves the deployment waiting, and a later approval is delivered; then it is not listed again", async () => {
+    const { github, client } = await serve();
+    const runId = github.nextRunId;
+    const taskId = (await client.callTool("deploy_app", { inputs: { environment: "production" } }))["taskId"] as string;
+    github.update(runId, {
+      status: "waiting",
+      pendingDeployments: [{ environmentId: productionId, environmentName: "production", canApprove: true }],
+    });
+    const key = `deploy-${runId}-1-${productionId}-0`;
+    expect(Object.keys((await client.get(taskId))["inputRequests"])).toEqual([key]);
+
+    await client.update(taskId, { [key]: { action: "cancel" } });
+    expect(github.requestsTo("POST", /\/pending_deployments$/)).toHaveLength(0);
+    expect(Object.keys((await client.get(taskId))["inputRequests"])).toEqual([key]);
+
+    await client.update(taskId, { [key]: { action: "accept", content: { approve: true } } });
+    expect(github.requestsTo("POST", /\/pending_deployments$/).map((review) => review.body.state)).toEqual([
+      "approved",
+    ]);
+    // GitHub still lists the deployment as pending for a moment: the question is not asked again.
+    const after = await client.get(taskId);
+    expect(after["status"]).toBe("working");
+    expect(after).not.toHaveProperty("inputRequests");
+  });
+
   it("a log download that fails for a moment keeps the task working; the next read has the log", async () => {
     const { github, client } = await serve();
     const runId = github.nextRunId;

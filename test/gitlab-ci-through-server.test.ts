@@ -131,6 +131,64 @@ describe("GitLab CI through the server", () => {
     client.expectNoneContains([token]);
   });
 
+  it("a declined manual job keeps waiting, and a later play is delivered; the played job is not listed meanwhile", async () => {
+    const { gitlab, client } = await serve();
+    const taskId = (await client.callTool("create_pipeline", { project, ref: "main" }))["taskId"] as string;
+    const pipeline = pipelineOf(gitlab, 500_001);
+    pipeline.status = "manual";
+    pipeline.jobs = [
+      { id: 9002, name: "smoke staging", stage: "deploy", status: "manual" },
+      { id: 9003, name: "deploy production", stage: "deploy", status: "manual" },
+    ];
+    expect(Object.keys((await client.get(taskId))["inputRequests"]).sort()).toEqual(["play-job-9002", "play-job-9003"]);
+
+    await client.update(taskId, { "play-job-9002": { action: "decline" } });
+    expect(gitlab.requestsTo("POST", /\/play$/)).toHaveLength(0);
+    expect(Object.keys((await client.get(taskId))["inputRequests"]).sort()).toEqual(["play-job-9002", "play-job-9003"]);
+
+    await client.update(taskId, { "play-job-9002": { action: "accept", content: { play: true } } });
+    expect(gitlab.requestsTo("POST", /\/jobs\/9002\/play$/)).toHaveLength(1);
+    // GitLab still shows the job manual for a moment: the answered question is not asked again.
+    const afterPlay = await client.get(taskId);
+    expect(Object.keys(afterPlay["inputRequests"])).toEqual(["play-job-9003"]);
+
+    await client.update(taskId, { "play-job-9003": { action: "accept", content: { play: true } } });
+    const waiting = await client.get(taskId);
+    expect(waiting["status"]).toBe("working");
+    expect(waiting).not.toHaveProperty("inputRequests");
+    expect(gitlab.requestsTo("POST", /\/play$/)).toHaveLength(2);
+  });
+
+  it("an approval GitLab refuses with 400 reaches the caller saying why, and the question stays", async () => {
+    const { gitlab, client } = await serve();
+    const taskId = (await client.callTool("create_pipeline", { project, ref: "main" }))["taskId"] as string;
+    const pipeline = pipelineOf(gitlab, 500_001);
+    pipeline.status = "manual";
+    pipeline.jobs = [{ id: 9003, name: "deploy production", stage: "deploy", status: "manual" }];
+    pipeline.deployments = [{ id: 77, jobId: 9003, environment: "production", approvals: 0 }];
+    const key = "approve-deployment-77-after-0-approvals";
+    expect(Object.keys((await client.get(taskId))["inputRequests"])).toContain(key);
+    const approve = { [key]: { action: "accept", content: { approve: true } } };
+
+    gitlab.approvalRefusal = {
+      status: 400,
+      message: "You don't have permission to approve this deployment. Contact the project or group owner for help.",
+    };
+    const refused = await client.call("tasks/update", { taskId, inputResponses: approve });
+    expect(refused?.error?.code).toBe(-32603);
+    expect(refused?.error?.message).toBe(
+      "Could not deliver the answer: GitLab refused the approval of the deployment: HTTP 400: You don't have permission to approve this deployment. Contact the project or group owner for help.",
+    );
+    expect(Object.keys((await client.get(taskId))["inputRequests"])).toContain(key);
+
+    // Someone else decided meanwhile: GitLab's 400 for that is an answer, and the key is closed.
+    gitlab.approvalRefusal = { status: 400, message: "This deployment is not waiting for approvals." };
+    await client.update(taskId, approve);
+    expect(Object.keys((await client.get(taskId))["inputRequests"] ?? {})).not.toContain(key);
+    expect(gitlab.requestsTo("POST", /\/deployments\/77\/approval$/)).toHaveLength(2);
+    client.expectNoneContains([token, gitlab.baseUrl]);
+  });
+
   it("cancel: canceling stays working, canceled is cancelled", async () => {
     const { gitlab, client } = await serve();
     const created = await client.callTool("create_pipeline", { project });

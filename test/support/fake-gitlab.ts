@@ -43,6 +43,8 @@ export interface FakeGitlab {
   pipelines: Map<number, FakeGitlabPipeline>;
   requests: RecordedRequest[];
   requestsTo(method: string, pattern: RegExp): RecordedRequest[];
+  /** When set, every approval POST is answered with it (GitLab answers 400 for each refusal). */
+  approvalRefusal: { status: number; message: string } | undefined;
   close(): Promise<void>;
 }
 
@@ -132,8 +134,11 @@ export function startFakeGitlab(project: string, options: { firstPipelineId?: nu
       );
       return { status: 200, body: blocked };
     }
-    if (method === "POST" && (match = /^\/deployments\/(\d+)\/approval$/.exec(rest)))
+    if (method === "POST" && (match = /^\/deployments\/(\d+)\/approval$/.exec(rest))) {
+      const refusal = fake.approvalRefusal;
+      if (refusal) return { status: refusal.status, body: { message: refusal.message } };
       return { status: 201, body: { status: (body as { status: string }).status } };
+    }
     if (method === "POST" && (match = /^\/jobs\/(\d+)\/play$/.exec(rest)))
       return { status: 200, body: { id: Number(match[1]), status: "pending" } };
     if (method === "GET" && (match = /^\/jobs\/(\d+)\/trace$/.exec(rest))) {
@@ -169,13 +174,15 @@ export function startFakeGitlab(project: string, options: { firstPipelineId?: nu
     })
     .persist();
 
-  return {
+  const fake: FakeGitlab = {
     agent,
     baseUrl: `${fakeGitlabOrigin}/api/v4`,
     pipelines,
     requests,
     requestsTo: (method, pattern) =>
       requests.filter((request) => request.method === method && pattern.test(request.path)),
+    approvalRefusal: undefined,
     close: () => agent.close(),
   };
+  return fake;
 }

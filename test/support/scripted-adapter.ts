@@ -1,5 +1,12 @@
 import { z } from "@jobtasks/core";
-import type { ElicitationResponse, InputRequest, JobAdapterV1, JobSnapshot, JobTool } from "@jobtasks/core";
+import type {
+  ElicitationResponse,
+  InputRequest,
+  JobAdapterV1,
+  JobSnapshot,
+  JobTool,
+  RespondOutcome,
+} from "@jobtasks/core";
 
 /**
  * An in-memory job system whose jobs do exactly what the test says, when it says it. The protocol-rule
@@ -41,9 +48,9 @@ export interface ScriptedAdapterOptions {
   canCancel?: boolean;
   /**
    * What doRespond does to the job after recording the answers. Default: nothing (the test moves the job
-   * itself), which is how a slow upstream behaves.
+   * itself), which is how a slow upstream behaves. What it returns is doRespond's outcome.
    */
-  onRespond?: (job: ScriptedJob, responses: Record<string, ElicitationResponse>) => void;
+  onRespond?: (job: ScriptedJob, responses: Record<string, ElicitationResponse>) => void | RespondOutcome;
   /** What doCancel does after recording the request. Default: nothing (cancellation is cooperative). */
   onCancel?: (job: ScriptedJob) => void;
   /** Let clients without the tasks extension call the tool, waiting this long for the result. */
@@ -177,7 +184,7 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions = {}): Scr
       calls.respond += 1;
       const job = find(ref);
       job.responses.push(structuredClone(responses));
-      options.onRespond?.(job, responses);
+      return options.onRespond?.(job, responses);
     };
   }
   if (options.canCancel ?? true) {

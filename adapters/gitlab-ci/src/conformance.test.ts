@@ -151,6 +151,21 @@ runAdapterConformance<PipelineRef>({
       JSON.stringify(reviews) ===
         JSON.stringify([{ status: "approved", comment: "approved by the conformance suite" }]),
   },
+  // A manual job has no "reject" on GitLab: declined or not played, it goes on waiting for a later answer.
+  answersLeavingOpen: [
+    {
+      name: "a declined manual job",
+      arrange: () => arrangePipeline("manual"),
+      response: { action: "decline" },
+      appliesTo: (key) => key.startsWith("play-job-"),
+    },
+    {
+      name: "a manual job not played (play: false)",
+      arrange: () => arrangePipeline("manual"),
+      response: { action: "accept", content: { play: false } },
+      appliesTo: (key) => key.startsWith("play-job-"),
+    },
+  ],
   cancel: {
     arrange() {
       cancels.length = 0;

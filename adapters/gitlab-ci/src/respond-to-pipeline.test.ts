@@ -1,4 +1,4 @@
-import { InvalidToolInputError } from "@jobtasks/core";
+import { InvalidToolInputError, UpstreamError } from "@jobtasks/core";
 import { createTestContext } from "@jobtasks/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -45,23 +45,96 @@ describe("answering a pipeline", () => {
     expect(error).toMatchObject({ field: `${approvalKey}.approve` });
   });
 
-  it("leaves a manual job waiting when the agent declines or says play: false", async () => {
-    await createTestAdapter(mock).doRespond!(
+  it("leaves a manual job waiting when the agent declines or says play: false, and says the question stays open", async () => {
+    const outcome = await createTestAdapter(mock).doRespond!(
       ref,
       { [playKey]: { action: "decline" }, "play-job-7710023": { action: "accept", content: { play: false } } },
       createTestContext(),
     );
+    expect(outcome).toEqual({ leftOpen: [playKey, "play-job-7710023"] });
+  });
+
+  it("says a dismissed form (cancel) leaves the question open; a settled one is not named", async () => {
+    const reviews: unknown[] = [];
+    recordPost(mock, `${projectPath}/deployments/41207/approval`, 201, { status: "approved" }, reviews);
+    const outcome = await createTestAdapter(mock).doRespond!(
+      ref,
+      { [playKey]: { action: "cancel" }, [approvalKey]: { action: "accept", content: { approve: true } } },
+      createTestContext(),
+    );
+    expect(outcome).toEqual({ leftOpen: [playKey] });
+    expect(reviews).toHaveLength(1);
   });
 
   it("takes a job that no longer waits (someone played it first) as answered", async () => {
     mock.gitlab
       .intercept({ path: at(`${projectPath}/jobs/7710022/play`), method: "POST" })
       .reply(400, { message: "400 Unplayable Job" }, json);
-    await createTestAdapter(mock).doRespond!(
+    const outcome = await createTestAdapter(mock).doRespond!(
       ref,
       { [playKey]: { action: "accept", content: { play: true } } },
       createTestContext(),
     );
+    expect(outcome).toEqual({ leftOpen: [] });
+  });
+
+  it("takes a deployment that no longer waits for approvals as answered", async () => {
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/deployments/41207/approval`), method: "POST" })
+      .reply(400, { message: "This deployment is not waiting for approvals." }, json);
+    const outcome = await createTestAdapter(mock).doRespond!(
+      ref,
+      { [approvalKey]: { action: "accept", content: { approve: true } } },
+      createTestContext(),
+    );
+    expect(outcome).toEqual({ leftOpen: [] });
+  });
+
+  it.each([
+    [400, "You don't have permission to approve this deployment. Contact the project or group owner for help."],
+    [400, "You cannot approve your own deployment."],
+    [403, "403 Forbidden"],
+  ])("passes a refusal (HTTP %i) on saying why: the question stays open", async (status, message) => {
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/deployments/41207/approval`), method: "POST" })
+      .reply(status, { message }, json);
+    const error = await createTestAdapter(mock).doRespond!(
+      ref,
+      { [approvalKey]: { action: "accept", content: { approve: true } } },
+      createTestContext(),
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    const text = (error as UpstreamError).message;
+    expect(text).toContain(message);
+    expect(text).toMatch(/^GitLab refused the approval of the deployment/);
+    expect(text).not.toMatch(/https?:|41207|acme|projects\//);
+  });
+
+  it("leaves out a link GitLab's words hold: it names the host", async () => {
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/deployments/41207/approval`), method: "POST" })
+      .reply(400, { message: "Approvals are closed, see https://gitlab.internal.example/help/approvals" }, json);
+    const error = await createTestAdapter(mock).doRespond!(
+      ref,
+      { [approvalKey]: { action: "accept", content: { approve: true } } },
+      createTestContext(),
+    ).catch((caught: unknown) => caught);
+    expect((error as UpstreamError).message).toBe(
+      "GitLab refused the approval of the deployment: HTTP 400: Approvals are closed, see (a link)",
+    );
+  });
+
+  it("passes a refusal to play a job on saying why", async () => {
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/jobs/7710022/play`), method: "POST" })
+      .reply(403, { message: "403 Forbidden" }, json);
+    const error = await createTestAdapter(mock).doRespond!(
+      ref,
+      { [playKey]: { action: "accept", content: { play: true } } },
+      createTestContext(),
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).message).toMatch(/^GitLab refused to play the manual job: .*403 Forbidden/);
   });
 });
 

@@ -6,6 +6,7 @@ import type {
   AnyJobAdapterV1,
   JobSnapshotV1,
   JobToolV1,
+  RespondOutcomeV1,
   StartedJobV1,
 } from "./v1/job-adapter-v1.js";
 
@@ -17,6 +18,7 @@ import type {
 export type AdapterContext = AdapterContextV1;
 export type AdapterLogger = AdapterLoggerV1;
 export type JobSnapshot = JobSnapshotV1;
+export type RespondOutcome = RespondOutcomeV1;
 export type StartedJob<Ref extends JsonValue> = StartedJobV1<Ref>;
 export type JobTool<Ref extends JsonValue = JsonValue, Input = any> = JobToolV1<Ref, Input>;
 export type AnyJobAdapter = AnyJobAdapterV1;

@@ -7,6 +7,7 @@ export type {
   JobAdapterV1,
   JobSnapshotV1,
   JobToolV1,
+  RespondOutcomeV1,
   StartedJobV1,
 } from "./v1/index.js";
 // The same types under the names adapters used before the contract was versioned.
@@ -17,6 +18,7 @@ export type {
   AnyJobAdapter,
   JobSnapshot,
   JobTool,
+  RespondOutcome,
   StartedJob,
 } from "./current-contract-names.js";
 // The MCP wire shapes the contract speaks in.
@@ -51,6 +53,8 @@ export {
 } from "./errors.js";
 export type { UpstreamErrorOptions } from "./errors.js";
 export { errorCodesOf, requestNeverSent } from "./network-errors.js";
+// Which delivered answers settled their question: the rule the server's answer ledger and the testkit share.
+export { settledAnswerKeys } from "./settled-answer-keys.js";
 // Secret redaction: the wrapper the server calls every adapter through, and the redactor it is built on.
 export { withSecretRedaction } from "./with-secret-redaction.js";
 export { createSecretRedactor } from "./secret-redactor.js";

@@ -413,6 +413,61 @@ describe("task_answer and task_cancel", () => {
     expect(scripted.onlyJob().responses).toEqual([{ a: { action: "decline" } }, { b: { action: "cancel" } }]);
   });
 
+  it("a dismissed answer (cancel) leaves the question open: task_status still lists it and a later approval is sent", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalRequest() }));
+    const dismissed = await call(service, "task_answer", { taskId, key: "gate", action: "cancel" });
+    expect(text(dismissed)).toContain("The question is still open: answer it again with task_answer once decided.");
+    const status = await call(service, "task_status", { taskId, waitSeconds: 0 });
+    expect(status.structuredContent["status"]).toBe("input_required");
+    const approved = await call(service, "task_answer", {
+      taskId,
+      key: "gate",
+      action: "accept",
+      content: { approve: true },
+    });
+    expect(approved.structuredContent["sent"]).toBe(true);
+    expect(scripted.onlyJob().responses).toEqual([
+      { gate: { action: "cancel" } },
+      { gate: { action: "accept", content: { approve: true } } },
+    ]);
+  });
+
+  it("an upstream refusal is a tool error saying why, and the question stays outstanding", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalRequest() }));
+    scripted.adapter.doRespond = async () => {
+      throw new UpstreamError("GitLab refused the answer: You don't have permission to approve this deployment", {
+        httpStatus: 400,
+      });
+    };
+    const refused = await call(service, "task_answer", {
+      taskId,
+      key: "gate",
+      action: "accept",
+      content: { approve: true },
+    });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toBe(
+      "Could not deliver the answer: GitLab refused the answer: You don't have permission to approve this deployment",
+    );
+    const status = await call(service, "task_status", { taskId, waitSeconds: 0 });
+    expect(status.structuredContent["status"]).toBe("input_required");
+    expect(text(status)).toContain("gate");
+  });
+
+  it("task_status does not list a question answered from this process while the upstream still lists it", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalRequest() }));
+    await call(service, "task_answer", { taskId, key: "gate", action: "accept", content: { approve: true } });
+    const status = await call(service, "task_status", { taskId, waitSeconds: 0 });
+    expect(status.structuredContent["status"]).toBe("working");
+    expect(text(status)).not.toContain("task_answer");
+  });
+
   it("task_cancel requests the cancel and says it was requested; an ended job is left alone", async () => {
     const { service, scripted } = setup();
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
@@ -469,15 +524,16 @@ describe("concurrent answers to one question", () => {
     ]);
     for (const result of results.filter((_result, index) => index !== winner)) {
       expect(result.isError).toBe(true);
+      // The upstream still lists the question, but this process answered it: the task waits for the job.
       expect(result.structuredContent).toMatchObject({
         taskId,
         key,
         action: "accept",
         sent: false,
-        status: "input_required",
+        status: "working",
       });
       expect(text(result)).toBe(
-        `Question ${key} of scripted_job is not outstanding (already answered); nothing was sent. The job is input_required.`,
+        `Question ${key} of scripted_job is not outstanding (already answered); nothing was sent. The job is working.`,
       );
     }
     // Later answers too, while the upstream still lists the question.

@@ -161,11 +161,15 @@ export class HandleTools {
         pollIntervalMs,
         caller,
       );
+    // A dismissed form, or an answer the adapter reports as left open, decides nothing: the job still asks.
+    const stillOpen = this.#tasks.wasAnswered(args.taskId, args.key, caller.principal)
+      ? ""
+      : " The question is still open: answer it again with task_answer once decided.";
     return {
       content: [
         {
           type: "text",
-          text: `Sent "${args.action}" to question ${args.key} of ${toolName}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
+          text: `Sent "${args.action}" to question ${args.key} of ${toolName}.${stillOpen} Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
         },
       ],
       structuredContent: {

@@ -376,6 +376,100 @@ describe("TaskService.updateTask", () => {
   });
 });
 
+describe("TaskService answers that leave the question open", () => {
+  const approve = { action: "accept", content: { approve: true } };
+
+  it("a dismissed form (cancel) reaches the adapter and leaves the key open: a later approval is delivered", async () => {
+    const { service, scripted } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    const job = scripted.onlyJob();
+    scripted.update(job, inputRequiredSnapshot({ approval: approvalRequest() }));
+    expect(await service.updateTask(created.taskId, { approval: { action: "cancel" } }, alice)).toEqual(["approval"]);
+    expect(service.wasAnswered(created.taskId, "approval", alice.principal)).toBe(false);
+    expect(await service.updateTask(created.taskId, { approval: approve }, alice)).toEqual(["approval"]);
+    expect(job.responses).toEqual([{ approval: { action: "cancel" } }, { approval: approve }]);
+  });
+
+  it("an answer the adapter reports as left open (a decline that keeps the job waiting) takes a later answer", async () => {
+    const { service, scripted } = setup({
+      onRespond: (_job, responses) => ({
+        leftOpen: Object.keys(responses).filter((key) => responses[key]!.action === "decline"),
+      }),
+    });
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    const job = scripted.onlyJob();
+    scripted.update(job, inputRequiredSnapshot({ play: approvalRequest(), approval: approvalRequest() }));
+    await service.updateTask(created.taskId, { play: { action: "decline" }, approval: approve }, alice);
+    expect(service.wasAnswered(created.taskId, "play", alice.principal)).toBe(false);
+    expect(service.wasAnswered(created.taskId, "approval", alice.principal)).toBe(true);
+    // The upstream still lists both: only the open one takes an answer, the settled one is sent once.
+    await service.updateTask(created.taskId, { play: approve, approval: approve }, alice);
+    expect(job.responses).toEqual([{ play: { action: "decline" }, approval: approve }, { play: approve }]);
+  });
+
+  it("a refusal by the upstream reaches the caller saying why, and the question stays open", async () => {
+    const { service, scripted } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    const job = scripted.onlyJob();
+    scripted.update(job, inputRequiredSnapshot({ approval: approvalRequest() }));
+    let refuse = true;
+    scripted.adapter.doRespond = async (_ref, responses) => {
+      if (refuse) throw new UpstreamError("GitLab refused the answer: You don't have permission", { httpStatus: 400 });
+      job.responses.push(responses);
+    };
+    await expectProtocolError(
+      service.updateTask(created.taskId, { approval: approve }, alice),
+      -32603,
+      /Could not deliver the answer: GitLab refused the answer: You don't have permission/,
+    );
+    const task = await service.getTask(created.taskId, alice);
+    expect(task.status).toBe("input_required");
+    refuse = false;
+    expect(await service.updateTask(created.taskId, { approval: approve }, alice)).toEqual(["approval"]);
+  });
+});
+
+describe("TaskService.getTask after an answer", () => {
+  const approve = { action: "accept", content: { approve: true } };
+
+  it("does not list a question this process answered while the upstream still lists it", async () => {
+    const { service, scripted } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ first: approvalRequest(), second: approvalRequest() }));
+    await service.updateTask(created.taskId, { first: approve }, alice);
+    const one = await service.getTask(created.taskId, alice);
+    expect(one.status).toBe("input_required");
+    expect(Object.keys(one.status === "input_required" ? one.inputRequests : {})).toEqual(["second"]);
+
+    await service.updateTask(created.taskId, { second: approve }, alice);
+    const none = await service.getTask(created.taskId, alice);
+    expect(none.status).toBe("working");
+    expect(none).not.toHaveProperty("inputRequests");
+    expect(none.statusMessage).toMatch(/answer/i);
+  });
+
+  it("lists a question again when its answer did not settle it (a dismissed form)", async () => {
+    const { service, scripted } = setup();
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ approval: approvalRequest() }));
+    await service.updateTask(created.taskId, { approval: { action: "cancel" } }, alice);
+    const task = await service.getTask(created.taskId, alice);
+    expect(task.status).toBe("input_required");
+    expect(Object.keys(task.status === "input_required" ? task.inputRequests : {})).toEqual(["approval"]);
+  });
+
+  it("lists it again once the ledger forgets it, if the upstream still asks", async () => {
+    let now = 1_000_000;
+    const { service, scripted } = setup({ now: () => now });
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ approval: approvalRequest() }));
+    await service.updateTask(created.taskId, { approval: approve }, alice);
+    expect((await service.getTask(created.taskId, alice)).status).toBe("working");
+    now += 11 * 60_000;
+    expect((await service.getTask(created.taskId, alice)).status).toBe("input_required");
+  });
+});
+
 describe("TaskService.cancelTask", () => {
   it("asks the upstream to cancel a running job", async () => {
     const { service, scripted } = setup({ onCancel: (job) => scripted.update(job, cancelledSnapshot()) });

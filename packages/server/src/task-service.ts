@@ -7,6 +7,7 @@ import {
   type AnyJobAdapter,
   type CallToolResult,
   type ElicitationResponse,
+  settledAnswerKeys,
 } from "@jobtasks/core";
 import { type TaskIdSealer, TaskIdTooLongError, type TaskReference } from "./task-id.js";
 import { toCreateTaskResult, toDetailedTask, type CreateTaskResult, type DetailedTask } from "./task-shape.js";
@@ -18,6 +19,7 @@ import { validateToolInput } from "./validate-tool-input.js";
 import { readAdapterRef } from "./adapter-ref.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { AnswerLedger, answerLedgerKey } from "./answer-ledger.js";
+import { hideAnsweredRequests } from "./hide-answered-requests.js";
 import { SynchronousCalls } from "./synchronous-calls.js";
 import { cancelUnservableJob, startFailureResult } from "./start-failure.js";
 import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
@@ -276,18 +278,24 @@ export class TaskService {
     return toCreateTaskResult(snapshot, this.#metadata(taskId, reference, registered.adapter));
   }
 
-  /** tasks/get */
+  /** tasks/get. Questions this process already answered are left out while the upstream catches up. */
   async getTask(taskId: string, caller: CallerContext): Promise<DetailedTask> {
     const opened = this.#open(taskId, caller.principal);
     const snapshot = await this.#reader.read(opened.target, this.#adapterContext(caller));
-    return toDetailedTask(snapshot, this.#metadata(taskId, opened.reference, opened.target.adapter));
+    const answered = this.#answers.answered(answerLedgerKey(opened.reference.adapter, opened.reference.ref));
+    return toDetailedTask(
+      hideAnsweredRequests(snapshot, answered),
+      this.#metadata(taskId, opened.reference, opened.target.adapter),
+    );
   }
 
   /**
    * tasks/update. Only answers to requests the job has outstanding right now reach the adapter; the rest
    * (never issued, already answered, superseded) are ignored, as the extension asks. Answers to one task
    * are delivered one at a time, and keys answered from this process count as answered even while the
-   * upstream still lists them (see AnswerLedger).
+   * upstream still lists them (see AnswerLedger). Only answers that settled their question count so
+   * (settledAnswerKeys): a dismissed form, or an answer the adapter reports as left open, leaves the key
+   * open for a later answer. Resolves to the keys delivered to the adapter.
    */
   async updateTask(taskId: string, inputResponses: Record<string, unknown>, caller: CallerContext): Promise<string[]> {
     const opened = this.#open(taskId, caller.principal);
@@ -306,8 +314,11 @@ export class TaskService {
         answers[key] = parseElicitationResponse(key, inputResponses[key], request);
       }
       if (Object.keys(answers).length === 0) return [];
-      await this.#act("deliver the answer", opened, () => respond(opened.target.ref, answers, context));
-      this.#answers.remember(ledgerKey, Object.keys(answers));
+      let outcome: unknown;
+      await this.#act("deliver the answer", opened, async () => {
+        outcome = await respond(opened.target.ref, answers, context);
+      });
+      this.#answers.remember(ledgerKey, settledAnswerKeys(answers, outcome));
       return Object.keys(answers);
     });
   }

@@ -93,6 +93,22 @@ export interface ConformanceHarness<Ref extends JsonValue = JsonValue> {
       }
     | undefined;
 
+  /**
+   * Only for adapters with doRespond: answers that leave their question open upstream, such as a decline
+   * of a manual job, which goes on waiting. For each, the suite answers the arranged job's outstanding
+   * requests (those `appliesTo` picks; all by default) with `response`, and checks that by the rule the
+   * server applies (`settledAnswerKeys` from @jobtasks/core) none of them counts as settled: the server
+   * would ignore every later answer to a question it counts as settled. A dismissed form (`cancel`) is
+   * tried on the `inputRequired` scenario without being listed here.
+   */
+  answersLeavingOpen?: ReadonlyArray<{
+    /** Shown in the test's title: "a declined manual job". */
+    name: string;
+    arrange(): Ref | Promise<Ref>;
+    response: ConformanceInputResponse;
+    appliesTo?(key: string): boolean;
+  }>;
+
   /** Only for adapters with doCancel: a running job, and a check that the upstream saw the cancel. */
   cancel?:
     | {

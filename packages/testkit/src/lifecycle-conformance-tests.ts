@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import type { ElicitationResponse, JsonValue } from "@jobtasks/core";
+import { settledAnswerKeys, type ElicitationResponse, type JsonValue } from "@jobtasks/core";
 import type { ConformanceSession } from "./conformance-session.js";
 
 /** Tests of the calls that change an upstream job: start, respond and cancel. */
@@ -88,6 +88,45 @@ export function registerRespondTests<Ref extends JsonValue>(
     },
     timeoutMs,
   );
+  registerAnswersLeavingOpenTests(session, () => scenario.arrange(), timeoutMs);
+}
+
+/**
+ * An answer that leaves its question open upstream must not count as settled, or the server's answer
+ * ledger ignores every later answer to the same question (the job waits for an answer it was sent).
+ */
+function registerAnswersLeavingOpenTests<Ref extends JsonValue>(
+  session: ConformanceSession<Ref>,
+  arrangeWaiting: () => Ref | Promise<Ref>,
+  timeoutMs?: number,
+): void {
+  const cases = [
+    { name: "a dismissed form (cancel)", arrange: arrangeWaiting, response: { action: "cancel" } as const },
+    ...(session.harness.answersLeavingOpen ?? []),
+  ];
+  for (const answer of cases) {
+    it(
+      `leaves the question open after ${answer.name}, so a later answer is still delivered`,
+      async () => {
+        const adapter = await session.createAdapter();
+        const ref = await answer.arrange();
+        const snapshot = await adapter.doGetStatus(ref, session.createContext());
+        expect(snapshot.status, `the job arranged for ${answer.name} should be input_required`).toBe("input_required");
+        const appliesTo = "appliesTo" in answer && answer.appliesTo ? answer.appliesTo : () => true;
+        const keys = Object.keys(snapshot.inputRequests ?? {}).filter((key) => appliesTo(key));
+        expect(keys.length, `outstanding input requests answered with ${answer.name}`).toBeGreaterThan(0);
+        const responses: Record<string, ElicitationResponse> = Object.fromEntries(
+          keys.map((key) => [key, answer.response]),
+        );
+        const outcome = await adapter.doRespond?.(ref, responses, session.createContext());
+        expect(
+          settledAnswerKeys(responses, outcome),
+          `doRespond's outcome counts ${answer.name} as settled; resolve to { leftOpen: [...] } naming those keys`,
+        ).toEqual([]);
+      },
+      timeoutMs,
+    );
+  }
 }
 
 export function registerCancelTests<Ref extends JsonValue>(session: ConformanceSession<Ref>, timeoutMs?: number): void {

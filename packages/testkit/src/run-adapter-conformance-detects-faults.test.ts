@@ -98,11 +98,20 @@ describe("runAdapterConformance on broken adapters", () => {
         "raises a retryable UpstreamError when the upstream is unavailable",
         'keeps the undocumented status "warming_up" non-terminal, with its raw value',
         "lists input requests for a job waiting for input, and delivers the answers",
+        "leaves the question open after a dismissed form (cancel), so a later answer is still delivered",
       ],
     ],
     [
       "starts jobs whose references its refSchema refuses",
       ["starts a job with fake_run whose reference is JSON, fits the adapter's refSchema, and reads back at once"],
+    ],
+    [
+      "says a dismissed form settled its question",
+      ["leaves the question open after a dismissed form (cancel), so a later answer is still delivered"],
+    ],
+    [
+      "keeps a declined gate waiting and reports nothing left open",
+      ["leaves the question open after a declined gate, so a later answer is still delivered"],
     ],
     // The suite runs the adapter through withSecretRedaction, as the server does: declared, nothing leaks.
     ["logs and throws its token, declared in secrets", []],

@@ -5,6 +5,7 @@ export type {
   JobAdapterV1,
   JobSnapshotV1,
   JobToolV1,
+  RespondOutcomeV1,
   StartedJobV1,
 } from "./job-adapter-v1.js";
 export type { AdapterDefinitionV1 } from "./adapter-definition-v1.js";

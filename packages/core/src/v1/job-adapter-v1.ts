@@ -70,6 +70,17 @@ export interface JobSnapshotV1 {
   pollIntervalMs?: number;
 }
 
+/**
+ * What doRespond may resolve to. An answer that leaves the question open upstream (a dismissed form, a
+ * decline of a manual job, which keeps it waiting) must not count as answered: the same question then
+ * takes a later answer. Without an outcome, the core counts every answer as settled except `cancel` (a
+ * dismissed form decides nothing); `leftOpen`, when given, replaces that rule for this delivery.
+ */
+export interface RespondOutcomeV1 {
+  /** The keys among the delivered answers whose question is still open upstream, waiting for an answer. */
+  leftOpen?: readonly string[];
+}
+
 /** What starting a job gives back: a durable reference, already visible upstream. */
 export interface StartedJobV1<Ref extends JsonValue> {
   ref: Ref;
@@ -154,9 +165,17 @@ export interface JobAdapterV1<Ref extends JsonValue = JsonValue> {
   /**
    * Deliver answers to outstanding input requests. The core passes only keys that the latest snapshot
    * lists as outstanding. Throw InvalidToolInputError (field: "<key>.<field>") to refuse an answer's
-   * content; the client then gets -32602. Optional: an adapter without it never reports input_required.
+   * content; the client then gets -32602. Throw UpstreamError when the upstream refuses the answer (no
+   * permission), with a message saying why: the client gets it as an error and the question stays open.
+   * Resolve to nothing, or to a RespondOutcomeV1 naming the answers that left their question open upstream
+   * (see there): the core takes every other answer as settled and hides its key from the task until the
+   * upstream's status catches up. Optional: an adapter without it never reports input_required.
    */
-  doRespond?(ref: Ref, responses: Record<string, ElicitationResponse>, context: AdapterContextV1): Promise<void>;
+  doRespond?(
+    ref: Ref,
+    responses: Record<string, ElicitationResponse>,
+    context: AdapterContextV1,
+  ): Promise<void | RespondOutcomeV1>;
   /** Ask the upstream to cancel. Cooperative: the job may still finish. Optional. */
   doCancel?(ref: Ref, context: AdapterContextV1): Promise<void>;
   /** Release connections and timers when the server stops. Optional. */

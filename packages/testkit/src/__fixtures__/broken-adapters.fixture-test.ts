@@ -11,7 +11,11 @@ import { createFakeCi, fakeCiAdapter, type FakeCi } from "../test-support/fake-c
 type Ref = { runId: string };
 const token = "fixture-token-abcdef123456";
 
-function harnessWith(name: string, breakAdapter: (adapter: JobAdapterV1<Ref>) => JobAdapterV1<Ref>, extra: Partial<ConformanceHarness<Ref>> = {}): void {
+function harnessWith(
+  name: string,
+  breakAdapter: (adapter: JobAdapterV1<Ref>) => JobAdapterV1<Ref>,
+  extra: Partial<ConformanceHarness<Ref>> | ((currentCi: () => FakeCi) => Partial<ConformanceHarness<Ref>>) = {},
+): void {
   let ci: FakeCi = createFakeCi(token);
   runAdapterConformance<Ref>({
     name,
@@ -41,7 +45,7 @@ function harnessWith(name: string, breakAdapter: (adapter: JobAdapterV1<Ref>) =>
       arrange: () => ({ runId: ci.add("running") }),
       verifyCancelRequested: (ref) => ci.jobs.get(ref.runId)?.cancelRequested === true,
     },
-    ...extra,
+    ...(typeof extra === "function" ? extra(() => ci) : extra),
   });
 }
 
@@ -125,3 +129,30 @@ harnessWith("logs and throws its token, declared in secrets", (adapter) => ({
     }
   },
 }));
+
+// A dismissed form leaves the gate waiting, yet the adapter says every answer settled its question: the
+// server would ignore the real answer that follows.
+harnessWith("says a dismissed form settled its question", (adapter) => ({
+  ...adapter,
+  async doRespond(ref, responses, context) {
+    await adapter.doRespond?.(ref, responses, context);
+    return { leftOpen: [] };
+  },
+}));
+
+// A decline keeps the gate waiting (as a GitLab manual job does), and the adapter says nothing of it.
+harnessWith(
+  "keeps a declined gate waiting and reports nothing left open",
+  (adapter) => ({
+    ...adapter,
+    async doRespond(ref, responses, context) {
+      const kept = Object.fromEntries(Object.entries(responses).filter(([, response]) => response.action !== "decline"));
+      await adapter.doRespond?.(ref, kept, context);
+    },
+  }),
+  (currentCi) => ({
+    answersLeavingOpen: [
+      { name: "a declined gate", arrange: () => ({ runId: currentCi().add("awaiting_input") }), response: { action: "decline" } },
+    ],
+  }),
+);

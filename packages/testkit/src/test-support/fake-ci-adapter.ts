@@ -112,7 +112,8 @@ export function fakeCiAdapter(options: { ci: FakeCi; token: string }): JobAdapte
     },
     async doRespond(ref, responses, context) {
       const job = await read(ref.runId, context.signal);
-      if (responses["gate-1"]) {
+      // A dismissed form decides nothing: the gate goes on waiting.
+      if (responses["gate-1"] && responses["gate-1"].action !== "cancel") {
         job.answered = true;
         job.status = "running";
       }
