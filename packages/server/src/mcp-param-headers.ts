@@ -47,8 +47,8 @@ export function decodeParamHeaderValue(value: string): string | undefined {
 }
 
 /**
- * The 400 answer for a modern tools/call whose Mcp-Param-* headers do not match its arguments, or
- * undefined when they match (or the request is not one this check applies to).
+ * The 400 answer for a modern tools/call (routeRequest hands this every tools/call over HTTP) whose
+ * Mcp-Param-* headers do not match its arguments, or undefined when they match (or the check does not apply).
  */
 export function mcpParamHeaderMismatch(
   body: unknown,
@@ -56,8 +56,8 @@ export function mcpParamHeaderMismatch(
   inputSchemaOf: (toolName: string) => Record<string, unknown> | undefined,
 ): Record<string, unknown> | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
-  const message = body as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
-  if (message.method !== "tools/call" || typeof message.params?.name !== "string") return undefined;
+  const message = body as { id?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  if (typeof message.params?.name !== "string") return undefined;
   const schema = inputSchemaOf(message.params.name);
   if (!schema) return undefined;
   const parameters = headerParametersOf(schema);
