@@ -63,14 +63,7 @@ export function mcpParamHeaderMismatch(
   const parameters = headerParametersOf(schema);
   if (parameters.length === 0) return undefined;
   // Legacy-era clients never send these headers; only a modern request is held to them.
-  const classified = classifyInboundRequest({
-    httpMethod: "POST",
-    body,
-    ...present("protocolVersionHeader", headers["mcp-protocol-version"]),
-    ...present("mcpMethodHeader", headers["mcp-method"]),
-    ...present("mcpNameHeader", headers["mcp-name"]),
-  });
-  if (classified.kind !== "modern") return undefined;
+  if (classifyHttpRequest(body, headers).kind !== "modern") return undefined;
   for (const parameter of parameters) {
     const bodyValue = valueAt(message.params.arguments, parameter.path);
     if (bodyValue === undefined || bodyValue === null) continue;
@@ -96,6 +89,20 @@ export function mcpParamHeaderMismatch(
     if (!equal) return mismatch(message.id, headerName, `the ${headerName} header disagrees with ${field} in the body`);
   }
   return undefined;
+}
+
+/** The SDK's own verdict on a POST body and the MCP headers beside it (era, and whether they agree). */
+export function classifyHttpRequest(
+  body: unknown,
+  headers: IncomingHttpHeaders,
+): ReturnType<typeof classifyInboundRequest> {
+  return classifyInboundRequest({
+    httpMethod: "POST",
+    body,
+    ...present("protocolVersionHeader", headers["mcp-protocol-version"]),
+    ...present("mcpMethodHeader", headers["mcp-method"]),
+    ...present("mcpNameHeader", headers["mcp-name"]),
+  });
 }
 
 function mismatch(id: unknown, header: string, detail: string): Record<string, unknown> {
