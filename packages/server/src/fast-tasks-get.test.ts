@@ -207,6 +207,16 @@ describe("tasks/get fast path", () => {
           "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": true } },
         }),
       }),
+      tasksGet(taskId, {
+        meta: envelope({
+          "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": [] } },
+        }),
+      }),
+      tasksGet(taskId, {
+        meta: envelope({
+          "io.modelcontextprotocol/clientCapabilities": { extensions: ["io.modelcontextprotocol/tasks"] },
+        }),
+      }),
       tasksGet(taskId, { meta: envelope({ "io.modelcontextprotocol/clientInfo": { name: "no version" } }) }),
       tasksGet(taskId, { meta: envelope({ "io.modelcontextprotocol/clientInfo": undefined }) }),
       tasksGet(taskId, { meta: envelope({ "io.modelcontextprotocol/protocolVersion": "2025-11-25" }) }),

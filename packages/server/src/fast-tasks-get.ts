@@ -1,7 +1,7 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { LRUCache } from "lru-cache";
 import { classifyInboundRequest, isJsonContentType } from "@modelcontextprotocol/server";
-import { tasksExtensionId } from "./protocol-error.js";
+import { clientCapabilitiesKey, declaresTasksExtension } from "./declares-tasks-extension.js";
 import type { TaskService } from "./task-service.js";
 
 /**
@@ -18,7 +18,6 @@ export const fastPathProtocolVersion = "2026-07-28";
 
 const protocolVersionKey = "io.modelcontextprotocol/protocolVersion";
 const clientInfoKey = "io.modelcontextprotocol/clientInfo";
-const clientCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities";
 const envelopeKeys = new Set([protocolVersionKey, clientInfoKey, clientCapabilitiesKey]);
 
 export interface FastTasksGetOptions {
@@ -27,8 +26,10 @@ export interface FastTasksGetOptions {
 }
 
 export interface FastTasksGet {
+  /** The task id of a tasks/get (routeRequest asks for every one) this path may answer; else undefined. */
+  servableTaskId(headers: IncomingHttpHeaders, body: unknown): string | undefined;
   /** Answer the request and return true, or return false, having written nothing, for the SDK to answer. */
-  serve(request: IncomingMessage, response: ServerResponse, body: unknown, principal: string): Promise<boolean>;
+  serve(response: ServerResponse, body: unknown, taskId: string, principal: string): Promise<boolean>;
 }
 
 export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
@@ -42,19 +43,21 @@ export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
     const key = JSON.stringify(meta);
     let verdict = envelopeVerdicts.get(key);
     if (verdict === undefined) {
-      verdict = sdkServesAsModernTasksGet(meta) && declaresTasks(meta);
+      verdict = sdkServesAsModernTasksGet(meta) && declaresTasksExtension(meta);
       envelopeVerdicts.set(key, verdict);
     }
     return verdict;
   };
 
   return {
-    async serve(request, response, body, principal) {
-      const taskId = servableTaskId(request, body);
-      if (taskId === undefined) return false;
+    servableTaskId(headers, body) {
+      const taskId = servableTaskId(headers, body);
+      if (taskId === undefined) return undefined;
       const meta = (body as { params: { _meta: Record<string, unknown> } }).params._meta;
-      if (!envelopeServedHere(meta)) return false;
+      return envelopeServedHere(meta) ? taskId : undefined;
+    },
 
+    async serve(response, body, taskId, principal) {
       const controller = new AbortController();
       const abort = () => controller.abort();
       response.once("close", abort);
@@ -83,8 +86,7 @@ export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
 }
 
 /** The task id of a request this path may answer, judged from what varies per request; else undefined. */
-function servableTaskId(request: IncomingMessage, body: unknown): string | undefined {
-  const headers = request.headers;
+function servableTaskId(headers: IncomingHttpHeaders, body: unknown): string | undefined {
   if (!isJsonContentType(headers["content-type"] ?? null)) return undefined;
   const accept = headers.accept;
   if (accept === undefined || !accept.includes("application/json") || !accept.includes("text/event-stream"))
@@ -92,7 +94,7 @@ function servableTaskId(request: IncomingMessage, body: unknown): string | undef
   if (headers["mcp-protocol-version"] !== fastPathProtocolVersion || headers["mcp-method"] !== "tasks/get")
     return undefined;
   if (!isPlainObject(body) || !hasExactKeys(body, ["jsonrpc", "id", "method", "params"])) return undefined;
-  if (body["jsonrpc"] !== "2.0" || body["method"] !== "tasks/get") return undefined;
+  if (body["jsonrpc"] !== "2.0") return undefined;
   const id = body["id"];
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
   const params = body["params"];
@@ -124,14 +126,6 @@ function sdkServesAsModernTasksGet(meta: Record<string, unknown>): boolean {
     outcome.messageKind === "request" &&
     outcome.classification.revision === fastPathProtocolVersion
   );
-}
-
-/** The request declared the tasks extension; without it the SDK path answers the capability error. */
-function declaresTasks(meta: Record<string, unknown>): boolean {
-  const capabilities = meta[clientCapabilitiesKey];
-  if (!isPlainObject(capabilities)) return false;
-  const extensions = capabilities["extensions"];
-  return isPlainObject(extensions) && isPlainObject(extensions[tasksExtensionId]);
 }
 
 function hasExactKeys(value: Record<string, unknown>, keys: readonly string[]): boolean {

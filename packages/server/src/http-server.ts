@@ -6,14 +6,12 @@ import { toNodeHandler } from "@modelcontextprotocol/node";
 import { localPrincipal, type BearerTokens } from "./auth.js";
 import { createMcpServer } from "./mcp-server.js";
 import type { TaskService } from "./task-service.js";
-import { parseTaskListenRequest } from "./task-subscription.js";
 import { serveHttpTaskListen } from "./http-task-listen.js";
 import { rpcError, writeJson, writeRefusal } from "./http-responses.js";
 import { createRequestGuard, parseAllowedOrigins } from "./request-guard.js";
 import { readJsonBody } from "./read-json-body.js";
-import { malformedInputResponses } from "./malformed-input-responses.js";
 import { createFastTasksGet } from "./fast-tasks-get.js";
-import { mcpParamHeaderMismatch } from "./mcp-param-headers.js";
+import { routeRequest } from "./request-dispatch.js";
 import { stripTaskResultContentFromResponse } from "./strip-task-result-content.js";
 import type { Logger } from "./logger.js";
 
@@ -83,7 +81,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   );
 
   // Pollers' tasks/get skips the per-request SDK server when it is well formed beyond doubt (see the file).
-  const fastTasksGet = createFastTasksGet({ service, serverInfo: { name: options.name, version: options.version } });
+  const fastTasksGet =
+    options.fastTasksGet === false
+      ? undefined
+      : createFastTasksGet({ service, serverInfo: { name: options.name, version: options.version } });
+  const inputSchemaOf = (name: string) => service.registry.tool(name)?.descriptor.inputSchema;
 
   const server = createServer((request, response) => {
     void route(request, response).catch((error: unknown) => {
@@ -123,7 +125,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       await serveMcp(request as never, response);
       return;
     }
-    // Read the body once: task subscriptions are served here, everything else goes on to the SDK.
+    // Read the body once: routeRequest says what is served here; everything else goes on to the SDK.
     const body = await readJsonBody(request);
     if (!body.ok && "clientGone" in body) {
       logger.debug({ path }, "the client closed the connection before its request body arrived");
@@ -135,16 +137,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       else writeJson(response, body.status, rpcError(body.code, body.message));
       return;
     }
-    const malformed = malformedInputResponses(body.value);
-    if (malformed) {
-      writeJson(response, 200, malformed);
+    const route = routeRequest(body.value, { headers: request.headers, inputSchemaOf, fastTasksGet });
+    if (route.kind === "refuse") {
+      writeJson(response, route.httpStatus, route.answer);
       return;
     }
-    const listen = parseTaskListenRequest(body.value);
     if (
-      listen &&
+      route.kind === "listen" &&
       serveHttpTaskListen({
-        listen,
+        listen: route.listen,
         body: body.value,
         request,
         response,
@@ -156,16 +157,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     ) {
       return;
     }
-    const paramMismatch = mcpParamHeaderMismatch(
-      body.value,
-      request.headers,
-      (name) => service.registry.tool(name)?.descriptor.inputSchema,
-    );
-    if (paramMismatch) {
-      writeJson(response, 400, paramMismatch);
+    if (route.kind === "fast-tasks-get" && (await fastTasksGet?.serve(response, body.value, route.taskId, principal)))
       return;
-    }
-    if (options.fastTasksGet !== false && (await fastTasksGet.serve(request, response, body.value, principal))) return;
     await serveMcp(request as never, response, body.value);
   }
 

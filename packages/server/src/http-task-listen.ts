@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { classifyInboundRequest } from "@modelcontextprotocol/server";
 import { runTaskSubscription, type TaskListenRequest } from "./task-subscription.js";
 import { writeJson } from "./http-responses.js";
+import { classifyHttpRequest } from "./mcp-param-headers.js";
 import type { TaskService } from "./task-service.js";
 import type { Logger } from "./logger.js";
 
@@ -24,13 +24,7 @@ export function serveHttpTaskListen(options: HttpTaskListenOptions): boolean {
   const { listen, request, response } = options;
   // The SDK's checks of a modern request (the headers agree with the body, the protocol version) apply
   // here too: a router in front trusts those headers.
-  const classified = classifyInboundRequest({
-    httpMethod: "POST",
-    body: options.body,
-    ...headerValue("protocolVersionHeader", request.headers["mcp-protocol-version"]),
-    ...headerValue("mcpMethodHeader", request.headers["mcp-method"]),
-    ...headerValue("mcpNameHeader", request.headers["mcp-name"]),
-  });
+  const classified = classifyHttpRequest(options.body, request.headers);
   if (classified.kind === "legacy") return false;
   if (classified.kind === "reject") {
     const data = classified.data !== undefined ? { data: classified.data } : {};
@@ -87,9 +81,4 @@ export function serveHttpTaskListen(options: HttpTaskListenOptions): boolean {
     if (!response.writableEnded) response.end();
   });
   return true;
-}
-
-function headerValue<K extends string>(key: K, value: string | string[] | undefined): Partial<Record<K, string>> {
-  const first = Array.isArray(value) ? value[0] : value;
-  return first === undefined ? {} : ({ [key]: first } as Record<K, string>);
 }

@@ -4,14 +4,15 @@ import { errorCodes } from "./protocol-error.js";
  * tasks/update's `inputResponses` must map each input request key to an answer object. The SDK lifts
  * `inputResponses` out of every request before any handler runs, and turns a value that is not an object
  * (`"yes"`, a list) into `{}` and an entry that is not one into nothing, so a handler would acknowledge an
- * answer that was never delivered. Both are refused here, from the raw message, before the SDK sees it.
+ * answer that was never delivered. Both are refused here, from the raw message, before the SDK sees it
+ * (routeRequest hands this every tasks/update).
  */
 export function malformedInputResponses(
   message: unknown,
 ):
   | { jsonrpc: "2.0"; id: string | number; error: { code: number; message: string; data: { field: string } } }
   | undefined {
-  if (!isPlainObject(message) || message["method"] !== "tasks/update") return undefined;
+  if (!isPlainObject(message)) return undefined;
   const id = message["id"];
   const params = message["params"];
   if ((typeof id !== "string" && typeof id !== "number") || !isPlainObject(params) || !("inputResponses" in params))

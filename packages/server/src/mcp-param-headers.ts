@@ -47,8 +47,8 @@ export function decodeParamHeaderValue(value: string): string | undefined {
 }
 
 /**
- * The 400 answer for a modern tools/call whose Mcp-Param-* headers do not match its arguments, or
- * undefined when they match (or the request is not one this check applies to).
+ * The 400 answer for a modern tools/call (routeRequest hands this every tools/call over HTTP) whose
+ * Mcp-Param-* headers do not match its arguments, or undefined when they match (or the check does not apply).
  */
 export function mcpParamHeaderMismatch(
   body: unknown,
@@ -56,21 +56,14 @@ export function mcpParamHeaderMismatch(
   inputSchemaOf: (toolName: string) => Record<string, unknown> | undefined,
 ): Record<string, unknown> | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
-  const message = body as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
-  if (message.method !== "tools/call" || typeof message.params?.name !== "string") return undefined;
+  const message = body as { id?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  if (typeof message.params?.name !== "string") return undefined;
   const schema = inputSchemaOf(message.params.name);
   if (!schema) return undefined;
   const parameters = headerParametersOf(schema);
   if (parameters.length === 0) return undefined;
   // Legacy-era clients never send these headers; only a modern request is held to them.
-  const classified = classifyInboundRequest({
-    httpMethod: "POST",
-    body,
-    ...present("protocolVersionHeader", headers["mcp-protocol-version"]),
-    ...present("mcpMethodHeader", headers["mcp-method"]),
-    ...present("mcpNameHeader", headers["mcp-name"]),
-  });
-  if (classified.kind !== "modern") return undefined;
+  if (classifyHttpRequest(body, headers).kind !== "modern") return undefined;
   for (const parameter of parameters) {
     const bodyValue = valueAt(message.params.arguments, parameter.path);
     if (bodyValue === undefined || bodyValue === null) continue;
@@ -96,6 +89,20 @@ export function mcpParamHeaderMismatch(
     if (!equal) return mismatch(message.id, headerName, `the ${headerName} header disagrees with ${field} in the body`);
   }
   return undefined;
+}
+
+/** The SDK's own verdict on a POST body and the MCP headers beside it (era, and whether they agree). */
+export function classifyHttpRequest(
+  body: unknown,
+  headers: IncomingHttpHeaders,
+): ReturnType<typeof classifyInboundRequest> {
+  return classifyInboundRequest({
+    httpMethod: "POST",
+    body,
+    ...present("protocolVersionHeader", headers["mcp-protocol-version"]),
+    ...present("mcpMethodHeader", headers["mcp-method"]),
+    ...present("mcpNameHeader", headers["mcp-name"]),
+  });
 }
 
 function mismatch(id: unknown, header: string, detail: string): Record<string, unknown> {

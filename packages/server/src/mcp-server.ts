@@ -1,6 +1,7 @@
 import { z } from "@jobtasks/core";
 import { ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
 import { TaskProtocolError, errorCodes, tasksExtensionId, tasksExtensionRequired } from "./protocol-error.js";
+import { clientCapabilitiesKey, declaresTasksExtension } from "./declares-tasks-extension.js";
 import type { TaskService } from "./task-service.js";
 import { progressObserver } from "./progress-notifications.js";
 import type { Logger } from "./logger.js";
@@ -26,19 +27,10 @@ const taskIdParams = z.looseObject({ taskId: z.string() });
 
 /** The client capabilities this request, and only this request, declared in its _meta. */
 function declaredCapabilities(context: ServerContext): Record<string, unknown> | undefined {
-  const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[
-    "io.modelcontextprotocol/clientCapabilities"
-  ];
+  const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[clientCapabilitiesKey];
   return typeof capabilities === "object" && capabilities !== null
     ? (capabilities as Record<string, unknown>)
     : undefined;
-}
-
-/** Whether this request, and only this request, declared the tasks extension in its _meta capabilities. */
-export function declaresTasksExtension(context: ServerContext): boolean {
-  const extensions = declaredCapabilities(context)?.["extensions"] as Record<string, unknown> | undefined;
-  const declared = extensions?.[tasksExtensionId];
-  return typeof declared === "object" && declared !== null;
 }
 
 /** Progress notifications for this call, when its client asked for them with a progressToken. */
@@ -68,7 +60,7 @@ function readRequestState(context: ServerContext): string | undefined {
 export function createMcpServer(options: McpServerOptions): Server {
   const { service, principal, logger } = options;
   const modern = options.era !== "legacy";
-  const declares = (context: ServerContext) => modern && declaresTasksExtension(context);
+  const declares = (context: ServerContext) => modern && declaresTasksExtension(context.mcpReq.envelope);
   const server = new Server(
     { name: options.name, version: options.version },
     {

@@ -62,4 +62,21 @@ describe("retryUpstream", () => {
     await expect(retryUpstream(operation, signal(), { ...quick, readTimeoutMs: 1_000 })).rejects.toBe(throttled);
     expect(attempts).toHaveLength(1);
   });
+
+  it("reports the Retry-After of the last attempt: a throttled end keeps it, a success clears it", async () => {
+    const throttled = new UpstreamError("HTTP 429", { httpStatus: 429, retryAfterMs: 60_000 });
+    const reported: Array<number | undefined> = [];
+    const reportRetryAfter = (retryAfterMs: number | undefined) => reported.push(retryAfterMs);
+    await expect(
+      retryUpstream(scriptedCall([throttled]).operation, signal(), { ...quick, reportRetryAfter }),
+    ).rejects.toBe(throttled);
+    expect(reported).toEqual([60_000]);
+    reported.length = 0;
+    const outage = new UpstreamError("HTTP 503", { httpStatus: 503, retryAfterMs: 5 });
+    const plain = new UpstreamError("HTTP 502", { httpStatus: 502 });
+    await expect(
+      retryUpstream(scriptedCall([outage, plain]).operation, signal(), { ...quick, reportRetryAfter }),
+    ).resolves.toBe("ok");
+    expect(reported).toEqual([5, undefined, undefined]);
+  });
 });

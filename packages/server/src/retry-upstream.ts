@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import pRetry from "p-retry";
-import { UpstreamError, type AnyJobAdapter } from "@jobtasks/core";
+import { UpstreamError } from "@jobtasks/core";
 
 /** Quick retries inside one request: a couple, soon, before anything is reported to the client. */
 export const retryDefaults = {
@@ -18,12 +18,20 @@ export const quickRetryMaxWaitMs = 2_000;
  * Retry an upstream call a few times, quickly, when the failure is one that may pass. No attempt starts
  * before the previous answer's Retry-After has elapsed; a Retry-After longer than quickRetryMaxWaitMs, or
  * than what is left of `readTimeoutMs` (the read's own deadline), ends the retries instead.
+ * `reportRetryAfter` hears each attempt's Retry-After as it ends (undefined for a success or a failure
+ * without one), so the last call tells what the upstream asked last.
  */
 export function retryUpstream<T>(
   operation: () => Promise<T>,
   signal: AbortSignal,
-  options: { immediateRetries: number; immediateRetryDelayMs: number; readTimeoutMs?: number },
+  options: {
+    immediateRetries: number;
+    immediateRetryDelayMs: number;
+    readTimeoutMs?: number;
+    reportRetryAfter?: (retryAfterMs: number | undefined) => void;
+  },
 ): Promise<T> {
+  const report = options.reportRetryAfter;
   const startedAt = performance.now();
   const deadline = startedAt + (options.readTimeoutMs ?? Number.POSITIVE_INFINITY);
   // When the last answer's Retry-After ends, on the monotonic clock; p-retry's back-off knows nothing of it.
@@ -32,8 +40,20 @@ export function retryUpstream<T>(
     await sleepUntil(notBefore, signal);
     try {
       // The signal ends the wait even when an adapter ignores it: a read that never answers must not hold
-      // every later poll of its job.
-      return await untilAborted(operation(), signal);
+      // every later poll of its job. An attempt given up on reports nothing.
+      const answered = report
+        ? operation().then(
+            (value) => {
+              report(undefined);
+              return value;
+            },
+            (error: unknown) => {
+              report(error instanceof UpstreamError ? error.retryAfterMs : undefined);
+              throw error;
+            },
+          )
+        : operation();
+      return await untilAborted(answered, signal);
     } catch (error) {
       if (error instanceof UpstreamError && error.retryAfterMs !== undefined)
         notBefore = performance.now() + error.retryAfterMs;
@@ -62,35 +82,6 @@ async function sleepUntil(time: number, signal: AbortSignal): Promise<void> {
       throw signal.aborted ? signal.reason : error;
     });
   }
-}
-
-/**
- * A read target whose status reads note the Retry-After of the last one that failed (cleared by a success),
- * as a time on `now`'s clock: the snapshot reader answers from memory until then.
- */
-export function noteRetryAfter<T extends { adapter: AnyJobAdapter }>(
-  target: T,
-  now: () => number,
-): { target: T; waitUntil: () => number | undefined } {
-  let until: number | undefined;
-  const original = target.adapter;
-  // A view of the adapter that differs only in doGetStatus; everything else is read from the adapter itself.
-  const adapter = Object.create(original, {
-    doGetStatus: {
-      value: async (...args: Parameters<AnyJobAdapter["doGetStatus"]>) => {
-        try {
-          const snapshot = await original.doGetStatus(...args);
-          until = undefined;
-          return snapshot;
-        } catch (error) {
-          const retryAfterMs = error instanceof UpstreamError ? error.retryAfterMs : undefined;
-          until = retryAfterMs !== undefined && retryAfterMs > 0 ? now() + retryAfterMs : undefined;
-          throw error;
-        }
-      },
-    },
-  }) as AnyJobAdapter;
-  return { target: { ...target, adapter }, waitUntil: () => until };
 }
 
 export function formatDuration(milliseconds: number): string {

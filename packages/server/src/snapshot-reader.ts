@@ -10,7 +10,7 @@ import {
 import type { Logger } from "./logger.js";
 import { taskExpired } from "./protocol-error.js";
 import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
-import { formatDuration, noteRetryAfter, retryDefaults, retryUpstream, untilAborted } from "./retry-upstream.js";
+import { formatDuration, retryDefaults, retryUpstream, untilAborted } from "./retry-upstream.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
@@ -109,9 +109,13 @@ export class SnapshotReader {
     // The upstream read is shared by every caller that asks meanwhile, so it must not die with the first
     // caller's request: it gets its own deadline, and each caller stops waiting when its own request ends.
     const shared = { ...context, signal: AbortSignal.timeout(this.#options.readTimeoutMs) };
-    const noted = noteRetryAfter(target, this.#now);
-    const upstreamRead = this.#readFromUpstream(key, noted.target, shared).then((snapshot) =>
-      this.#holdOff(key, snapshot, noted.waitUntil()),
+    // When the last attempt's Retry-After ends, on this reader's clock (cleared by an attempt without one).
+    let waitUntil: number | undefined;
+    const noteRetryAfter = (retryAfterMs: number | undefined) => {
+      waitUntil = retryAfterMs !== undefined && retryAfterMs > 0 ? this.#now() + retryAfterMs : undefined;
+    };
+    const upstreamRead = this.#readFromUpstream(key, target, shared, noteRetryAfter).then((snapshot) =>
+      this.#holdOff(key, snapshot, waitUntil),
     );
     const reading = upstreamRead.finally(() => {
       if (this.#inFlight.get(key) === reading) this.#inFlight.delete(key);
@@ -151,16 +155,20 @@ export class SnapshotReader {
     this.#inFlight.delete(key);
   }
 
-  async #readFromUpstream(key: string, target: ReadTarget, context: AdapterContext): Promise<JobSnapshot> {
+  async #readFromUpstream(
+    key: string,
+    target: ReadTarget,
+    context: AdapterContext,
+    reportRetryAfter: (retryAfterMs: number | undefined) => void,
+  ): Promise<JobSnapshot> {
     // An outage began when the first read that failed began: one failed read (retries inside included) can
     // take many seconds, and both the message and the retry budget count from the start.
     const startedAt = this.#now();
     try {
-      const snapshot = await retryUpstream(
-        () => target.adapter.doGetStatus(target.ref, context),
-        context.signal,
-        this.#options,
-      );
+      const snapshot = await retryUpstream(() => target.adapter.doGetStatus(target.ref, context), context.signal, {
+        ...this.#options,
+        reportRetryAfter,
+      });
       this.#outageSince.delete(key);
       return this.#store(key, snapshot);
     } catch (error) {

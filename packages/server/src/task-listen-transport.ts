@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
-import { parseTaskListenRequest, runTaskSubscription } from "./task-subscription.js";
+import { runTaskSubscription } from "./task-subscription.js";
 import { stripTaskResultContent } from "./strip-task-result-content.js";
-import { malformedInputResponses } from "./malformed-input-responses.js";
+import { routeRequest } from "./request-dispatch.js";
 import type { TaskService } from "./task-service.js";
 import type { Logger } from "./logger.js";
 
@@ -66,22 +66,18 @@ export class TaskListenTransport implements Transport {
   }
 
   #intercept(message: JSONRPCMessage): boolean {
-    const cancelled = message as { method?: string; params?: { requestId?: string | number } };
-    if (cancelled.method === "notifications/cancelled" && cancelled.params?.requestId !== undefined) {
-      const controller = this.#subscriptions.get(cancelled.params.requestId);
-      if (controller) {
-        controller.abort();
-        return true;
-      }
-      return false;
+    const route = routeRequest(message);
+    if (route.kind === "cancelled") {
+      const controller = this.#subscriptions.get(route.requestId);
+      controller?.abort();
+      return controller !== undefined;
     }
-    const malformed = malformedInputResponses(message);
-    if (malformed) {
-      this.#inner.send(malformed as JSONRPCMessage).catch((error: unknown) => this.onerror?.(error as Error));
+    if (route.kind === "refuse") {
+      this.#inner.send(route.answer as JSONRPCMessage).catch((error: unknown) => this.onerror?.(error as Error));
       return true;
     }
-    const listen = parseTaskListenRequest(message);
-    if (!listen) return false;
+    if (route.kind !== "listen") return false;
+    const { listen } = route;
     const controller = new AbortController();
     this.#subscriptions.set(listen.id, controller);
     void runTaskSubscription({

@@ -280,6 +280,42 @@ describe("TaskService task ids", () => {
     await expectProtocolError(service.getTask(created.taskId, alice), -32602, /Task has expired/);
   });
 
+  it("opens a repeated id once: its reference, adapter and parsed ref are remembered, its expiry is not", async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const { service, scripted } = setup({ retentionMs: 60_000, now: () => now });
+    const schema = z.strictObject({ jobId: z.string() });
+    let parses = 0;
+    (scripted.adapter as { refSchema?: unknown }).refSchema = {
+      safeParse: (value: unknown) => {
+        parses += 1;
+        return schema.safeParse(value);
+      },
+    };
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    parses = 0;
+    for (let poll = 0; poll < 3; poll += 1) await service.getTask(created.taskId, alice);
+    expect(service.canOpen(created.taskId, "alice")).toBe(true);
+    expect(parses).toBe(1);
+    // Remembered for alice only: the id still opens for nobody else.
+    expect(service.canOpen(created.taskId, "bob")).toBe(false);
+    now += 60_001;
+    await expectProtocolError(service.getTask(created.taskId, alice), -32602, /Task has expired/);
+  });
+
+  it("hands adapters one logger, built once, not one per request", async () => {
+    const { service, scripted } = setup();
+    const loggers = new Set<unknown>();
+    const doGetStatus = scripted.adapter.doGetStatus.bind(scripted.adapter);
+    scripted.adapter.doGetStatus = (ref, context) => {
+      loggers.add(context.logger);
+      return doGetStatus(ref, context);
+    };
+    const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
+    await service.getTask(created.taskId, alice);
+    await service.getTask(created.taskId, alice);
+    expect(loggers.size).toBe(1);
+  });
+
   it("does not open ids of an adapter instance the server no longer has", async () => {
     const { service } = setup();
     const created = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;

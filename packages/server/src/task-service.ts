@@ -4,6 +4,7 @@ import {
   UpstreamError,
   isTerminalStatus,
   type AdapterContext,
+  type AdapterLogger,
   type AnyJobAdapter,
   type CallToolResult,
   type ElicitationResponse,
@@ -26,7 +27,7 @@ import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
 import { HandleTools, type HandleCaller } from "./handle-tools.js";
 import { isHandleToolName } from "./handle-tool-definitions.js";
 import { realSleep } from "./wait-for-task-change.js";
-import { MemoizedTaskIdOpener, type TaskIdOpener } from "./memoized-task-id-opener.js";
+import { deepFreeze, MemoizedTaskIdOpener, type TaskIdOpener } from "./memoized-task-id-opener.js";
 import type { ToolDescriptor } from "./tool-registry.js";
 import {
   maxQuickFinishWaitMs,
@@ -69,7 +70,7 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
   now?: () => number;
   /** How the handle tools pause between reads (rejecting on abort); with `now`, a simulated clock for benchmarks. */
   sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
-  /** Opened task ids remembered (keyed by principal and id), so that a poller's id is deciphered once. Default 1024; 0 turns it off. */
+  /** Opened tasks remembered (keyed by principal and id), so that a poller's id is deciphered and parsed once. Default 1024; 0 turns it off. */
   memoizedTaskIds?: number;
 }
 
@@ -102,10 +103,12 @@ interface OpenedTask {
 export class TaskService {
   readonly registry: ToolRegistry;
   readonly #sealer: TaskIdSealer;
-  /** Opens ids through a bounded memo: pollers send the same id again and again. */
-  readonly #opener: TaskIdOpener;
+  /** Opens ids to tasks through a bounded memo: pollers send the same id again and again. */
+  readonly #opener: TaskIdOpener<OpenedTask>;
   readonly #reader: SnapshotReader;
   readonly #logger: Logger;
+  /** The view of the logger adapters get, in every AdapterContext. */
+  readonly #adapterLogger: AdapterLogger;
   readonly #now: () => number;
   readonly #defaultPollIntervalMs: number;
   readonly #synchronous: SynchronousCalls;
@@ -117,11 +120,10 @@ export class TaskService {
   constructor(options: TaskServiceOptions) {
     this.registry = new ToolRegistry(options.adapters);
     this.#sealer = options.sealer;
-    this.#opener =
-      options.memoizedTaskIds === 0
-        ? options.sealer
-        : new MemoizedTaskIdOpener(options.sealer, options.memoizedTaskIds);
+    const opener: TaskIdOpener<OpenedTask> = { open: (taskId, principal) => this.#openUnmemoized(taskId, principal) };
+    this.#opener = options.memoizedTaskIds === 0 ? opener : new MemoizedTaskIdOpener(opener, options.memoizedTaskIds);
     this.#logger = options.logger;
+    this.#adapterLogger = toAdapterLogger(options.logger);
     this.#now = options.now ?? Date.now;
     this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? defaultPollIntervalMs;
     this.#reader = new SnapshotReader({ ...options, logger: options.logger, now: this.#now });
@@ -363,21 +365,31 @@ export class TaskService {
   /** Open a task id for a caller, or answer exactly as for a task that does not exist. */
   #open(taskId: unknown, principal: string): OpenedTask {
     if (typeof taskId !== "string") throw taskNotFound();
-    const reference = this.#opener.open(taskId, principal);
-    if (!reference) throw taskNotFound();
+    const opened = this.#opener.open(taskId, principal);
+    if (!opened) throw taskNotFound();
+    // The one part of opening that changes with time, so it is never remembered.
+    const ttlMs = opened.target.adapter.retentionMs ?? null;
+    if (ttlMs !== null && this.#now() > opened.reference.createdAt + ttlMs) throw taskExpired();
+    return opened;
+  }
+
+  /** The id's reference, its adapter and the ref its refSchema reads, or undefined when one of them fails. */
+  #openUnmemoized(taskId: string, principal: string): OpenedTask | undefined {
+    const reference = this.#sealer.open(taskId, principal);
+    if (!reference) return undefined;
     const adapter = this.registry.adapter(reference.adapter);
     if (!adapter) {
       this.#logger.warn({ adapter: reference.adapter }, "task id names an adapter this server does not have");
-      throw taskNotFound();
+      return undefined;
     }
     const ref = readAdapterRef(adapter, reference.ref);
     if (ref === undefined) {
       this.#logger.warn({ adapter: reference.adapter }, "task id holds a ref its adapter's refSchema refuses");
-      throw taskNotFound();
+      return undefined;
     }
-    const ttlMs = adapter.retentionMs ?? null;
-    if (ttlMs !== null && this.#now() > reference.createdAt + ttlMs) throw taskExpired();
-    return { taskId, reference, target: { adapterName: reference.adapter, adapter, ref } };
+    // Shared by every later open of the id (the memo), so frozen; the adapter itself is not ours to freeze.
+    const target = Object.freeze({ adapterName: reference.adapter, adapter, ref: deepFreeze(ref) });
+    return Object.freeze({ taskId, reference: deepFreeze(reference), target });
   }
 
   async #act(what: string, opened: OpenedTask, action: () => Promise<void>): Promise<void> {
@@ -409,7 +421,7 @@ export class TaskService {
     return {
       signal: caller.signal,
       principal: caller.principal,
-      logger: toAdapterLogger(this.#logger),
+      logger: this.#adapterLogger,
       ...(inputResponses ? { inputResponses } : {}),
     };
   }

@@ -55,9 +55,6 @@ describe("parseTaskListenRequest", () => {
       }),
     ).toBeUndefined();
     expect(
-      parseTaskListenRequest({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { taskId: "x" } }),
-    ).toBeUndefined();
-    expect(
       parseTaskListenRequest({
         jsonrpc: "2.0",
         method: "subscriptions/listen",

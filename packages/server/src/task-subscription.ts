@@ -2,7 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/server";
 import { isTerminalStatus } from "@jobtasks/core";
 import { type DetailedTask } from "./task-shape.js";
-import { tasksExtensionId, tasksExtensionRequired } from "./protocol-error.js";
+import { tasksExtensionRequired } from "./protocol-error.js";
+import { declaresTasksExtension } from "./declares-tasks-extension.js";
 import type { TaskService } from "./task-service.js";
 import type { Logger } from "./logger.js";
 
@@ -19,25 +20,20 @@ export interface TaskListenRequest {
 }
 
 /**
- * Recognise a `subscriptions/listen` request that asks for task notifications. The SDK's own listen
- * handling knows only list-changed and resource filters, so these are served here, in front of it.
+ * Recognise, in a `subscriptions/listen` request (routeRequest hands this every one), a request for task
+ * notifications. The SDK's own listen handling knows only list-changed and resource filters, so these are
+ * served here, in front of it.
  */
 export function parseTaskListenRequest(message: unknown): TaskListenRequest | undefined {
   if (typeof message !== "object" || message === null) return undefined;
-  const request = message as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
-  if (request.method !== "subscriptions/listen") return undefined;
+  const request = message as { id?: unknown; params?: Record<string, unknown> };
   if (typeof request.id !== "string" && typeof request.id !== "number") return undefined;
   const notifications = request.params?.["notifications"] as { taskIds?: unknown } | undefined;
   if (!notifications || !Array.isArray(notifications.taskIds)) return undefined;
-  const meta = request.params?.["_meta"] as Record<string, unknown> | undefined;
-  const capabilities = meta?.["io.modelcontextprotocol/clientCapabilities"] as
-    | { extensions?: Record<string, unknown> }
-    | undefined;
-  const declared = capabilities?.extensions?.[tasksExtensionId];
   return {
     id: request.id,
     taskIds: notifications.taskIds,
-    declaresTasks: typeof declared === "object" && declared !== null,
+    declaresTasks: declaresTasksExtension(request.params?.["_meta"]),
   };
 }
 
