@@ -56,6 +56,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       url: undefined,
       logger,
       close: async () => {
+        // Every open wait answers with the current status before the transport goes.
+        await service.stopWaiting();
         await stdio.close();
         await service.close();
       },
