@@ -70,12 +70,22 @@ describe("waits against an upstream that accepts and never answers", () => {
     const { service, scripted } = setup();
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
     hangUpstream(scripted);
-    // Reads at 0 (hangs, answered slow at 0.4 s), 0.7 (joins the hung read): the 1 s deadline cuts it short.
+    // Reads at 0 (hangs, answered slow at 0.4 s) and 0.6 s (joins the hung read, answered slow at 1 s).
     const { value, elapsedMs } = await timed(() => call(service, "task_status", { taskId, waitSeconds: 1 }));
     expect(elapsedMs).toBeLessThan(2_500);
     expect(value.isError).toBeFalsy();
     expect(value.structuredContent["status"]).toBe("working");
     expect(text(value)).toMatch(/started job \(the upstream is slow to answer/);
+  });
+
+  it("tasks/get answers within the slow-upstream bound with the last snapshot, saying the upstream is slow", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    hangUpstream(scripted);
+    const { value, elapsedMs } = await timed(() => service.getTask(taskId, caller("alice")));
+    expect(elapsedMs).toBeLessThan(2_500);
+    expect(value.status).toBe("working");
+    expect(value.statusMessage).toMatch(/^started job \(the upstream is slow to answer/);
   });
 
   it("task_status with waitSeconds 0 answers within the slow-upstream bound", async () => {
@@ -144,13 +154,25 @@ describe("wait slots shared fairly between principals", () => {
     for (let index = 0; index < 8; index += 1)
       void call(service, "task_status", { taskId: aliceJob, waitSeconds: 30 }).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const bob = await timed(() => call(service, "task_status", { taskId: bobJob, waitSeconds: 0.5 }, caller("bob")));
+    const bob = await timed(() => call(service, "task_status", { taskId: bobJob, waitSeconds: 1 }, caller("bob")));
     expect(text(bob.value)).not.toMatch(/busy/);
-    expect(bob.elapsedMs).toBeGreaterThanOrEqual(450);
+    // It waited: its last look starts a slow-upstream bound (0.4 s here) before its end, at 0.6 s.
+    expect(bob.elapsedMs).toBeGreaterThanOrEqual(550);
     // A quarter of the eight slots is alice's share: her next wait is told the server is busy.
     expect(text(await call(service, "task_status", { taskId: aliceJob, waitSeconds: 5 }))).toMatch(
       /The server is busy/,
     );
+  });
+
+  it("another principal's quick job is answered with its result, not a bare handle, while one principal holds its share", async () => {
+    const { service, scripted } = setup({ synchronousWaitMs: 3_000, service: { maxWaitingCalls: 8 } });
+    const aliceJob = (await call(service, "scripted_job", {})).structuredContent.taskId;
+    for (let index = 0; index < 8; index += 1)
+      void call(service, "task_status", { taskId: aliceJob, waitSeconds: 30 }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const pending = call(service, "scripted_job", { label: "bob's" }, caller("bob"));
+    setTimeout(() => scripted.update(scripted.lastJob(), completedSnapshot("bob's result")), 500);
+    expect(text(await pending)).toBe("bob's result");
   });
 
   it("a maxWaitingCallsPerPrincipal of its own replaces the quarter", async () => {

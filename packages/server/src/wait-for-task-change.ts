@@ -40,6 +40,9 @@ export function realSleep(milliseconds: number, signal: AbortSignal): Promise<vo
   return sleep(milliseconds, undefined, { signal });
 }
 
+/** How long the last look of a long wait is given to be answered before the wait's end. */
+const lastLookAllowanceMs = 1000;
+
 /** Reads closer together than this would only hit the snapshot cache, whatever an adapter suggests. */
 const minimumPollIntervalMs = 10;
 
@@ -52,8 +55,11 @@ const minimumPollIntervalMs = 10;
 export async function waitForTaskChange(options: WaitForTaskChangeOptions): Promise<DetailedTask> {
   const now = options.now ?? Date.now;
   const startedAt = now();
-  const deadline = startedAt + options.waitMs;
-  const answerBy = startedAt + Math.max(options.waitMs, options.slowUpstreamAnswerMs ?? defaultSlowUpstreamAnswerMs);
+  const slowMs = options.slowUpstreamAnswerMs ?? defaultSlowUpstreamAnswerMs;
+  const answerBy = startedAt + Math.max(options.waitMs, slowMs);
+  // The last look starts early enough to be answered by answerBy: a look begun at the very end would have
+  // no time left for even a healthy upstream, and would always report it slow.
+  const deadline = Math.min(startedAt + options.waitMs, answerBy - Math.min(slowMs, lastLookAllowanceMs));
   let task = await options.read({ answerWithinMs: answerBy - now() });
   let lastLookEnded = now();
   let message = task.statusMessage;
