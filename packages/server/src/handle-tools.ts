@@ -36,7 +36,8 @@ export interface HandleToolsOptions {
   /** Waits (task_status, a job tool's quick-finish wait) held open at once; beyond it they answer without waiting. */
   maxWaitingCalls: number;
   /**
-   * Of those, the most one principal may hold, so that one busy caller cannot make every other caller's
+   * Each principal's share of those: within it a principal may take any free slot; past it, only while
+   * that many slots stay free for the others, so that one busy caller cannot make every other caller's
    * waits answer "busy" at once. Default: a quarter of maxWaitingCalls (at least 1).
    */
   maxWaitingCallsPerPrincipal?: number;
@@ -253,7 +254,8 @@ export class HandleTools {
   }
 
   /**
-   * busy: every wait slot was taken, or the caller's principal holds its share of them, so the task was
+   * busy: every wait slot was taken, or the caller's principal is past its share and the rest are kept for
+   * the others, so the task was
    * read once and not waited for. Once the server stops, no wait is held either (not counted as busy).
    */
   async #wait(
@@ -267,7 +269,13 @@ export class HandleTools {
     // Each wait holds a request open; past the bound, answer with what is known now rather than refuse.
     const stopping = this.#stopping.signal.aborted;
     const held = this.#waitingByPrincipal.get(principal) ?? 0;
-    const waiting = !stopping && this.#waitingCalls < this.#options.maxWaitingCalls && held < this.#perPrincipalLimit;
+    // Within its share a principal may take any free slot; past it, only while a share's worth stays free
+    // for the others. A server with one principal (no tokens) still uses most of the slots.
+    const share = this.#perPrincipalLimit;
+    const waiting =
+      !stopping &&
+      this.#waitingCalls < this.#options.maxWaitingCalls &&
+      (held < share || this.#waitingCalls + 1 <= this.#options.maxWaitingCalls - share);
     if (waiting) {
       this.#waitingCalls += 1;
       this.#waitingByPrincipal.set(principal, held + 1);

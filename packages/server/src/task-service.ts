@@ -56,7 +56,10 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
   clientsWithoutTasks?: ClientsWithoutTasks;
   /** task_status waits (and quick-finish waits) held open at once; beyond it they answer at once. Default 256. */
   maxWaitingCalls?: number;
-  /** Of those, the most one principal may hold; beyond it its waits answer at once. Default a quarter of maxWaitingCalls. */
+  /**
+   * Each principal's share of those: past it, a principal's waits answer at once unless that many slots
+   * would still stay free for the others. Default a quarter of maxWaitingCalls.
+   */
   maxWaitingCallsPerPrincipal?: number;
   now?: () => number;
   /** How the handle tools pause between reads (rejecting on abort); with `now`, a simulated clock for benchmarks. */

@@ -158,7 +158,8 @@ describe("wait slots shared fairly between principals", () => {
     expect(text(bob.value)).not.toMatch(/busy/);
     // It waited: its last look starts a slow-upstream bound (0.4 s here) before its end, at 0.6 s.
     expect(bob.elapsedMs).toBeGreaterThanOrEqual(550);
-    // A quarter of the eight slots is alice's share: her next wait is told the server is busy.
+    // A quarter of the eight slots is each principal's share, and past hers alice may not take the last
+    // quarter: she holds six, and her next wait is told the server is busy.
     expect(text(await call(service, "task_status", { taskId: aliceJob, waitSeconds: 5 }))).toMatch(
       /The server is busy/,
     );
@@ -175,8 +176,20 @@ describe("wait slots shared fairly between principals", () => {
     expect(text(await pending)).toBe("bob's result");
   });
 
+  it("a lone principal may hold the slots past its share except the last quarter, kept for others", async () => {
+    const { service } = setup({ service: { maxWaitingCalls: 8 } });
+    const taskId = (await call(service, "scripted_job", {})).structuredContent.taskId;
+    for (let index = 0; index < 5; index += 1)
+      void call(service, "task_status", { taskId, waitSeconds: 30 }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The sixth is held (two slots stay free), the seventh would leave fewer: busy.
+    void call(service, "task_status", { taskId, waitSeconds: 30 }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(text(await call(service, "task_status", { taskId, waitSeconds: 5 }))).toMatch(/The server is busy/);
+  });
+
   it("a maxWaitingCallsPerPrincipal of its own replaces the quarter", async () => {
-    const { service } = setup({ service: { maxWaitingCalls: 8, maxWaitingCallsPerPrincipal: 1 } });
+    const { service } = setup({ service: { maxWaitingCalls: 2, maxWaitingCallsPerPrincipal: 1 } });
     const taskId = (await call(service, "scripted_job", {})).structuredContent.taskId;
     void call(service, "task_status", { taskId, waitSeconds: 30 }).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 20));
