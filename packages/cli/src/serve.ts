@@ -63,6 +63,10 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       url: undefined,
       logger,
       close: async () => {
+        // Every open wait answers with the current status before the transport goes (the SDK writes those
+        // answers once their handlers return: one turn of the event loop).
+        await service.stopWaiting();
+        await new Promise((resolve) => setImmediate(resolve));
         await stdio.close();
         await service.close();
       },

@@ -2,7 +2,7 @@ import { isTerminalStatus, type CallToolResult, type ElicitationResponse, type I
 import { type DetailedTask } from "./task-shape.js";
 import { TaskProtocolError } from "./protocol-error.js";
 import { invalidArguments, validateToolInput } from "./validate-tool-input.js";
-import { waitForTaskChange } from "./wait-for-task-change.js";
+import { waitForTaskChange, type LookBounds } from "./wait-for-task-change.js";
 import { checkFormAnswer, unsafeFieldName } from "./check-form-answer.js";
 import { firstAnswer, followWithStatus, statusAnswer, toolError, type HandleView } from "./handle-results.js";
 import { defaultStatusWaitSeconds, handleToolInputSchemas, type HandleToolName } from "./handle-tool-definitions.js";
@@ -22,7 +22,7 @@ export interface HandleCaller {
 
 /** The task operations the handle tools are built on: the very ones tasks/get, tasks/update and tasks/cancel use. */
 export interface TaskOperations {
-  getTask(taskId: string, caller: HandleCaller): Promise<DetailedTask>;
+  getTask(taskId: string, caller: HandleCaller, bounds?: LookBounds): Promise<DetailedTask>;
   /** Resolves to the keys whose answers reached the upstream. */
   updateTask(taskId: string, inputResponses: Record<string, unknown>, caller: HandleCaller): Promise<string[]>;
   cancelTask(taskId: string, caller: HandleCaller): Promise<void>;
@@ -35,6 +35,14 @@ export interface TaskOperations {
 export interface HandleToolsOptions {
   /** Waits (task_status, a job tool's quick-finish wait) held open at once; beyond it they answer without waiting. */
   maxWaitingCalls: number;
+  /**
+   * Each principal's share of those: within it a principal may take any free slot; past it, only while
+   * that many slots stay free for the others, so that one busy caller cannot make every other caller's
+   * waits answer "busy" at once. Default: a quarter of maxWaitingCalls (at least 1).
+   */
+  maxWaitingCallsPerPrincipal?: number;
+  /** The reader's bound on waiting for the upstream; task_cancel answers within it too. */
+  slowUpstreamAnswerMs: number;
   now: () => number;
   sleep: (milliseconds: number, signal: AbortSignal) => Promise<void>;
 }
@@ -47,14 +55,38 @@ export interface HandleToolsOptions {
 export class HandleTools {
   readonly #tasks: TaskOperations;
   readonly #options: HandleToolsOptions;
+  readonly #perPrincipalLimit: number;
   #waitingCalls = 0;
+  readonly #waitingByPrincipal = new Map<string, number>();
+  /** Aborted when the server stops: open waits answer with what they know, new ones do not wait. */
+  readonly #stopping = new AbortController();
+  readonly #openCalls = new Set<Promise<unknown>>();
 
   constructor(tasks: TaskOperations, options: HandleToolsOptions) {
     this.#tasks = tasks;
     this.#options = options;
+    this.#perPrincipalLimit =
+      options.maxWaitingCallsPerPrincipal ?? Math.max(1, Math.floor(options.maxWaitingCalls / 4));
   }
 
-  async call(name: HandleToolName, args: unknown, caller: HandleCaller): Promise<CallToolResult> {
+  /** The server is stopping: answer every open wait now with the task as last seen, and wait no more. */
+  async stopWaiting(): Promise<void> {
+    this.#stopping.abort();
+    await Promise.allSettled(this.#openCalls);
+  }
+
+  call(name: HandleToolName, args: unknown, caller: HandleCaller): Promise<CallToolResult> {
+    return this.#tracked(this.#call(name, args, caller));
+  }
+
+  #tracked<T>(call: Promise<T>): Promise<T> {
+    this.#openCalls.add(call);
+    const forget = () => this.#openCalls.delete(call);
+    call.then(forget, forget);
+    return call;
+  }
+
+  async #call(name: HandleToolName, args: unknown, caller: HandleCaller): Promise<CallToolResult> {
     try {
       switch (name) {
         case "task_status":
@@ -85,35 +117,47 @@ export class HandleTools {
    * The first answer to a job tool called without the extension: wait up to waitMs for a quick finish (or a
    * question), then answer with the result or the handle. The job is never cancelled for running longer.
    */
-  async firstAnswer(options: {
-    read: () => Promise<DetailedTask>;
+  firstAnswer(options: {
+    read: (bounds: LookBounds) => Promise<DetailedTask>;
     waitMs: number;
+    principal: string;
     signal: AbortSignal;
     toolName: string;
     pollIntervalMs: number;
   }): Promise<CallToolResult> {
-    const { task, busy } = await this.#wait(options.read, options.waitMs, options.signal, options.pollIntervalMs);
-    return firstAnswer({ task, toolName: options.toolName, pollIntervalMs: options.pollIntervalMs, busy });
+    return this.#tracked(
+      this.#wait(options.read, options.waitMs, options.principal, options.signal, options.pollIntervalMs).then(
+        ({ task, busy }) =>
+          firstAnswer({ task, toolName: options.toolName, pollIntervalMs: options.pollIntervalMs, busy }),
+      ),
+    );
   }
 
   async #status(args: StatusArguments, caller: HandleCaller): Promise<CallToolResult> {
     const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
     const deadline = this.#options.now() + (args.waitSeconds ?? defaultStatusWaitSeconds) * 1000;
-    const read = () => this.#tasks.getTask(args.taskId, caller);
+    const read = (bounds: LookBounds) => this.#tasks.getTask(args.taskId, caller, bounds);
     let { task, busy } = await this.#wait(
       read,
       deadline - this.#options.now(),
+      caller.principal,
       caller.signal,
       pollIntervalMs,
       caller.onProgress,
     );
     // A question the user answered in the client's own form is delivered, and the wait goes on; without
     // an answer (no form, dismissed, too slow) the model gets the question and task_answer, as always.
-    while (task.status === "input_required" && caller.askUser && deadline - this.#options.now() > 0) {
+    while (
+      task.status === "input_required" &&
+      caller.askUser &&
+      deadline - this.#options.now() > 0 &&
+      !this.#stopping.signal.aborted
+    ) {
       if (!(await this.#askUser(args.taskId, task.inputRequests, deadline - this.#options.now(), caller))) break;
       ({ task, busy } = await this.#wait(
         read,
         Math.max(0, deadline - this.#options.now()),
+        caller.principal,
         caller.signal,
         pollIntervalMs,
         caller.onProgress,
@@ -198,7 +242,9 @@ export class HandleTools {
 
   async #cancel(args: { taskId: string }, caller: HandleCaller): Promise<CallToolResult> {
     const { toolName } = this.#tasks.describeTask(args.taskId, caller.principal);
-    const task = await this.#tasks.getTask(args.taskId, caller);
+    // The whole call answers within the slow-upstream bound: a hung upstream is said to be slow, not waited on.
+    const answerBy = this.#options.now() + this.#options.slowUpstreamAnswerMs;
+    const task = await this.#tasks.getTask(args.taskId, caller, { answerWithinMs: this.#options.slowUpstreamAnswerMs });
     if (isTerminalStatus(task.status)) {
       return {
         content: [{ type: "text", text: `${toolName} had already ended (${task.status}); nothing to cancel.` }],
@@ -210,12 +256,16 @@ export class HandleTools {
         },
       };
     }
-    await this.#tasks.cancelTask(args.taskId, caller);
+    const cancelling = this.#tasks.cancelTask(args.taskId, caller);
+    const answered = await withinMs(cancelling, Math.max(0, answerBy - this.#options.now()));
+    const confirmation = answered
+      ? "it is cooperative, so the job may still finish first"
+      : "the upstream is slow to answer, so the request may still be on its way; it is cooperative, so the job may still finish first";
     return {
       content: [
         {
           type: "text",
-          text: `Cancellation of ${toolName} was requested; it is cooperative, so the job may still finish first. Call task_status with {"taskId":"${args.taskId}"} to see how it ends.`,
+          text: `Cancellation of ${toolName} was requested; ${confirmation}. Call task_status with {"taskId":"${args.taskId}"} to see how it ends.`,
         },
       ],
       structuredContent: {
@@ -230,31 +280,69 @@ export class HandleTools {
     };
   }
 
-  /** busy: every wait slot was taken, so the task was read once and not waited for. */
+  /**
+   * busy: every wait slot was taken, or the caller's principal is past its share and the rest are kept for
+   * the others, so the task was
+   * read once and not waited for. Once the server stops, no wait is held either (not counted as busy).
+   */
   async #wait(
-    read: () => Promise<DetailedTask>,
+    read: (bounds: LookBounds) => Promise<DetailedTask>,
     waitMs: number,
+    principal: string,
     signal: AbortSignal,
     pollIntervalMs: number,
     onMessage?: (message: string) => void,
   ): Promise<{ task: DetailedTask; busy: boolean }> {
     // Each wait holds a request open; past the bound, answer with what is known now rather than refuse.
-    const waiting = this.#waitingCalls < this.#options.maxWaitingCalls;
-    if (waiting) this.#waitingCalls += 1;
+    const stopping = this.#stopping.signal.aborted;
+    const held = this.#waitingByPrincipal.get(principal) ?? 0;
+    // Within its share a principal may take any free slot; past it, only while a share's worth stays free
+    // for the others. A server with one principal (no tokens) still uses most of the slots.
+    const share = this.#perPrincipalLimit;
+    const waiting =
+      !stopping &&
+      this.#waitingCalls < this.#options.maxWaitingCalls &&
+      (held < share || this.#waitingCalls + 1 <= this.#options.maxWaitingCalls - share);
+    if (waiting) {
+      this.#waitingCalls += 1;
+      this.#waitingByPrincipal.set(principal, held + 1);
+    }
     try {
       const task = await waitForTaskChange({
         read,
         waitMs: waiting ? waitMs : 0,
         signal,
+        stopWaiting: this.#stopping.signal,
+        slowUpstreamAnswerMs: this.#options.slowUpstreamAnswerMs,
         defaultPollIntervalMs: pollIntervalMs,
         now: this.#options.now,
         sleep: this.#options.sleep,
         ...(onMessage ? { onMessage } : {}),
       });
-      return { task, busy: !waiting && waitMs > 0 };
+      return { task, busy: !waiting && !stopping && waitMs > 0 };
     } finally {
-      if (waiting) this.#waitingCalls -= 1;
+      if (waiting) {
+        this.#waitingCalls -= 1;
+        const left = (this.#waitingByPrincipal.get(principal) ?? 1) - 1;
+        if (left > 0) this.#waitingByPrincipal.set(principal, left);
+        else this.#waitingByPrincipal.delete(principal);
+      }
     }
+  }
+}
+
+/** Whether a promise settles within the time (its rejection counts, and is thrown). */
+async function withinMs(promise: Promise<unknown>, milliseconds: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), milliseconds);
+  });
+  try {
+    return await Promise.race([promise.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+    // A late failure is the upstream's to log; nobody waits for it any more.
+    promise.catch(() => undefined);
   }
 }
 

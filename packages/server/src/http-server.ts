@@ -38,6 +38,8 @@ export interface HttpServerOptions {
   allowedOrigins?: readonly string[];
   /** Answer well-formed tasks/get without the per-request SDK server (fast-tasks-get.ts). Default true. */
   fastTasksGet?: boolean;
+  /** On close, how long answers already being written may take before their connections are cut. Default 5 s. */
+  closeGraceMs?: number;
 }
 
 /** Every request reaches the MCP handler through route(), which sets the principal; never guess one. */
@@ -86,6 +88,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       ? undefined
       : createFastTasksGet({ service, serverInfo: { name: options.name, version: options.version } });
   const inputSchemaOf = (name: string) => service.registry.tool(name)?.descriptor.inputSchema;
+
+  /** Requests (tools/call, tasks/get, ...) still being answered: on close they finish before connections are cut. */
+  const answering = new Set<ServerResponse>();
 
   const server = createServer((request, response) => {
     void route(request, response).catch((error: unknown) => {
@@ -157,6 +162,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     ) {
       return;
     }
+    answering.add(response);
+    response.once("close", () => answering.delete(response));
     if (route.kind === "fast-tasks-get" && (await fastTasksGet?.serve(response, body.value, route.taskId, principal)))
       return;
     await serveMcp(request as never, response, body.value);
@@ -183,9 +190,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     url: `http://${displayHost}:${address.port}${path}`,
     port: address.port,
     close: async () => {
+      // No new connections; then every open wait answers with the current status (rather than a reset
+      // socket), and the answers are written before the connections still open are cut.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await service.stopWaiting();
+      await untilAnswered(answering, options.closeGraceMs ?? 5_000);
       await handler.close();
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
     },
   };
+}
+
+/** Resolve once every response in the set has been written (or its connection closed), or after `graceMs`. */
+async function untilAnswered(answering: Set<ServerResponse>, graceMs: number): Promise<void> {
+  const giveUpAt = Date.now() + graceMs;
+  while (answering.size > 0 && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 10));
 }

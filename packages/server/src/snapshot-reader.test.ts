@@ -10,7 +10,13 @@ import {
 } from "../../../test/support/scripted-adapter.js";
 
 function setup(
-  options: { budgetMs?: number; cacheMs?: number; maxTerminalCacheCharacters?: number; readTimeoutMs?: number } = {},
+  options: {
+    budgetMs?: number;
+    cacheMs?: number;
+    maxTerminalCacheCharacters?: number;
+    readTimeoutMs?: number;
+    slowUpstreamAnswerMs?: number;
+  } = {},
 ) {
   let now = 1_000_000;
   const scripted: ScriptedAdapter = createScriptedAdapter();
@@ -25,6 +31,7 @@ function setup(
       ? { maxTerminalCacheCharacters: options.maxTerminalCacheCharacters }
       : {}),
     ...(options.readTimeoutMs !== undefined ? { readTimeoutMs: options.readTimeoutMs } : {}),
+    ...(options.slowUpstreamAnswerMs !== undefined ? { slowUpstreamAnswerMs: options.slowUpstreamAnswerMs } : {}),
   });
   return {
     reader,
@@ -95,6 +102,51 @@ describe("SnapshotReader", () => {
     expect(first.message).toMatch(/did not answer within 50 ms/);
     const second = await reader.read(target, context());
     expect(second.message).toMatch(/did not answer within 50 ms/);
+  });
+
+  it("answers a hung upstream within the slow bound, working and saying so, while the one shared read goes on", async () => {
+    const { reader, scripted } = setup({ readTimeoutMs: 60_000, slowUpstreamAnswerMs: 50 });
+    const target = await startJob(scripted);
+    let answer!: (snapshot: JobSnapshot) => void;
+    scripted.adapter.doGetStatus = () => {
+      scripted.calls.getStatus += 1;
+      return new Promise<JobSnapshot>((resolve) => (answer = resolve));
+    };
+    const startedAt = performance.now();
+    const [first, second] = await Promise.all([reader.read(target, context()), reader.read(target, context())]);
+    expect(performance.now() - startedAt).toBeLessThan(2_000);
+    // No snapshot yet in this process: working, never an error, and not remembered as the job's state.
+    for (const snapshot of [first, second]) {
+      expect(snapshot.status).toBe("working");
+      expect(snapshot.message).toMatch(/upstream is slow to answer/);
+    }
+    expect(scripted.calls.getStatus).toBe(1);
+    // The read was not abandoned: when the upstream answers, the next poll gets that answer without a new call.
+    answer(completedSnapshot("finally"));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await reader.read(target, context())).status).toBe("completed");
+    expect(scripted.calls.getStatus).toBe(1);
+  });
+
+  it("answers a hung upstream with the last snapshot read, marked slow", async () => {
+    const { reader, scripted, advance } = setup({ readTimeoutMs: 60_000, slowUpstreamAnswerMs: 50 });
+    const target = await startJob(scripted);
+    reader.remember(target, workingSnapshot("step 2/5: test"));
+    advance(5_000);
+    scripted.adapter.doGetStatus = () => new Promise<JobSnapshot>(() => undefined);
+    const snapshot = await reader.read(target, context());
+    expect(snapshot.status).toBe("working");
+    expect(snapshot.message).toMatch(/^step 2\/5: test \(the upstream is slow to answer/);
+  });
+
+  it("counts a cached snapshot only when it was read after the caller's last look", async () => {
+    const { reader, scripted, advance } = setup({ cacheMs: 1000 });
+    const target = await startJob(scripted);
+    await reader.read(target, context());
+    const lastLook = 1_000_000;
+    advance(500);
+    await reader.read(target, context(), { readSince: lastLook });
+    expect(scripted.calls.getStatus).toBe(2);
   });
 
   it("gives a finished task without an upstream time one lastUpdatedAt that does not move", async () => {

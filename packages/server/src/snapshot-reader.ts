@@ -15,6 +15,7 @@ import { formatDuration, retryDefaults, retryUpstream, untilAborted } from "./re
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
   snapshotCacheMs: 1000,
+  slowUpstreamAnswerMs: 5000,
   upstreamRetryBudgetMs: 10 * 60_000,
   ...retryDefaults,
 } as const;
@@ -33,6 +34,12 @@ export interface SnapshotReaderOptions {
   immediateRetryDelayMs?: number;
   /** How long one upstream status read (retries included) may take before it counts as an outage. Default 30 s. */
   readTimeoutMs?: number;
+  /**
+   * How long a caller waits for an upstream status read before it is answered with the last snapshot (or
+   * `working` when there is none yet) and a message that the upstream is slow. The read itself goes on, up
+   * to readTimeoutMs, for every caller that asks meanwhile. Default 5 s.
+   */
+  slowUpstreamAnswerMs?: number;
   /** Bound on remembered jobs (each cache). Default 10,000. */
   maxEntries?: number;
   /**
@@ -73,6 +80,7 @@ export class SnapshotReader {
       immediateRetries: options.immediateRetries ?? retryDefaults.immediateRetries,
       immediateRetryDelayMs: options.immediateRetryDelayMs ?? retryDefaults.immediateRetryDelayMs,
       readTimeoutMs: options.readTimeoutMs ?? 30_000,
+      slowUpstreamAnswerMs: options.slowUpstreamAnswerMs ?? readerDefaults.slowUpstreamAnswerMs,
       maxEntries: options.maxEntries ?? 10_000,
       maxTerminalCacheCharacters: options.maxTerminalCacheCharacters ?? 64 * 1024 * 1024,
     };
@@ -90,21 +98,37 @@ export class SnapshotReader {
     this.#heldOff = new LRUCache({ max });
   }
 
+  /** How long a caller waits for the upstream before it is answered that the upstream is slow. */
+  get slowUpstreamAnswerMs(): number {
+    return this.#options.slowUpstreamAnswerMs;
+  }
+
   /**
-   * The snapshot of a job. `fresh` skips the short-lived cache (used before acting on a job). A job the
+   * The snapshot of a job. `fresh` skips the short-lived cache (used before acting on a job) and waits for
+   * the upstream however long it takes (up to readTimeoutMs). Otherwise the caller waits at most
+   * `answerWithinMs` (never more than slowUpstreamAnswerMs) for the upstream, and a cached snapshot counts
+   * only when it was read after `readSince` (a wait's next look must be newer than its last). A job the
    * upstream no longer knows rejects with `-32602 Task has expired`.
    */
-  async read(target: ReadTarget, context: AdapterContext, options: { fresh?: boolean } = {}): Promise<JobSnapshot> {
+  async read(target: ReadTarget, context: AdapterContext, options: ReadOptions = {}): Promise<JobSnapshot> {
     const key = cacheKey(target);
     const terminal = this.#terminal.get(key);
     if (terminal) return terminal;
     const held = this.#answerWhileHeldOff(key);
     if (held) return held;
+    const withinMs = options.fresh
+      ? undefined
+      : Math.max(0, Math.min(options.answerWithinMs ?? Number.POSITIVE_INFINITY, this.#options.slowUpstreamAnswerMs));
     if (!options.fresh) {
       const recent = this.#recent.get(key);
-      if (recent && this.#now() - recent.readAt < this.#options.snapshotCacheMs) return recent.snapshot;
+      if (
+        recent &&
+        this.#now() - recent.readAt < this.#options.snapshotCacheMs &&
+        (options.readSince === undefined || recent.readAt > options.readSince)
+      )
+        return recent.snapshot;
       const pending = this.#inFlight.get(key);
-      if (pending) return untilAborted(pending, context.signal);
+      if (pending) return this.#answerWithin(key, pending, context.signal, withinMs);
     }
     // The upstream read is shared by every caller that asks meanwhile, so it must not die with the first
     // caller's request: it gets its own deadline, and each caller stops waiting when its own request ends.
@@ -121,7 +145,44 @@ export class SnapshotReader {
       if (this.#inFlight.get(key) === reading) this.#inFlight.delete(key);
     });
     this.#inFlight.set(key, reading);
-    return untilAborted(reading, context.signal);
+    return this.#answerWithin(key, reading, context.signal, withinMs);
+  }
+
+  /**
+   * Wait for a shared read until the caller's request ends or `withinMs` passes; then answer with what is
+   * known, saying the upstream is slow. That answer is not remembered: the read goes on and its snapshot is.
+   */
+  async #answerWithin(
+    key: string,
+    reading: Promise<JobSnapshot>,
+    signal: AbortSignal,
+    withinMs: number | undefined,
+  ): Promise<JobSnapshot> {
+    if (withinMs === undefined) return untilAborted(reading, signal);
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<"slow">((resolve) => {
+      timer = setTimeout(() => resolve("slow"), withinMs);
+    });
+    try {
+      const answer = await Promise.race([untilAborted(reading, signal), slow]);
+      return answer === "slow" ? this.#slowAnswer(key) : answer;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #slowAnswer(key: string): JobSnapshot {
+    const seconds = formatDuration(this.#options.slowUpstreamAnswerMs);
+    const last = this.#recent.get(key)?.snapshot;
+    if (!last) {
+      return {
+        status: "working",
+        rawStatus: "unknown",
+        message: `The upstream is slow to answer: no status within ${seconds} yet; the job is not known to have ended`,
+      };
+    }
+    const slow = `the upstream is slow to answer (no new status within ${seconds}); this is the last status read`;
+    return { ...last, message: last.message ? `${last.message} (${slow})` : slow.replace(/^t/, "T") };
   }
 
   /**
@@ -215,6 +276,13 @@ export class SnapshotReader {
     if (answer.countsAsOutage) this.#outageSince.set(key, since);
     return answer.snapshot;
   }
+}
+
+export interface ReadOptions {
+  fresh?: boolean;
+  answerWithinMs?: number;
+  /** A cached snapshot counts only when it was read after this time (on the reader's clock). */
+  readSince?: number;
 }
 
 function cacheKey(target: ReadTarget): string {

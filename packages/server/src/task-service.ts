@@ -26,7 +26,7 @@ import { cancelUnservableJob, startFailureResult } from "./start-failure.js";
 import { cancelAbandonedJob } from "./cancel-abandoned-job.js";
 import { HandleTools, type HandleCaller } from "./handle-tools.js";
 import { isHandleToolName } from "./handle-tool-definitions.js";
-import { realSleep } from "./wait-for-task-change.js";
+import { realSleep, type LookBounds } from "./wait-for-task-change.js";
 import { deepFreeze, MemoizedTaskIdOpener, type TaskIdOpener } from "./memoized-task-id-opener.js";
 import type { ToolDescriptor } from "./tool-registry.js";
 import {
@@ -67,6 +67,11 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
   formsFromTaskStatus?: boolean;
   /** task_status waits (and quick-finish waits) held open at once; beyond it they answer at once. Default 256. */
   maxWaitingCalls?: number;
+  /**
+   * Each principal's share of those: past it, a principal's waits answer at once unless that many slots
+   * would still stay free for the others. Default a quarter of maxWaitingCalls.
+   */
+  maxWaitingCallsPerPrincipal?: number;
   now?: () => number;
   /** How the handle tools pause between reads (rejecting on abort); with `now`, a simulated clock for benchmarks. */
   sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
@@ -133,13 +138,21 @@ export class TaskService {
     if (this.clientsWithoutTasks === "handles") refuseHandleToolNames(options.adapters);
     this.#handles = new HandleTools(
       {
-        getTask: (taskId, caller) => this.getTask(taskId, caller),
+        getTask: (taskId, caller, bounds) => this.getTask(taskId, caller, bounds),
         updateTask: (taskId, inputResponses, caller) => this.updateTask(taskId, inputResponses, caller),
         cancelTask: (taskId, caller) => this.cancelTask(taskId, caller),
         describeTask: (taskId, principal) => this.#describe(taskId, principal),
         wasAnswered: (taskId, key, principal) => this.wasAnswered(taskId, key, principal),
       },
-      { maxWaitingCalls: options.maxWaitingCalls ?? 256, now: this.#now, sleep: options.sleep ?? realSleep },
+      {
+        maxWaitingCalls: options.maxWaitingCalls ?? 256,
+        ...(options.maxWaitingCallsPerPrincipal !== undefined
+          ? { maxWaitingCallsPerPrincipal: options.maxWaitingCallsPerPrincipal }
+          : {}),
+        slowUpstreamAnswerMs: this.#reader.slowUpstreamAnswerMs,
+        now: this.#now,
+        sleep: options.sleep ?? realSleep,
+      },
     );
     this.#synchronous = new SynchronousCalls(this.registry, options);
   }
@@ -256,14 +269,15 @@ export class TaskService {
     if (quickFinishWaitMs !== undefined) {
       try {
         return await this.#handles.firstAnswer({
-          read: async () => {
-            const snapshot = await this.#reader.read(target, context);
+          read: async (bounds) => {
+            const snapshot = await this.#reader.read(target, context, bounds);
             // The quick-finish wait is a synchronous call too: its client may follow the job's progress.
             await caller.observeSnapshot?.(snapshot);
             return toDetailedTask(snapshot, this.#metadata(taskId, reference, registered.adapter));
           },
           // Counted from the call, so the start's own time is inside the bound.
           waitMs: Math.max(0, createdAt + quickFinishWaitMs - this.#now()),
+          principal: caller.principal,
           signal: context.signal,
           toolName: name,
           pollIntervalMs: this.#pollInterval(registered.adapter),
@@ -280,10 +294,13 @@ export class TaskService {
     return toCreateTaskResult(snapshot, this.#metadata(taskId, reference, registered.adapter));
   }
 
-  /** tasks/get. Questions this process already answered are left out while the upstream catches up. */
-  async getTask(taskId: string, caller: CallerContext): Promise<DetailedTask> {
+  /**
+   * tasks/get. Questions this process already answered are left out while the upstream catches up;
+   * `bounds` narrow how long it waits for the upstream (see SnapshotReader.read).
+   */
+  async getTask(taskId: string, caller: CallerContext, bounds?: LookBounds): Promise<DetailedTask> {
     const opened = this.#open(taskId, caller.principal);
-    const snapshot = await this.#reader.read(opened.target, this.#adapterContext(caller));
+    const snapshot = await this.#reader.read(opened.target, this.#adapterContext(caller), bounds);
     const answered = this.#answers.answered(answerLedgerKey(opened.reference.adapter, opened.reference.ref));
     return toDetailedTask(
       hideAnsweredRequests(snapshot, answered),
@@ -438,6 +455,14 @@ export class TaskService {
       pollIntervalMs: this.#pollInterval(adapter),
       now: this.#now(),
     };
+  }
+
+  /**
+   * The server is stopping: every open task_status and quick-finish wait answers now with the task as last
+   * seen, and later ones answer without waiting. Resolves once the open ones have answered.
+   */
+  stopWaiting(): Promise<void> {
+    return this.#handles.stopWaiting();
   }
 
   /** Release adapters' connections. */

@@ -1,13 +1,32 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { DetailedTask } from "./task-shape.js";
+import { readerDefaults } from "./snapshot-reader.js";
+
+const defaultSlowUpstreamAnswerMs = readerDefaults.slowUpstreamAnswerMs;
+
+/**
+ * What one look may cost: how long it may wait for the upstream before it is answered with the last snapshot
+ * (see SnapshotReader.read), and the end of the wait's previous look, after which its snapshot must be read.
+ */
+export interface LookBounds {
+  answerWithinMs: number;
+  readSince?: number;
+}
 
 export interface WaitForTaskChangeOptions {
   /** One look at the task (through the snapshot cache, so many waiters of one job cost one upstream read). */
-  read: () => Promise<DetailedTask>;
+  read: (bounds: LookBounds) => Promise<DetailedTask>;
   /** How long to wait for a change; 0 reads once. */
   waitMs: number;
   /** The request's lifetime: once aborted, the wait ends at once and reads nothing more. */
   signal: AbortSignal;
+  /**
+   * The reader's slow-upstream bound: a wait shorter than it still gives its one look that long, and a
+   * longer wait answers by its own end whatever a read in flight is doing. Default 5 s.
+   */
+  slowUpstreamAnswerMs?: number;
+  /** Once aborted (the server is stopping), the wait answers at once with the task as last seen. */
+  stopWaiting?: AbortSignal;
   /** Spacing of reads when the task suggests none. */
   defaultPollIntervalMs: number;
   /** Told each new status message while the wait goes on (a progress line is not a reason to answer). */
@@ -21,6 +40,9 @@ export function realSleep(milliseconds: number, signal: AbortSignal): Promise<vo
   return sleep(milliseconds, undefined, { signal });
 }
 
+/** How long the last look of a long wait is given to be answered before the wait's end. */
+const lastLookAllowanceMs = 1000;
+
 /** Reads closer together than this would only hit the snapshot cache, whatever an adapter suggests. */
 const minimumPollIntervalMs = 10;
 
@@ -32,20 +54,47 @@ const minimumPollIntervalMs = 10;
  */
 export async function waitForTaskChange(options: WaitForTaskChangeOptions): Promise<DetailedTask> {
   const now = options.now ?? Date.now;
-  const deadline = now() + options.waitMs;
-  let task = await options.read();
+  const startedAt = now();
+  const slowMs = options.slowUpstreamAnswerMs ?? defaultSlowUpstreamAnswerMs;
+  const answerBy = startedAt + Math.max(options.waitMs, slowMs);
+  // The last look starts early enough to be answered by answerBy: a look begun at the very end would have
+  // no time left for even a healthy upstream, and would always report it slow.
+  const deadline = Math.min(startedAt + options.waitMs, answerBy - Math.min(slowMs, lastLookAllowanceMs));
+  let task = await options.read({ answerWithinMs: answerBy - now() });
+  let lastLookEnded = now();
   let message = task.statusMessage;
-  while (task.status === "working") {
+  while (task.status === "working" && !options.stopWaiting?.aborted) {
     const remaining = deadline - now();
     if (remaining <= 0) return task;
     const interval = Math.max(task.pollIntervalMs ?? options.defaultPollIntervalMs, minimumPollIntervalMs);
     // Rejects as soon as the request is aborted: a closed connection stops the reads too.
-    await (options.sleep ?? realSleep)(Math.min(interval, remaining), options.signal);
-    task = await options.read();
+    if (await pause(options, Math.min(interval, remaining))) return task;
+    // Each look is newer than the last: the one on the deadline must not be answered by the cache with
+    // what the previous look saw (a job that ended in between would be missed).
+    task = await options.read({ answerWithinMs: Math.max(0, answerBy - now()), readSince: lastLookEnded });
+    lastLookEnded = now();
     if (task.status === "working" && task.statusMessage !== undefined && task.statusMessage !== message) {
       message = task.statusMessage;
       options.onMessage?.(message);
     }
   }
   return task;
+}
+
+/** Sleep, or end early when the server stops waiting (true then); rejects when the request is aborted. */
+async function pause(options: WaitForTaskChangeOptions, milliseconds: number): Promise<boolean> {
+  const sleep = options.sleep ?? realSleep;
+  const stop = options.stopWaiting;
+  if (!stop) {
+    await sleep(milliseconds, options.signal);
+    return false;
+  }
+  const both = AbortSignal.any([options.signal, stop]);
+  try {
+    await sleep(milliseconds, both);
+    return false;
+  } catch (error) {
+    if (stop.aborted && !options.signal.aborted) return true;
+    throw error;
+  }
 }

@@ -1,0 +1,217 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { CallToolResult, JobSnapshot } from "@jobtasks/core";
+import { TaskIdSealer } from "./task-id.js";
+import { createSilentLogger } from "./logger.js";
+import { TaskService, type CallerContext, type TaskServiceOptions } from "./task-service.js";
+import {
+  completedSnapshot,
+  createScriptedAdapter,
+  workingSnapshot,
+  type ScriptedAdapter,
+  type ScriptedAdapterOptions,
+} from "../../../test/support/scripted-adapter.js";
+
+/**
+ * Every wait and every handle tool answers by its own deadline, whatever an upstream read is doing, and one
+ * principal's waits cannot take every other caller's. The upstream here is a scripted adapter whose reads
+ * can be made to hang; the deadlines are shortened so that a test takes a second or two.
+ */
+
+const slowUpstreamAnswerMs = 400;
+/** Far beyond every bound under test: a call that waits for it has missed its deadline. */
+const readTimeoutMs = 10_000;
+
+function setup(options: ScriptedAdapterOptions & { service?: Partial<TaskServiceOptions> } = {}) {
+  const scripted = createScriptedAdapter({ pollIntervalMs: 300, ...options });
+  const service = new TaskService({
+    adapters: [{ name: "scripted", adapter: scripted.adapter }],
+    sealer: new TaskIdSealer({ secret: "wait-deadlines-test-secret-0123456789abcdef" }),
+    logger: createSilentLogger(),
+    snapshotCacheMs: 0,
+    immediateRetryDelayMs: 1,
+    slowUpstreamAnswerMs,
+    readTimeoutMs,
+    ...options.service,
+  });
+  return { scripted, service };
+}
+
+/** From now on every status read (and cancel) accepts the request and never answers. */
+function hangUpstream(scripted: ScriptedAdapter): void {
+  scripted.adapter.doGetStatus = () => new Promise<JobSnapshot>(() => undefined);
+  scripted.adapter.doCancel = () => new Promise<void>(() => undefined);
+}
+
+const controllers: AbortController[] = [];
+afterEach(() => {
+  for (const controller of controllers.splice(0)) controller.abort(new Error("test over"));
+});
+
+function caller(principal: string): CallerContext {
+  const controller = new AbortController();
+  controllers.push(controller);
+  return { principal, signal: controller.signal };
+}
+
+type Result = CallToolResult & { structuredContent: Record<string, any> };
+const call = async (service: TaskService, name: string, args: unknown, who = caller("alice")) =>
+  (await service.callTool(name, args, { ...who, tasksDeclared: false })) as Result;
+const text = (result: CallToolResult) =>
+  result.content.map((block) => (block as { text?: string }).text ?? "").join("\n");
+
+async function timed<T>(operation: () => Promise<T>): Promise<{ value: T; elapsedMs: number }> {
+  const startedAt = performance.now();
+  const value = await operation();
+  return { value, elapsedMs: performance.now() - startedAt };
+}
+
+describe("waits against an upstream that accepts and never answers", () => {
+  it("task_status answers by the end of waitSeconds, even with a read in flight then, with the last snapshot marked slow", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    hangUpstream(scripted);
+    // Reads at 0 (hangs, answered slow at 0.4 s) and 0.6 s (joins the hung read, answered slow at 1 s).
+    const { value, elapsedMs } = await timed(() => call(service, "task_status", { taskId, waitSeconds: 1 }));
+    expect(elapsedMs).toBeLessThan(2_500);
+    expect(value.isError).toBeFalsy();
+    expect(value.structuredContent["status"]).toBe("working");
+    expect(text(value)).toMatch(/started job \(the upstream is slow to answer/);
+  });
+
+  it("tasks/get answers within the slow-upstream bound with the last snapshot, saying the upstream is slow", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    hangUpstream(scripted);
+    const { value, elapsedMs } = await timed(() => service.getTask(taskId, caller("alice")));
+    expect(elapsedMs).toBeLessThan(2_500);
+    expect(value.status).toBe("working");
+    expect(value.statusMessage).toMatch(/^started job \(the upstream is slow to answer/);
+  });
+
+  it("task_status with waitSeconds 0 answers within the slow-upstream bound", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    hangUpstream(scripted);
+    const { value, elapsedMs } = await timed(() => call(service, "task_status", { taskId, waitSeconds: 0 }));
+    expect(elapsedMs).toBeLessThan(2_500);
+    expect(value.structuredContent["status"]).toBe("working");
+    expect(text(value)).toMatch(/upstream is slow to answer/);
+  });
+
+  it("task_cancel answers within the slow-upstream bound, saying the upstream is slow", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    hangUpstream(scripted);
+    const { value, elapsedMs } = await timed(() => call(service, "task_cancel", { taskId }));
+    expect(elapsedMs).toBeLessThan(2_500);
+    expect(value.isError).toBeFalsy();
+    expect(value.structuredContent).toMatchObject({ taskId, status: "working", cancelRequested: true });
+    expect(text(value)).toMatch(/the upstream is slow to answer/);
+  });
+
+  it("a job tool that answers at once gives its handle within the slow-upstream bound when the first read hangs", async () => {
+    const { service, scripted } = setup();
+    hangUpstream(scripted);
+    const { value, elapsedMs } = await timed(() => call(service, "scripted_job", {}));
+    expect(elapsedMs).toBeLessThan(2_500);
+    // No snapshot of this job yet in this process: working, never an error.
+    expect(value.isError).toBeFalsy();
+    expect(value.structuredContent["status"]).toBe("working");
+    expect(typeof value.structuredContent["taskId"]).toBe("string");
+    expect(text(value)).toMatch(/upstream is slow to answer/);
+  });
+});
+
+describe("the quick-finish wait", () => {
+  it("reads the job on its deadline, not the snapshot the previous read cached (simulated clock)", async () => {
+    // Reads at 0, 1.25 and 2.5 s say working; the job ends at 2.6 s; the 3 s deadline read must see it,
+    // though the 1 s cache still holds the 2.5 s answer then.
+    const clock = { now: Date.UTC(2026, 11, 1, 9, 0) };
+    const startedAt = clock.now;
+    const scripted = createScriptedAdapter({ pollIntervalMs: 1_250, synchronousWaitMs: 3_000 });
+    const service = new TaskService({
+      adapters: [{ name: "scripted", adapter: scripted.adapter }],
+      sealer: new TaskIdSealer({ secret: "wait-deadlines-test-secret-0123456789abcdef" }),
+      logger: createSilentLogger(),
+      snapshotCacheMs: 1_000,
+      now: () => clock.now,
+      sleep: async (milliseconds) => {
+        clock.now += milliseconds;
+        if (clock.now - startedAt >= 2_600) scripted.update(scripted.onlyJob(), completedSnapshot("quick"));
+      },
+    });
+    const result = await call(service, "scripted_job", {});
+    expect(result).toEqual({ content: [{ type: "text", text: "quick" }], structuredContent: { text: "quick" } });
+  });
+});
+
+describe("wait slots shared fairly between principals", () => {
+  it("one principal holding its share of the waits leaves the others theirs; its own further waits answer busy", async () => {
+    const { service } = setup({ service: { maxWaitingCalls: 8 } });
+    const aliceJob = (await call(service, "scripted_job", {})).structuredContent.taskId;
+    const bobJob = (await call(service, "scripted_job", {}, caller("bob"))).structuredContent.taskId;
+    // Alice holds eight long waits, as many as the whole server allows.
+    for (let index = 0; index < 8; index += 1)
+      void call(service, "task_status", { taskId: aliceJob, waitSeconds: 30 }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const bob = await timed(() => call(service, "task_status", { taskId: bobJob, waitSeconds: 1 }, caller("bob")));
+    expect(text(bob.value)).not.toMatch(/busy/);
+    // It waited: its last look starts a slow-upstream bound (0.4 s here) before its end, at 0.6 s.
+    expect(bob.elapsedMs).toBeGreaterThanOrEqual(550);
+    // A quarter of the eight slots is each principal's share, and past hers alice may not take the last
+    // quarter: she holds six, and her next wait is told the server is busy.
+    expect(text(await call(service, "task_status", { taskId: aliceJob, waitSeconds: 5 }))).toMatch(
+      /The server is busy/,
+    );
+  });
+
+  it("another principal's quick job is answered with its result, not a bare handle, while one principal holds its share", async () => {
+    const { service, scripted } = setup({ synchronousWaitMs: 3_000, service: { maxWaitingCalls: 8 } });
+    const aliceJob = (await call(service, "scripted_job", {})).structuredContent.taskId;
+    for (let index = 0; index < 8; index += 1)
+      void call(service, "task_status", { taskId: aliceJob, waitSeconds: 30 }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const pending = call(service, "scripted_job", { label: "bob's" }, caller("bob"));
+    setTimeout(() => scripted.update(scripted.lastJob(), completedSnapshot("bob's result")), 500);
+    expect(text(await pending)).toBe("bob's result");
+  });
+
+  it("a lone principal may hold the slots past its share except the last quarter, kept for others", async () => {
+    const { service } = setup({ service: { maxWaitingCalls: 8 } });
+    const taskId = (await call(service, "scripted_job", {})).structuredContent.taskId;
+    for (let index = 0; index < 5; index += 1)
+      void call(service, "task_status", { taskId, waitSeconds: 30 }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The sixth is held (two slots stay free), the seventh would leave fewer: busy.
+    void call(service, "task_status", { taskId, waitSeconds: 30 }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(text(await call(service, "task_status", { taskId, waitSeconds: 5 }))).toMatch(/The server is busy/);
+  });
+
+  it("a maxWaitingCallsPerPrincipal of its own replaces the quarter", async () => {
+    const { service } = setup({ service: { maxWaitingCalls: 2, maxWaitingCallsPerPrincipal: 1 } });
+    const taskId = (await call(service, "scripted_job", {})).structuredContent.taskId;
+    void call(service, "task_status", { taskId, waitSeconds: 30 }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(text(await call(service, "task_status", { taskId, waitSeconds: 5 }))).toMatch(/The server is busy/);
+  });
+});
+
+describe("stopping the server", () => {
+  it("answers every open wait at once with the task as last seen, and later waits without waiting", async () => {
+    const { service, scripted } = setup();
+    const taskId = (await call(service, "scripted_job", {})).structuredContent.taskId;
+    scripted.update(scripted.onlyJob(), workingSnapshot("step 3/5: deploy"));
+    const open = timed(() => call(service, "task_status", { taskId, waitSeconds: 30 }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stopped = timed(() => service.stopWaiting());
+    const answered = await open;
+    expect(answered.elapsedMs).toBeLessThan(2_500);
+    expect(answered.value.structuredContent["status"]).toBe("working");
+    expect(text(answered.value)).toMatch(/step 3\/5: deploy/);
+    expect((await stopped).elapsedMs).toBeLessThan(2_500);
+    const later = await timed(() => call(service, "task_status", { taskId, waitSeconds: 30 }));
+    expect(later.elapsedMs).toBeLessThan(2_500);
+    expect(text(later.value)).not.toMatch(/busy/);
+  });
+});
