@@ -1,3 +1,4 @@
+import { terminalSafe } from "@jobtasks/core";
 import { confirm, isCancel, log, multiselect, select, text } from "@clack/prompts";
 import type { ApplicationElicitContentValue, ApplicationElicitResult } from "@modelcontextprotocol/ext-tasks/client";
 import { coerceFieldValue, type ElicitationForm, type FormField } from "./elicitation-form.js";
@@ -78,7 +79,7 @@ async function promptField(
       const answer = await text({
         message,
         ...(field.default !== undefined
-          ? { defaultValue: String(field.default), placeholder: String(field.default) }
+          ? { defaultValue: String(field.default), placeholder: terminalSafe(String(field.default)) }
           : {}),
         validate: (value) => {
           if (value === undefined || value === "")
