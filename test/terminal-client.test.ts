@@ -270,6 +270,24 @@ describe("jobtasks call when the task moves on without the terminal", () => {
     await runCli(["task", "cancel", stack.server.url, taskId!], {});
   });
 
+  it("the approval's Yes/No moves with the arrows and never toggles; it starts at No and needs an explicit Yes", async () => {
+    const answer = (keys: string) =>
+      runInPty(approval(), {}, [
+        { waitFor: /fill in the form/, send: "\r" },
+        { waitFor: /Yes \/ . No/, send: keys },
+        { waitFor: /Comment \(optional\)/, send: "\r" },
+      ]);
+    // → on No (to be sure of No) stays on No; Enter alone answers No; ← moves to Yes.
+    for (const keys of ["\x1b[C\r", "\x1b[C\x1b[C\r", "\r", "\x1b[D\x1b[B\r"]) {
+      const run = await answer(keys);
+      expect(run.code, `${JSON.stringify(keys)}\n${run.screen}`).toBe(1);
+      expect(run.screen).toMatch(/rejected/);
+    }
+    const approved = await answer("\x1b[D\x1b[D\r");
+    expect(approved.code, approved.screen).toBe(0);
+    expect(approved.screen).toMatch(/✔ completed/);
+  });
+
   it("a question answered from another terminal closes the prompt, and call follows the task to its end", async () => {
     const run = await runInPty(approval(), {}, [
       {

@@ -1,6 +1,7 @@
 import { terminalSafe } from "@jobtasks/core";
-import { confirm, isCancel, log, multiselect, select, text } from "@clack/prompts";
+import { isCancel, log, multiselect, select, text } from "@clack/prompts";
 import type { ApplicationElicitContentValue, ApplicationElicitResult } from "@modelcontextprotocol/ext-tasks/client";
+import { askYesNo } from "./yes-no-prompt.js";
 import { coerceFieldValue, type ElicitationForm, type FormField } from "./elicitation-form.js";
 
 /**
@@ -49,12 +50,12 @@ async function promptField(
   const message = `${field.title}${field.required ? "" : " (optional)"}${field.description ? `\n${field.description}` : ""}`;
   switch (field.kind) {
     case "boolean": {
-      const answer = await confirm({
+      const answer = await askYesNo({
         message,
         ...(typeof field.default === "boolean" ? { initialValue: field.default } : {}),
         ...where,
       });
-      return isCancel(answer) ? "interrupted" : answer;
+      return answer;
     }
     case "choice": {
       const options = field.choices.map((choice) => ({ value: choice.value, label: choice.label }));
