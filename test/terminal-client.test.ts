@@ -8,7 +8,7 @@ import type { RunningDemoApi } from "@jobtasks/demo";
 import { Cleanup, randomSecret } from "./support/in-process-server.js";
 import { startDemoApiForTests, startDemoStack, type DemoStack } from "./support/demo-stack.js";
 import { cliEnvironment, startCliHttpServer } from "./support/cli-process.js";
-import { jsonLines, runCli, runInPty, startCli, stdioServerCommand } from "./support/terminal-client.js";
+import { jsonLines, runCli, runInPty, runInTmux, startCli, stdioServerCommand } from "./support/terminal-client.js";
 
 /**
  * `jobtasks call`, `watch` and `task` against the demo, over Streamable HTTP (an in-process server) and
@@ -288,6 +288,53 @@ describe("jobtasks call when the task moves on without the terminal", () => {
     expect(approved.screen).toMatch(/✔ completed/);
   });
 
+  it("after the approval form, the screen keeps no stale progress line and no blank lines from the closed prompts", async () => {
+    const run = await runInTmux(
+      ["call", stack.server.url, "demo_pipeline", "--arg", "steps=2", "--arg", "stepMs=1500", "--arg", "approval=true"],
+      {},
+      [
+        { waitFor: /fill in the form/, send: "\r" },
+        { waitFor: /Yes \/ . No/, send: "y" },
+        { waitFor: /Comment \(optional\)/, send: "fine\r" },
+      ],
+    );
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toMatch(/✔ completed/);
+    // The progress line drawn while the question was open is gone once the job went on.
+    expect(run.screen, run.screen).not.toMatch(/input_required/);
+    expect(run.screen, run.screen).not.toMatch(/\n\s*\n\s*\n[\s\S]*✔ completed/);
+  });
+
+  it("a question answered elsewhere: the form is drawn closed, and the message saying so stays on the screen", async () => {
+    const run = await runInTmux(approval(), {}, [
+      {
+        waitFor: /fill in the form/,
+        send: async (screen) => {
+          const answered = await runCli(
+            [
+              "task",
+              "answer",
+              stack.server.url,
+              taskIdOn(screen)!,
+              "--answer",
+              "approve=true",
+              "--answer",
+              "comment=there",
+            ],
+            {},
+          );
+          expect(answered.code, answered.stderr).toBe(0);
+          return "";
+        },
+      },
+    ]);
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toMatch(/input appr_\S+ is no longer asked/);
+    // ◆ marks an open prompt: none is left drawn as if it still waited for keys.
+    expect(run.screen, run.screen).not.toContain("◆");
+    expect(run.screen).toMatch(/✔ completed/);
+  });
+
   it("a question answered from another terminal closes the prompt, and call follows the task to its end", async () => {
     const run = await runInPty(approval(), {}, [
       {
@@ -366,14 +413,6 @@ describe("jobtasks call when the task moves on without the terminal", () => {
   });
 
   it("prints a URL's credentials and query values nowhere, not in the watch hint", async () => {
-    const withUser = new URL(stack.server.url);
-    withUser.username = "someone";
-    withUser.password = "pa55word";
-    // fetch refuses a URL with credentials, and its error quotes the URL.
-    const refused = await runCli(["call", withUser.toString(), "demo_pipeline"], {});
-    expect(refused.code).toBe(4);
-    expect(refused.stderr).toContain(`cannot connect to ${stack.server.url}:`);
-    expect(refused.stdout + refused.stderr).not.toMatch(/pa55word|someone/);
     const url = new URL(stack.server.url);
     url.search = "?token=s3cr3t-query";
     const result = await runCli(
@@ -420,6 +459,27 @@ describe("jobtasks call with bearer tokens", () => {
     expect(byEnvironment.code, byEnvironment.stderr).toBe(0);
     for (const output of [refused, byFlag, byEnvironment])
       expect(output.stdout + output.stderr).not.toContain(aliceToken);
+  });
+});
+
+describe("jobtasks call at a URL that is not an MCP endpoint", () => {
+  it("names the HTTP status it got; user:password@ in the URL goes as Basic credentials and is printed nowhere", async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const notFound = createServer((incoming, outgoing) => {
+      seen.push(incoming.headers);
+      incoming.resume();
+      outgoing.writeHead(404, { "content-type": "text/plain" }).end("no such page");
+    });
+    await new Promise<void>((resolve) => notFound.listen(0, "127.0.0.1", resolve));
+    cleanup.add({ close: () => new Promise<void>((resolve) => notFound.close(() => resolve())) });
+    const origin = `http://127.0.0.1:${(notFound.address() as AddressInfo).port}`;
+    const result = await runCli(["call", `http://someone:pa55word@${origin.slice(7)}/nope`, "demo_pipeline"], {});
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(
+      `HTTP 404 Not Found from ${origin}/nope — is this the MCP endpoint (http://host:port/mcp)?`,
+    );
+    expect(result.stdout + result.stderr).not.toMatch(/pa55word|someone/);
+    expect(seen[0]?.["authorization"]).toBe(`Basic ${Buffer.from("someone:pa55word").toString("base64")}`);
   });
 });
 

@@ -218,18 +218,20 @@ class ActiveFollow {
     try {
       const answer = await this.exclusivePrompt(async () => {
         for (;;) {
-          if (promptSignal.aborted) return undefined;
+          if (promptSignal.aborted) break;
           const outcome = await promptForm(form, known, promptSignal);
-          if (promptSignal.aborted) return undefined;
+          if (promptSignal.aborted) break;
           if (outcome !== "interrupted") return outcome;
-          if (!(await this.askAfterInterrupt(promptSignal))) return undefined;
+          if (!(await this.askAfterInterrupt(promptSignal))) break;
         }
+        // Said while the progress line is still paused: it then redraws below this line, not over it.
+        if (stale.signal.aborted && !this.stopReason)
+          process.stderr.write(`input ${inputKey} is no longer asked (answered elsewhere, or the task moved on)\n`);
+        return undefined;
       });
       if (answer) return answer;
-      if (stale.signal.aborted && !this.stopReason) {
-        process.stderr.write(`input ${inputKey} is no longer asked (answered elsewhere, or the task moved on)\n`);
+      if (stale.signal.aborted && !this.stopReason)
         this.restartController.abort(new Error("the question was answered elsewhere"));
-      }
       return await holdUntilReleased(signal);
     } finally {
       stale.abort();
