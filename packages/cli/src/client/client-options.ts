@@ -103,7 +103,21 @@ export function resolveTarget(
   }
   const token = flags.token ?? (environment["JOBTASKS_TOKEN"] || undefined);
   if (token !== undefined) headers["Authorization"] = `Bearer ${token}`;
-  return { target: { kind: "http", url, headers }, rest, display: shellQuote(redactUrl(url)) };
+  let endpoint = url;
+  if (parsed.username !== "" || parsed.password !== "") {
+    // fetch refuses a URL with credentials: they go as Basic credentials (a gateway's), the URL without them.
+    if (token !== undefined || Object.keys(headers).some((name) => name.toLowerCase() === "authorization"))
+      throw new UsageError(
+        `"${redactUrl(url)}": the URL's user:password@ and a token (or an Authorization header) both set Authorization; give one`,
+      );
+    const user = decodeURIComponent(parsed.username);
+    const password = decodeURIComponent(parsed.password);
+    headers["Authorization"] = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+    parsed.username = "";
+    parsed.password = "";
+    endpoint = parsed.toString();
+  }
+  return { target: { kind: "http", url: endpoint, headers }, rest, display: shellQuote(redactUrl(endpoint)) };
 }
 
 export function readPreparedAnswers(flags: ClientFlags): PreparedAnswers {
