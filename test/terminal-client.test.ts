@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -459,6 +459,32 @@ describe("jobtasks call with bearer tokens", () => {
     expect(byEnvironment.code, byEnvironment.stderr).toBe(0);
     for (const output of [refused, byFlag, byEnvironment])
       expect(output.stdout + output.stderr).not.toContain(aliceToken);
+  });
+
+  it("warns that --token and ?token= show in ps; --token-file and JOBTASKS_TOKEN keep the token off the command line", async () => {
+    const call = ["call", stack.server.url, "demo_pipeline", "--arg", "steps=1", "--arg", "stepMs=10"];
+    const byFlag = await runCli([...call, "--token", aliceToken], {});
+    expect(byFlag.code, byFlag.stderr).toBe(0);
+    expect(byFlag.stderr).toMatch(
+      /^warning: --token is visible to every user of this machine \(ps\).*JOBTASKS_TOKEN.*--token-file/m,
+    );
+    const inQuery = await runCli(
+      ["call", `${stack.server.url}?token=${aliceToken}`, "demo_pipeline", "--timeout", "1s"],
+      {},
+    );
+    expect(inQuery.stderr).toMatch(
+      /^warning: the URL's token= query value is visible to every user of this machine \(ps\)/m,
+    );
+    expect(inQuery.stderr).not.toContain(aliceToken);
+    const file = join(home, "alice-token");
+    await writeFile(file, `${aliceToken}\n`, { mode: 0o600 });
+    const byFile = await runCli([...call, "--token-file", file], {});
+    expect(byFile.code, byFile.stderr).toBe(0);
+    const byEnvironment = await runCli(call, { JOBTASKS_TOKEN: aliceToken });
+    for (const quiet of [byFile, byEnvironment]) expect(quiet.stderr).not.toMatch(/warning/);
+    const missing = await runCli([...call, "--token-file", join(home, "no-such-file")], {});
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toMatch(/--token-file .*no-such-file: cannot read it \(ENOENT\)/);
   });
 });
 
