@@ -10,7 +10,7 @@ import { readElicitationForm } from "./elicitation-form.js";
 import { exitCodes } from "./exit-codes.js";
 import { resolvePreparedAnswer, unknownGeneralFields, type PreparedAnswers } from "./prepared-answers.js";
 import { promptForm, promptInterrupt } from "./prompt-form.js";
-import { formatElapsed } from "./progress-line.js";
+import { formatElapsed, type TaskProgress } from "./progress-line.js";
 import { watchStillAsked } from "./watch-still-asked.js";
 import type { TaskEnding, TaskOutput, UnansweredRequest } from "./task-output.js";
 
@@ -252,6 +252,7 @@ class ActiveFollow {
       taskId: task.taskId,
       status: task.status,
       statusMessage: task.statusMessage,
+      progress: progressOf(task.raw),
       createdAt: task.createdAt,
     });
   }
@@ -360,6 +361,16 @@ export function endingOf(outcome: TaskOutcome<unknown>): TaskEnding {
     };
   }
   return { status: "cancelled", exitCode: exitCodes.cancelled };
+}
+
+/** The adapter's progress as the jobtasks server puts it in a task's `_meta`; undefined when absent or odd. */
+function progressOf(raw: unknown): TaskProgress | undefined {
+  const meta = (raw as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const progress = meta?.["io.jobtasks/progress"] as { progress?: unknown; total?: unknown } | undefined;
+  if (typeof progress?.progress !== "number" || !Number.isFinite(progress.progress)) return undefined;
+  return typeof progress.total === "number" && Number.isFinite(progress.total)
+    ? { progress: progress.progress, total: progress.total }
+    : { progress: progress.progress };
 }
 
 /** An input handler's answer that never comes: it rejects when the execution lets go of it, sending nothing. */

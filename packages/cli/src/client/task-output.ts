@@ -1,7 +1,7 @@
 import { terminalSafe, terminalSafeJson } from "@jobtasks/core";
 import { createLogUpdate } from "log-update";
 import { describeField, type ElicitationForm } from "./elicitation-form.js";
-import { formatElapsed, renderProgressLine } from "./progress-line.js";
+import { formatElapsed, renderProgressLine, type TaskProgress } from "./progress-line.js";
 
 /**
  * What a followed task prints. For people: the task id, one live progress line on stderr (redrawn in
@@ -14,6 +14,7 @@ export interface TaskState {
   taskId: string;
   status: string;
   statusMessage?: string | undefined;
+  progress?: TaskProgress | undefined;
   createdAt?: string | undefined;
 }
 
@@ -63,6 +64,7 @@ class JsonTaskOutput implements TaskOutput {
       taskId: state.taskId,
       status: state.status,
       ...(state.statusMessage ? { statusMessage: state.statusMessage } : {}),
+      ...(state.progress ? { progress: state.progress } : {}),
     };
     const text = terminalSafeJson(line);
     if (text !== this.last) this.write(line);
@@ -184,6 +186,7 @@ class HumanTaskOutput implements TaskOutput {
       renderProgressLine({
         status: this.state.status,
         statusMessage: this.state.statusMessage === undefined ? undefined : terminalSafe(this.state.statusMessage),
+        progress: this.state.progress,
         elapsedMs: this.elapsed(),
         tick: this.tick++,
       }),
