@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,7 +8,7 @@ import type { RunningDemoApi } from "@jobtasks/demo";
 import { Cleanup, randomSecret } from "./support/in-process-server.js";
 import { startDemoApiForTests, startDemoStack, type DemoStack } from "./support/demo-stack.js";
 import { cliEnvironment, startCliHttpServer } from "./support/cli-process.js";
-import { jsonLines, runCli, runInPty, startCli, stdioServerCommand } from "./support/terminal-client.js";
+import { jsonLines, runCli, runInPty, runInTmux, startCli, stdioServerCommand } from "./support/terminal-client.js";
 
 /**
  * `jobtasks call`, `watch` and `task` against the demo, over Streamable HTTP (an in-process server) and
@@ -270,6 +270,71 @@ describe("jobtasks call when the task moves on without the terminal", () => {
     await runCli(["task", "cancel", stack.server.url, taskId!], {});
   });
 
+  it("the approval's Yes/No moves with the arrows and never toggles; it starts at No and needs an explicit Yes", async () => {
+    const answer = (keys: string) =>
+      runInPty(approval(), {}, [
+        { waitFor: /fill in the form/, send: "\r" },
+        { waitFor: /Yes \/ . No/, send: keys },
+        { waitFor: /Comment \(optional\)/, send: "\r" },
+      ]);
+    // → on No (to be sure of No) stays on No; Enter alone answers No; ← moves to Yes.
+    for (const keys of ["\x1b[C\r", "\x1b[C\x1b[C\r", "\r", "\x1b[D\x1b[B\r"]) {
+      const run = await answer(keys);
+      expect(run.code, `${JSON.stringify(keys)}\n${run.screen}`).toBe(1);
+      expect(run.screen).toMatch(/rejected/);
+    }
+    const approved = await answer("\x1b[D\x1b[D\r");
+    expect(approved.code, approved.screen).toBe(0);
+    expect(approved.screen).toMatch(/✔ completed/);
+  });
+
+  it("after the approval form, the screen keeps no stale progress line and no blank lines from the closed prompts", async () => {
+    const run = await runInTmux(
+      ["call", stack.server.url, "demo_pipeline", "--arg", "steps=2", "--arg", "stepMs=1500", "--arg", "approval=true"],
+      {},
+      [
+        { waitFor: /fill in the form/, send: "\r" },
+        { waitFor: /Yes \/ . No/, send: "y" },
+        { waitFor: /Comment \(optional\)/, send: "fine\r" },
+      ],
+    );
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toMatch(/✔ completed/);
+    // The progress line drawn while the question was open is gone once the job went on.
+    expect(run.screen, run.screen).not.toMatch(/input_required/);
+    expect(run.screen, run.screen).not.toMatch(/\n\s*\n\s*\n[\s\S]*✔ completed/);
+  });
+
+  it("a question answered elsewhere: the form is drawn closed, and the message saying so stays on the screen", async () => {
+    const run = await runInTmux(approval(), {}, [
+      {
+        waitFor: /fill in the form/,
+        send: async (screen) => {
+          const answered = await runCli(
+            [
+              "task",
+              "answer",
+              stack.server.url,
+              taskIdOn(screen)!,
+              "--answer",
+              "approve=true",
+              "--answer",
+              "comment=there",
+            ],
+            {},
+          );
+          expect(answered.code, answered.stderr).toBe(0);
+          return "";
+        },
+      },
+    ]);
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toMatch(/input appr_\S+ is no longer asked/);
+    // ◆ marks an open prompt: none is left drawn as if it still waited for keys.
+    expect(run.screen, run.screen).not.toContain("◆");
+    expect(run.screen).toMatch(/✔ completed/);
+  });
+
   it("a question answered from another terminal closes the prompt, and call follows the task to its end", async () => {
     const run = await runInPty(approval(), {}, [
       {
@@ -348,14 +413,6 @@ describe("jobtasks call when the task moves on without the terminal", () => {
   });
 
   it("prints a URL's credentials and query values nowhere, not in the watch hint", async () => {
-    const withUser = new URL(stack.server.url);
-    withUser.username = "someone";
-    withUser.password = "pa55word";
-    // fetch refuses a URL with credentials, and its error quotes the URL.
-    const refused = await runCli(["call", withUser.toString(), "demo_pipeline"], {});
-    expect(refused.code).toBe(4);
-    expect(refused.stderr).toContain(`cannot connect to ${stack.server.url}:`);
-    expect(refused.stdout + refused.stderr).not.toMatch(/pa55word|someone/);
     const url = new URL(stack.server.url);
     url.search = "?token=s3cr3t-query";
     const result = await runCli(
@@ -402,6 +459,53 @@ describe("jobtasks call with bearer tokens", () => {
     expect(byEnvironment.code, byEnvironment.stderr).toBe(0);
     for (const output of [refused, byFlag, byEnvironment])
       expect(output.stdout + output.stderr).not.toContain(aliceToken);
+  });
+
+  it("warns that --token and ?token= show in ps; --token-file and JOBTASKS_TOKEN keep the token off the command line", async () => {
+    const call = ["call", stack.server.url, "demo_pipeline", "--arg", "steps=1", "--arg", "stepMs=10"];
+    const byFlag = await runCli([...call, "--token", aliceToken], {});
+    expect(byFlag.code, byFlag.stderr).toBe(0);
+    expect(byFlag.stderr).toMatch(
+      /^warning: --token is visible to every user of this machine \(ps\).*JOBTASKS_TOKEN.*--token-file/m,
+    );
+    const inQuery = await runCli(
+      ["call", `${stack.server.url}?token=${aliceToken}`, "demo_pipeline", "--timeout", "1s"],
+      {},
+    );
+    expect(inQuery.stderr).toMatch(
+      /^warning: the URL's token= query value is visible to every user of this machine \(ps\)/m,
+    );
+    expect(inQuery.stderr).not.toContain(aliceToken);
+    const file = join(home, "alice-token");
+    await writeFile(file, `${aliceToken}\n`, { mode: 0o600 });
+    const byFile = await runCli([...call, "--token-file", file], {});
+    expect(byFile.code, byFile.stderr).toBe(0);
+    const byEnvironment = await runCli(call, { JOBTASKS_TOKEN: aliceToken });
+    for (const quiet of [byFile, byEnvironment]) expect(quiet.stderr).not.toMatch(/warning/);
+    const missing = await runCli([...call, "--token-file", join(home, "no-such-file")], {});
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toMatch(/--token-file .*no-such-file: cannot read it \(ENOENT\)/);
+  });
+});
+
+describe("jobtasks call at a URL that is not an MCP endpoint", () => {
+  it("names the HTTP status it got; user:password@ in the URL goes as Basic credentials and is printed nowhere", async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const notFound = createServer((incoming, outgoing) => {
+      seen.push(incoming.headers);
+      incoming.resume();
+      outgoing.writeHead(404, { "content-type": "text/plain" }).end("no such page");
+    });
+    await new Promise<void>((resolve) => notFound.listen(0, "127.0.0.1", resolve));
+    cleanup.add({ close: () => new Promise<void>((resolve) => notFound.close(() => resolve())) });
+    const origin = `http://127.0.0.1:${(notFound.address() as AddressInfo).port}`;
+    const result = await runCli(["call", `http://someone:pa55word@${origin.slice(7)}/nope`, "demo_pipeline"], {});
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(
+      `HTTP 404 Not Found from ${origin}/nope — is this the MCP endpoint (http://host:port/mcp)?`,
+    );
+    expect(result.stdout + result.stderr).not.toMatch(/pa55word|someone/);
+    expect(seen[0]?.["authorization"]).toBe(`Basic ${Buffer.from("someone:pa55word").toString("base64")}`);
   });
 });
 

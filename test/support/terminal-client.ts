@@ -174,3 +174,52 @@ export function stripAnsi(text: string): string {
 function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * Runs the CLI in a real terminal emulator (a detached tmux session on its own socket), types each step's
+ * keys once the screen shows what it waits for, and returns the screen as a person would see it at the
+ * end: what stayed drawn, not the bytes that were written (a stale line, a form left open).
+ */
+export async function runInTmux(
+  args: string[],
+  environment: Record<string, string>,
+  steps: PtyStep[],
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; screen: string }> {
+  const socket = `jobtasks-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const tmux = (...words: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      const child = spawn("tmux", ["-L", socket, ...words], { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+      child.once("error", reject);
+      child.once("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`tmux ${words[0]} exited ${code}`))));
+    });
+  const exports = Object.entries(cliEnvironment({ TERM: "xterm-256color", ...environment }))
+    .map(([name, value]) => `${name}=${shellWord(value)}`)
+    .join(" ");
+  const commandLine = `cd ${shellWord(repositoryRoot)} && env ${exports} ${[process.execPath, cliBin, ...args].map(shellWord).join(" ")}; echo "exited with $?"; sleep 60`;
+  await tmux("new-session", "-d", "-x", "160", "-y", "48", commandLine);
+  const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-");
+  const deadline = Date.now() + timeoutMs;
+  try {
+    const waitFor = async (pattern: RegExp): Promise<string> => {
+      for (;;) {
+        const shown = await screen();
+        if (pattern.test(shown)) return shown;
+        if (Date.now() > deadline) throw new Error(`the screen never showed ${pattern}:\n${shown}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    for (const step of steps) {
+      const shown = await waitFor(step.waitFor);
+      const keys = typeof step.send === "string" ? step.send : await step.send(shown);
+      if (keys !== "") await tmux("send-keys", "-l", keys);
+    }
+    const final = await waitFor(/exited with \d+/);
+    const code = Number(/exited with (\d+)/.exec(final)![1]);
+    return { code, screen: final.replace(/\s*exited with \d+[\s\S]*$/, "") };
+  } finally {
+    await tmux("kill-server").catch(() => undefined);
+  }
+}

@@ -30,6 +30,13 @@ describe("fitLogLines", () => {
   });
 });
 
+describe("fitLogLines on a hostile log", () => {
+  it("removes escape sequences and shows carriage returns and bidi overrides", () => {
+    const lines = ["\u001b]52;c;ZWNobw==\u0007step \u001b[31mok\u001b[0m", "ok\roverwritten \u202Eevil\u009b2J"];
+    expect(fitLogLines(lines, 1000).text).toBe("step ok\nok␍overwritten <U+202E>evil");
+  });
+});
+
 describe("readLogTail", () => {
   beforeEach(blockRealNetwork);
   afterEach(() => {

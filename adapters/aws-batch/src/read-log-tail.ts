@@ -1,5 +1,5 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
-import { UpstreamError } from "@jobtasks/core";
+import { terminalSafe, UpstreamError } from "@jobtasks/core";
 import type { CloudWatchLogsApi } from "./aws-batch-api.js";
 import type { ResolvedLogTail } from "./aws-batch-options.js";
 import { lastAttemptOf } from "./batch-job-result.js";
@@ -25,7 +25,8 @@ const refusalReasons: Readonly<Record<string, string>> = {
 
 /** Keep the newest lines that fit in `maxBytes` of UTF-8, oldest first. */
 export function fitLogLines(messages: string[], maxBytes: number): { text: string; truncated: boolean } {
-  const lines = messages.map((message) => message.replace(/\r?\n$/, ""));
+  // A job's output may hold escapes that set a title or write the clipboard of whoever reads the result.
+  const lines = messages.map((message) => terminalSafe(message.replace(/\r?\n$/, "")));
   const kept: string[] = [];
   let used = 0;
   for (let index = lines.length - 1; index >= 0; index--) {

@@ -96,6 +96,18 @@ describe("readStepLogTails", () => {
   });
 });
 
+describe("readStepLogTails on a hostile log", () => {
+  it("removes title, clipboard and screen escapes and shows a carriage return or bidi override", async () => {
+    async function* chunks() {
+      yield "2026-11-20T10:00:10.0000000Z \u001b]0;owned\u0007\u001b]52;c;ZWNobw==\u001b\\build \u001b[1;32mok\u001b[0m\n";
+      yield "2026-11-20T10:00:11.0000000Z \u001b[2Jdone\rApproved \u202Eyes\u009d0;t\u0007\n";
+    }
+    const window = { startedAt: "2026-11-20T10:00:10Z", completedAt: "2026-11-20T10:00:11Z" };
+    const [tail] = await readStepLogTails(chunks(), [window], { maxLinesPerStep: 10, maxBytes: 10_000 });
+    expect(tail!.text).toBe("build ok\ndone␍Approved <U+202E>yes");
+  });
+});
+
 describe("tailLines", () => {
   const lines = Array.from({ length: 100 }, (_, index) => `line ${index + 1}`);
 

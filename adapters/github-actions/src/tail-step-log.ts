@@ -1,3 +1,5 @@
+import { terminalSafe } from "@jobtasks/core";
+
 /**
  * Cut the failed steps' shares out of a job log and keep only their ends, within a line and byte budget,
  * while the log streams in: memory stays bounded by the budget whatever the log's size.
@@ -37,8 +39,6 @@ export interface StepLogBudget {
 
 const timestampedLine = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) ?(.*)$/s;
 const timestampPrefix = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
-// Colour codes cost bytes and mean nothing to a model.
-const ansiEscape = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 /**
  * The tail of each step's lines (in the order of `windows`), read from the log's text chunks. A step whose
@@ -70,7 +70,9 @@ export async function readStepLogTails(
   const take = (line: string): void => {
     const match = timestampedLine.exec(line);
     if (match) lastTime = Date.parse(match[1]!);
-    const text = (match ? match[2]! : line).replace(ansiEscape, "");
+    // Colour codes cost bytes and mean nothing to a model; other escapes (a title, the clipboard) must not
+    // reach the terminal of whoever reads the result.
+    const text = terminalSafe(match ? match[2]! : line);
     if (text === "##[endgroup]" || (text === "" && !match)) return;
     wholeLog.push(text);
     for (const step of steps) {

@@ -1,3 +1,4 @@
+import { terminalSafe } from "@jobtasks/core";
 import type { GitlabCiApi } from "./gitlab-ci-api.js";
 import type { ResolvedGitlabCiConfig } from "./gitlab-ci-options.js";
 
@@ -88,15 +89,20 @@ async function readTraceEnd(
   return stoppedBy ? { text: tail.toString("utf8"), stoppedBy } : { text: tail.toString("utf8") };
 }
 
-/** Remove colours and `section_start:…` markers; keep what a line finally showed after carriage returns. */
+/**
+ * Remove colours and `section_start:…` markers; keep what a line finally showed after carriage returns;
+ * then make it terminal-safe, as a job's output may set a title or write the clipboard of whoever reads it.
+ */
 export function cleanTrace(raw: string): string {
-  return raw
-    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
-    .replace(/section_(start|end):\d+:[A-Za-z0-9_.-]+(\[[^\]\r\n]*\])?\r?/g, "")
-    .replace(/\r\n/g, "\n")
-    .split("\n")
-    .map((line) => line.slice(line.lastIndexOf("\r") + 1))
-    .join("\n");
+  return terminalSafe(
+    raw
+      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
+      .replace(/section_(start|end):\d+:[A-Za-z0-9_.-]+(\[[^\]\r\n]*\])?\r?/g, "")
+      .replace(/\r\n/g, "\n")
+      .split("\n")
+      .map((line) => line.slice(line.lastIndexOf("\r") + 1))
+      .join("\n"),
+  );
 }
 
 function lastLines(text: string, count: number): string {

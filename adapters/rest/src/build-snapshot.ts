@@ -1,4 +1,10 @@
-import { type CallToolResult, type ElicitationFormRequest, type JobSnapshot, type z } from "@jobtasks/core";
+import {
+  terminalSafe,
+  type CallToolResult,
+  type ElicitationFormRequest,
+  type JobSnapshot,
+  type z,
+} from "@jobtasks/core";
 import { formSchemaProblem } from "./form-schema.js";
 import { inputRequiredOptionsSchema } from "./job-options-schema.js";
 import { queryAll, queryFirst } from "./json-path.js";
@@ -62,7 +68,8 @@ function logTail(options: ResolvedRestOptions, body: unknown): string[] {
     : typeof logs === "string"
       ? logs.split("\n")
       : [];
-  return lines.slice(-options.result.logTailLines);
+  // A job's output may hold escapes that set a title or write the clipboard of whoever reads the result.
+  return lines.slice(-options.result.logTailLines).map(terminalSafe);
 }
 
 function pickFields(

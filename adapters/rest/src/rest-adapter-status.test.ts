@@ -139,6 +139,17 @@ describe("rest adapter: reading status", () => {
     expect(text).toContain("[redacted]");
   });
 
+  it("makes a log tail terminal-safe: no title, clipboard or screen escapes, no carriage return or bidi override", async () => {
+    replyStatus(200, {
+      state: "crashed",
+      log: ["frame 1 ok", "\u001b]0;owned\u0007\u001b]52;c;ZWNobw==\u0007\u001b[2Jdone\rApproved \u202Eyes"],
+    });
+    const snapshot = await adapter().doGetStatus(reference, createTestContext());
+    const text = (snapshot.result?.content[0] as { text: string }).text;
+    expect(text).toContain("done␍Approved <U+202E>yes");
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+  });
+
   it("reports cancelled from the status value, and from cancel.recognizedBy on a terminal job", async () => {
     replyStatus(200, { state: "aborted" });
     await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({ status: "cancelled" });

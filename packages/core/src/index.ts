@@ -64,3 +64,5 @@ export type { ConfigErrorOptions, ConfigIssue } from "./config-issues.js";
 // The zod every package builds its schemas with: one copy per process (src/zod-node.ts says why). By the
 // package's own name, so that Node and a bundler each get their form of it (package.json, "./zod").
 export { z } from "@jobtasks/core/zod";
+// Upstream text (status messages, results, log tails) made safe to print on a terminal.
+export { terminalSafe, terminalSafeJson } from "./terminal-safe-text.js";

@@ -76,8 +76,14 @@ export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
       response.off("close", abort);
       const id = JSON.stringify((body as { id: string | number }).id);
       // The SDK's layout: result first, with resultType, the task, then the server's identity in _meta.
-      const result = JSON.stringify({ resultType: "complete", ...task });
-      const answer = `{"result":${result.slice(0, -1)},"_meta":${serverInfoJson}},"jsonrpc":"2.0","id":${id}}`;
+      // A task's own _meta (the job's progress) goes into the one _meta, beside the server's identity.
+      const { _meta: taskMeta, ...fields } = task;
+      const answerMeta =
+        taskMeta === undefined
+          ? serverInfoJson
+          : JSON.stringify({ ...(taskMeta as object), "io.modelcontextprotocol/serverInfo": options.serverInfo });
+      const result = JSON.stringify({ resultType: "complete", ...fields });
+      const answer = `{"result":${result.slice(0, -1)},"_meta":${answerMeta}},"jsonrpc":"2.0","id":${id}}`;
       response.writeHead(200, { "content-type": "application/json" });
       response.end(answer);
       return true;

@@ -9,7 +9,12 @@ export interface TaskFields {
   lastUpdatedAt: string;
   ttlMs: number | null;
   pollIntervalMs?: number;
+  /** How far the job is, when the adapter says (`progressMetaKey`): a client may draw a bar from it. */
+  _meta?: Record<string, unknown>;
 }
+
+/** Where a task carries the adapter's `progress` ({ progress, total? }) in its `_meta`. */
+export const progressMetaKey = "io.jobtasks/progress";
 
 /** The answer to tools/call when the server made a task. */
 export type CreateTaskResult = TaskFields & { resultType: "task" };
@@ -63,6 +68,9 @@ function baseFields(snapshot: JobSnapshot, metadata: TaskMetadata): TaskFields {
     ttlMs: metadata.ttlMs,
   };
   if (snapshot.message !== undefined) fields.statusMessage = snapshot.message;
+  const progress = snapshot.progress;
+  if ((status === "working" || status === "input_required") && progress && Number.isFinite(progress.progress))
+    fields._meta = { [progressMetaKey]: { ...progress } };
   const pollIntervalMs = snapshot.pollIntervalMs ?? metadata.pollIntervalMs;
   // Polling hints only make sense while the task can still change.
   if (pollIntervalMs !== undefined && (status === "working" || status === "input_required")) {

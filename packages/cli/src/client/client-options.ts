@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { readFileSync } from "node:fs";
 import { UsageError } from "../usage-error.js";
 import type { ServerTarget } from "./connect-requester.js";
 import { parseDuration } from "./parse-duration.js";
@@ -11,6 +12,7 @@ import { splitCommandLine } from "./split-command-line.js";
 export interface ClientFlags {
   stdio?: string;
   token?: string;
+  tokenFile?: string;
   header?: string[];
   json?: boolean;
   answer?: string[];
@@ -27,7 +29,14 @@ export function addConnectionOptions(command: Command): Command {
       "--stdio <command>",
       'spawn this MCP server and talk to it over stdio instead of a URL (e.g. "jobtasks serve --config c.yaml --stdio")',
     )
-    .option("--token <token>", "bearer token sent as Authorization over HTTP (default: $JOBTASKS_TOKEN)")
+    .option(
+      "--token-file <path>",
+      "read the bearer token from this file (default: $JOBTASKS_TOKEN); keeps it out of ps, unlike --token",
+    )
+    .option(
+      "--token <token>",
+      "bearer token on the command line: visible in ps; prefer $JOBTASKS_TOKEN or --token-file",
+    )
     .option("-H, --header <name:value>", "extra HTTP header, repeatable (e.g. a gateway's)", collect)
     .option("--json", "print one JSON line per change, the final result last");
 }
@@ -61,11 +70,12 @@ export function resolveTarget(
   positionals: string[],
   flags: ClientFlags,
   environment: NodeJS.ProcessEnv = process.env,
+  warn: (text: string) => void = (text) => process.stderr.write(`warning: ${text}\n`),
 ): ResolvedTarget {
   if (flags.stdio !== undefined) {
-    if (flags.token !== undefined || (flags.header ?? []).length > 0)
+    if (flags.token !== undefined || flags.tokenFile !== undefined || (flags.header ?? []).length > 0)
       throw new UsageError(
-        "--token and --header apply to HTTP; a stdio server takes its settings from its own environment",
+        "--token, --token-file and --header apply to HTTP; a stdio server takes its settings from its own environment",
       );
     let words: string[];
     try {
@@ -101,9 +111,58 @@ export function resolveTarget(
     if (colon <= 0) throw new UsageError(`--header ${header}: expected name:value`);
     headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
   }
-  const token = flags.token ?? (environment["JOBTASKS_TOKEN"] || undefined);
+  const token = readToken(flags, environment, warn);
   if (token !== undefined) headers["Authorization"] = `Bearer ${token}`;
-  return { target: { kind: "http", url, headers }, rest, display: shellQuote(redactUrl(url)) };
+  // Any process on the machine can read another's command line (ps, /proc/<pid>/cmdline) while it runs.
+  const secretQuery = [...parsed.searchParams.keys()].find((key) => /token|key|secret|password|auth/i.test(key));
+  if (secretQuery !== undefined)
+    warn(
+      `the URL's ${secretQuery}= query value is visible to every user of this machine (ps) while this runs; send the token as JOBTASKS_TOKEN or --token-file instead if the server takes a bearer token`,
+    );
+  let endpoint = url;
+  if (parsed.username !== "" || parsed.password !== "") {
+    // fetch refuses a URL with credentials: they go as Basic credentials (a gateway's), the URL without them.
+    if (token !== undefined || Object.keys(headers).some((name) => name.toLowerCase() === "authorization"))
+      throw new UsageError(
+        `"${redactUrl(url)}": the URL's user:password@ and a token (or an Authorization header) both set Authorization; give one`,
+      );
+    const user = decodeURIComponent(parsed.username);
+    const password = decodeURIComponent(parsed.password);
+    headers["Authorization"] = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+    parsed.username = "";
+    parsed.password = "";
+    endpoint = parsed.toString();
+  }
+  return { target: { kind: "http", url: endpoint, headers }, rest, display: shellQuote(redactUrl(endpoint)) };
+}
+
+/** The bearer token: --token (with a warning), --token-file, or JOBTASKS_TOKEN. */
+function readToken(
+  flags: ClientFlags,
+  environment: NodeJS.ProcessEnv,
+  warn: (text: string) => void,
+): string | undefined {
+  if (flags.token !== undefined && flags.tokenFile !== undefined)
+    throw new UsageError("--token and --token-file both give the token; give one");
+  if (flags.token !== undefined) {
+    warn(
+      "--token is visible to every user of this machine (ps) while this runs; set JOBTASKS_TOKEN or use --token-file <path> instead",
+    );
+    return flags.token;
+  }
+  if (flags.tokenFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(flags.tokenFile, "utf8");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(`--token-file ${flags.tokenFile}: cannot read it${code ? ` (${code})` : ""}`);
+    }
+    const token = text.trim();
+    if (token === "") throw new UsageError(`--token-file ${flags.tokenFile}: the file is empty`);
+    return token;
+  }
+  return environment["JOBTASKS_TOKEN"] || undefined;
 }
 
 export function readPreparedAnswers(flags: ClientFlags): PreparedAnswers {

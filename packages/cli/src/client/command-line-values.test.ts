@@ -69,11 +69,15 @@ describe("values read from the command line", () => {
       headers: { "X-Gateway": "g1", Authorization: "Bearer from-env" },
     });
     expect(resolved.display).not.toContain("from-env");
+    const warnings: string[] = [];
     expect(
-      resolveTarget(["http://127.0.0.1:1/mcp"], { token: "flag" }, { JOBTASKS_TOKEN: "env" }).target,
+      resolveTarget(["http://127.0.0.1:1/mcp"], { token: "flag" }, { JOBTASKS_TOKEN: "env" }, (text) =>
+        warnings.push(text),
+      ).target,
     ).toMatchObject({ headers: { Authorization: "Bearer flag" } });
+    expect(warnings).toEqual([expect.stringMatching(/^--token is visible to every user of this machine \(ps\)/)]);
     expect(() => resolveTarget(["tool"], { stdio: "jobtasks serve --stdio", token: "t" })).toThrow(
-      /--token and --header apply to HTTP/,
+      /--token, --token-file and --header apply to HTTP/,
     );
     expect(resolveTarget(["tool"], { stdio: "jobtasks serve --stdio" }).target).toEqual({
       kind: "stdio",

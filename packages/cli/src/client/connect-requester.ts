@@ -45,9 +45,20 @@ export interface ConnectedRequester {
 
 export async function connectRequester(options: ConnectOptions): Promise<ConnectedRequester> {
   const { target } = options;
+  // The SDK's connect error leaves out the HTTP status of an answer it could not use (a 404 from a URL
+  // that is no MCP endpoint): the last refusal is kept here to say it.
+  let refusal: { status: number; statusText: string } | undefined;
+  const fetchRecordingRefusals: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status >= 400) refusal = { status: response.status, statusText: response.statusText };
+    return response;
+  };
   const transport: Transport & { recentStderr?: () => string } =
     target.kind === "http"
-      ? new StreamableHTTPClientTransport(new URL(target.url), { requestInit: { headers: target.headers } })
+      ? new StreamableHTTPClientTransport(new URL(target.url), {
+          requestInit: { headers: target.headers },
+          fetch: fetchRecordingRefusals,
+        })
       : new DetachedStdioTransport(target.command, target.args, process.env);
   const raw = createRawDispatcher(transport, options.requestTimeoutMs);
   const client = new Client(clientInfo, { versionNegotiation: { mode: { pin: protocolVersion } } });
@@ -57,6 +68,12 @@ export async function connectRequester(options: ConnectOptions): Promise<Connect
     await transport.close().catch(() => undefined);
     const where = target.kind === "http" ? redactUrl(target.url) : `the stdio server (${target.command})`;
     const serverSaid = transport.recentStderr?.();
+    // 401 and 403 the SDK names itself, with what to do about them.
+    if (refusal && refusal.status !== 401 && refusal.status !== 403)
+      throw new ClientError(
+        `cannot connect: HTTP ${refusal.status}${refusal.statusText ? ` ${refusal.statusText}` : ""} from ${where} — is this the MCP endpoint (http://host:port/mcp)?`,
+        { cause: error },
+      );
     // The fetch error may quote the URL as given, credentials and all.
     const reason =
       target.kind === "http" ? redactUrlIn(describeConnectError(error), target.url) : describeConnectError(error);

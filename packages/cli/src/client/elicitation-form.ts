@@ -1,9 +1,11 @@
+import { terminalSafe } from "@jobtasks/core";
 import type { ApplicationElicitContentValue } from "@modelcontextprotocol/ext-tasks/client";
 
 /**
  * An elicitation form (`requestedSchema`, a flat object of primitive properties) read into fields a
  * terminal can ask for and a command line can fill: booleans, numbers, strings, and enums (one value, or
- * several for an array of enums).
+ * several for an array of enums). What it shows a person (the message, titles, descriptions, labels) is
+ * made terminal-safe here: an approval question must read as the server wrote it, not as its escapes draw it.
  */
 
 export interface FieldChoice {
@@ -37,11 +39,18 @@ export function readElicitationForm(params: Readonly<Record<string, unknown>>): 
   const properties = (schema["properties"] ?? {}) as Record<string, Schema>;
   const required = new Set(Array.isArray(schema["required"]) ? (schema["required"] as string[]) : []);
   const fields = Object.entries(properties).map(([name, property]) => readField(name, property, required.has(name)));
-  return { message: typeof params["message"] === "string" ? params["message"] : "The task asks for input.", fields };
+  const message = typeof params["message"] === "string" ? terminalSafe(params["message"]) : "The task asks for input.";
+  return { message, fields };
 }
 
 function readField(name: string, property: Schema, required: boolean): FormField {
-  const field: FormField = { name, title: stringOf(property["title"]) ?? name, required, kind: "string", choices: [] };
+  const field: FormField = {
+    name,
+    title: stringOf(property["title"]) ?? terminalSafe(name),
+    required,
+    kind: "string",
+    choices: [],
+  };
   const description = stringOf(property["description"]);
   if (description) field.description = description;
   for (const bound of ["minimum", "maximum", "minLength", "maxLength"] as const) {
@@ -67,7 +76,7 @@ function choicesOf(schema: Schema): FieldChoice[] {
     const names = Array.isArray(schema["enumNames"]) ? (schema["enumNames"] as unknown[]) : [];
     return (schema["enum"] as unknown[]).map((value, index) => ({
       value: String(value),
-      label: stringOf(names[index]) ?? String(value),
+      label: stringOf(names[index]) ?? terminalSafe(String(value)),
     }));
   }
   const options = schema["oneOf"] ?? schema["anyOf"];
@@ -76,7 +85,7 @@ function choicesOf(schema: Schema): FieldChoice[] {
       .filter((option) => option["const"] !== undefined)
       .map((option) => ({
         value: String(option["const"]),
-        label: stringOf(option["title"]) ?? String(option["const"]),
+        label: stringOf(option["title"]) ?? terminalSafe(String(option["const"])),
       }));
   }
   return [];
@@ -149,11 +158,14 @@ export function describeField(field: FormField): string {
       : field.kind === "boolean"
         ? "true or false"
         : field.kind;
-  return `${field.name} (${field.required ? "required" : "optional"}, ${accepts})${field.title !== field.name ? `: ${field.title}` : ""}${field.description ? ` — ${field.description}` : ""}`;
+  return terminalSafe(
+    `${field.name} (${field.required ? "required" : "optional"}, ${accepts})${field.title !== field.name ? `: ${field.title}` : ""}${field.description ? ` — ${field.description}` : ""}`,
+  );
 }
 
+/** A non-empty string, made terminal-safe (for titles, descriptions and labels). */
 function stringOf(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
+  return typeof value === "string" && value !== "" ? terminalSafe(value) : undefined;
 }
 
 function isContentValue(value: unknown): value is ApplicationElicitContentValue {

@@ -10,7 +10,7 @@ import { readElicitationForm } from "./elicitation-form.js";
 import { exitCodes } from "./exit-codes.js";
 import { resolvePreparedAnswer, unknownGeneralFields, type PreparedAnswers } from "./prepared-answers.js";
 import { promptForm, promptInterrupt } from "./prompt-form.js";
-import { formatElapsed } from "./progress-line.js";
+import { formatElapsed, type TaskProgress } from "./progress-line.js";
 import { watchStillAsked } from "./watch-still-asked.js";
 import type { TaskEnding, TaskOutput, UnansweredRequest } from "./task-output.js";
 
@@ -218,18 +218,20 @@ class ActiveFollow {
     try {
       const answer = await this.exclusivePrompt(async () => {
         for (;;) {
-          if (promptSignal.aborted) return undefined;
+          if (promptSignal.aborted) break;
           const outcome = await promptForm(form, known, promptSignal);
-          if (promptSignal.aborted) return undefined;
+          if (promptSignal.aborted) break;
           if (outcome !== "interrupted") return outcome;
-          if (!(await this.askAfterInterrupt(promptSignal))) return undefined;
+          if (!(await this.askAfterInterrupt(promptSignal))) break;
         }
+        // Said while the progress line is still paused: it then redraws below this line, not over it.
+        if (stale.signal.aborted && !this.stopReason)
+          process.stderr.write(`input ${inputKey} is no longer asked (answered elsewhere, or the task moved on)\n`);
+        return undefined;
       });
       if (answer) return answer;
-      if (stale.signal.aborted && !this.stopReason) {
-        process.stderr.write(`input ${inputKey} is no longer asked (answered elsewhere, or the task moved on)\n`);
+      if (stale.signal.aborted && !this.stopReason)
         this.restartController.abort(new Error("the question was answered elsewhere"));
-      }
       return await holdUntilReleased(signal);
     } finally {
       stale.abort();
@@ -250,6 +252,7 @@ class ActiveFollow {
       taskId: task.taskId,
       status: task.status,
       statusMessage: task.statusMessage,
+      progress: progressOf(task.raw),
       createdAt: task.createdAt,
     });
   }
@@ -358,6 +361,16 @@ export function endingOf(outcome: TaskOutcome<unknown>): TaskEnding {
     };
   }
   return { status: "cancelled", exitCode: exitCodes.cancelled };
+}
+
+/** The adapter's progress as the jobtasks server puts it in a task's `_meta`; undefined when absent or odd. */
+function progressOf(raw: unknown): TaskProgress | undefined {
+  const meta = (raw as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const progress = meta?.["io.jobtasks/progress"] as { progress?: unknown; total?: unknown } | undefined;
+  if (typeof progress?.progress !== "number" || !Number.isFinite(progress.progress)) return undefined;
+  return typeof progress.total === "number" && Number.isFinite(progress.total)
+    ? { progress: progress.progress, total: progress.total }
+    : { progress: progress.progress };
 }
 
 /** An input handler's answer that never comes: it rejects when the execution lets go of it, sending nothing. */

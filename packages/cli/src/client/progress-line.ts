@@ -1,6 +1,7 @@
 /**
- * The one line that shows a running task: a spinner, the status message, a bar when the message says how
- * far along the job is ("45%", or "step 2/5"), and the time since the task was created.
+ * The one line that shows a running task: a spinner, the status message, a bar from the task's progress
+ * (steps done of a total, when the adapter reports it) or else from the message's wording ("45%", or
+ * "step 2/5"), and the time since the task was created.
  */
 
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -25,16 +26,27 @@ export function formatElapsed(milliseconds: number): string {
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
 }
 
+export interface TaskProgress {
+  progress: number;
+  total?: number | undefined;
+}
+
 export interface ProgressLineInput {
   status: string;
   statusMessage?: string | undefined;
+  /** How far the job is, as the server's task carries it; a bar needs its total. */
+  progress?: TaskProgress | undefined;
   elapsedMs: number;
   /** Advances the spinner. */
   tick: number;
 }
 
 export function renderProgressLine(input: ProgressLineInput): string {
-  const fraction = progressFraction(input.statusMessage);
+  const { progress } = input;
+  const fraction =
+    progress?.total !== undefined && progress.total > 0
+      ? clamp(progress.progress / progress.total)
+      : progressFraction(input.statusMessage);
   const bar =
     fraction === undefined
       ? ""

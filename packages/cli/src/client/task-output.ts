@@ -1,17 +1,20 @@
+import { terminalSafe, terminalSafeJson } from "@jobtasks/core";
 import { createLogUpdate } from "log-update";
 import { describeField, type ElicitationForm } from "./elicitation-form.js";
-import { formatElapsed, renderProgressLine } from "./progress-line.js";
+import { formatElapsed, renderProgressLine, type TaskProgress } from "./progress-line.js";
 
 /**
  * What a followed task prints. For people: the task id, one live progress line on stderr (redrawn in
  * place on a terminal, a line per change otherwise), and the result on stdout. For scripts (`--json`):
- * one JSON line per change on stdout, the final result last.
+ * one JSON line per change on stdout, the final result last. Every text the server sent goes through
+ * terminalSafe (for people) or terminalSafeJson (for scripts): a job's output must not drive the terminal.
  */
 
 export interface TaskState {
   taskId: string;
   status: string;
   statusMessage?: string | undefined;
+  progress?: TaskProgress | undefined;
   createdAt?: string | undefined;
 }
 
@@ -61,8 +64,9 @@ class JsonTaskOutput implements TaskOutput {
       taskId: state.taskId,
       status: state.status,
       ...(state.statusMessage ? { statusMessage: state.statusMessage } : {}),
+      ...(state.progress ? { progress: state.progress } : {}),
     };
-    const text = JSON.stringify(line);
+    const text = terminalSafeJson(line);
     if (text !== this.last) this.write(line);
   }
   asked(taskId: string, inputKey: string, form: ElicitationForm): void {
@@ -89,7 +93,7 @@ class JsonTaskOutput implements TaskOutput {
     });
   }
   private write(line: Record<string, unknown>): void {
-    const text = JSON.stringify(line);
+    const text = terminalSafeJson(line);
     this.last = line["type"] === "task" ? text : this.last;
     process.stdout.write(`${text}\n`);
   }
@@ -116,7 +120,7 @@ class HumanTaskOutput implements TaskOutput {
   changed(state: TaskState): void {
     this.state = state;
     if (this.live) return this.redraw();
-    const line = `[${formatElapsed(this.elapsed())}] ${state.status}${state.statusMessage ? `: ${state.statusMessage}` : ""}`;
+    const line = `[${formatElapsed(this.elapsed())}] ${state.status}${state.statusMessage ? `: ${terminalSafe(state.statusMessage)}` : ""}`;
     const key = `${state.status}\u0000${state.statusMessage ?? ""}`;
     if (key !== this.lastPrinted) process.stderr.write(`${line}\n`);
     this.lastPrinted = key;
@@ -146,7 +150,7 @@ class HumanTaskOutput implements TaskOutput {
       process.stdout.write(formatToolResult(ending.result));
     } else if (ending.status === "failed") {
       process.stderr.write(
-        `✖ failed after ${took}: ${ending.error.message}${ending.error.code !== undefined ? ` (${ending.error.code})` : ""}\n`,
+        `✖ failed after ${took}: ${terminalSafe(ending.error.message)}${ending.error.code !== undefined ? ` (${ending.error.code})` : ""}\n`,
       );
     } else {
       process.stderr.write(`■ cancelled after ${took}${taskId ? ` (task ${taskId})` : ""}\n`);
@@ -160,12 +164,14 @@ class HumanTaskOutput implements TaskOutput {
       ...request.form.fields.map((field) => `    ${describeField(field)}`),
     ]);
     process.stderr.write(
-      [
-        `${kind === "detached" ? "↪" : "✖"} ${lines.reason}`,
-        ...asked,
-        `task ${taskId}`,
-        ...lines.hint.map((hint) => `  ${hint}`),
-      ].join("\n") + "\n",
+      terminalSafe(
+        [
+          `${kind === "detached" ? "↪" : "✖"} ${lines.reason}`,
+          ...asked,
+          `task ${taskId}`,
+          ...lines.hint.map((hint) => `  ${hint}`),
+        ].join("\n"),
+      ) + "\n",
     );
   }
 
@@ -179,7 +185,8 @@ class HumanTaskOutput implements TaskOutput {
     this.draw(
       renderProgressLine({
         status: this.state.status,
-        statusMessage: this.state.statusMessage,
+        statusMessage: this.state.statusMessage === undefined ? undefined : terminalSafe(this.state.statusMessage),
+        progress: this.state.progress,
         elapsedMs: this.elapsed(),
         tick: this.tick++,
       }),
@@ -193,12 +200,12 @@ class HumanTaskOutput implements TaskOutput {
   }
 }
 
-/** A tool result as text: its text blocks, then structured content as indented JSON. */
+/** A tool result as text, safe for a terminal: its text blocks, then structured content as indented JSON. */
 export function formatToolResult(result: Record<string, unknown>): string {
   const blocks = Array.isArray(result["content"]) ? (result["content"] as Array<Record<string, unknown>>) : [];
   const parts = blocks.map((block) =>
     block["type"] === "text" && typeof block["text"] === "string" ? block["text"] : JSON.stringify(block),
   );
   if (result["structuredContent"] !== undefined) parts.push(JSON.stringify(result["structuredContent"], null, 2));
-  return parts.length > 0 ? `${parts.join("\n")}\n` : "";
+  return parts.length > 0 ? `${terminalSafe(parts.join("\n"))}\n` : "";
 }

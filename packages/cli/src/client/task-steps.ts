@@ -1,3 +1,4 @@
+import { terminalSafe, terminalSafeJson } from "@jobtasks/core";
 import type { ApplicationElicitResult } from "@modelcontextprotocol/ext-tasks/client";
 import { ClientError } from "./client-error.js";
 import { isInteractive, readPreparedAnswers, type ClientFlags } from "./client-options.js";
@@ -27,15 +28,15 @@ async function snapshot(session: ClientSession, taskId: string) {
 
 export const getTask: TaskStep = async (taskId, flags, session) => {
   const task = (await snapshot(session, taskId)).raw as Record<string, unknown>;
-  const status = String(task["status"]);
+  const status = terminalSafe(String(task["status"]));
   const exitCode = exitCodeOfTask(task);
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ type: "task", ...task })}\n`);
+    process.stdout.write(`${terminalSafeJson({ type: "task", ...task })}\n`);
     return exitCode;
   }
   const lines = [
     `task ${taskId}`,
-    `status: ${status}${task["statusMessage"] ? ` (${String(task["statusMessage"])})` : ""}`,
+    `status: ${status}${task["statusMessage"] ? ` (${terminalSafe(String(task["statusMessage"]))})` : ""}`,
   ];
   for (const [inputKey, request] of Object.entries(
     (task["inputRequests"] ?? {}) as Record<string, { method?: string; params?: Record<string, unknown> }>,
@@ -46,7 +47,7 @@ export const getTask: TaskStep = async (taskId, flags, session) => {
       ...form.fields.map((field) => `  ${describeField(field)}`),
     );
   }
-  if (task["error"]) lines.push(`error: ${JSON.stringify(task["error"])}`);
+  if (task["error"]) lines.push(`error: ${terminalSafe(JSON.stringify(task["error"]))}`);
   process.stdout.write(
     `${lines.join("\n")}\n${task["result"] ? formatToolResult(task["result"] as Record<string, unknown>) : ""}`,
   );
@@ -124,9 +125,12 @@ export const cancelTask: TaskStep = async (taskId, flags, session) => {
     const exitCode = exitCodeOfTask(before);
     if (flags.json)
       process.stdout.write(
-        `${JSON.stringify({ type: "already-ended", taskId, status: before["status"], exitCode })}\n`,
+        `${terminalSafeJson({ type: "already-ended", taskId, status: before["status"], exitCode })}\n`,
       );
-    else process.stderr.write(`task ${taskId} had already ended: ${String(before["status"])}; nothing to cancel\n`);
+    else
+      process.stderr.write(
+        `task ${taskId} had already ended: ${terminalSafe(String(before["status"]))}; nothing to cancel\n`,
+      );
     return exitCode;
   }
   await session.requester.session

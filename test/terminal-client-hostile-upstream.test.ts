@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startInProcessServer, type InProcessServer } from "./support/in-process-server.js";
+import {
+  approvalRequest,
+  createScriptedAdapter,
+  inputRequiredSnapshot,
+  type ScriptedAdapter,
+} from "./support/scripted-adapter.js";
+import { jsonLines, runCli, startCli } from "./support/terminal-client.js";
+
+/**
+ * An upstream that puts escape sequences, carriage returns and bidi overrides in everything it says: the
+ * terminal client prints none of them raw, for people or with --json, so a status line cannot set the
+ * terminal's title or clipboard and an approval question cannot be drawn over with other text.
+ */
+
+vi.setConfig({ testTimeout: 60_000 });
+
+const hostile =
+  "\u001b]0;owned\u0007\u001b]52;c;ZWNobw==\u0007\u001b[2J\u001b[31mDeploy prod\rApprove staging \u202Eyes\u009b2J";
+// What a terminal would act on: C0 controls but tab and newline, DEL, C1, bidi controls.
+const unsafe = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+let scripted: ScriptedAdapter;
+let server: InProcessServer;
+beforeAll(async () => {
+  scripted = createScriptedAdapter({ pollIntervalMs: 20 });
+  server = await startInProcessServer({ adapters: [{ name: "scripted", adapter: scripted.adapter }] });
+});
+afterAll(() => server?.close());
+
+/** Starts a job with `call`, then makes it say `snapshot` once the task id is out. */
+async function callUntil(snapshot: Parameters<ScriptedAdapter["update"]>[1], ...flags: string[]) {
+  const running = startCli(["call", server.url, "scripted_job", "--arg", "label=hostile", "--json", ...flags], {});
+  const taskId = JSON.parse(await running.waitForLine(/"type":"task"/))["taskId"] as string;
+  scripted.update(scripted.lastJob(), snapshot);
+  return { taskId, done: running.done };
+}
+
+describe("the terminal client with an upstream that sends escape sequences", () => {
+  it("call --json: the status message and the approval question reach stdout escaped, and read back whole", async () => {
+    const { done } = await callUntil(inputRequiredSnapshot({ "approval-1": approvalRequest(hostile) }, hostile));
+    const result = await done;
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stdout).not.toMatch(unsafe);
+    const lines = jsonLines(result.stdout);
+    expect(lines.find((line) => line["type"] === "unanswered")!["unanswered"][0]["message"]).toContain(
+      "Approve staging",
+    );
+  });
+
+  it("for people: status, question, result and error show no escape, carriage return or bidi override", async () => {
+    const asked = await callUntil(inputRequiredSnapshot({ "approval-1": approvalRequest(hostile) }, hostile));
+    await asked.done;
+    const get = await runCli(["task", "get", server.url, asked.taskId], {});
+    expect(get.stdout).toContain("Approve staging");
+    expect(get.stdout + get.stderr).not.toMatch(unsafe);
+    const getJson = await runCli(["task", "get", server.url, asked.taskId, "--json"], {});
+    expect(getJson.stdout).not.toMatch(unsafe);
+    expect(JSON.parse(getJson.stdout)["statusMessage"]).toBe(hostile);
+
+    scripted.update(scripted.lastJob(), {
+      status: "completed",
+      rawStatus: "success",
+      message: hostile,
+      result: { content: [{ type: "text", text: hostile }], structuredContent: { log: hostile } },
+    });
+    const watched = await runCli(["watch", server.url, asked.taskId], {});
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stdout).toContain("Deploy prod␍Approve staging <U+202E>yes");
+    expect(watched.stdout + watched.stderr).not.toMatch(unsafe);
+
+    const failed = await callUntil({
+      status: "failed",
+      rawStatus: "error",
+      message: hostile,
+      error: { code: -32603, message: hostile },
+    });
+    await failed.done;
+    const human = await runCli(["watch", server.url, failed.taskId], {});
+    expect(human.code).toBe(2);
+    expect(human.stderr).toContain("Approve staging");
+    expect(human.stdout + human.stderr).not.toMatch(unsafe);
+  });
+});
