@@ -1,12 +1,13 @@
 // The command line's one artifact, dist/command-line.mjs: esbuild bundles what tsc wrote for
-// src/run-command-line.ts with the workspace packages jobtasks depends on (the server, the built-in adapters)
-// and their libraries, so a start reads one file where it would read ~230 modules. `pnpm build` runs this after
-// `tsc -b`, and packing the package does (prepack). Left out, imported at run time: @jobtasks/core with the
-// zod it exports (one copy per process: an optional adapter or a config's own module shares them; the SDK's
-// "zod/v4" is that zod) and the optional adapters. What a start does not run (undici, the HTTP stack, the
-// client commands) is in the file but not run: esbuild wraps a module that is imported lazily in a function
-// called on that import, and so delays the static imports inside it too. The file sits next to tsc's modules, so their `import.meta.url` paths (package.json,
-// templates/) hold in it.
+// src/run-command-line.ts with the workspace packages jobtasks depends on (the server, the built-in
+// adapters) and their libraries, so a start reads one file where it would read ~230 modules. `pnpm build`
+// runs this after `tsc -b`, and packing the package does (prepack). Left out, imported at run time:
+// @jobtasks/core with the zod it exports (one copy per process: an optional adapter or a config's own
+// module shares them; the SDK's "zod/v4" is that zod) and the optional adapters. What a start does not
+// run (undici, the HTTP stack, the client commands) is in the file but not run: esbuild wraps a module
+// that is imported lazily in a function called on that import, which delays the static imports inside it
+// too. The file sits next to tsc's modules, so their `import.meta.url` paths (package.json, templates/)
+// hold in it.
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { writeAtomically } from "../../../scripts/write-atomically.mjs";
