@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,12 +12,11 @@ import { describeMachine, formatNumber, heading, markdownTable, percentile } fro
  * a time, so a burst of load from a neighbour hits every case alike; bare `node` answering the same line
  * is the floor no Node server can beat.
  *
- * jobtasks' cache of compiled code (the bundle and core's zod, on every Node) and Node's compile cache
- * (Node ≥ 22.1, which bin.js turns on) live in a temp dir of this run, filled by the warm-up round: each
- * warm-up process is ended by closing its stdin, as a host ends a conversation, and the caches are written
- * as it exits. The measured processes are killed at their answer, writing nothing. Extra cases show what
- * each part saves: the same start without the bundle (the modules tsc wrote; the core's zod still cached)
- * and the bundle with both caches turned off.
+ * Node's compile cache (Node ≥ 22.1, which bin.js turns on; Node 20 has none) lives in a temp dir of this
+ * run, filled by the warm-up round: each warm-up process is ended by closing its stdin, as a host ends a
+ * conversation, and the cache is written as it exits. The measured processes are killed at their answer,
+ * writing nothing. Extra cases show what each part saves: the same start without the bundle (the modules
+ * tsc wrote) and the bundle with the cache turned off.
  *
  * Run: pnpm build && node --import tsx bench/stdio-startup.ts   (STARTUP_RUNS=N, default 15)
  * STARTUP_COMPARE_ROOT=<another checkout, built> adds its `serve --stdio` cases to the same run, for a
@@ -26,15 +25,10 @@ import { describeMachine, formatNumber, heading, markdownTable, percentile } fro
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
-/** What bin.js imports when there is no current bundle: the command line as tsc wrote it. */
+/** The command line as tsc wrote it, module by module: what the bundle that bin.js imports saves. */
 const unbundled = fileURLToPath(new URL("../packages/cli/dist/run-command-line.js", import.meta.url));
-// bin.js runs the modules tsc wrote when the bundle is stale (a bare `tsc -b` since the last build): that
-// would be timed as if it were the start users get.
-const { isBundleCurrent } = (await import(new URL("../packages/cli/dist/start-bundle.js", import.meta.url).href)) as {
-  isBundleCurrent(directory: URL): boolean;
-};
-if (!isBundleCurrent(new URL("../packages/cli/dist/", import.meta.url))) {
-  console.error("packages/cli/dist holds no current bundle of the command line: run pnpm build first");
+if (!existsSync(new URL("../packages/cli/dist/command-line.mjs", import.meta.url))) {
+  console.error("packages/cli/dist holds no bundle of the command line: run pnpm build first");
   process.exit(1);
 }
 const runs = Number(process.env["STARTUP_RUNS"] ?? 15);
@@ -93,7 +87,7 @@ const cases: Case[] = [
     args: [unbundled, ...demoArgs],
     expect: /"supportedVersions"/,
   },
-  // Both caches off: jobtasks' own (every Node) and, on Node ≥ 22.1, Node's.
+  // Node's compile cache off (on Node 20 there is none to turn off).
   {
     name: "jobtasks serve --stdio, demo config, NODE_DISABLE_COMPILE_CACHE=1",
     args: [bin, ...demoArgs],
@@ -110,8 +104,7 @@ const environment = {
   ...process.env,
   JOBTASKS_SECRET: "stdio-startup-bench-secret-0123456789abcdef",
   GITHUB_TOKEN: "ghp_not-a-real-token",
-  // Node's compile cache and jobtasks' own are in the OS temp dir by default: this run's own, so earlier
-  // runs do not count.
+  // Node's compile cache is in the OS temp dir by default: this run's own, so earlier runs do not count.
   TMPDIR: compileCache,
 };
 

@@ -2,7 +2,6 @@ import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ConfigError, type AdapterDefinition } from "@jobtasks/core";
 import { quietAwsNodeVersionNotice } from "./aws-node-version-notice.js";
-import { importModule } from "./import-module.js";
 
 /** The adapters that ship with jobtasks, by the `kind` a config names. */
 export const builtInAdapterPackages: Readonly<Record<string, string>> = {
@@ -24,9 +23,9 @@ export const optionalAdapterPackages: ReadonlySet<string> = new Set([
 
 /**
  * The built-in adapters that jobtasks depends on, imported by name so that the build bundles them with the
- * command line (packages/cli/scripts/bundle-command-line.mjs): a start then reads one chunk, not an
- * adapter's thirty modules. The optional ones and a config's own modules are imported by specifier, through
- * importModule (import-module.ts says why).
+ * command line (packages/cli/scripts/bundle-command-line.mjs): a start then reads one file, not an adapter's
+ * thirty modules. The optional ones and a config's own modules are imported by specifier, from their own
+ * packages or files.
  */
 const bundledAdapterModules: Readonly<Record<string, () => Promise<unknown>>> = {
   "@jobtasks/demo": () => import("@jobtasks/demo"),
@@ -62,7 +61,7 @@ export async function loadAdapterDefinition(
   try {
     // Own keys only: a module named "toString" is a module to import, not a method of this object.
     const bundled = Object.hasOwn(bundledAdapterModules, specifier) ? bundledAdapterModules[specifier] : undefined;
-    loaded = (await (bundled ? bundled() : importModule(specifier))) as { adapterDefinition?: AdapterDefinition };
+    loaded = (await (bundled ? bundled() : import(specifier))) as { adapterDefinition?: AdapterDefinition };
   } catch (error) {
     if (entry.kind !== undefined && optionalAdapterPackages.has(specifier) && isMissingPackage(error, specifier)) {
       throw new ConfigError(`${where}.kind`, `${entry.kind} needs the package ${specifier}: npm install ${specifier}`, {

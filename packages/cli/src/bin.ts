@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { enableCompileCache } from "./enable-compile-cache.js";
-import { startCommandLine } from "./start-bundle.js";
+import { noteUnsupportedNode } from "./unsupported-node-notice.js";
 
-// First, before the modules it would save compiling are loaded; both imports above are tiny on purpose.
+// First, before the modules it saves compiling are loaded; both imports above are tiny on purpose.
 enableCompileCache();
-await startCommandLine(new URL("./", import.meta.url));
+noteUnsupportedNode();
+// The command line as `pnpm build` (or packing) bundled it: scripts/bundle-command-line.mjs.
+await import(new URL("./command-line.mjs", import.meta.url).href);

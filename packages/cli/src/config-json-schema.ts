@@ -2,7 +2,6 @@ import { z } from "@jobtasks/core";
 import type { AdapterDefinition } from "@jobtasks/core";
 import { builtInAdapterPackages } from "./adapter-registry.js";
 import { configFileSchema } from "./config-schema.js";
-import { importModule } from "./import-module.js";
 
 /** Where the generated schema is kept in the jobtasks package (and the repository): see `pnpm schema`. */
 export const configJsonSchemaFile = "jobtasks.config.schema.json";
@@ -68,9 +67,7 @@ function withReferencesRenamed(schema: JsonSchema, renamed: (name: string) => st
 export async function builtInConfigJsonSchema(): Promise<JsonSchema> {
   const definitions: Record<string, AdapterDefinition> = {};
   for (const [kind, packageName] of Object.entries(builtInAdapterPackages)) {
-    definitions[kind] = (
-      (await importModule(packageName)) as { adapterDefinition: AdapterDefinition }
-    ).adapterDefinition;
+    definitions[kind] = ((await import(packageName)) as { adapterDefinition: AdapterDefinition }).adapterDefinition;
   }
   return configJsonSchema(definitions);
 }

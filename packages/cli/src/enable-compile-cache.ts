@@ -1,22 +1,39 @@
 import * as nodeModule from "node:module";
-import { enableScriptCache } from "@jobtasks/core/cached-script";
 
 /**
- * Keep V8's compiled code on disk between runs, so a host that spawns a stdio server per conversation pays
- * for compiling once: of the command line's bundle and the core's zod, on every Node, through the core's
- * runCachedCommonJs (enableScriptCache: a library importing the core writes nothing unless asked), and of
- * every other module through Node's own cache (Node ≥ 22.1). The cache is Node's own (NODE_COMPILE_CACHE, else
- * a folder in the OS temp dir) and only ever an optimisation: where it cannot be written (read-only disk,
- * NODE_DISABLE_COMPILE_CACHE=1) Node reports a status instead of throwing, and on older Node this does
- * nothing. Nothing here may stop a start, hence the catch.
+ * When the compiled code is written if the process is still running: a host may end a stdio server with
+ * SIGKILL, and Node otherwise writes its cache only at a normal exit.
  */
-export function enableCompileCache(): void {
-  enableScriptCache();
-  const enable = (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache;
-  if (typeof enable !== "function") return;
+const flushDelayMs = 2_000;
+
+interface CompileCacheApi {
+  enableCompileCache?: () => unknown;
+  flushCompileCache?: () => void;
+}
+
+/**
+ * Keep V8's compiled code of the modules a start loads on disk between runs (Node ≥ 22.1), so a host that
+ * spawns a stdio server per conversation pays for compiling once. The cache is Node's own: in the OS temp
+ * dir unless NODE_COMPILE_CACHE says otherwise, off with NODE_DISABLE_COMPILE_CACHE=1. Where it cannot be
+ * written (a read-only disk) Node reports a status instead of throwing; Node 20 has no such cache and
+ * compiles every start. Nothing here may stop a start, hence the catch.
+ */
+export function enableCompileCache(api: CompileCacheApi = nodeModule as CompileCacheApi): void {
+  if (typeof api.enableCompileCache !== "function") return;
   try {
-    enable();
+    api.enableCompileCache();
   } catch {
     // A cache is a saving, never a requirement.
+    return;
   }
+  const flush = api.flushCompileCache;
+  if (typeof flush !== "function") return;
+  // After the first requests have compiled what answering them needs.
+  setTimeout(() => {
+    try {
+      flush();
+    } catch {
+      // As above.
+    }
+  }, flushDelayMs).unref();
 }

@@ -22,8 +22,8 @@ describe("error classes", () => {
     expect(error.message).toBe("Invalid configuration at token: is required");
   });
 
-  it("are recognised when made by another copy of the package (same names, other classes)", () => {
-    const brand = Symbol.for("@jobtasks/core/error-kinds");
+  it("are recognised when made by another copy of the package (same brands, other classes)", () => {
+    const brand = Symbol.for("@jobtasks/core/error-brands");
     const foreign = Object.assign(new Error("HTTP 503"), {
       [brand]: ["UpstreamError", "JobtasksError"],
       isRetryable: true,

@@ -4,39 +4,55 @@
  * request objects.
  */
 
-/** Marks errors with the names of their classes, so checks work across copies of this package. */
-const errorKinds = Symbol.for("@jobtasks/core/error-kinds");
+/**
+ * Marks an error with the brands of its classes, so checks work across copies of this package (an adapter
+ * package that brings its own, an application that bundles one). Each class of the core names its brand,
+ * which is also the error's `name`, as a string: a minifier renames classes, so `constructor.name` would
+ * not do.
+ */
+const errorBrands = Symbol.for("@jobtasks/core/error-brands");
+
+/** The brand a class declares itself (static `brand`), not one it inherits. */
+function ownBrand(type: Function): string | undefined {
+  return Object.hasOwn(type, "brand") ? ((type as { brand?: unknown }).brand as string) : undefined;
+}
 
 export class JobtasksError extends Error {
-  readonly [errorKinds]: readonly string[];
+  static readonly brand: string = "JobtasksError";
+  readonly [errorBrands]: readonly string[];
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
-    const kinds: string[] = [];
+    // A subclass of someone else's declares no brand: its own class name, as any error would have.
+    this.name = ownBrand(new.target) ?? new.target.name;
+    const brands: string[] = [];
     for (
       let type: Function = new.target;
       type !== Error && type !== Function.prototype;
       type = Object.getPrototypeOf(type) as Function
     ) {
-      kinds.push(type.name);
+      const brand = ownBrand(type);
+      if (brand !== undefined) brands.push(brand);
     }
-    this[errorKinds] = kinds;
+    this[errorBrands] = brands;
   }
 
   /**
-   * `error instanceof UpstreamError` also holds for an error made by another copy of @jobtasks/core (an
-   * adapter package that brings its own), which a prototype check would miss.
+   * `error instanceof UpstreamError` also holds for an error made by another copy of @jobtasks/core, which
+   * a prototype check would miss. A class without a brand of its own is checked by prototype.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
-    if (typeof value !== "object" || value === null) return false;
-    const kinds = (value as { [errorKinds]?: unknown })[errorKinds];
-    return Array.isArray(kinds) ? kinds.includes(this.name) : Function.prototype[Symbol.hasInstance].call(this, value);
+    const brand = ownBrand(this);
+    if (brand === undefined || typeof value !== "object" || value === null)
+      return Function.prototype[Symbol.hasInstance].call(this, value);
+    const brands = (value as { [errorBrands]?: unknown })[errorBrands];
+    return Array.isArray(brands) ? brands.includes(brand) : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 }
 
 /** A configuration problem found at start-up. Names the option (or environment variable) at fault. */
 export class ConfigError extends JobtasksError {
+  static override readonly brand: string = "ConfigError";
   readonly option: string;
   constructor(option: string, message: string, options?: { cause?: unknown }) {
     super(`Invalid configuration at ${option}: ${message}`, options);
@@ -45,10 +61,13 @@ export class ConfigError extends JobtasksError {
 }
 
 /** A configuration problem found when an adapter is built. */
-export class AdapterConfigError extends ConfigError {}
+export class AdapterConfigError extends ConfigError {
+  static override readonly brand: string = "AdapterConfigError";
+}
 
 /** Tool arguments that a schema or an adapter's own check refused. Becomes JSON-RPC -32602. */
 export class InvalidToolInputError extends JobtasksError {
+  static override readonly brand: string = "InvalidToolInputError";
   readonly field: string;
   /** What is wrong with the field, without the field's name. */
   readonly problem: string;
@@ -60,7 +79,9 @@ export class InvalidToolInputError extends JobtasksError {
 }
 
 /** The upstream no longer knows the job (deleted, expired, or never existed). The task ends failed. */
-export class JobNotFoundError extends JobtasksError {}
+export class JobNotFoundError extends JobtasksError {
+  static override readonly brand: string = "JobNotFoundError";
+}
 
 /**
  * httpStatus and retryAfterMs may be given as undefined, which means the same as leaving them out: they are
@@ -86,6 +107,7 @@ export interface UpstreamErrorOptions {
  * retry budget runs out; the others end it failed.
  */
 export class UpstreamError extends JobtasksError {
+  static override readonly brand: string = "UpstreamError";
   readonly httpStatus: number | undefined;
   readonly isRetryable: boolean;
   readonly retryAfterMs: number | undefined;
@@ -109,6 +131,7 @@ export class UpstreamError extends JobtasksError {
  * the change may have happened, so a blind retry could make it twice: look before sending again.
  */
 export class OutcomeUnknownError extends UpstreamError {
+  static override readonly brand: string = "OutcomeUnknownError";
   /** The same failure, marked as one the upstream may have acted on. */
   static from(error: UpstreamError): OutcomeUnknownError {
     if (error instanceof OutcomeUnknownError) return error;

@@ -61,8 +61,7 @@ export { createSecretRedactor } from "./secret-redactor.js";
 export type { SecretRedactor } from "./secret-redactor.js";
 export { configErrorFromIssues, describeConfigIssues, optionNameOf } from "./config-issues.js";
 export type { ConfigErrorOptions, ConfigIssue } from "./config-issues.js";
-// The zod every package builds its schemas with: one copy per process (src/zod-node.ts says why). By the
-// package's own name, so that Node and a bundler each get their form of it (package.json, "./zod").
-export { z } from "@jobtasks/core/zod";
+// The zod every package builds its schemas with, so that a process holds one copy of it (src/zod.ts).
+export { z } from "./zod.js";
 // Upstream text (status messages, results, log tails) made safe to print on a terminal.
 export { terminalSafe, terminalSafeJson } from "./terminal-safe-text.js";
