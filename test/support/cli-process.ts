@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import { unsupportedNodeNotice } from "../../packages/cli/src/unsupported-node-notice.js";
 
 /**
  * The `jobtasks` command as users run it: `node packages/cli/dist/bin.js serve --config ...`, a separate
@@ -12,6 +13,12 @@ export const cliBin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", im
 export const demoConfig = fileURLToPath(new URL("../../examples/demo/jobtasks.config.yaml", import.meta.url));
 
 /** A minimal environment for the child: PATH and friends, plus what the test sets. Never the test's own secrets. */
+/**
+ * What a stdio server may write on stderr at start-up when no log level is asked for: nothing on Node 22
+ * and later, and the one line saying the Node is out of support on Node 20.
+ */
+export const quietStartupStderr = unsupportedNodeNotice() ?? "";
+
 export function cliEnvironment(extra: Record<string, string>): Record<string, string> {
   return { ...getDefaultEnvironment(), JOBTASKS_LOG_LEVEL: "info", ...extra };
 }
