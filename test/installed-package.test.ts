@@ -239,10 +239,10 @@ describe("npx jobtasks, installed without the optional adapters", () => {
   it("stays light: the GitHub and AWS clients are not installed", () => {
     expect(existsSync(join(install, "node_modules/@octokit"))).toBe(false);
     expect(existsSync(join(install, "node_modules/@aws-sdk"))).toBe(false);
-    // 50 MB (du -sk: 50,776 KiB) when measured in December 2026, the command line's bundle included;
+    // 55 MB (55,920 KiB) when measured in December 2026, the command line's bundle included;
     // 102 MB with both optional adapters. The bound is that figure plus 10 %: a new dependency or a heavier
     // release shows here; then measure again and update this bound and the README's Install section together.
-    expect(lightInstallBytes).toBeLessThan(54 * 1024 * 1024);
+    expect(lightInstallBytes).toBeLessThan(60 * 1024 * 1024);
   });
 
   it("serves a config over HTTP", async () => {
