@@ -92,9 +92,10 @@ Then call the tool demo_pipeline, for example with
   - after the first step the task is input_required: approve (or reject) the deploy in the form;
   - {"fail": true} ends completed with isError and a log excerpt; tasks/cancel cancels the pipeline.
   Without it (Claude Code, Claude Desktop, Codex, Cursor, VS Code, the v1 SDK Client):
-  - the call answers with a handle: structuredContent {taskId, status, statusMessage, pollIntervalMs, next}
-    (or, for a pipeline done within 3 s, its result);
-  - the model calls task_status {"taskId": "<that id>"}: each call waits up to 40 s and answers when the
+  - the call waits up to 3 s, then answers with a handle: structuredContent {taskId, status,
+    statusMessage, pollIntervalMs, next} -- or with the pipeline's result when it finished by then, or
+    with its approval question and the task_answer call when it asked one by then (this example does);
+  - next names the call to make: task_status {"taskId": "<that id>"} waits up to 40 s and answers when the
     pipeline finishes (with its result) or asks for approval (with the question and the task_answer call);
   - task_answer with the taskId, the question's key, "action": "accept" and "content": {"approve": true}
     approves ("approve": false, or "action": "decline", rejects); task_cancel with the taskId cancels it.
