@@ -1,5 +1,5 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { accessSync, constants, readFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, request as forward, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,6 +10,7 @@ import type { RunningDemoApi } from "@jobtasks/demo";
 import { cliEnvironment, repositoryRoot, startCliHttpServer, type CliHttpServer } from "./support/cli-process.js";
 import { startDemoApiForTests } from "./support/demo-stack.js";
 import { pollUntil, rawCall, rawResult } from "./support/raw-rpc.js";
+import { ensureDebianProgram } from "./support/debian-package.js";
 
 /**
  * The README's "Replicas" recipe, run as written: nginx (Debian's package) with its upstream block, a
@@ -26,41 +27,9 @@ const secret = "replicas-behind-nginx-secret-0123456789abcdef";
 const jobs = 11;
 const pollsPerJob = 10;
 
-/**
- * The nginx binary where Debian puts it. When it is missing, Debian's package is installed with apt-get:
- * directly as root, else through `sudo -n` (CI machines often allow it without a password). The package's
- * own service is not started by the install where no init system runs; the test starts nginx itself.
- */
+/** The nginx binary where Debian puts it, installed when missing. */
 function ensureNginx(): string {
-  const find = () => ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].find((path) => isExecutable(path));
-  const found = find();
-  if (found) return found;
-  const asRoot = process.getuid?.() === 0 ? [] : ["sudo", "-n"];
-  const run = (args: string[]) => {
-    const [command, ...rest] = [...asRoot, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", ...args];
-    return spawnSync(command!, rest, { encoding: "utf8", timeout: 240_000 });
-  };
-  let result = run(["install", "-y", "--no-install-recommends", "nginx"]);
-  if (result.status !== 0) {
-    // A fresh machine may not have the package lists yet.
-    run(["update"]);
-    result = run(["install", "-y", "--no-install-recommends", "nginx"]);
-  }
-  const installed = find();
-  if (installed) return installed;
-  const output = `${result.error?.message ?? ""}\n${result.stdout ?? ""}\n${result.stderr ?? ""}`.trim().slice(-2000);
-  throw new Error(
-    `nginx is not installed and could not be installed (apt-get install nginx${asRoot.length ? " through sudo -n, as this test does not run as root" : ""}: exit ${result.status ?? result.signal}); install Debian's nginx package and rerun.\n${output}`,
-  );
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+  return ensureDebianProgram("nginx", ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"]);
 }
 
 /** The nginx block of README.md's "Replicas" section, on the given ports; without the hash, plain round robin. */

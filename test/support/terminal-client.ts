@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { cliBin, cliEnvironment, demoConfig, repositoryRoot } from "./cli-process.js";
+import { ensureDebianProgram } from "./debian-package.js";
 
 /**
  * `jobtasks call`, `watch` and `task` run as a person or a script runs them: a separate process, with
@@ -186,10 +187,12 @@ export async function runInTmux(
   steps: PtyStep[],
   timeoutMs = 30_000,
 ): Promise<{ code: number | null; screen: string }> {
+  // A fresh machine has no tmux: Debian's package is installed the first time.
+  const tmuxProgram = ensureDebianProgram("tmux", ["/usr/bin/tmux", "/usr/local/bin/tmux"]);
   const socket = `jobtasks-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
   const tmux = (...words: string[]) =>
     new Promise<string>((resolve, reject) => {
-      const child = spawn("tmux", ["-L", socket, ...words], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(tmuxProgram, ["-L", socket, ...words], { stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
       child.once("error", reject);
