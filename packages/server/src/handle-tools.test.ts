@@ -404,6 +404,19 @@ describe("task_answer and task_cancel", () => {
     expect(scripted.calls.respond).toBe(0);
   });
 
+  it("tasks/update: a __proto__ field in an answer's content is -32602 naming it, and nothing is sent", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalRequest() }));
+    const content = JSON.parse('{"approve":true,"__proto__":{"approve":false}}') as Record<string, unknown>;
+    const refused = service.updateTask(taskId, { gate: { action: "accept", content } }, alice);
+    await expect(refused).rejects.toMatchObject({
+      code: -32602,
+      data: { field: "inputResponses.gate.content.__proto__" },
+    });
+    expect(scripted.calls.respond).toBe(0);
+  });
+
   it("sends decline and cancel without content", async () => {
     const { service, scripted } = setup();
     const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
