@@ -432,6 +432,19 @@ describe("task_answer and task_cancel", () => {
     scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalRequest() }));
     const dismissed = await call(service, "task_answer", { taskId, key: "gate", action: "cancel" });
     expect(text(dismissed)).toContain("The question is still open: answer it again with task_answer once decided.");
+    // What a host that shows only structuredContent reads: still open, and the call that answers it.
+    expect(dismissed.structuredContent).toEqual({
+      taskId,
+      key: "gate",
+      action: "cancel",
+      sent: true,
+      questionOpen: true,
+      next: {
+        tool: "task_answer",
+        arguments: { taskId, key: "gate" },
+        description: expect.stringMatching(/still open.*task_answer.*task_status/),
+      },
+    });
     const status = await call(service, "task_status", { taskId, waitSeconds: 0 });
     expect(status.structuredContent["status"]).toBe("input_required");
     const approved = await call(service, "task_answer", {
