@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   AdapterConfigError,
+  AnswersPartlySettledError,
   ConfigError,
   JobNotFoundError,
   JobtasksError,
@@ -55,6 +56,18 @@ describe("error classes", () => {
     });
     expect(OutcomeUnknownError.from(marked)).toBe(marked);
     expect(lost).not.toBeInstanceOf(OutcomeUnknownError);
+  });
+
+  it("carry the answers a delivery settled before it failed, saying what the failure says", () => {
+    const refusal = new UpstreamError("GitLab refused the approval of the deployment", { httpStatus: 400 });
+    const keys = ["play-job-1"];
+    const error = new AnswersPartlySettledError(keys, refusal);
+    keys.push("changed later");
+    expect(error).toBeInstanceOf(JobtasksError);
+    expect(error).not.toBeInstanceOf(UpstreamError);
+    expect(error.settledKeys).toEqual(["play-job-1"]);
+    expect(error.cause).toBe(refusal);
+    expect(error.message).toBe("GitLab refused the approval of the deployment");
   });
 
   it("derive retryability from the HTTP status unless told", () => {
