@@ -216,7 +216,7 @@ export class HandleTools {
     if (!settled.value.includes(args.key))
       return this.#notOutstanding(
         args,
-        await this.#tasks.getTask(args.taskId, caller, { answerWithinMs: this.#options.slowUpstreamAnswerMs }),
+        await this.#tasks.getTask(args.taskId, caller, { answerWithinMs: Math.max(0, answerBy - this.#options.now()) }),
         toolName,
         pollIntervalMs,
         caller,
