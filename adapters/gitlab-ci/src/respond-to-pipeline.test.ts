@@ -1,4 +1,4 @@
-import { InvalidToolInputError, UpstreamError } from "@jobtasks/core";
+import { AnswersPartlySettledError, InvalidToolInputError, UpstreamError } from "@jobtasks/core";
 import { createTestContext } from "@jobtasks/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -108,6 +108,46 @@ describe("answering a pipeline", () => {
     expect(text).toContain(message);
     expect(text).toMatch(/^GitLab refused the approval of the deployment/);
     expect(text).not.toMatch(/https?:|41207|acme|projects\//);
+  });
+
+  it("a refusal after GitLab took an earlier answer of the batch names the taken one as settled", async () => {
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/jobs/7710022/play`), method: "POST" })
+      .reply(200, { id: 7710022, status: "pending" }, json);
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/deployments/41207/approval`), method: "POST" })
+      .reply(400, { message: "You don't have permission to approve this deployment." }, json);
+    const error = await createTestAdapter(mock).doRespond!(
+      ref,
+      {
+        [playKey]: { action: "accept", content: { play: true } },
+        "play-job-7710023": { action: "decline" },
+        [approvalKey]: { action: "accept", content: { approve: true } },
+      },
+      createTestContext(),
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AnswersPartlySettledError);
+    // Only the played job is settled; the declined one still waits, the refused approval too.
+    expect((error as AnswersPartlySettledError).settledKeys).toEqual([playKey]);
+    const cause = (error as AnswersPartlySettledError).cause;
+    expect(cause).toBeInstanceOf(UpstreamError);
+    expect((cause as UpstreamError).message).toMatch(/^GitLab refused the approval of the deployment: .*permission/);
+  });
+
+  it("a refusal of the first answer it acts on is a plain refusal: nothing was settled", async () => {
+    mock.gitlab
+      .intercept({ path: at(`${projectPath}/jobs/7710022/play`), method: "POST" })
+      .reply(403, { message: "403 Forbidden" }, json);
+    const error = await createTestAdapter(mock).doRespond!(
+      ref,
+      {
+        [playKey]: { action: "accept", content: { play: true } },
+        [approvalKey]: { action: "accept", content: { approve: true } },
+      },
+      createTestContext(),
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).not.toBeInstanceOf(AnswersPartlySettledError);
   });
 
   it("leaves out a link GitLab's words hold: it names the host", async () => {

@@ -1,4 +1,5 @@
 import {
+  AnswersPartlySettledError,
   InvalidToolInputError,
   UpstreamError,
   type AdapterContext,
@@ -24,7 +25,8 @@ function alreadyDecided(error: UpstreamError): boolean {
  * Deliver the agent's answers: play manual jobs, approve or reject deployments. Every answer is read
  * before any is acted on, so a batch with an unreadable answer changes nothing on GitLab. Resolves to the
  * answers that leave their question open (a dismissed form, a manual job not played: it goes on waiting),
- * so that a later answer to the same question is still delivered. A refusal is thrown saying why.
+ * so that a later answer to the same question is still delivered. A refusal is thrown saying why; after
+ * GitLab took an earlier answer of the batch, inside an AnswersPartlySettledError naming those it took.
  */
 export async function respondToPipeline(
   api: GitlabCiApi,
@@ -32,7 +34,7 @@ export async function respondToPipeline(
   responses: Record<string, ElicitationResponse>,
   context: AdapterContext,
 ): Promise<RespondOutcome> {
-  const actions: Array<{ key: InputRequestKey; approve: boolean; comment?: string }> = [];
+  const actions: Array<{ keyText: string; key: InputRequestKey; approve: boolean; comment?: string }> = [];
   const leftOpen: string[] = [];
   for (const [keyText, response] of Object.entries(responses)) {
     const key = parseInputRequestKey(keyText);
@@ -49,7 +51,7 @@ export async function respondToPipeline(
       }
       const play = response.content?.play;
       if (typeof play !== "boolean") throw new InvalidToolInputError(`${keyText}.play`, "must be true or false");
-      if (play) actions.push({ key, approve: true });
+      if (play) actions.push({ keyText, key, approve: true });
       else leftOpen.push(keyText);
       continue;
     }
@@ -57,8 +59,15 @@ export async function respondToPipeline(
     const approve = response.action === "accept" ? response.content?.approve : false;
     if (typeof approve !== "boolean") throw new InvalidToolInputError(`${keyText}.approve`, "must be true or false");
     const comment = response.content?.comment;
-    actions.push({ key, approve, ...(typeof comment === "string" && comment.trim() !== "" ? { comment } : {}) });
+    actions.push({
+      keyText,
+      key,
+      approve,
+      ...(typeof comment === "string" && comment.trim() !== "" ? { comment } : {}),
+    });
   }
+  // Keys GitLab took (or had already decided): a failure after them must not leave them unanswered.
+  const settled: string[] = [];
   for (const action of actions) {
     try {
       if (action.key.kind === "play") {
@@ -73,20 +82,26 @@ export async function respondToPipeline(
         );
       }
     } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      if (alreadyDecided(error)) {
+      if (error instanceof UpstreamError && alreadyDecided(error)) {
         context.logger.info(
           { pipelineId: ref.pipelineId, httpStatus: error.httpStatus },
           "the job or deployment no longer waits",
         );
+        settled.push(action.keyText);
         continue;
       }
-      // An outage (5xx, unreachable) is thrown as it is: it refused nothing.
-      if (error.httpStatus === undefined || error.httpStatus >= 500) throw error;
-      throw refusal(action.key, error);
+      const failure = reportable(action.key, error);
+      throw settled.length > 0 ? new AnswersPartlySettledError(settled, failure) : failure;
     }
+    settled.push(action.keyText);
   }
   return { leftOpen };
+}
+
+/** An outage (5xx, unreachable) or a fault of ours as it is: it refused nothing. A refusal says why. */
+function reportable(key: InputRequestKey, error: unknown): unknown {
+  if (!(error instanceof UpstreamError) || error.httpStatus === undefined || error.httpStatus >= 500) return error;
+  return refusal(key, error);
 }
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "@jobtasks/core";
-import { readKeptSecret, resolveSecret, secretFilePath } from "./secret.js";
+import { checkSecretFolder, readKeptSecret, resolveSecret, secretFilePath } from "./secret.js";
 import { checkOnlySealer } from "./server-settings.js";
 
 // Every home and secret file of this test file lives under one temporary folder (generated secrets
@@ -171,18 +171,30 @@ describe("resolveSecret", () => {
     expect((await resolveSecret({ JOBTASKS_SECRET_FILE: file })).secret).toBe("k".repeat(43));
   });
 
-  it("refuses a kept secret file in a folder owned by another user", async () => {
-    // Giving a folder away takes root: this suite runs as root here, and says so if it does not (a folder of
-    // the runner's own cannot stand for another user's, as the file in the test above can).
-    expect(process.getuid?.(), "this test gives a folder to nobody (chown), which needs root").toBe(0);
+  it("refuses a kept secret file in a folder owned by another user, naming the folder, its owner and the chown that fixes it", async () => {
     const folder = join(await mkdtemp(join(temporaryRoot, "folder-")), "theirs");
     await mkdir(folder, { mode: 0o755 });
     const file = join(folder, "secret");
     await writeFile(file, `${"k".repeat(43)}\n`, { mode: 0o600 });
-    chownSync(folder, nobody, nobody);
-    await expect(resolveSecret({ JOBTASKS_SECRET_FILE: file })).rejects.toMatchObject({
-      option: file,
-      message: expect.stringMatching(/in a folder owned by another user \(.*, uid 65534\).*run chown 0 /),
-    });
+    // As in the test above: root gives the folder to nobody and must refuse it; any other user keeps the
+    // folder and tells the check the server runs as nobody. A folder root owns is accepted for anyone.
+    const runner = process.getuid?.() ?? 0;
+    const asRoot = runner === 0;
+    if (asRoot) chownSync(folder, nobody, nobody);
+    const [owner, server] = asRoot ? [nobody, 0] : [runner, nobody];
+    const attempts: Array<() => Promise<unknown>> = [() => checkSecretFolder(file, server)];
+    if (asRoot) attempts.push(() => resolveSecret({ JOBTASKS_SECRET_FILE: file }));
+    for (const attempt of attempts) {
+      const refusal = await attempt().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(ConfigError);
+      expect(refusal).toMatchObject({ option: file });
+      expect((refusal as ConfigError).message).toContain(`in a folder owned by another user (${folder}, uid ${owner})`);
+      expect((refusal as ConfigError).message).toContain(`run chown ${server} ${folder},`);
+    }
+    // The folder's own user is accepted.
+    await expect(checkSecretFolder(file, owner)).resolves.toBeUndefined();
   });
 });

@@ -149,8 +149,11 @@ export async function readKeptSecret(file: string, userId = currentUserId()): Pr
   }
 }
 
-/** The folder of a secret file: owned by the user or root, and writable by nobody else (else they could replace the file). */
-async function checkSecretFolder(file: string, userId: number | undefined): Promise<void> {
+/**
+ * The folder of a secret file: owned by the user or root, and writable by nobody else (else they could
+ * replace the file). `userId` as for readKeptSecret; exported so that a test can tell it another user.
+ */
+export async function checkSecretFolder(file: string, userId: number | undefined): Promise<void> {
   if (process.platform === "win32") return;
   const folder = dirname(file);
   const status = await stat(folder);

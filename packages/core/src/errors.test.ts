@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   AdapterConfigError,
+  AnswersPartlySettledError,
   ConfigError,
   JobNotFoundError,
   JobtasksError,
@@ -57,6 +58,18 @@ describe("error classes", () => {
     expect(lost).not.toBeInstanceOf(OutcomeUnknownError);
   });
 
+  it("carry the answers a delivery settled before it failed, saying what the failure says", () => {
+    const refusal = new UpstreamError("GitLab refused the approval of the deployment", { httpStatus: 400 });
+    const keys = ["play-job-1"];
+    const error = new AnswersPartlySettledError(keys, refusal);
+    keys.push("changed later");
+    expect(error).toBeInstanceOf(JobtasksError);
+    expect(error).not.toBeInstanceOf(UpstreamError);
+    expect(error.settledKeys).toEqual(["play-job-1"]);
+    expect(error.cause).toBe(refusal);
+    expect(error.message).toBe("GitLab refused the approval of the deployment");
+  });
+
   it("derive retryability from the HTTP status unless told", () => {
     expect(new UpstreamError("x", { httpStatus: 503 }).isRetryable).toBe(true);
     expect(new UpstreamError("x", { httpStatus: 429 }).isRetryable).toBe(true);
@@ -84,5 +97,20 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter("Sun, 29 Nov 2026 12:00:30 GMT", now)).toBe(30_000);
     expect(parseRetryAfter("Sun, 29 Nov 2026 11:00:00 GMT", now)).toBe(0);
     for (const value of [undefined, null, "", "soon", "-5"]) expect(parseRetryAfter(value, now)).toBeUndefined();
+  });
+});
+
+describe("brands", () => {
+  it("every error class the core exports declares a brand of its own, equal to its name", async () => {
+    const core: Record<string, unknown> = await import("./index.js");
+    const classes = Object.entries(core).filter(
+      ([, value]) =>
+        typeof value === "function" && (value === JobtasksError || value.prototype instanceof JobtasksError),
+    );
+    expect(classes.length).toBeGreaterThan(5);
+    for (const [name, type] of classes) {
+      expect(Object.hasOwn(type as object, "brand"), `${name} declares static brand`).toBe(true);
+      expect((type as { brand: string }).brand).toBe(name);
+    }
   });
 });

@@ -145,6 +145,21 @@ export class OutcomeUnknownError extends UpstreamError {
   }
 }
 
+/**
+ * doRespond delivered some answers of a batch, then failed on another: `settledKeys` names the answers the
+ * upstream took (and settled) before the failure, `cause` is the failure to report. The core counts those
+ * keys as answered, so they are sent once, and answers the caller as it would `cause` alone; the other keys
+ * stay open. An adapter that sends one answer per upstream call throws this only past the first call.
+ */
+export class AnswersPartlySettledError extends JobtasksError {
+  static override readonly brand: string = "AnswersPartlySettledError";
+  readonly settledKeys: readonly string[];
+  constructor(settledKeys: readonly string[], cause: unknown) {
+    super(cause instanceof Error ? cause.message : "an answer could not be delivered", { cause });
+    this.settledKeys = [...settledKeys];
+  }
+}
+
 /** Timeouts, throttling and server-side faults may pass; client errors will not. */
 export function isRetryableHttpStatus(status: number): boolean {
   return status === 408 || status === 425 || status === 429 || status >= 500;

@@ -42,6 +42,7 @@ export type { JsonObject, JsonPrimitive, JsonValue } from "./json.js";
 // The contract's errors, and the helpers adapters build them with.
 export {
   AdapterConfigError,
+  AnswersPartlySettledError,
   ConfigError,
   InvalidToolInputError,
   JobNotFoundError,

@@ -10,6 +10,7 @@ import {
   completedSnapshot,
   createScriptedAdapter,
   inputRequiredSnapshot,
+  workingSnapshot,
   type ScriptedAdapter,
 } from "../../../test/support/scripted-adapter.js";
 
@@ -169,6 +170,18 @@ describe("tasks/get fast path", () => {
       "io.modelcontextprotocol/clientInfo": { name: "other", version: "2.0.0", title: "Other client" },
     });
     await expectSameAnswer(headersFor(working), tasksGet(working, { meta: richer }));
+  });
+
+  it("carries a working task's progress in the result's _meta, beside the server's identity, as the SDK does", async () => {
+    const taskId = await startTask("working");
+    scripted.update(scripted.lastJob(), { ...workingSnapshot("step 2/5: build"), progress: { progress: 2, total: 5 } });
+    const answer = await expectSameAnswer(headersFor(taskId), tasksGet(taskId));
+    const result = (JSON.parse(answer.body) as { result: { status: string; _meta?: Record<string, unknown> } }).result;
+    expect(result.status).toBe("working");
+    expect(result._meta).toEqual({
+      "io.jobtasks/progress": { progress: 2, total: 5 },
+      "io.modelcontextprotocol/serverInfo": { name: "fast-test", version: "1.2.3" },
+    });
   });
 
   it("refuses bad headers exactly as the SDK does", async () => {

@@ -75,15 +75,18 @@ export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
       }
       response.off("close", abort);
       const id = JSON.stringify((body as { id: string | number }).id);
-      // The SDK's layout: result first, with resultType, the task, then the server's identity in _meta.
-      // A task's own _meta (the job's progress) goes into the one _meta, beside the server's identity.
-      const { _meta: taskMeta, ...fields } = task;
-      const answerMeta =
+      // The SDK's layout: result first, with resultType, the task, then the server's identity in _meta. A
+      // task with a _meta of its own (the job's progress) keeps it where it stands, the identity added to it.
+      const taskMeta = task["_meta"];
+      const result =
         taskMeta === undefined
-          ? serverInfoJson
-          : JSON.stringify({ ...(taskMeta as object), "io.modelcontextprotocol/serverInfo": options.serverInfo });
-      const result = JSON.stringify({ resultType: "complete", ...fields });
-      const answer = `{"result":${result.slice(0, -1)},"_meta":${answerMeta}},"jsonrpc":"2.0","id":${id}}`;
+          ? `${JSON.stringify({ resultType: "complete", ...task }).slice(0, -1)},"_meta":${serverInfoJson}}`
+          : JSON.stringify({
+              resultType: "complete",
+              ...task,
+              _meta: { ...(taskMeta as object), "io.modelcontextprotocol/serverInfo": options.serverInfo },
+            });
+      const answer = `{"result":${result},"jsonrpc":"2.0","id":${id}}`;
       response.writeHead(200, { "content-type": "application/json" });
       response.end(answer);
       return true;

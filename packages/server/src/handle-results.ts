@@ -1,6 +1,7 @@
 import type { CallToolResult, ElicitationFormRequest, InputRequest } from "@jobtasks/core";
 import type { DetailedTask } from "./task-shape.js";
 import { defaultStatusWaitSeconds } from "./handle-tool-definitions.js";
+import { formatDuration } from "./retry-upstream.js";
 
 /**
  * What a client without the tasks extension reads about a task: a plain CallToolResult whose
@@ -111,6 +112,49 @@ export function statusAnswer(view: HandleView, first = false): CallToolResult {
       );
     }
   }
+}
+
+/** After an answer that left the question open (a dismissed form): the same question, answered again once decided. */
+export function answerAgainNext(taskId: string, key: string): NextCall {
+  return {
+    tool: "task_answer",
+    arguments: { taskId, key },
+    description:
+      `Question ${key} is still open: the answer sent decided nothing. Once it is decided, answer it again with ` +
+      `task_answer and these arguments plus action "accept" with content that fits its params.requestedSchema, or ` +
+      `"decline" to refuse; meanwhile task_status with {"taskId":"${taskId}"} follows the job.`,
+  };
+}
+
+/**
+ * task_answer's answer when the upstream did not answer within the bound: the answer is still on its way
+ * (sent at most once, and only if the question is still open when the upstream answers).
+ */
+export function stillDelivering(
+  args: { taskId: string; key: string; action: string },
+  task: DetailedTask,
+  toolName: string,
+  boundMs: number,
+): CallToolResult {
+  const within = formatDuration(boundMs);
+  return text(
+    `The upstream is slow to answer (nothing within ${within}), so "${args.action}" to question ${args.key} of ${toolName} ` +
+      `is still being delivered: it is sent at most once, and only if the question is still open then. Call task_status ` +
+      `with {"taskId":"${args.taskId}"} to see whether the job took it; answering again is not needed.`,
+    {
+      taskId: args.taskId,
+      key: args.key,
+      action: args.action,
+      sent: false,
+      delivering: true,
+      upstreamSlow: true,
+      status: task.status,
+      next: followWithStatus(
+        args.taskId,
+        "The upstream is slow: the answer is still being delivered, at most once. task_status shows whether the job took it (the question no longer listed) or still asks.",
+      ),
+    },
+  );
 }
 
 /** Answer the first open question; the others, if any, the same way. */

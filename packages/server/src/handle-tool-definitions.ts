@@ -107,9 +107,25 @@ const descriptors: Record<HandleToolName, Omit<ToolDescriptor, "inputSchema">> =
         action: { type: "string", enum: ["accept", "decline", "cancel"] },
         sent: {
           type: "boolean",
-          description: "false when the question was not outstanding (already answered): nothing was sent",
+          description:
+            "true when the answer reached the upstream; false when the question was not outstanding (already answered): nothing was sent, or with delivering: not yet",
         },
-        status: { type: "string", enum: statuses, description: "The job's status, when nothing was sent" },
+        questionOpen: {
+          type: "boolean",
+          description:
+            "true when the answer sent left the question open (a dismissed form): answer it again with task_answer once decided",
+        },
+        delivering: {
+          type: "boolean",
+          description:
+            "true when the upstream was too slow to answer in time: the answer is still being delivered, at most once, and only if the question is still open then",
+        },
+        upstreamSlow: { type: "boolean", description: "true when the upstream did not answer within the call's bound" },
+        status: {
+          type: "string",
+          enum: statuses,
+          description: "The job's status as last seen, when nothing was sent or the answer is still being delivered",
+        },
         next: nextCallSchema,
       },
       required: ["taskId", "key", "action", "sent"],

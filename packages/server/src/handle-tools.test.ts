@@ -1,5 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
-import { ConfigError, UpstreamError, type CallToolResult, type InputRequest, z } from "@jobtasks/core";
+import {
+  AnswersPartlySettledError,
+  ConfigError,
+  UpstreamError,
+  type CallToolResult,
+  type InputRequest,
+  z,
+} from "@jobtasks/core";
 import { TaskIdSealer } from "./task-id.js";
 import { TaskProtocolError } from "./protocol-error.js";
 import { createSilentLogger } from "./logger.js";
@@ -404,6 +411,19 @@ describe("task_answer and task_cancel", () => {
     expect(scripted.calls.respond).toBe(0);
   });
 
+  it("tasks/update: a __proto__ field in an answer's content is -32602 naming it, and nothing is sent", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalRequest() }));
+    const content = JSON.parse('{"approve":true,"__proto__":{"approve":false}}') as Record<string, unknown>;
+    const refused = service.updateTask(taskId, { gate: { action: "accept", content } }, alice);
+    await expect(refused).rejects.toMatchObject({
+      code: -32602,
+      data: { field: "inputResponses.gate.content.__proto__" },
+    });
+    expect(scripted.calls.respond).toBe(0);
+  });
+
   it("sends decline and cancel without content", async () => {
     const { service, scripted } = setup();
     const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
@@ -419,6 +439,19 @@ describe("task_answer and task_cancel", () => {
     scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalRequest() }));
     const dismissed = await call(service, "task_answer", { taskId, key: "gate", action: "cancel" });
     expect(text(dismissed)).toContain("The question is still open: answer it again with task_answer once decided.");
+    // What a host that shows only structuredContent reads: still open, and the call that answers it.
+    expect(dismissed.structuredContent).toEqual({
+      taskId,
+      key: "gate",
+      action: "cancel",
+      sent: true,
+      questionOpen: true,
+      next: {
+        tool: "task_answer",
+        arguments: { taskId, key: "gate" },
+        description: expect.stringMatching(/still open.*task_answer.*task_status/),
+      },
+    });
     const status = await call(service, "task_status", { taskId, waitSeconds: 0 });
     expect(status.structuredContent["status"]).toBe("input_required");
     const approved = await call(service, "task_answer", {
@@ -456,6 +489,34 @@ describe("task_answer and task_cancel", () => {
     const status = await call(service, "task_status", { taskId, waitSeconds: 0 });
     expect(status.structuredContent["status"]).toBe("input_required");
     expect(text(status)).toContain("gate");
+  });
+
+  it("an upstream refusal after it took another answer of the batch: the refusal is the caller's, the taken answer is sent once", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ first: approvalRequest(), second: approvalRequest() }));
+    const delivered: string[][] = [];
+    scripted.adapter.doRespond = async (_ref, responses) => {
+      delivered.push(Object.keys(responses));
+      if (!("second" in responses)) return;
+      throw new AnswersPartlySettledError(
+        Object.keys(responses).filter((key) => key !== "second"),
+        new UpstreamError("GitLab refused the approval of the deployment: no permission", { httpStatus: 400 }),
+      );
+    };
+    const approve = { action: "accept", content: { approve: true } };
+    const refused = service.updateTask(taskId, { first: approve, second: approve }, alice);
+    await expect(refused).rejects.toMatchObject({
+      code: -32603,
+      message: "Could not deliver the answer: GitLab refused the approval of the deployment: no permission",
+    });
+    expect(service.wasAnswered(taskId, "first", "alice")).toBe(true);
+    expect(service.wasAnswered(taskId, "second", "alice")).toBe(false);
+    // The taken answer is not sent again; the refused one may be answered again.
+    await service.updateTask(taskId, { first: approve }, alice);
+    expect(delivered).toEqual([["first", "second"]]);
+    const status = await call(service, "task_status", { taskId, waitSeconds: 0 });
+    expect(Object.keys(status.structuredContent["inputRequests"])).toEqual(["second"]);
   });
 
   it("task_status does not list a question answered from this process while the upstream still lists it", async () => {

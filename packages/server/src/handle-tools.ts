@@ -4,7 +4,15 @@ import { TaskProtocolError } from "./protocol-error.js";
 import { invalidArguments, validateToolInput } from "./validate-tool-input.js";
 import { waitForTaskChange, type LookBounds } from "./wait-for-task-change.js";
 import { checkFormAnswer, unsafeFieldName } from "./check-form-answer.js";
-import { firstAnswer, followWithStatus, statusAnswer, toolError, type HandleView } from "./handle-results.js";
+import {
+  answerAgainNext,
+  firstAnswer,
+  followWithStatus,
+  statusAnswer,
+  stillDelivering,
+  toolError,
+  type HandleView,
+} from "./handle-results.js";
 import { defaultStatusWaitSeconds, handleToolInputSchemas, type HandleToolName } from "./handle-tool-definitions.js";
 
 /** Who calls a handle tool; onProgress receives status messages while task_status waits. */
@@ -185,7 +193,10 @@ export class HandleTools {
 
   async #answer(args: AnswerArguments, caller: HandleCaller): Promise<CallToolResult> {
     const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
-    const task = await this.#tasks.getTask(args.taskId, caller);
+    // The whole call answers within the slow-upstream bound, as task_cancel does: past it the delivery goes
+    // on, and the answer says so. The ledger keeps it sent once, however many answers queue behind it.
+    const answerBy = this.#options.now() + this.#options.slowUpstreamAnswerMs;
+    const task = await this.#tasks.getTask(args.taskId, caller, { answerWithinMs: this.#options.slowUpstreamAnswerMs });
     const request = task.status === "input_required" ? task.inputRequests[args.key] : undefined;
     if (!request || this.#tasks.wasAnswered(args.taskId, args.key, caller.principal))
       return this.#notOutstanding(args, task, toolName, pollIntervalMs, caller);
@@ -195,25 +206,45 @@ export class HandleTools {
         `Invalid answer to question ${args.key} of ${toolName}: ${checked.field}: ${checked.problem}. Nothing was sent; correct it and call task_answer again.`,
       );
     }
-    const delivered = await this.#tasks.updateTask(args.taskId, { [args.key]: checked.response }, caller);
+    // Not tied to this request: an answer the caller was told is being delivered must not stop when the
+    // request ends. The reader's deadline bounds its read, the adapter's transport its delivery.
+    const delivery = { ...caller, signal: new AbortController().signal };
+    const delivering = this.#tasks.updateTask(args.taskId, { [args.key]: checked.response }, delivery);
+    const settled = await withinMs(delivering, Math.max(0, answerBy - this.#options.now()));
+    if (!settled) return stillDelivering(args, task, toolName, this.#options.slowUpstreamAnswerMs);
     // Answered meanwhile by someone else, or superseded between the two reads: still sent at most once.
-    if (!delivered.includes(args.key))
+    if (!settled.value.includes(args.key))
       return this.#notOutstanding(
         args,
-        await this.#tasks.getTask(args.taskId, caller),
+        await this.#tasks.getTask(args.taskId, caller, { answerWithinMs: Math.max(0, answerBy - this.#options.now()) }),
         toolName,
         pollIntervalMs,
         caller,
       );
     // A dismissed form, or an answer the adapter reports as left open, decides nothing: the job still asks.
-    const stillOpen = this.#tasks.wasAnswered(args.taskId, args.key, caller.principal)
-      ? ""
-      : " The question is still open: answer it again with task_answer once decided.";
+    if (!this.#tasks.wasAnswered(args.taskId, args.key, caller.principal)) {
+      return {
+        content: [
+          {
+            type: "text",
+            text: `Sent "${args.action}" to question ${args.key} of ${toolName}. The question is still open: answer it again with task_answer once decided. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
+          },
+        ],
+        structuredContent: {
+          taskId: args.taskId,
+          key: args.key,
+          action: args.action,
+          sent: true,
+          questionOpen: true,
+          next: answerAgainNext(args.taskId, args.key),
+        },
+      };
+    }
     return {
       content: [
         {
           type: "text",
-          text: `Sent "${args.action}" to question ${args.key} of ${toolName}.${stillOpen} Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
+          text: `Sent "${args.action}" to question ${args.key} of ${toolName}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
         },
       ],
       structuredContent: {
@@ -257,7 +288,7 @@ export class HandleTools {
       };
     }
     const cancelling = this.#tasks.cancelTask(args.taskId, caller);
-    const answered = await withinMs(cancelling, Math.max(0, answerBy - this.#options.now()));
+    const answered = (await withinMs(cancelling, Math.max(0, answerBy - this.#options.now()))) !== undefined;
     const confirmation = answered
       ? "it is cooperative, so the job may still finish first"
       : "the upstream is slow to answer, so the request may still be on its way; it is cooperative, so the job may still finish first";
@@ -331,14 +362,14 @@ export class HandleTools {
   }
 }
 
-/** Whether a promise settles within the time (its rejection counts, and is thrown). */
-async function withinMs(promise: Promise<unknown>, milliseconds: number): Promise<boolean> {
+/** The promise's value when it settles within the time (its rejection counts, and is thrown); else undefined. */
+async function withinMs<T>(promise: Promise<T>, milliseconds: number): Promise<{ value: T } | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), milliseconds);
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), milliseconds);
   });
   try {
-    return await Promise.race([promise.then(() => true as const), late]);
+    return await Promise.race([promise.then((value) => ({ value })), late]);
   } finally {
     clearTimeout(timer);
     // A late failure is the upstream's to log; nobody waits for it any more.

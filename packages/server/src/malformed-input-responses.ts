@@ -1,10 +1,12 @@
 import { errorCodes } from "./protocol-error.js";
+import { unsafeFieldName } from "./check-form-answer.js";
 
 /**
  * tasks/update's `inputResponses` must map each input request key to an answer object. The SDK lifts
  * `inputResponses` out of every request before any handler runs, and turns a value that is not an object
  * (`"yes"`, a list) into `{}` and an entry that is not one into nothing, so a handler would acknowledge an
- * answer that was never delivered. Both are refused here, from the raw message, before the SDK sees it
+ * answer that was never delivered. Both are refused here, and so is a `__proto__` field in an answer's
+ * content (as task_answer refuses it), from the raw message, before the SDK sees it
  * (routeRequest hands this every tasks/update).
  */
 export function malformedInputResponses(
@@ -40,6 +42,10 @@ function inputResponsesProblem(value: unknown): { field: string; expected: strin
         expected: 'must be the answer itself, an object such as {"action": "accept", "content": {...}}',
       };
     }
+    // Checked on the raw message: a copy made on the way (the SDK's parse) could drop the field unseen.
+    const unsafe = unsafeFieldName(answer["content"]);
+    if (unsafe !== undefined)
+      return { field: `inputResponses.${key}.content.${unsafe}`, expected: "is not a name a form's field can have" };
   }
   return undefined;
 }

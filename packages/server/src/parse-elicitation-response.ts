@@ -1,12 +1,13 @@
 import type { ElicitationResponse, InputRequest } from "@jobtasks/core";
-import { missingRequiredField } from "./check-form-answer.js";
+import { missingRequiredField, unsafeFieldName } from "./check-form-answer.js";
 import { errorCodes, TaskProtocolError } from "./protocol-error.js";
 
 /**
  * Check one answer from tasks/update before it reaches an adapter: inputResponses arrive from the client
  * and the SDK does not validate them. A malformed answer is -32602 naming the key; an accept that leaves
  * out a field the question's form requires is -32602 naming the field, since adapters read a missing
- * approval as a rejection (a form's default is where its UI starts, not an answer).
+ * approval as a rejection (a form's default is where its UI starts, not an answer). A `__proto__` field is
+ * -32602 naming it, as task_answer refuses it: no form has such a field, and a copy would drop it unseen.
  */
 export function parseElicitationResponse(key: string, value: unknown, request?: InputRequest): ElicitationResponse {
   const candidate = value as { action?: unknown; content?: unknown } | null;
@@ -26,6 +27,15 @@ export function parseElicitationResponse(key: string, value: unknown, request?: 
       {
         field: `inputResponses.${key}.content`,
       },
+    );
+  }
+  const unsafe = unsafeFieldName(content);
+  if (unsafe !== undefined) {
+    const field = `inputResponses.${key}.content.${unsafe}`;
+    throw new TaskProtocolError(
+      errorCodes.invalidParams,
+      `Invalid params: ${field} is not a name a form's field can have; nothing was sent`,
+      { field },
     );
   }
   const missing =

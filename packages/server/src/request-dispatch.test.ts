@@ -36,6 +36,27 @@ describe("routeRequest", () => {
     expect(routeRequest(request("tools/call", { name: "x", inputResponses: "yes" }))).toEqual({ kind: "sdk" });
   });
 
+  it("refuses a tasks/update whose answer content has a __proto__ field, naming it", () => {
+    // As a client's JSON arrives: JSON.parse makes __proto__ an own field, which a copy would drop unseen.
+    const message = JSON.parse(
+      '{"jsonrpc":"2.0","id":4,"method":"tasks/update","params":{"taskId":"t","inputResponses":' +
+        '{"gate":{"action":"accept","content":{"approve":true,"__proto__":{"approve":false}}}}}}',
+    ) as unknown;
+    expect(routeRequest(message)).toEqual({
+      kind: "refuse",
+      httpStatus: 200,
+      answer: {
+        jsonrpc: "2.0",
+        id: 4,
+        error: {
+          code: -32602,
+          message: "Invalid params: inputResponses.gate.content.__proto__ is not a name a form's field can have",
+          data: { field: "inputResponses.gate.content.__proto__" },
+        },
+      },
+    });
+  });
+
   it("serves task subscriptions of subscriptions/listen only, and leaves other listen requests to the SDK", () => {
     const listen = request("subscriptions/listen", { notifications: { taskIds: ["a"] }, _meta: declared });
     expect(routeRequest(listen)).toEqual({ kind: "listen", listen: { id: 3, taskIds: ["a"], declaresTasks: true } });

@@ -1,4 +1,5 @@
 import {
+  AnswersPartlySettledError,
   InvalidToolInputError,
   JobNotFoundError,
   UpstreamError,
@@ -335,7 +336,18 @@ export class TaskService {
       if (Object.keys(answers).length === 0) return [];
       let outcome: unknown;
       await this.#act("deliver the answer", opened, async () => {
-        outcome = await respond(opened.target.ref, answers, context);
+        try {
+          outcome = await respond(opened.target.ref, answers, context);
+        } catch (error) {
+          // Answers the upstream took before another failed are settled all the same: sent once.
+          if (!(error instanceof AnswersPartlySettledError)) throw error;
+          const taken = new Set(error.settledKeys);
+          this.#answers.remember(
+            ledgerKey,
+            Object.keys(answers).filter((key) => taken.has(key)),
+          );
+          throw error.cause;
+        }
       });
       this.#answers.remember(ledgerKey, settledAnswerKeys(answers, outcome));
       return Object.keys(answers);

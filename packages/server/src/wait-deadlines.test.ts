@@ -4,8 +4,10 @@ import { TaskIdSealer } from "./task-id.js";
 import { createSilentLogger } from "./logger.js";
 import { TaskService, type CallerContext, type TaskServiceOptions } from "./task-service.js";
 import {
+  approvalRequest,
   completedSnapshot,
   createScriptedAdapter,
+  inputRequiredSnapshot,
   workingSnapshot,
   type ScriptedAdapter,
   type ScriptedAdapterOptions,
@@ -40,6 +42,25 @@ function setup(options: ScriptedAdapterOptions & { service?: Partial<TaskService
 function hangUpstream(scripted: ScriptedAdapter): void {
   scripted.adapter.doGetStatus = () => new Promise<JobSnapshot>(() => undefined);
   scripted.adapter.doCancel = () => new Promise<void>(() => undefined);
+}
+
+/** From now on every status read waits until released, then answers as the job stands then. */
+function holdReads(scripted: ScriptedAdapter): { release: () => void } {
+  const read = scripted.adapter.doGetStatus.bind(scripted.adapter);
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  scripted.adapter.doGetStatus = async (ref, context) => {
+    await released;
+    return read(ref, context);
+  };
+  return { release };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let tries = 0; !condition(); tries += 1) {
+    if (tries > 200) throw new Error("the condition never held");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 const controllers: AbortController[] = [];
@@ -107,6 +128,57 @@ describe("waits against an upstream that accepts and never answers", () => {
     expect(value.isError).toBeFalsy();
     expect(value.structuredContent).toMatchObject({ taskId, status: "working", cancelRequested: true });
     expect(text(value)).toMatch(/the upstream is slow to answer/);
+  });
+
+  it("task_answer answers within the slow-upstream bound when the read before delivering hangs; the answer is sent once, later", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalRequest() }));
+    await call(service, "task_status", { taskId, waitSeconds: 0 });
+    // The status reads hang until released; the answer waits for its read, then goes out.
+    const reads = holdReads(scripted);
+    const answer = { taskId, key: "gate", action: "accept", content: { approve: true } };
+    const { value, elapsedMs } = await timed(() => call(service, "task_answer", answer));
+    expect(elapsedMs).toBeLessThan(2_500);
+    expect(value.isError).toBeFalsy();
+    expect(value.structuredContent).toEqual({
+      taskId,
+      key: "gate",
+      action: "accept",
+      sent: false,
+      delivering: true,
+      upstreamSlow: true,
+      status: "input_required",
+      next: expect.objectContaining({ tool: "task_status", arguments: { taskId } }),
+    });
+    expect(text(value)).toMatch(/upstream is slow to answer.*still being delivered.*at most once/);
+    // A second answer meanwhile is bounded too, and waits its turn behind the first.
+    const second = await timed(() => call(service, "task_answer", answer));
+    expect(second.elapsedMs).toBeLessThan(2_500);
+    expect(second.value.structuredContent["delivering"]).toBe(true);
+    expect(scripted.calls.respond).toBe(0);
+    reads.release();
+    await until(() => scripted.calls.respond > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(scripted.onlyJob().responses).toEqual([{ gate: { action: "accept", content: { approve: true } } }]);
+  });
+
+  it("task_answer answers within the slow-upstream bound when the upstream never answers the delivery, and sends no second", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), inputRequiredSnapshot({ gate: approvalRequest() }));
+    let deliveries = 0;
+    scripted.adapter.doRespond = () => {
+      deliveries += 1;
+      return new Promise<void>(() => undefined);
+    };
+    const answer = { taskId, key: "gate", action: "accept", content: { approve: true } };
+    const { value, elapsedMs } = await timed(() => call(service, "task_answer", answer));
+    expect(elapsedMs).toBeLessThan(2_500);
+    expect(value.structuredContent).toMatchObject({ sent: false, delivering: true, upstreamSlow: true });
+    const again = await timed(() => call(service, "task_answer", answer));
+    expect(again.elapsedMs).toBeLessThan(2_500);
+    expect(deliveries).toBe(1);
   });
 
   it("a job tool that answers at once gives its handle within the slow-upstream bound when the first read hangs", async () => {

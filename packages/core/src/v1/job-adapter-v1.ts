@@ -167,6 +167,8 @@ export interface JobAdapterV1<Ref extends JsonValue = JsonValue> {
    * lists as outstanding. Throw InvalidToolInputError (field: "<key>.<field>") to refuse an answer's
    * content; the client then gets -32602. Throw UpstreamError when the upstream refuses the answer (no
    * permission), with a message saying why: the client gets it as an error and the question stays open.
+   * A failure after the upstream took other answers of the same call is thrown as an
+   * AnswersPartlySettledError naming those keys, so that they still count as answered.
    * Resolve to nothing, or to a RespondOutcomeV1 naming the answers that left their question open upstream
    * (see there): the core takes every other answer as settled and hides its key from the task until the
    * upstream's status catches up. Optional: an adapter without it never reports input_required.
