@@ -19,13 +19,18 @@ export function jobIdentity(instance: string, ref: JsonValue): string {
 
 /** JSON with every object's keys in sorted order; otherwise what JSON.stringify writes. */
 function canonicalJson(value: JsonValue): string {
-  if (Array.isArray(value))
-    return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
+  // Loops rather than callbacks: this runs on every status read, and stays a single function call.
+  if (Array.isArray(value)) {
+    const items: string[] = [];
+    for (const item of value) items.push(item === undefined ? "null" : canonicalJson(item));
+    return `[${items.join(",")}]`;
+  }
   if (value !== null && typeof value === "object") {
-    const members = Object.keys(value)
-      .filter((key) => value[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key]!)}`);
+    const members: string[] = [];
+    for (const key of Object.keys(value).sort()) {
+      const member = value[key];
+      if (member !== undefined) members.push(`${JSON.stringify(key)}:${canonicalJson(member)}`);
+    }
     return `{${members.join(",")}}`;
   }
   return JSON.stringify(value);
