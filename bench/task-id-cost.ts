@@ -18,7 +18,7 @@ const typicalReferences: Array<{ name: string; reference: TaskReference }> = [
   {
     name: "GitHub run {owner, repo, runId, attempt}",
     reference: {
-      adapter: "github",
+      instance: "github",
       tool: "deploy_production",
       createdAt,
       ref: { owner: "acme-platform", repo: "payments-service", runId: 14_839_204_117, attempt: 1 },
@@ -27,7 +27,7 @@ const typicalReferences: Array<{ name: string; reference: TaskReference }> = [
   {
     name: "AWS Batch {jobId, submittedAt}",
     reference: {
-      adapter: "batch",
+      instance: "batch",
       tool: "nightly_etl",
       createdAt,
       ref: { jobId: "5f0a7c4e-2b1d-4c6e-9a8f-3e2d1c0b9a87", submittedAt: createdAt },
@@ -36,7 +36,7 @@ const typicalReferences: Array<{ name: string; reference: TaskReference }> = [
   {
     name: "REST status path (~200 chars)",
     reference: {
-      adapter: "rest",
+      instance: "rest",
       tool: "render_report",
       createdAt,
       ref: {

@@ -10,17 +10,24 @@ import { describe, expect, it } from "vitest";
  * names of the guide's anatomy and depend on the public kit only. So does the demo adapter, the first one
  * a new user runs, although it is no package of adapters/: its package also holds the demo job API
  * (src/demo-api/), so the adapter's files sit in src/demo-adapter/ beside it, and the package's
- * src/index.ts exports both. What adapters import is oxlint's to check (.oxlintrc.json: only
+ * src/index.ts exports both. Every one of them, the minimal example adapter and the package
+ * `jobtasks new adapter` writes keep their job reference in one `<job>-ref.ts` (`run-ref.ts`, `batch-job-ref.ts`): the `<job>RefSchema` its adapter declares as its
+ * refSchema, and the `<Job>Ref` type. What adapters import is oxlint's to check (.oxlintrc.json: only
  * `<kind>-api.ts` and its transport speak to the upstream; the kit alone), and
  * test/import-rules-lint.test.ts proves those rules.
  */
 
 const adaptersDirectory = fileURLToPath(new URL("../adapters/", import.meta.url));
 const followTheAnatomy = ["gitlab-ci", "aws-batch", "github-actions", "rest", "demo"];
-/** Anatomy adapters outside adapters/<kind>/: their package, and the folder in it with the adapter's files. */
+/** Adapters outside adapters/<kind>/: their package, and the folder in it with the adapter's files. */
 const placedElsewhere: Record<string, { root: string; source: string }> = {
   demo: { root: fileURLToPath(new URL("../examples/demo/", import.meta.url)), source: "src/demo-adapter" },
+  "memory-jobs": { root: fileURLToPath(new URL("../examples/minimal-adapter/", import.meta.url)), source: "src" },
 };
+/** Adapters that keep their job reference in a `<job>-ref.ts`: the anatomy's, the minimal example's, the scaffold's. */
+const keepTheirRefFile = [...followTheAnatomy, "memory-jobs", "__kind__"];
+/** The scaffold's files are templates, `<name>.ts.tmpl`, with `__kind__` where the kind goes. */
+const templates = fileURLToPath(new URL("../packages/cli/templates/adapter/", import.meta.url));
 
 const adapterNames = (await readdir(adaptersDirectory, { withFileTypes: true }))
   .filter((entry) => entry.isDirectory())
@@ -59,6 +66,33 @@ describe("adapters/*", () => {
           runners.push(file);
       }
       expect(runners, `a test file under adapters/${name}/src that calls runAdapterConformance`).not.toEqual([]);
+    });
+  });
+
+  describe.each(keepTheirRefFile)("%s", (kind) => {
+    const { root, source } =
+      kind === "__kind__"
+        ? { root: templates, source: "src" }
+        : (placedElsewhere[kind] ?? { root: join(adaptersDirectory, kind), source: "src" });
+    const extension = kind === "__kind__" ? ".ts.tmpl" : ".ts";
+
+    it("keeps its job reference in one <job>-ref.ts: the <job>RefSchema it declares as refSchema, and the <Job>Ref type", async () => {
+      const files = (await readdir(join(root, source))).filter((file) => !file.endsWith(`.test${extension}`));
+      expect(files.filter((file) => file.endsWith(`-reference${extension}`))).toEqual([]);
+      const refFiles = files.filter((file) => file.endsWith(`-ref${extension}`));
+      expect(refFiles, `one <job>-ref.ts in ${join(root, source)}`).toHaveLength(1);
+      const refFile = refFiles[0]!;
+      const words = refFile.slice(0, -extension.length).split("-");
+      const capitalised = words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join("");
+      const schemaName = `${capitalised[0]!.toLowerCase()}${capitalised.slice(1)}Schema`;
+      const refText = await readFile(join(root, source, refFile), "utf8");
+      expect(refText).toMatch(new RegExp(`export const ${schemaName}\\b`));
+      expect(refText).toMatch(new RegExp(`export type ${capitalised}\\b`));
+      const adapterText = await readFile(join(root, source, `${kind}-adapter${extension}`), "utf8");
+      expect(adapterText).toMatch(
+        new RegExp(`import \\{[^}]*\\b${schemaName}\\b[^}]*\\} from "\\./${words.join("-")}\\.js"`),
+      );
+      expect(adapterText).toMatch(new RegExp(`refSchema: ${schemaName}\\b`));
     });
   });
 

@@ -37,7 +37,7 @@ async function serve() {
     {},
   );
   const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "batch", adapter }] }));
-  const seal = (ref: JsonValue) => sealRef(server.secret, { adapter: "batch", tool: "render_frames", ref });
+  const seal = (ref: JsonValue) => sealRef(server.secret, { instance: "batch", tool: "render_frames", ref });
   return { batch, server, seal, client: recordingClient(server.url) };
 }
 

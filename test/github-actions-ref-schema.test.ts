@@ -26,7 +26,7 @@ async function serve() {
     {},
   );
   const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "github", adapter }] }));
-  const seal = (ref: JsonValue) => sealRef(server.secret, { adapter: "github", tool: "deploy_app", ref });
+  const seal = (ref: JsonValue) => sealRef(server.secret, { instance: "github", tool: "deploy_app", ref });
   return { github, server, seal, client: recordingClient(server.url) };
 }
 

@@ -9,7 +9,7 @@ import {
 } from "@jobtasks/core";
 import { startDemoApi, type RunningDemoApi } from "@jobtasks/demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restAdapter, type RestJobReference } from "@jobtasks/rest";
+import { restAdapter, type RestJobRef } from "@jobtasks/rest";
 import { createTestContext } from "@jobtasks/testkit";
 
 /** Read a job's status until `done` says so, as a client polling tasks/get would; fails after `timeoutMs`. */
@@ -34,7 +34,7 @@ async function pollUntil(
 // The REAL demo job API on 127.0.0.1, driven through the `demo-api` preset: the same behaviour as the
 // hand-written demo adapter, with nothing but configuration.
 let api: RunningDemoApi;
-let adapter: JobAdapterV1<RestJobReference>;
+let adapter: JobAdapterV1<RestJobRef>;
 
 beforeAll(async () => {
   api = await startDemoApi({ port: 0, queueDelayMs: 10, cancelDelayMs: 30 });
@@ -44,7 +44,7 @@ afterAll(async () => api?.close());
 
 const terminal = (snapshot: JobSnapshot) => isTerminalStatus(snapshot.status);
 
-async function start(input: Record<string, unknown>): Promise<RestJobReference> {
+async function start(input: Record<string, unknown>): Promise<RestJobRef> {
   const tool = adapter.tools.find((candidate) => candidate.name === "demo_pipeline");
   if (!tool) throw new Error("the preset has no demo_pipeline tool");
   const started = await tool.doStart(tool.inputSchema.parse(input), createTestContext());

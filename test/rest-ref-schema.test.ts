@@ -56,7 +56,7 @@ async function serve() {
   );
   const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "jobs", adapter }] }));
   cleanup.add({ close: () => upstream.agent.close() });
-  const seal = (ref: JsonValue) => sealRef(server.secret, { adapter: "jobs", tool: "run", ref });
+  const seal = (ref: JsonValue) => sealRef(server.secret, { instance: "jobs", tool: "run", ref });
   return { requests: upstream.requests, server, seal, client: recordingClient(server.url) };
 }
 

@@ -25,7 +25,7 @@ const adapter = restAdapter(
   },
   { dispatcher: agent },
 );
-const target: ReadTarget = { adapterName: "jobs", adapter, ref: { id: "j-1", createdAt: Date.now() } };
+const target: ReadTarget = { instance: "jobs", adapter, ref: { id: "j-1", createdAt: Date.now() } };
 
 const context = (): AdapterContext => createTestContext({ principal: "tester" });
 

@@ -10,7 +10,7 @@ import { rawError } from "./raw-rpc.js";
  */
 
 /** A task id for `ref`, as the server holding `secret` seals it for an unauthenticated caller. */
-export function sealRef(secret: string, reference: { adapter: string; tool: string; ref: JsonValue }): string {
+export function sealRef(secret: string, reference: { instance: string; tool: string; ref: JsonValue }): string {
   const sealer = new TaskIdSealer({ secret });
   return sealer.seal({ ...reference, createdAt: Date.now() }, "local");
 }

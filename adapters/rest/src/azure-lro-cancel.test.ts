@@ -16,7 +16,7 @@ const apiKey = "azure-key-5f0c9d3e7a";
 const operationId = "3b5c8e2a-7f41-4d0b-9a6c-1e2f3a4b5c6d";
 const operationPath = `/language/analyze-text/jobs/${operationId}?api-version=2026-10-01`;
 const cancelPath = `/language/analyze-text/jobs/${operationId}:cancel?api-version=2026-10-01`;
-const reference = { id: operationPath, createdAt: Date.now() };
+const ref = { id: operationPath, createdAt: Date.now() };
 
 function adapter(overrides = {}) {
   return restAdapter(
@@ -71,7 +71,7 @@ describe("azure-lro preset: cancel", () => {
       .intercept({ path: cancelPath, method: "POST" })
       .reply(404, { error: { code: "NotFound", message: "Resource not found" } });
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("azure-operation-running"));
-    const failure = await adapter().doCancel!(reference, createTestContext()).catch((error: unknown) => error);
+    const failure = await adapter().doCancel!(ref, createTestContext()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).not.toBeInstanceOf(JobNotFoundError);
     expect((failure as UpstreamError).isRetryable).toBe(false);
@@ -100,7 +100,7 @@ describe("azure-lro preset: cancel", () => {
     const rest = adapter({
       cancel: { method: "DELETE", url: "/jobs/{{body.id}}", query: { "api-version": "2026-10-01" } },
     });
-    await rest.doCancel!(reference, createTestContext());
+    await rest.doCancel!(ref, createTestContext());
     expect(deleted?.method).toBe("DELETE");
   });
 

@@ -85,21 +85,21 @@ describe("azure-lro preset", () => {
   });
 
   it("maps Failed to completed with isError and the error message, Canceled to cancelled, NotStarted to working", async () => {
-    const reference = { id: operationPath, createdAt: Date.now() };
+    const ref = { id: operationPath, createdAt: Date.now() };
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("azure-operation-failed"));
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("azure-operation-canceled"));
     service.intercept({ path: operationPath, method: "GET" }).reply(200, { status: "NotStarted" });
     const rest = adapter();
-    const failed = await rest.doGetStatus(reference, createTestContext());
+    const failed = await rest.doGetStatus(ref, createTestContext());
     expect(failed).toMatchObject({ status: "completed", result: { isError: true } });
     expect((failed.result?.content[0] as { text: string }).text).toContain(
       "Training data must contain at least 5 labeled documents.",
     );
-    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(rest.doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       status: "cancelled",
       rawStatus: "Canceled",
     });
-    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(rest.doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       status: "working",
       rawStatus: "NotStarted",
     });

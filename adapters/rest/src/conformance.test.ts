@@ -1,7 +1,7 @@
 import { runAdapterConformance } from "@jobtasks/testkit";
 import type { MockAgent } from "undici";
 import { restAdapter } from "./rest-adapter.js";
-import type { RestJobReference } from "./rest-job-reference.js";
+import type { RestJobRef } from "./rest-job-ref.js";
 import { renderFarmConfig, renderFarmOrigin, renderFarmToken } from "./test-support/render-farm-config.js";
 import { mockAgent } from "./test-support/mock-agent.js";
 
@@ -11,7 +11,7 @@ let jobCounter = 0;
 const nextId = (prefix: string) => `${prefix}-${++jobCounter}`;
 const asked = { responded: new Set<string>(), cancelled: new Set<string>() };
 
-runAdapterConformance<RestJobReference>({
+runAdapterConformance<RestJobRef>({
   name: "rest (render farm config, every block)",
   secrets: [renderFarmToken],
   createAdapter() {
@@ -87,7 +87,7 @@ runAdapterConformance<RestJobReference>({
       return { id, createdAt: Date.now() };
     },
     response: { action: "accept", content: { verdict: "ship" } },
-    verifyResponded: (reference) => asked.responded.has(reference.id),
+    verifyResponded: (ref) => asked.responded.has(ref.id),
   },
   cancel: {
     arrange() {
@@ -101,7 +101,7 @@ runAdapterConformance<RestJobReference>({
         });
       return { id, createdAt: Date.now() };
     },
-    verifyCancelRequested: (reference) => asked.cancelled.has(reference.id),
+    verifyCancelRequested: (ref) => asked.cancelled.has(ref.id),
   },
 });
 
@@ -135,7 +135,7 @@ function demoRecord(id: string, status: string) {
   };
 }
 
-runAdapterConformance<RestJobReference>({
+runAdapterConformance<RestJobRef>({
   name: "rest (demo-api preset)",
   // The demo API takes no credentials, but a deployment behind a gateway would; the suite checks none leaks.
   secrets: [demoGatewayToken],
@@ -207,7 +207,7 @@ runAdapterConformance<RestJobReference>({
       return { id, createdAt: Date.now() };
     },
     response: { action: "accept", content: { approve: true } },
-    verifyResponded: (reference) => demoAsked.responded.has(reference.id),
+    verifyResponded: (ref) => demoAsked.responded.has(ref.id),
   },
   cancel: {
     arrange() {
@@ -221,6 +221,6 @@ runAdapterConformance<RestJobReference>({
         });
       return { id, createdAt: Date.now() };
     },
-    verifyCancelRequested: (reference) => demoAsked.cancelled.has(reference.id),
+    verifyCancelRequested: (ref) => demoAsked.cancelled.has(ref.id),
   },
 });

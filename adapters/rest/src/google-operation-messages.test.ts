@@ -12,7 +12,7 @@ const service = agent.get(origin);
 afterEach(() => agent.assertNoPendingInterceptors());
 
 const operationName = "projects/p/locations/l/operations/op-7";
-const reference = { id: operationName, createdAt: Date.now() };
+const ref = { id: operationName, createdAt: Date.now() };
 const adapter = restAdapter(
   {
     preset: "google-operation",
@@ -24,7 +24,7 @@ const adapter = restAdapter(
 
 async function messageFor(body: object): Promise<string | undefined> {
   service.intercept({ path: `/v1/${operationName}`, method: "GET" }).reply(200, body);
-  return (await adapter.doGetStatus(reference, createTestContext())).message;
+  return (await adapter.doGetStatus(ref, createTestContext())).message;
 }
 
 describe("google-operation preset: status messages", () => {

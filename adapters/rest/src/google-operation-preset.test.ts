@@ -66,14 +66,14 @@ describe("google-operation preset", () => {
   });
 
   it("maps done with an error to completed with isError, and error code 1 to cancelled", async () => {
-    const reference = { id: operationName, createdAt: Date.now() };
+    const ref = { id: operationName, createdAt: Date.now() };
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("google-operation-error"));
     service.intercept({ path: operationPath, method: "GET" }).reply(200, fixture("google-operation-cancelled"));
     const rest = adapter();
-    const failed = await rest.doGetStatus(reference, createTestContext());
+    const failed = await rest.doGetStatus(ref, createTestContext());
     expect(failed).toMatchObject({ status: "completed", rawStatus: "9", result: { isError: true } });
     expect((failed.result?.content[0] as { text: string }).text).toContain("failed with exit code 1");
-    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(rest.doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       status: "cancelled",
       rawStatus: "1",
     });

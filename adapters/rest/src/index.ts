@@ -1,5 +1,5 @@
 export { restAdapter, type RestAdapterRuntime } from "./rest-adapter.js";
-export type { RestJobReference } from "./rest-job-reference.js";
+export type { RestJobRef } from "./rest-job-ref.js";
 export { adapterDefinition } from "./adapter-definition.js";
 export {
   restOptionsSchema,

@@ -3,7 +3,7 @@ import { buildSnapshot } from "./build-snapshot.js";
 import type { HttpResponse } from "./http-client.js";
 import { mapStatus, type StatusReading } from "./map-rest-status.js";
 import { pollIntervalFor } from "./poll-interval.js";
-import type { RestJobReference } from "./rest-job-reference.js";
+import type { RestJobRef } from "./rest-job-ref.js";
 import { performRequest, type RequestEnvironment } from "./rest-api.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 
@@ -15,15 +15,9 @@ import type { ResolvedRestOptions } from "./rest-options.js";
 
 export interface StatusReader {
   /** The status request and what it says, before any grace window or result is considered. */
-  requestStatus(
-    reference: RestJobReference,
-    context: AdapterContext,
-  ): Promise<{ response: HttpResponse; reading: StatusReading }>;
+  requestStatus(ref: RestJobRef, context: AdapterContext): Promise<{ response: HttpResponse; reading: StatusReading }>;
   /** The job's snapshot, with the status response it was built from. */
-  readStatus(
-    reference: RestJobReference,
-    context: AdapterContext,
-  ): Promise<{ response: HttpResponse; snapshot: JobSnapshot }>;
+  readStatus(ref: RestJobRef, context: AdapterContext): Promise<{ response: HttpResponse; snapshot: JobSnapshot }>;
 }
 
 export interface StatusReaderSetup {
@@ -31,15 +25,15 @@ export interface StatusReaderSetup {
   config: ResolvedRestOptions;
   now: () => number;
   /** The output schema a job's result is held to, if any. */
-  outputSchemaFor: (reference: RestJobReference) => z.ZodType | undefined;
+  outputSchemaFor: (ref: RestJobRef) => z.ZodType | undefined;
 }
 
 export function createStatusReader({ environment, config, now, outputSchemaFor }: StatusReaderSetup): StatusReader {
   async function requestStatus(
-    reference: RestJobReference,
+    ref: RestJobRef,
     context: AdapterContext,
   ): Promise<{ response: HttpResponse; reading: StatusReading }> {
-    const job = { id: reference.id };
+    const job = { id: ref.id };
     const response = await performRequest(
       environment,
       {
@@ -58,12 +52,12 @@ export function createStatusReader({ environment, config, now, outputSchemaFor }
   }
 
   async function readStatus(
-    reference: RestJobReference,
+    ref: RestJobRef,
     context: AdapterContext,
   ): Promise<{ response: HttpResponse; snapshot: JobSnapshot }> {
-    const job = { id: reference.id };
-    const { response, reading } = await requestStatus(reference, context);
-    const ageMs = now() - reference.createdAt;
+    const job = { id: ref.id };
+    const { response, reading } = await requestStatus(ref, context);
+    const ageMs = now() - ref.createdAt;
     if (reading.gone && ageMs < config.status.goneGraceMs) {
       // Just submitted: an eventually consistent upstream may not list the job yet. Ask again soon.
       const snapshot: JobSnapshot = {
@@ -99,7 +93,7 @@ export function createStatusReader({ environment, config, now, outputSchemaFor }
       resultBody,
       job,
       pollIntervalMs,
-      outputSchema: outputSchemaFor(reference),
+      outputSchema: outputSchemaFor(ref),
     });
     return { response, snapshot };
   }

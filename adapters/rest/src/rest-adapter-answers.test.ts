@@ -14,7 +14,7 @@ const agent = mockAgent();
 const farm = agent.get(renderFarmOrigin);
 afterEach(() => agent.assertNoPendingInterceptors());
 
-const reference = { id: "r-42", createdAt: 0 };
+const ref = { id: "r-42", createdAt: 0 };
 const environment = { RENDER_TOKEN: renderFarmToken };
 const reviewing = { state: "needs_review", review: { id: "rev-7", question: "Ship it?" } };
 const base = renderFarmConfig().inputRequired!;
@@ -48,7 +48,7 @@ describe("rest adapter: answers checked against the form", () => {
   it("sends only the fields the form defines", async () => {
     const captured = expectOneAnswer();
     await adapter().doRespond?.(
-      reference,
+      ref,
       { "rev-7": { action: "accept", content: { verdict: "ship", note: "ok", extra: true } } },
       createTestContext(),
     );
@@ -63,14 +63,14 @@ describe("rest adapter: answers checked against the form", () => {
   it("refuses an answer of the wrong type, naming the field, and sends nothing", async () => {
     expectNoAnswer();
     const answering = adapter().doRespond?.(
-      reference,
+      ref,
       { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } },
       createTestContext(),
     );
     await expect(answering).rejects.toBeInstanceOf(InvalidToolInputError);
     expectNoAnswer();
     const refusal = adapter().doRespond?.(
-      reference,
+      ref,
       { "rev-7": { action: "accept", content: { verdict: "ship", note: ["a", "b"] } } },
       createTestContext(),
     );
@@ -83,14 +83,14 @@ describe("rest adapter: answers checked against the form", () => {
   it("refuses an accepted form without a required field, naming it", async () => {
     expectNoAnswer();
     await expect(
-      adapter().doRespond?.(reference, { "rev-7": { action: "accept", content: {} } }, createTestContext()),
+      adapter().doRespond?.(ref, { "rev-7": { action: "accept", content: {} } }, createTestContext()),
     ).rejects.toMatchObject({ field: "rev-7.verdict" });
   });
 
   it("refuses an answer its request cannot carry (a header-splitting value), naming the field", async () => {
     expectNoAnswer();
     const answering = adapter().doRespond?.(
-      reference,
+      ref,
       { "rev-7": { action: "accept", content: { verdict: "ship", note: "a\r\nX-Admin: 1" } } },
       createTestContext(),
     );
@@ -100,7 +100,7 @@ describe("rest adapter: answers checked against the form", () => {
   it("sends the decline body for a decline and for a cancel", async () => {
     for (const action of ["decline", "cancel"] as const) {
       const captured = expectOneAnswer();
-      await adapter().doRespond?.(reference, { "rev-7": { action } }, createTestContext());
+      await adapter().doRespond?.(ref, { "rev-7": { action } }, createTestContext());
       expect(captured.request?.body).toEqual({ verdict: "redo" });
     }
   });
@@ -189,10 +189,7 @@ describe("rest adapter: answers checked against the form", () => {
     const broken = { type: "object", properties: { verdict: { type: "string", pattern: "(" } }, required: ["verdict"] };
     const upstreamBody = { ...reviewing, review: { ...reviewing.review, form: broken } };
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, upstreamBody);
-    const snapshot = await adapter({ ...noteForm, schemaPath: "review.form" }).doGetStatus(
-      reference,
-      createTestContext(),
-    );
+    const snapshot = await adapter({ ...noteForm, schemaPath: "review.form" }).doGetStatus(ref, createTestContext());
     expect(snapshot.inputRequests?.["rev-7"]?.params.requestedSchema).toEqual(noteForm.schema);
   });
 
@@ -203,7 +200,7 @@ describe("rest adapter: answers checked against the form", () => {
       .intercept({ path: "/api/renders/r-42", method: "GET" })
       .reply(200, { ...reviewing, review: { ...reviewing.review, form: broken } });
     const answering = adapter({ ...withoutSchema, schemaPath: "review.form" }).doRespond?.(
-      reference,
+      ref,
       { "rev-7": { action: "accept", content: { verdict: "ship" } } },
       createTestContext(),
     );
@@ -215,10 +212,7 @@ describe("rest adapter: answers checked against the form", () => {
       ...reviewing,
       review: { ...reviewing.review, form: { type: "object", properties: { a: "string" } } },
     });
-    const snapshot = await adapter({ ...noteForm, schemaPath: "review.form" }).doGetStatus(
-      reference,
-      createTestContext(),
-    );
+    const snapshot = await adapter({ ...noteForm, schemaPath: "review.form" }).doGetStatus(ref, createTestContext());
     expect(snapshot.inputRequests?.["rev-7"]?.params.requestedSchema).toEqual(noteForm.schema);
   });
 });

@@ -12,7 +12,7 @@ const agent = mockAgent();
 const farm = agent.get(renderFarmOrigin);
 afterEach(() => agent.assertNoPendingInterceptors());
 
-const reference = { id: "r-42", createdAt: 0 };
+const ref = { id: "r-42", createdAt: 0 };
 // As the server calls it: the core's redaction walks every result, so it must take the depths the adapter takes.
 const adapter = () =>
   withSecretRedaction(
@@ -31,7 +31,7 @@ describe("rest adapter: deeply nested bodies", () => {
   it("renders a nested result as compact text whose size follows the body's, not its depth squared", async () => {
     const body = `{"state":"done","output":{"tree":${nested(250)}}}`;
     replyRaw(body);
-    const snapshot = await adapter().doGetStatus(reference, createTestContext());
+    const snapshot = await adapter().doGetStatus(ref, createTestContext());
     expect(snapshot.status).toBe("completed");
     const text = (snapshot.result?.content[0] as { text: string }).text;
     expect(text.length).toBeLessThan(body.length);
@@ -43,7 +43,7 @@ describe("rest adapter: deeply nested bodies", () => {
     for (const depth of [1_000, 20_000]) {
       replyRaw(`{"state":"done","output":${nested(depth)}}`);
       const failure = await adapter()
-        .doGetStatus(reference, createTestContext())
+        .doGetStatus(ref, createTestContext())
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(UpstreamError);
       expect(failure).toMatchObject({ isRetryable: false });
@@ -53,7 +53,7 @@ describe("rest adapter: deeply nested bodies", () => {
 
   it("reads a deeply nested error body as no reason, keeping its status's meaning", async () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(503, `{"error":${nested(5_000)}}`);
-    await expect(adapter().doGetStatus(reference, createTestContext())).rejects.toMatchObject({
+    await expect(adapter().doGetStatus(ref, createTestContext())).rejects.toMatchObject({
       httpStatus: 503,
       isRetryable: true,
     });

@@ -32,7 +32,7 @@ const options: RestOptions = {
   cancel: { url: "{{job.id}}/cancel" },
 };
 const jobPath = `${basePath}/ops/17`;
-const reference = { id: jobPath, createdAt: 0 };
+const ref = { id: jobPath, createdAt: 0 };
 
 function connectionRefused(): Error {
   return Object.assign(new Error(`connect ECONNREFUSED 10.1.2.3:${port}`), { code: "ECONNREFUSED" });
@@ -66,7 +66,7 @@ const adapter = () => restAdapter(options, { dispatcher: agent });
 describe("rest adapter: no upstream internals in what reaches the client", () => {
   it("says the status request failed before an answer arrived, with the reason, and logs the URL at debug level", async () => {
     upstream.intercept({ path: jobPath, method: "GET" }).replyWithError(connectionRefused()).times(1);
-    const { message, logs } = await failureOf((context) => adapter().doGetStatus(reference, context));
+    const { message, logs } = await failureOf((context) => adapter().doGetStatus(ref, context));
     expect(message).toBe("the status request failed before an answer arrived: connection refused");
     expect(logs).toContain(`${origin}${jobPath}`);
   });
@@ -121,7 +121,7 @@ describe("rest adapter: no upstream internals in what reaches the client", () =>
   ];
   it.each(statusFaults)("status read: %s", async (_fault, arrange, expected) => {
     arrange();
-    const { message } = await failureOf((context) => adapter().doGetStatus(reference, context));
+    const { message } = await failureOf((context) => adapter().doGetStatus(ref, context));
     expect(message).toMatch(expected);
     expectNoInternals(message);
     expect(message).not.toContain("169.254.169.254");
@@ -130,7 +130,7 @@ describe("rest adapter: no upstream internals in what reaches the client", () =>
   it("the result request", async () => {
     upstream.intercept({ path: jobPath, method: "GET" }).reply(200, { state: "done" });
     upstream.intercept({ path: `${jobPath}/output`, method: "GET" }).replyWithError(connectionRefused());
-    const { message } = await failureOf((context) => adapter().doGetStatus(reference, context));
+    const { message } = await failureOf((context) => adapter().doGetStatus(ref, context));
     expect(message).toBe("the result request failed before an answer arrived: connection refused");
   });
 
@@ -170,9 +170,9 @@ describe("rest adapter: no upstream internals in what reaches the client", () =>
     upstream.intercept({ path: `${jobPath}/cancel`, method: "POST" }).replyWithError(connectionRefused());
     upstream.intercept({ path: jobPath, method: "GET" }).reply(200, { state: "waiting", question: { id: "q1" } });
     upstream.intercept({ path: `${jobPath}/answers`, method: "POST" }).replyWithError(connectionRefused());
-    const cancel = await failureOf((context) => adapter().doCancel!(reference, context));
+    const cancel = await failureOf((context) => adapter().doCancel!(ref, context));
     const respond = await failureOf((context) =>
-      adapter().doRespond!(reference, { q1: { action: "accept", content: { ok: true } } }, context),
+      adapter().doRespond!(ref, { q1: { action: "accept", content: { ok: true } } }, context),
     );
     expect(cancel.message).toBe("the cancel request failed before an answer arrived: connection refused");
     expect(respond.message).toBe("the respond request failed before an answer arrived: connection refused");

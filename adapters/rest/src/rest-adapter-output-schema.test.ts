@@ -33,24 +33,24 @@ function replyStatus(body: unknown) {
     .intercept({ path: "/jobs/j1", method: "GET" })
     .reply(200, body as object);
 }
-async function startedReference(toolIndex: number) {
+async function startedRef(toolIndex: number) {
   agent.get(origin).intercept({ path: "/jobs", method: "POST" }).reply(201, { id: "j1" });
   return (await adapter().tools[toolIndex]!.doStart({}, createTestContext())).ref;
 }
 
 describe("rest adapter: results checked against the tool's outputSchema", () => {
   it("hands out a result that matches as a success", async () => {
-    const reference = await startedReference(0);
+    const ref = await startedRef(0);
     replyStatus({ state: "done", output: { frames: 3, url: "https://cdn.example.test/a" } });
-    const snapshot = await adapter().doGetStatus(reference, createTestContext());
+    const snapshot = await adapter().doGetStatus(ref, createTestContext());
     expect(snapshot.result?.isError).toBeUndefined();
     expect(snapshot.result?.structuredContent).toEqual({ frames: 3, url: "https://cdn.example.test/a" });
   });
 
   it("reports a result missing a required field as an error naming it, keeping the value as text", async () => {
-    const reference = await startedReference(0);
+    const ref = await startedRef(0);
     replyStatus({ state: "done", output: { url: "https://cdn.example.test/a" } });
-    const snapshot = await adapter().doGetStatus(reference, createTestContext());
+    const snapshot = await adapter().doGetStatus(ref, createTestContext());
     expect(snapshot.status).toBe("completed");
     expect(snapshot.result?.isError).toBe(true);
     expect(snapshot.result?.structuredContent).toBeUndefined();
@@ -61,9 +61,9 @@ describe("rest adapter: results checked against the tool's outputSchema", () => 
   });
 
   it("leaves results of a tool without an outputSchema unchecked", async () => {
-    const reference = await startedReference(1);
+    const ref = await startedRef(1);
     replyStatus({ state: "done", output: { url: "https://cdn.example.test/a" } });
-    const snapshot = await adapter().doGetStatus(reference, createTestContext());
+    const snapshot = await adapter().doGetStatus(ref, createTestContext());
     expect(snapshot.result?.isError).toBeUndefined();
     expect(snapshot.result?.structuredContent).toEqual({ url: "https://cdn.example.test/a" });
   });

@@ -13,7 +13,7 @@ const agent = mockAgent();
 const origin = "https://jobs.example.test";
 afterEach(() => agent.assertNoPendingInterceptors());
 
-const reference = { id: "j1", createdAt: 0 };
+const ref = { id: "j1", createdAt: 0 };
 function config(auth: RestOptions["auth"], overrides: Partial<RestOptions> = {}): RestOptions {
   return {
     baseUrl: origin,
@@ -45,10 +45,7 @@ function replyStatus(body: unknown) {
     .reply(200, body as object);
 }
 const read = (options: RestOptions) =>
-  withSecretRedaction(restAdapter(options, { dispatcher: agent, now: () => 0 })).doGetStatus(
-    reference,
-    createTestContext(),
-  );
+  withSecretRedaction(restAdapter(options, { dispatcher: agent, now: () => 0 })).doGetStatus(ref, createTestContext());
 
 describe("rest adapter: secret redaction", () => {
   it("redacts a secret holding quotes and backslashes from structuredContent and the text block", async () => {

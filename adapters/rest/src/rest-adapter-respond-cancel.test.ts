@@ -9,7 +9,7 @@ const agent = mockAgent();
 const farm = agent.get(renderFarmOrigin);
 afterEach(() => agent.assertNoPendingInterceptors());
 
-const reference = { id: "r-42", createdAt: Date.now() };
+const ref = { id: "r-42", createdAt: Date.now() };
 const environment = { RENDER_TOKEN: renderFarmToken };
 function adapter(overrides = {}) {
   return restAdapter(renderFarmConfig(overrides), { dispatcher: agent, environment });
@@ -19,7 +19,7 @@ const reviewing = { state: "needs_review", review: { id: "rev-7", question: "Fra
 describe("rest adapter: input required", () => {
   it("presents one form keyed by the upstream's review id", async () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, reviewing);
-    const snapshot = await adapter().doGetStatus(reference, createTestContext());
+    const snapshot = await adapter().doGetStatus(ref, createTestContext());
     expect(snapshot).toMatchObject({
       status: "input_required",
       rawStatus: "needs_review",
@@ -48,7 +48,7 @@ describe("rest adapter: input required", () => {
       review: { ...reviewing.review, form: { type: "object", properties: { note: { type: "string" } } } },
     });
     const snapshot = await adapter({ inputRequired: { ...base, schemaPath: "review.form" } }).doGetStatus(
-      reference,
+      ref,
       createTestContext(),
     );
     expect(snapshot.inputRequests?.["rev-7"]?.params.requestedSchema).toEqual({
@@ -59,7 +59,7 @@ describe("rest adapter: input required", () => {
 
   it("stays working while the upstream has not yet named the question", async () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { state: "needs_review" });
-    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(adapter().doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       status: "working",
       rawStatus: "needs_review",
     });
@@ -76,14 +76,10 @@ describe("rest adapter: input required", () => {
       .intercept({ path: "/api/renders/r-42", method: "GET" })
       .reply(200, { state: "rendering", review: { id: "rev-7", state: "answered" } });
     const rest = adapter();
-    await rest.doRespond?.(
-      reference,
-      { "rev-7": { action: "accept", content: { verdict: "ship" } } },
-      createTestContext(),
-    );
+    await rest.doRespond?.(ref, { "rev-7": { action: "accept", content: { verdict: "ship" } } }, createTestContext());
     expect(request?.body).toEqual({ verdict: "ship" });
     expect(request?.headers["authorization"]).toBe(`Bearer ${renderFarmToken}`);
-    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({ status: "working" });
+    await expect(rest.doGetStatus(ref, createTestContext())).resolves.toMatchObject({ status: "working" });
   });
 
   it("sends the decline body when the person declines", async () => {
@@ -93,7 +89,7 @@ describe("rest adapter: input required", () => {
       request = seen(options);
       return { statusCode: 200, data: {} };
     });
-    await adapter().doRespond?.(reference, { "rev-7": { action: "decline" } }, createTestContext());
+    await adapter().doRespond?.(ref, { "rev-7": { action: "decline" } }, createTestContext());
     expect(request?.body).toEqual({ verdict: "redo" });
   });
 
@@ -102,7 +98,7 @@ describe("rest adapter: input required", () => {
       .intercept({ path: "/api/renders/r-42", method: "GET" })
       .reply(200, { state: "needs_review", review: { id: "rev-8", question: "again?" } });
     await adapter().doRespond?.(
-      reference,
+      ref,
       { "rev-7": { action: "accept", content: { verdict: "ship" } } },
       createTestContext(),
     );
@@ -114,17 +110,13 @@ describe("rest adapter: input required", () => {
       .intercept({ path: "/api/renders/r-42/reviews/rev-7", method: "POST" })
       .reply(409, { message: "already answered" });
     await adapter().doRespond?.(
-      reference,
+      ref,
       { "rev-7": { action: "accept", content: { verdict: "ship" } } },
       createTestContext(),
     );
     farm.intercept({ path: "/api/renders/r-42/reviews/rev-7", method: "POST" }).reply(500, { message: "oops" });
     await expect(
-      adapter().doRespond?.(
-        reference,
-        { "rev-7": { action: "accept", content: { verdict: "ship" } } },
-        createTestContext(),
-      ),
+      adapter().doRespond?.(ref, { "rev-7": { action: "accept", content: { verdict: "ship" } } }, createTestContext()),
     ).rejects.toBeInstanceOf(UpstreamError);
   });
 
@@ -140,7 +132,7 @@ describe("rest adapter: input required", () => {
       schema: { type: "object" as const, properties: { verdict: { type: "string" } }, required: ["verdict"] },
     };
     await adapter({ inputRequired: freeText }).doRespond?.(
-      reference,
+      ref,
       { "rev-7": { action: "accept", content: { verdict: 'ship", "force": true, "x": "' } } },
       createTestContext(),
     );
@@ -168,15 +160,15 @@ describe("rest adapter: cancel", () => {
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { state: "rendering" });
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, { state: "aborted" });
     const rest = adapter();
-    await rest.doCancel?.(reference, createTestContext());
+    await rest.doCancel?.(ref, createTestContext());
     expect(cancelled).toBe(true);
-    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({ status: "working" });
-    await expect(rest.doGetStatus(reference, createTestContext())).resolves.toMatchObject({ status: "cancelled" });
+    await expect(rest.doGetStatus(ref, createTestContext())).resolves.toMatchObject({ status: "working" });
+    await expect(rest.doGetStatus(ref, createTestContext())).resolves.toMatchObject({ status: "cancelled" });
   });
 
   it("ignores a 409 from a job that already finished", async () => {
     farm.intercept({ path: "/api/renders/r-42/abort", method: "POST" }).reply(409, { message: "already done" });
-    await expect(adapter().doCancel?.(reference, createTestContext())).resolves.toBeUndefined();
+    await expect(adapter().doCancel?.(ref, createTestContext())).resolves.toBeUndefined();
   });
 
   it("raises JobNotFoundError when the job is gone (the status read agrees)", async () => {
@@ -191,7 +183,7 @@ describe("rest adapter: cancel", () => {
     farm.intercept({ path: "/api/renders/r-42/abort", method: "POST" }).reply(404, "");
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(404, "");
     const failure = await adapter()
-      .doCancel?.(reference, createTestContext())
+      .doCancel?.(ref, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as UpstreamError).isRetryable).toBe(true);

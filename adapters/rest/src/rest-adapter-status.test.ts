@@ -11,7 +11,7 @@ afterEach(() => agent.assertNoPendingInterceptors());
 
 const startedAt = 1_000_000;
 let clock = startedAt;
-const reference = { id: "r-42", createdAt: startedAt };
+const ref = { id: "r-42", createdAt: startedAt };
 /** The adapter as the server calls it: through the core's redaction of its declared secrets. */
 function adapter(overrides = {}) {
   return withSecretRedaction(
@@ -30,7 +30,7 @@ describe("rest adapter: reading status", () => {
   it("reports progress from the message template and the upstream's update time", async () => {
     clock = startedAt;
     replyStatus(200, { state: "rendering", progress: { frame: 3, total: 24 }, updated: "2026-11-20T10:15:09Z" });
-    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toEqual({
+    await expect(adapter().doGetStatus(ref, createTestContext())).resolves.toEqual({
       status: "working",
       rawStatus: "rendering",
       message: "frame 3/24",
@@ -41,12 +41,12 @@ describe("rest adapter: reading status", () => {
 
   it("falls back to the raw status when the message template cannot be filled", async () => {
     replyStatus(200, { state: "queued" });
-    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({ message: "queued" });
+    await expect(adapter().doGetStatus(ref, createTestContext())).resolves.toMatchObject({ message: "queued" });
   });
 
   it("keeps an unknown upstream status non-terminal with its raw value", async () => {
     replyStatus(200, { state: "defragmenting" });
-    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(adapter().doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       status: "working",
       rawStatus: "defragmenting",
     });
@@ -55,16 +55,16 @@ describe("rest adapter: reading status", () => {
   it("paces polling from the job's age, and lets Retry-After take precedence", async () => {
     clock = startedAt + 3_500;
     replyStatus(200, { state: "rendering" });
-    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(adapter().doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       pollIntervalMs: 4_000,
     });
     replyStatus(200, { state: "rendering" }, { "retry-after": "7" });
-    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(adapter().doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       pollIntervalMs: 7_000,
     });
     clock = startedAt + 600_000;
     replyStatus(200, { state: "rendering" });
-    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(adapter().doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       pollIntervalMs: 8_000,
     });
     clock = startedAt;
@@ -72,7 +72,7 @@ describe("rest adapter: reading status", () => {
 
   it("treats HTTP 202 as working whatever the body says", async () => {
     replyStatus(202, "");
-    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(adapter().doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       status: "working",
       rawStatus: "HTTP 202",
     });
@@ -80,7 +80,7 @@ describe("rest adapter: reading status", () => {
 
   it("builds a completed result from the result path", async () => {
     replyStatus(200, { state: "done", output: { frames: 24, url: "https://cdn.example.test/r-42.mp4" } });
-    const snapshot = await adapter().doGetStatus(reference, createTestContext());
+    const snapshot = await adapter().doGetStatus(ref, createTestContext());
     expect(snapshot.status).toBe("completed");
     expect(snapshot.result?.isError).toBeUndefined();
     expect(snapshot.result?.structuredContent).toEqual({ frames: 24, url: "https://cdn.example.test/r-42.mp4" });
@@ -94,7 +94,7 @@ describe("rest adapter: reading status", () => {
 
   it("wraps a non-object result for structuredContent", async () => {
     replyStatus(200, { state: "done", output: "https://cdn.example.test/r-42.mp4" });
-    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(adapter().doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       result: { structuredContent: { result: "https://cdn.example.test/r-42.mp4" } },
     });
   });
@@ -104,7 +104,7 @@ describe("rest adapter: reading status", () => {
     farm.intercept({ path: "/api/outputs/out-7", method: "GET" }).reply(200, { output: { frames: 24 } });
     const snapshot = await adapter({
       result: { ...renderFarmConfig().result!, url: "/outputs/{{body.resultId}}" },
-    }).doGetStatus(reference, createTestContext());
+    }).doGetStatus(ref, createTestContext());
     expect(snapshot.result?.structuredContent).toEqual({ frames: 24 });
   });
 
@@ -114,11 +114,11 @@ describe("rest adapter: reading status", () => {
       fields: { frames: "output.frames", lastLines: { path: "log[-2:]", all: true }, missing: "nothing.here" },
     };
     replyStatus(200, { state: "done", output: { frames: 24 }, log: ["a", "b", "c"] });
-    await expect(adapter({ result: fields }).doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(adapter({ result: fields }).doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       result: { structuredContent: { frames: 24, lastLines: ["b", "c"] } },
     });
     replyStatus(200, { state: "crashed", log: ["a", "b", "c"] });
-    const failed = await adapter({ result: fields }).doGetStatus(reference, createTestContext());
+    const failed = await adapter({ result: fields }).doGetStatus(ref, createTestContext());
     expect(failed.result).toMatchObject({ isError: true, structuredContent: { lastLines: ["b", "c"] } });
     expect(failed.result?.structuredContent).not.toHaveProperty("missing");
   });
@@ -129,7 +129,7 @@ describe("rest adapter: reading status", () => {
       failure: { reason: "out of GPU memory" },
       log: ["frame 1 ok", `using token ${renderFarmToken}`, "frame 2: CUDA error"],
     });
-    const snapshot = await adapter().doGetStatus(reference, createTestContext());
+    const snapshot = await adapter().doGetStatus(ref, createTestContext());
     expect(snapshot).toMatchObject({ status: "completed", rawStatus: "crashed", result: { isError: true } });
     const text = (snapshot.result?.content[0] as { text: string }).text;
     expect(text).toContain("out of GPU memory");
@@ -144,7 +144,7 @@ describe("rest adapter: reading status", () => {
       state: "crashed",
       log: ["frame 1 ok", "\u001b]0;owned\u0007\u001b]52;c;ZWNobw==\u0007\u001b[2Jdone\rApproved \u202Eyes"],
     });
-    const snapshot = await adapter().doGetStatus(reference, createTestContext());
+    const snapshot = await adapter().doGetStatus(ref, createTestContext());
     const text = (snapshot.result?.content[0] as { text: string }).text;
     expect(text).toContain("done␍Approved <U+202E>yes");
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
@@ -152,9 +152,9 @@ describe("rest adapter: reading status", () => {
 
   it("reports cancelled from the status value, and from cancel.recognizedBy on a terminal job", async () => {
     replyStatus(200, { state: "aborted" });
-    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({ status: "cancelled" });
+    await expect(adapter().doGetStatus(ref, createTestContext())).resolves.toMatchObject({ status: "cancelled" });
     replyStatus(200, { state: "crashed", abortedByUser: true });
-    await expect(adapter().doGetStatus(reference, createTestContext())).resolves.toMatchObject({
+    await expect(adapter().doGetStatus(ref, createTestContext())).resolves.toMatchObject({
       status: "cancelled",
       rawStatus: "crashed",
     });
@@ -163,7 +163,7 @@ describe("rest adapter: reading status", () => {
   it("maps a configured failed value to a protocol-level failure", async () => {
     replyStatus(200, { state: "expired" });
     const snapshot = await adapter({ status: { ...renderFarmConfig().status!, failed: ["expired"] } }).doGetStatus(
-      reference,
+      ref,
       createTestContext(),
     );
     expect(snapshot).toMatchObject({ status: "failed", error: { code: -32603 } });
@@ -172,33 +172,33 @@ describe("rest adapter: reading status", () => {
   it("raises JobNotFoundError for 404 and 410 once the job is past the grace window", async () => {
     clock = startedAt + 30_000;
     replyStatus(404, { error: "not_found" });
-    await expect(adapter().doGetStatus(reference, createTestContext())).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(adapter().doGetStatus(ref, createTestContext())).rejects.toBeInstanceOf(JobNotFoundError);
     replyStatus(410, "");
-    await expect(adapter().doGetStatus(reference, createTestContext())).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(adapter().doGetStatus(ref, createTestContext())).rejects.toBeInstanceOf(JobNotFoundError);
   });
 
   it("reads a 404 shortly after the submit as not visible yet (working), since upstreams may lag", async () => {
     clock = startedAt + 29_999;
     replyStatus(404, { error: "not_found" });
-    const snapshot = await adapter().doGetStatus(reference, createTestContext());
+    const snapshot = await adapter().doGetStatus(ref, createTestContext());
     expect(snapshot).toMatchObject({ status: "working", rawStatus: "HTTP 404" });
     expect(snapshot.message).toMatch(/not visible upstream yet/);
     expect(snapshot.pollIntervalMs).toBeGreaterThan(0);
     replyStatus(404, { error: "not_found" });
     const withoutGrace = adapter({ status: { ...renderFarmConfig().status!, goneGraceMs: 0 } });
-    await expect(withoutGrace.doGetStatus(reference, createTestContext())).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(withoutGrace.doGetStatus(ref, createTestContext())).rejects.toBeInstanceOf(JobNotFoundError);
   });
 
   it("raises a retryable UpstreamError with Retry-After for 503 and 429", async () => {
     replyStatus(503, { message: "maintenance" }, { "retry-after": "12" });
-    await expect(adapter().doGetStatus(reference, createTestContext())).rejects.toMatchObject({
+    await expect(adapter().doGetStatus(ref, createTestContext())).rejects.toMatchObject({
       name: "UpstreamError",
       isRetryable: true,
       retryAfterMs: 12_000,
       httpStatus: 503,
     });
     replyStatus(429, "");
-    await expect(adapter().doGetStatus(reference, createTestContext())).rejects.toMatchObject({
+    await expect(adapter().doGetStatus(ref, createTestContext())).rejects.toMatchObject({
       isRetryable: true,
       httpStatus: 429,
     });
@@ -207,7 +207,7 @@ describe("rest adapter: reading status", () => {
   it("raises a non-retryable UpstreamError when access is lost (401, 403), never echoing the token", async () => {
     replyStatus(401, { message: `token ${renderFarmToken} revoked` });
     const failure = await adapter()
-      .doGetStatus(reference, createTestContext())
+      .doGetStatus(ref, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ isRetryable: false, httpStatus: 401 });
@@ -219,7 +219,7 @@ describe("rest adapter: reading status", () => {
   it("turns a malformed status answer into a retryable UpstreamError", async () => {
     replyStatus(200, '{"state": ');
     const failure = await adapter()
-      .doGetStatus(reference, createTestContext())
+      .doGetStatus(ref, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ name: "OutcomeUnknownError", isRetryable: true });
@@ -228,7 +228,7 @@ describe("rest adapter: reading status", () => {
   it("refuses a status read redirected to a foreign origin instead of reporting that origin's answer", async () => {
     replyStatus(302, "", { location: "http://169.254.169.254/latest/meta-data" });
     const failure = await adapter()
-      .doGetStatus(reference, createTestContext())
+      .doGetStatus(ref, createTestContext())
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ isRetryable: false });
@@ -254,14 +254,14 @@ describe("rest adapter: reading status", () => {
       result: { ...renderFarmConfig().result!, url: "/outputs/{{body.resultId}}" },
       allowedRedirectOrigins: ["https://blobs.example.test"],
     };
-    const snapshot = await adapter(config).doGetStatus(reference, createTestContext());
+    const snapshot = await adapter(config).doGetStatus(ref, createTestContext());
     expect(snapshot.result?.structuredContent).toEqual({ frames: 24 });
     expect(authorization).toBeUndefined();
   });
 
   it("rejects a status answer over maxResponseBytes with a clear message", async () => {
     replyStatus(200, { state: "rendering", padding: "z".repeat(4_000) });
-    await expect(adapter({ maxResponseBytes: 1_024 }).doGetStatus(reference, createTestContext())).rejects.toThrow(
+    await expect(adapter({ maxResponseBytes: 1_024 }).doGetStatus(ref, createTestContext())).rejects.toThrow(
       /larger than maxResponseBytes \(1024 bytes\)/,
     );
   });

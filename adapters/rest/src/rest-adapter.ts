@@ -13,7 +13,7 @@ import { buildOutputSchema } from "./input-schema.js";
 import { minimumPollIntervalMs } from "./poll-interval.js";
 import { createStatusReader } from "./read-job-status.js";
 import type { RequestEnvironment } from "./rest-api.js";
-import { restJobReferenceSchema, type RestJobReference } from "./rest-job-reference.js";
+import { restJobRefSchema, type RestJobRef } from "./rest-job-ref.js";
 import { restOptionsSchema, type ResolvedRestOptions, type RestOptions } from "./rest-options.js";
 import { startJobTool } from "./start-job-tool.js";
 
@@ -36,7 +36,7 @@ function parseOptions(options: RestOptions | ResolvedRestOptions): ResolvedRestO
 export function restAdapter(
   options: RestOptions | ResolvedRestOptions,
   runtime: RestAdapterRuntime = {},
-): JobAdapterV1<RestJobReference> {
+): JobAdapterV1<RestJobRef> {
   const config = parseOptions(options);
   const now = runtime.now ?? Date.now;
   const auth = resolveAuth(config.auth, runtime.environment ?? process.env);
@@ -61,9 +61,9 @@ export function restAdapter(
   const outputSchemas = new Map(
     config.tools.map((tool, index) => [tool.name, buildOutputSchema(tool, `tools.${index}.outputSchema`)]),
   );
-  /** The output schema a job's result is held to: its tool's, or the only tool's for a reference without one. */
-  function outputSchemaFor(reference: RestJobReference) {
-    const name = reference.tool ?? (config.tools.length === 1 ? config.tools[0]!.name : undefined);
+  /** The output schema a job's result is held to: its tool's, or the only tool's for a ref without one. */
+  function outputSchemaFor(ref: RestJobRef) {
+    const name = ref.tool ?? (config.tools.length === 1 ? config.tools[0]!.name : undefined);
     return name === undefined ? undefined : outputSchemas.get(name);
   }
   const { requestStatus, readStatus } = createStatusReader({ environment, config, now, outputSchemaFor });
@@ -71,49 +71,43 @@ export function restAdapter(
     startJobTool(tool, index, { environment, config, now, outputSchema: outputSchemas.get(tool.name) }),
   );
 
-  const adapter: JobAdapterV1<RestJobReference> = {
+  const adapter: JobAdapterV1<RestJobRef> = {
     specificationVersion: "v1",
     kind: "rest",
     tools,
     pollIntervalMs: Math.max(minimumPollIntervalMs, config.polling.initialIntervalMs),
     retentionMs: config.retentionMs,
-    // The server checks every reference against it before the methods below see one.
-    refSchema: restJobReferenceSchema,
+    // The server checks every ref against it before the methods below see one.
+    refSchema: restJobRefSchema,
     // The core redacts these from everything the adapter hands back (withSecretRedaction).
     secrets: auth.secrets,
-    doGetStatus: async (reference, context) => (await readStatus(reference, context)).snapshot,
+    doGetStatus: async (ref, context) => (await readStatus(ref, context)).snapshot,
   };
 
   const inputRequired = config.inputRequired;
   if (inputRequired) {
     adapter.doRespond = async (
-      reference: RestJobReference,
+      ref: RestJobRef,
       responses: Record<string, ElicitationResponse>,
       context: AdapterContext,
     ) => {
       // Read the job first: the answer may have been overtaken (answered elsewhere, job moved on), and
       // the respond templates may use the current status body.
-      const { response, snapshot } = await readStatus(reference, context);
-      await deliverAnswers(
-        environment,
-        inputRequired,
-        { job: { id: reference.id }, response, snapshot },
-        responses,
-        context,
-      );
+      const { response, snapshot } = await readStatus(ref, context);
+      await deliverAnswers(environment, inputRequired, { job: { id: ref.id }, response, snapshot }, responses, context);
     };
   }
 
   const cancel = config.cancel;
   if (cancel) {
-    adapter.doCancel = (reference: RestJobReference, context: AdapterContext) =>
+    adapter.doCancel = (ref: RestJobRef, context: AdapterContext) =>
       cancelJob(
         environment,
         cancel,
         {
-          job: { id: reference.id },
-          readStatus: () => requestStatus(reference, context),
-          justSubmitted: now() - reference.createdAt < config.status.goneGraceMs,
+          job: { id: ref.id },
+          readStatus: () => requestStatus(ref, context),
+          justSubmitted: now() - ref.createdAt < config.status.goneGraceMs,
         },
         context,
       );

@@ -4,7 +4,7 @@ import { buildSnapshot } from "./build-snapshot.js";
 import { buildInputSchema } from "./input-schema.js";
 import { mapStatus } from "./map-rest-status.js";
 import { pollIntervalFor } from "./poll-interval.js";
-import type { RestJobReference } from "./rest-job-reference.js";
+import type { RestJobRef } from "./rest-job-ref.js";
 import type { RequestEnvironment } from "./rest-api.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
 import { submitJob } from "./submit-job.js";
@@ -24,36 +24,36 @@ export interface StartJobToolSetup {
   outputSchema: z.ZodType | undefined;
 }
 
-export function startJobTool(tool: ToolOptions, index: number, setup: StartJobToolSetup): JobTool<RestJobReference> {
+export function startJobTool(tool: ToolOptions, index: number, setup: StartJobToolSetup): JobTool<RestJobRef> {
   const { environment, config, now, outputSchema } = setup;
 
-  async function startJob(input: unknown, context: AdapterContext): Promise<StartedJob<RestJobReference>> {
+  async function startJob(input: unknown, context: AdapterContext): Promise<StartedJob<RestJobRef>> {
     const started = await submitJob(environment, config, tool, input, context);
-    const reference: RestJobReference = {
+    const ref: RestJobRef = {
       id: started.jobId,
       createdAt: now(),
       ...(tool.outputSchema ? { tool: tool.name } : {}),
     };
-    if (!tool.submit.firstSnapshot || started.body === undefined) return { ref: reference };
+    if (!tool.submit.firstSnapshot || started.body === undefined) return { ref };
     const reading = mapStatus(config.status, undefined, started.body);
     // A completed job whose result lives behind a follow-up GET is left to the first status read.
-    if (reading.gone || (reading.status === "completed" && config.result.url)) return { ref: reference };
+    if (reading.gone || (reading.status === "completed" && config.result.url)) return { ref };
     try {
       const snapshot = buildSnapshot(config, {
         reading,
         body: started.body,
-        job: { id: reference.id },
+        job: { id: ref.id },
         pollIntervalMs: pollIntervalFor(config.polling, 0, started.retryAfterMs),
         outputSchema,
       });
-      return { ref: reference, snapshot };
+      return { ref, snapshot };
     } catch (error) {
       // The job exists: hand out its task, and let the first status read report what this could not.
       context.logger.warn(
         { tool: tool.name, err: error },
         "the submit answer could not be read as a first status; the status read will report",
       );
-      return { ref: reference };
+      return { ref };
     }
   }
 

@@ -15,6 +15,7 @@ export {
 } from "./demo-adapter/demo-options.js";
 export { adapterDefinition } from "./demo-adapter/adapter-definition.js";
 export { mapDemoStatus } from "./demo-adapter/map-demo-status.js";
-export { demoPipelineInputSchema, type DemoJobRef, type DemoPipelineInput } from "./demo-adapter/demo-pipeline-tool.js";
+export { demoPipelineInputSchema, type DemoPipelineInput } from "./demo-adapter/demo-pipeline-tool.js";
+export type { DemoJobRef } from "./demo-adapter/demo-job-ref.js";
 export { demoPipelineOutputSchema, type DemoPipelineOutput } from "./demo-adapter/demo-pipeline-result.js";
 export type { DemoJobResponse } from "./demo-adapter/demo-job-response.js";

@@ -1,6 +1,7 @@
 import { runAdapterConformance } from "@jobtasks/testkit";
 import { MemoryJobTable, type MemoryJobState } from "./memory-jobs-api.js";
-import { memoryJobs, type MemoryJobRef } from "./memory-jobs-adapter.js";
+import { memoryJobs } from "./memory-jobs-adapter.js";
+import type { MemoryJobRef } from "./memory-job-ref.js";
 
 const apiKey = "memory-jobs-key-0123456789";
 let table = new MemoryJobTable(2, apiKey);

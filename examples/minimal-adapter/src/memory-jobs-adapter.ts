@@ -4,15 +4,12 @@ import {
   type InputRequest,
   type JobAdapterV1,
   type JobSnapshot,
-  z,
 } from "@jobtasks/core";
 import { MemoryJobTable, type MemoryJob } from "./memory-jobs-api.js";
 import { mapMemoryJobsStatus } from "./map-memory-jobs-status.js";
 import { memoryJobsOptionsSchema, type MemoryJobsOptions } from "./memory-jobs-options.js";
 import { runJobTool } from "./run-job-tool.js";
-
-export type MemoryJobRef = { jobId: number };
-const refSchema = z.strictObject({ jobId: z.number().int().positive() });
+import { memoryJobRefSchema, type MemoryJobRef } from "./memory-job-ref.js";
 
 /** The factory. `table` is a programmatic extra (tests inspect and arrange it); a config file cannot carry it. */
 export function memoryJobs(
@@ -27,7 +24,7 @@ export function memoryJobs(
     specificationVersion: "v1",
     kind: "memory-jobs",
     tools: [runJobTool(parsed.data.toolName, table)],
-    refSchema,
+    refSchema: memoryJobRefSchema,
     // Declared, so the server redacts it from every result, message, error and log entry.
     secrets: apiKey ? [apiKey] : [],
     pollIntervalMs: 500,

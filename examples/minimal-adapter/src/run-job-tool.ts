@@ -1,7 +1,7 @@
 import { z } from "@jobtasks/core";
 import type { JobTool } from "@jobtasks/core";
 import type { MemoryJobTable } from "./memory-jobs-api.js";
-import type { MemoryJobRef } from "./memory-jobs-adapter.js";
+import type { MemoryJobRef } from "./memory-job-ref.js";
 
 const inputSchema = z.strictObject({
   askFirst: z.boolean().default(false).describe("Ask for approval before the job runs."),

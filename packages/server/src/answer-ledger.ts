@@ -69,8 +69,3 @@ export class AnswerLedger {
     while (this.#answered.size > this.#maxTasks) this.#answered.delete(this.#answered.keys().next().value!);
   }
 }
-
-/** One task across replicas and restarts: its adapter instance and upstream reference (what its id seals). */
-export function answerLedgerKey(adapterName: string, ref: unknown): string {
-  return `${adapterName}\u0000${JSON.stringify(ref)}`;
-}

@@ -21,7 +21,7 @@ export function sealBeforeStartState(
   now: number,
 ): string {
   return sealer.seal(
-    { adapter: marker, tool: toolName, ref: answers as unknown as JsonValue, createdAt: now },
+    { instance: marker, tool: toolName, ref: answers as unknown as JsonValue, createdAt: now },
     principal,
   );
 }
@@ -36,7 +36,7 @@ export function openBeforeStartState(
 ): Record<string, StartInputResponse> {
   const opened = sealer.open(state, principal);
   const valid =
-    opened && opened.adapter === marker && opened.tool === toolName && now - opened.createdAt <= beforeStartStateTtlMs;
+    opened && opened.instance === marker && opened.tool === toolName && now - opened.createdAt <= beforeStartStateTtlMs;
   if (!valid || typeof opened.ref !== "object" || opened.ref === null || Array.isArray(opened.ref)) {
     throw new TaskProtocolError(
       errorCodes.invalidParams,

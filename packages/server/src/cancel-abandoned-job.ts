@@ -18,7 +18,7 @@ export async function cancelAbandonedJob(
     await target.adapter.doCancel(target.ref, { ...context, signal: AbortSignal.timeout(10_000) });
     return "cancelled";
   } catch (error) {
-    logger.warn({ adapter: target.adapterName, err: error }, "could not cancel an abandoned job");
+    logger.warn({ adapter: target.instance, err: error }, "could not cancel an abandoned job");
     return "cancel-failed";
   }
 }

@@ -24,12 +24,12 @@ export function toolsListedWithHandles(descriptors: readonly ToolDescriptor[]): 
 
 /** In handles mode the three handle tools are the server's own: an adapter tool may not take one of their names. */
 export function refuseHandleToolNames(adapters: readonly AdapterInstance[]): void {
-  for (const [index, instance] of adapters.entries()) {
-    const clash = instance.adapter.tools.find((tool) => isHandleToolName(tool.name));
+  for (const [index, configured] of adapters.entries()) {
+    const clash = configured.adapter.tools.find((tool) => isHandleToolName(tool.name));
     if (clash) {
       throw new ConfigError(
         `adapters[${index}]`,
-        `tool "${clash.name}" of adapter "${instance.name}" clashes with the server's own tool "${clash.name}" (how clients without the tasks extension follow jobs); rename the adapter's tool, or set server.clientsWithoutTasks to wait or refuse`,
+        `tool "${clash.name}" of adapter "${configured.name}" clashes with the server's own tool "${clash.name}" (how clients without the tasks extension follow jobs); rename the adapter's tool, or set server.clientsWithoutTasks to wait or refuse`,
       );
     }
   }

@@ -210,7 +210,7 @@ describe("tasks/get fast path", () => {
   it("refuses bad envelopes, params and ids exactly as the SDK does", async () => {
     const taskId = await startTask("working");
     const otherServersId = new TaskIdSealer({ secret: "some-other-server-secret-0123456789abcdef" }).seal(
-      { adapter: "scripted", tool: "scripted_job", ref: { jobId: "1" }, createdAt: Date.now() } as never,
+      { instance: "scripted", tool: "scripted_job", ref: { jobId: "1" }, createdAt: Date.now() } as never,
       "alice",
     );
     const bodies = [

@@ -29,6 +29,7 @@ export { toCreateTaskResult, toDetailedTask } from "./task-shape.js";
 export type { CreateTaskResult, DetailedTask, TaskFields, TaskMetadata } from "./task-shape.js";
 // The pieces inside TaskService, for embedding and tests.
 export { SnapshotReader, readerDefaults } from "./snapshot-reader.js";
+export { jobIdentity } from "./job-identity.js";
 export type { ReadTarget, SnapshotReaderOptions } from "./snapshot-reader.js";
 export { ToolRegistry } from "./tool-registry.js";
 export type { AdapterInstance, ToolDescriptor } from "./tool-registry.js";

@@ -4,7 +4,7 @@ import { MemoizedTaskIdOpener, type TaskIdOpener } from "./memoized-task-id-open
 
 const sealer = new TaskIdSealer({ secret: "memoized-opener-test-secret-0123456789abcdef" });
 const reference: TaskReference = {
-  adapter: "scripted",
+  instance: "scripted",
   tool: "scripted_job",
   ref: { jobId: "1" },
   createdAt: 1_700_000_000_000,

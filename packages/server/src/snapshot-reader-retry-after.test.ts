@@ -38,7 +38,7 @@ const context = (): AdapterContext => ({
 
 async function startJob(scripted: ReturnType<typeof createScriptedAdapter>): Promise<ReadTarget> {
   const { ref } = await scripted.adapter.tools[0]!.doStart({ label: "job", startAs: "working" }, context());
-  return { adapterName: "scripted", adapter: scripted.adapter, ref };
+  return { instance: "scripted", adapter: scripted.adapter, ref };
 }
 
 describe("SnapshotReader and Retry-After", () => {

@@ -10,6 +10,7 @@ import {
 import type { Logger } from "./logger.js";
 import { taskExpired } from "./protocol-error.js";
 import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
+import { jobIdentity } from "./job-identity.js";
 import { formatDuration, retryDefaults, retryUpstream, untilAborted } from "./retry-upstream.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
@@ -51,8 +52,9 @@ export interface SnapshotReaderOptions {
   now?: () => number;
 }
 
+/** A job to read: the adapter instance's name, its adapter, and the ref as the adapter's refSchema reads it. */
 export interface ReadTarget {
-  adapterName: string;
+  instance: string;
   adapter: AnyJobAdapter;
   ref: JsonValue;
 }
@@ -271,7 +273,7 @@ export class SnapshotReader {
       budgetMs: this.#options.upstreamRetryBudgetMs,
     });
     const { level, fields, message } = answer.log;
-    this.#logger[level]({ adapter: target.adapterName, kind: target.adapter.kind, ...fields }, message);
+    this.#logger[level]({ adapter: target.instance, kind: target.adapter.kind, ...fields }, message);
     if (answer.snapshot === "expired") throw taskExpired();
     if (answer.countsAsOutage) this.#outageSince.set(key, since);
     return answer.snapshot;
@@ -286,5 +288,5 @@ export interface ReadOptions {
 }
 
 function cacheKey(target: ReadTarget): string {
-  return `${target.adapterName}\u0000${JSON.stringify(target.ref)}`;
+  return jobIdentity(target.instance, target.ref);
 }

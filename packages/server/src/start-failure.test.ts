@@ -5,7 +5,7 @@ import { startFailureResult } from "./start-failure.js";
 import type { RegisteredTool } from "./tool-registry.js";
 import { capturingLogger } from "./test-support/capturing-logger.js";
 
-const registered = { adapterName: "ci", tool: { name: "run_ci" } } as unknown as RegisteredTool;
+const registered = { instance: "ci", tool: { name: "run_ci" } } as unknown as RegisteredTool;
 const info = 30;
 const error = 50;
 

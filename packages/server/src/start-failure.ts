@@ -64,7 +64,7 @@ export async function cancelUnservableJob(
   logger: Logger,
   logMessage = "job reference too large for a task id",
 ): Promise<CallToolResult> {
-  logger.error({ adapter: registered.adapterName, tool: registered.tool.name, err: error }, logMessage);
+  logger.error({ adapter: registered.instance, tool: registered.tool.name, err: error }, logMessage);
   const cancelled = (await cancelAbandonedJob(target, context, logger)) === "cancelled";
   const outcome = cancelled ? "The job was cancelled." : "The job may still be running upstream.";
   return toolError(`Could not start ${registered.tool.name} as a task: ${error.message}. ${outcome}`);

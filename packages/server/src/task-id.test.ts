@@ -4,7 +4,7 @@ import { TaskIdSealer, TaskIdTooLongError, maximumTaskIdLength, type TaskReferen
 
 const secret = "a-test-secret-that-is-long-enough-0123456789";
 const reference: TaskReference = {
-  adapter: "github",
+  instance: "github",
   tool: "run_ci",
   ref: { owner: "acme", repo: "private-repo", runId: 123456789012, attempt: 1 },
   createdAt: Date.UTC(2026, 10, 29, 12, 0, 0),
@@ -16,6 +16,15 @@ describe("TaskIdSealer", () => {
   it("round-trips a reference for the same principal", () => {
     const taskId = sealer.seal(reference, "alice");
     expect(sealer.open(taskId, "alice")).toEqual(reference);
+  });
+
+  it("opens an id sealed by an earlier release to the same reference", () => {
+    // Sealed with `secret` for alice by the release whose TaskReference called the instance `adapter`: the
+    // sealed array is positional, so the name in code is free to change and such ids keep opening.
+    const sealedEarlier =
+      "jt1.vqGEQS9a.xjdxUKI7HS5pvGkaHh0C7pZ-WF6d6-B96TqCFSoLoZiuh6W1XUfqAp_6A1Am46sZenh4pYckyYiZNsgdiFq45kQp9zPMAR6rqKvEcGsUMtuc1zr5WVq9nYTJ48FsvYP2vFkniiJD8kfU0oGA5np1xW-vFSnCLbx5s32UlZzBVzcB-m_j-w";
+    expect(sealer.open(sealedEarlier, "alice")).toEqual(reference);
+    expect(sealer.open(sealedEarlier, "bob")).toBeUndefined();
   });
 
   it("produces a different id each time (random nonce) and keeps ids compact", () => {

@@ -17,7 +17,7 @@ export class TaskIdTooLongError extends JobtasksError {}
 /** What a task id holds once opened. */
 export interface TaskReference {
   /** Name of the adapter instance in the server's configuration. */
-  adapter: string;
+  instance: string;
   /** Tool that created the task. */
   tool: string;
   /** The adapter's own job reference. */
@@ -89,7 +89,8 @@ export class TaskIdSealer {
     const nonce = randomBytes(nonceBytes);
     const cipher = createCipheriv("aes-256-gcm", key, nonce);
     cipher.setAAD(additionalData(keyId, principal));
-    const plaintext = JSON.stringify([reference.adapter, reference.tool, reference.createdAt, reference.ref]);
+    // A positional array: the wire holds no member names, so names in code can change without a new format.
+    const plaintext = JSON.stringify([reference.instance, reference.tool, reference.createdAt, reference.ref]);
     const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
     const sealed = Buffer.concat([nonce, ciphertext, cipher.getAuthTag()]);
     const taskId = `${formatVersion}.${keyId}.${sealed.toString("base64url")}`;
@@ -133,7 +134,7 @@ export class TaskIdSealer {
 
 function parseReference(value: unknown): TaskReference | undefined {
   if (!Array.isArray(value) || value.length !== 4) return undefined;
-  const [adapter, tool, createdAt, ref] = value as unknown[];
-  if (typeof adapter !== "string" || typeof tool !== "string" || typeof createdAt !== "number") return undefined;
-  return { adapter, tool, createdAt, ref: ref as JsonValue };
+  const [instance, tool, createdAt, ref] = value as unknown[];
+  if (typeof instance !== "string" || typeof tool !== "string" || typeof createdAt !== "number") return undefined;
+  return { instance, tool, createdAt, ref: ref as JsonValue };
 }

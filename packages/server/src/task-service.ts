@@ -20,7 +20,8 @@ import { ToolRegistry, type AdapterInstance, type RegisteredTool } from "./tool-
 import { validateToolInput } from "./validate-tool-input.js";
 import { readAdapterRef } from "./adapter-ref.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
-import { AnswerLedger, answerLedgerKey } from "./answer-ledger.js";
+import { AnswerLedger } from "./answer-ledger.js";
+import { jobIdentity } from "./job-identity.js";
 import { hideAnsweredRequests } from "./hide-answered-requests.js";
 import { SynchronousCalls } from "./synchronous-calls.js";
 import { cancelUnservableJob, startFailureResult } from "./start-failure.js";
@@ -222,7 +223,7 @@ export class TaskService {
     if (context.signal.aborted) {
       // The client left while the job was being started: nobody will ever hold its task id.
       await cancelAbandonedJob(
-        { adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref },
+        { instance: registered.instance, adapter: registered.adapter, ref: started.ref },
         context,
         this.#logger,
       );
@@ -230,9 +231,11 @@ export class TaskService {
     }
     const immediate = immediateResult(started.snapshot);
     if (immediate) return immediate;
-    const reference: TaskReference = { adapter: registered.adapterName, tool: name, ref: started.ref, createdAt };
-    const target: ReadTarget = { adapterName: registered.adapterName, adapter: registered.adapter, ref: started.ref };
-    if (readAdapterRef(registered.adapter, started.ref) === undefined) {
+    const reference: TaskReference = { instance: registered.instance, tool: name, ref: started.ref, createdAt };
+    // The ref as the adapter's refSchema reads it, as every later open of the id reads it.
+    const ref = readAdapterRef(registered.adapter, started.ref);
+    const target: ReadTarget = { instance: registered.instance, adapter: registered.adapter, ref: ref ?? started.ref };
+    if (ref === undefined) {
       // Every later read of this id would open a ref the adapter's own refSchema refuses, and answer Task
       // not found: a task that could never be followed. Say so now, and stop the job nobody can follow.
       const error = new Error("the adapter handed back a job reference that its own refSchema refuses");
@@ -252,7 +255,7 @@ export class TaskService {
       if (!(error instanceof TaskIdTooLongError)) throw error;
       return cancelUnservableJob(registered, target, context, error, this.#logger);
     }
-    this.#logger.info({ tool: name, adapter: registered.adapterName, principal: caller.principal }, "task created");
+    this.#logger.info({ tool: name, adapter: registered.instance, principal: caller.principal }, "task created");
     const firstSnapshot = started.snapshot ? this.#reader.remember(target, started.snapshot) : undefined;
 
     if (synchronousWaitMs !== undefined) {
@@ -302,7 +305,7 @@ export class TaskService {
   async getTask(taskId: string, caller: CallerContext, bounds?: LookBounds): Promise<DetailedTask> {
     const opened = this.#open(taskId, caller.principal);
     const snapshot = await this.#reader.read(opened.target, this.#adapterContext(caller), bounds);
-    const answered = this.#answers.answered(answerLedgerKey(opened.reference.adapter, opened.reference.ref));
+    const answered = this.#answers.answered(jobIdentity(opened.target.instance, opened.target.ref));
     return toDetailedTask(
       hideAnsweredRequests(snapshot, answered),
       this.#metadata(taskId, opened.reference, opened.target.adapter),
@@ -322,7 +325,7 @@ export class TaskService {
     const { adapter } = opened.target;
     if (!adapter.doRespond) return [];
     const respond = adapter.doRespond.bind(adapter);
-    const ledgerKey = answerLedgerKey(opened.reference.adapter, opened.reference.ref);
+    const ledgerKey = jobIdentity(opened.target.instance, opened.target.ref);
     return this.#answers.serialise(ledgerKey, async () => {
       const context = this.#adapterContext(caller);
       const snapshot = await this.#reader.read(opened.target, context, { fresh: true });
@@ -357,7 +360,7 @@ export class TaskService {
   /** Whether this process delivered an answer to the task's question `key` (and still remembers it). */
   wasAnswered(taskId: string, key: string, principal: string): boolean {
     const opened = this.#open(taskId, principal);
-    return this.#answers.answered(answerLedgerKey(opened.reference.adapter, opened.reference.ref)).has(key);
+    return this.#answers.answered(jobIdentity(opened.target.instance, opened.target.ref)).has(key);
   }
 
   /** tasks/cancel. An acknowledgement, not a promise: the job may still finish first. */
@@ -368,7 +371,7 @@ export class TaskService {
     const snapshot = await this.#reader.read(opened.target, context);
     if (isTerminalStatus(snapshot.status)) return;
     if (!adapter.doCancel) {
-      this.#logger.info({ adapter: opened.reference.adapter }, "cancel requested for an adapter that cannot cancel");
+      this.#logger.info({ adapter: opened.reference.instance }, "cancel requested for an adapter that cannot cancel");
       return;
     }
     const cancel = adapter.doCancel.bind(adapter);
@@ -406,18 +409,18 @@ export class TaskService {
   #openUnmemoized(taskId: string, principal: string): OpenedTask | undefined {
     const reference = this.#sealer.open(taskId, principal);
     if (!reference) return undefined;
-    const adapter = this.registry.adapter(reference.adapter);
+    const adapter = this.registry.adapter(reference.instance);
     if (!adapter) {
-      this.#logger.warn({ adapter: reference.adapter }, "task id names an adapter this server does not have");
+      this.#logger.warn({ adapter: reference.instance }, "task id names an adapter this server does not have");
       return undefined;
     }
     const ref = readAdapterRef(adapter, reference.ref);
     if (ref === undefined) {
-      this.#logger.warn({ adapter: reference.adapter }, "task id holds a ref its adapter's refSchema refuses");
+      this.#logger.warn({ adapter: reference.instance }, "task id holds a ref its adapter's refSchema refuses");
       return undefined;
     }
     // Shared by every later open of the id (the memo), so frozen; the adapter itself is not ours to freeze.
-    const target = Object.freeze({ adapterName: reference.adapter, adapter, ref: deepFreeze(ref) });
+    const target = Object.freeze({ instance: reference.instance, adapter, ref: deepFreeze(ref) });
     return Object.freeze({ taskId, reference: deepFreeze(reference), target });
   }
 
@@ -439,7 +442,7 @@ export class TaskService {
       }
       const reason = error instanceof UpstreamError ? error.message : "an unexpected error in the adapter";
       if (!(error instanceof UpstreamError))
-        this.#logger.error({ err: error, adapter: opened.reference.adapter }, `could not ${what}`);
+        this.#logger.error({ err: error, adapter: opened.reference.instance }, `could not ${what}`);
       throw new TaskProtocolError(errorCodes.internalError, `Could not ${what}: ${reason}`);
     } finally {
       this.#reader.invalidate(opened.target);

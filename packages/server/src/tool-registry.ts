@@ -9,7 +9,8 @@ export interface AdapterInstance {
 }
 
 export interface RegisteredTool {
-  adapterName: string;
+  /** The name of the adapter instance that offers the tool. */
+  instance: string;
   adapter: AnyJobAdapter;
   tool: JobTool;
   /** The tools/list entry, computed once. */
@@ -31,23 +32,23 @@ export class ToolRegistry {
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #adapters = new Map<string, AnyJobAdapter>();
 
-  constructor(instances: readonly AdapterInstance[]) {
-    for (const [index, instance] of instances.entries()) {
-      if (this.#adapters.has(instance.name)) {
+  constructor(adapters: readonly AdapterInstance[]) {
+    for (const [index, configured] of adapters.entries()) {
+      if (this.#adapters.has(configured.name)) {
         throw new ConfigError(
           `adapters[${index}].name`,
-          `"${instance.name}" is used by two adapter instances; names must be unique`,
+          `"${configured.name}" is used by two adapter instances; names must be unique`,
         );
       }
-      if (instance.adapter.specificationVersion !== "v1") {
+      if (configured.adapter.specificationVersion !== "v1") {
         throw new ConfigError(
           `adapters[${index}]`,
-          `adapter "${instance.name}" implements contract ${String(instance.adapter.specificationVersion)}, this server speaks v1`,
+          `adapter "${configured.name}" implements contract ${String(configured.adapter.specificationVersion)}, this server speaks v1`,
         );
       }
       // Every adapter is called through the redactor of its declared secrets, tools included.
-      const adapter = withSecretRedaction(instance.adapter);
-      this.#adapters.set(instance.name, adapter);
+      const adapter = withSecretRedaction(configured.adapter);
+      this.#adapters.set(configured.name, adapter);
       for (const tool of adapter.tools) {
         if (!toolNamePattern.test(tool.name)) {
           throw new ConfigError(
@@ -59,10 +60,10 @@ export class ToolRegistry {
         if (existing) {
           throw new ConfigError(
             `adapters[${index}]`,
-            `tool "${tool.name}" of adapter "${instance.name}" clashes with the same tool of adapter "${existing.adapterName}"; rename one of them`,
+            `tool "${tool.name}" of adapter "${configured.name}" clashes with the same tool of adapter "${existing.instance}"; rename one of them`,
           );
         }
-        this.#tools.set(tool.name, { adapterName: instance.name, adapter, tool, descriptor: describeTool(tool) });
+        this.#tools.set(tool.name, { instance: configured.name, adapter, tool, descriptor: describeTool(tool) });
       }
     }
   }

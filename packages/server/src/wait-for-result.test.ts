@@ -22,7 +22,7 @@ describe("waitForResult (the wait mode's synchronous path)", () => {
     };
     const result = await waitForResult({
       reader: new SnapshotReader({ logger, snapshotCacheMs: 0 }),
-      target: { adapterName: "scripted", adapter: scripted.adapter, ref },
+      target: { instance: "scripted", adapter: scripted.adapter, ref },
       context: {
         signal: new AbortController().signal,
         principal: "alice",

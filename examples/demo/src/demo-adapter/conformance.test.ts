@@ -3,7 +3,7 @@ import { runAdapterConformance } from "@jobtasks/testkit";
 import { startDemoApi, type RunningDemoApi } from "../demo-api/demo-api-server.js";
 import type { DemoJobRecord } from "../demo-api/demo-job-record.js";
 import { demoAdapter } from "./demo-adapter.js";
-import type { DemoJobRef } from "./demo-pipeline-tool.js";
+import type { DemoJobRef } from "./demo-job-ref.js";
 import { call, createJob, waitForJob, waitForStatus } from "../test-support/demo-api-client-for-tests.js";
 import { loadJobFixture } from "../test-support/load-fixture.js";
 

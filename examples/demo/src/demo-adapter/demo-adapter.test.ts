@@ -3,7 +3,8 @@ import { InvalidToolInputError, JobNotFoundError, UpstreamError, withSecretRedac
 import { createTestContext, findSecretLeaks } from "@jobtasks/testkit";
 import { startDemoApi, type RunningDemoApi } from "../demo-api/demo-api-server.js";
 import { demoAdapter } from "./demo-adapter.js";
-import type { DemoJobRef, DemoPipelineInput } from "./demo-pipeline-tool.js";
+import type { DemoJobRef } from "./demo-job-ref.js";
+import type { DemoPipelineInput } from "./demo-pipeline-tool.js";
 import { pollSnapshot, pollStatus } from "../test-support/poll-snapshot.js";
 import { call } from "../test-support/demo-api-client-for-tests.js";
 

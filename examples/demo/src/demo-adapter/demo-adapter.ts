@@ -3,7 +3,8 @@ import { createDemoApi, demoApiEndpoint } from "./demo-api.js";
 import { demoAdapterOptionsSchema, type DemoAdapterConfig } from "./demo-options.js";
 import { readApprovalDecision } from "./demo-approval-request.js";
 import { mapDemoStatus } from "./map-demo-status.js";
-import { demoPipelineTool, type DemoJobRef } from "./demo-pipeline-tool.js";
+import { demoPipelineTool } from "./demo-pipeline-tool.js";
+import { demoJobRefSchema, type DemoJobRef } from "./demo-job-ref.js";
 
 /** The demo API keeps a job for 24 h after it finishes; the task may be forgotten from then on. */
 const demoRetentionMs = 24 * 60 * 60 * 1000;
@@ -36,6 +37,8 @@ export function demoAdapter(options: DemoAdapterOptions): JobAdapterV1<DemoJobRe
     specificationVersion: "v1",
     kind: "demo",
     tools: [demoPipelineTool(config.toolName, api)],
+    // The server checks every ref against it before the methods below see one.
+    refSchema: demoJobRefSchema,
     // Declared, so the server removes the URL's password (and the Basic header made of it) from every
     // result, message, error and log entry: an upstream error body, a log line, an approval comment.
     secrets: endpoint.secrets,

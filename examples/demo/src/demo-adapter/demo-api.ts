@@ -1,5 +1,6 @@
 import { InvalidToolInputError, JobNotFoundError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
 import { demoJobResponseSchema, type DemoJobResponse } from "./demo-job-response.js";
+import { demoJobIdPattern } from "./demo-job-ref.js";
 
 /**
  * The demo API over HTTP, the only file that knows its URLs and headers, with its answers turned into the
@@ -43,8 +44,6 @@ interface Answer {
   status: number;
   body: unknown;
 }
-
-const jobIdPattern = /^[A-Za-z0-9_-]{1,200}$/;
 
 export function createDemoApi(endpoint: DemoApiEndpoint, fetchFunction: typeof globalThis.fetch) {
   async function send(method: "GET" | "POST", path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
@@ -111,7 +110,7 @@ export function createDemoApi(endpoint: DemoApiEndpoint, fetchFunction: typeof g
 
   function jobPath(jobId: string, suffix = ""): string {
     // A reference is only ever built by this adapter, but a path segment is no place to trust that.
-    if (!jobIdPattern.test(jobId)) throw new JobNotFoundError("The job reference does not hold a demo job id");
+    if (!demoJobIdPattern.test(jobId)) throw new JobNotFoundError("The job reference does not hold a demo job id");
     return `/jobs/${jobId}${suffix}`;
   }
 

@@ -3,9 +3,7 @@ import type { JobTool } from "@jobtasks/core";
 import type { DemoApi } from "./demo-api.js";
 import { mapDemoStatus } from "./map-demo-status.js";
 import { demoPipelineOutputSchema } from "./demo-pipeline-result.js";
-
-/** The reference sealed into the task id: the demo API's job id is all it takes to find the job again. */
-export type DemoJobRef = { jobId: string };
+import type { DemoJobRef } from "./demo-job-ref.js";
 
 /** Strict, so that a misspelt argument is refused instead of silently running the default pipeline. */
 export const demoPipelineInputSchema = z.strictObject({

@@ -3,13 +3,13 @@ import { maxJobReferenceLength } from "./submit-job.js";
 import { toolNamePattern } from "./tool-options-schema.js";
 
 /**
- * The adapter's `refSchema`: the server checks every reference it opens from a task id against it, so
+ * The adapter's `refSchema`: the server checks every ref it opens from a task id against it, so
  * the methods receive one of this shape or none. Both shapes ever sealed fit: `{ id, createdAt }`, and
  * `{ id, createdAt, tool }` since tools may declare an outputSchema. A tool named here that the config no
  * longer has still opens (its result is then not held to a schema). Strict and bounded like the submit
- * (maxJobReferenceLength), so that another adapter's reference or a forged one never reaches the upstream.
+ * (maxJobReferenceLength), so that another adapter's ref or a forged one never reaches the upstream.
  */
-export const restJobReferenceSchema = z.strictObject({
+export const restJobRefSchema = z.strictObject({
   /** The job id, or its status URL (only the path and query when on baseUrl's origin). */
   id: z.string().min(1).max(maxJobReferenceLength),
   /** When the job was started, epoch ms: the polling back-off and the 404 grace window start there. */
@@ -18,5 +18,5 @@ export const restJobReferenceSchema = z.strictObject({
   tool: z.string().regex(toolNamePattern).exactOptional(),
 });
 
-/** The job reference sealed into the task id. */
-export type RestJobReference = z.infer<typeof restJobReferenceSchema>;
+/** The job ref sealed into the task id. */
+export type RestJobRef = z.infer<typeof restJobRefSchema>;
