@@ -114,4 +114,3 @@ export function translateGithubError(error: unknown, options: TranslateOptions):
     cause: error,
   });
 }
-

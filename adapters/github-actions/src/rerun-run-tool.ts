@@ -1,10 +1,4 @@
-import {
-  InvalidToolInputError,
-  JobNotFoundError,
-  type UpstreamError,
-  type JobTool,
-  z,
-} from "@jobtasks/core";
+import { InvalidToolInputError, JobNotFoundError, type UpstreamError, type JobTool, z } from "@jobtasks/core";
 import { mayHaveActed } from "@jobtasks/core/adapter-utils";
 import { runResultSchema } from "./run-result-schema.js";
 import type { RunRef } from "./run-ref.js";

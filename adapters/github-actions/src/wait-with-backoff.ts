@@ -20,4 +20,3 @@ export async function waitWithBackoff<T>(
     delay = Math.min(delay * 1.5, options.maxMs ?? 10_000);
   }
 }
-

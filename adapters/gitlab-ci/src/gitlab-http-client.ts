@@ -197,7 +197,8 @@ export function headerValue(headers: Dispatcher.ResponseData["headers"], name: s
 
 async function readBounded(body: Dispatcher.ResponseData["body"], limit: number): Promise<string> {
   const text = await readBoundedText(body, limit);
-  if (text === undefined) throw new UpstreamError(`GitLab answered with more than ${limit} bytes`, { isRetryable: false });
+  if (text === undefined)
+    throw new UpstreamError(`GitLab answered with more than ${limit} bytes`, { isRetryable: false });
   return text;
 }
 
