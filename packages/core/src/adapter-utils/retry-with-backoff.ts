@@ -1,5 +1,5 @@
 import { UpstreamError } from "../errors.js";
-import { sleepUntil, untilAborted } from "./abortable-sleep.js";
+import { sleep, sleepUntil, untilAborted } from "./abortable-sleep.js";
 
 /** How `retryWithBackoff` retries. */
 export interface RetryOptions {
@@ -76,7 +76,10 @@ export async function retryWithBackoff<T>(
         throw error;
       const waitMs = Math.max(retryAfterMs ?? 0, options.backoffMs(attempt, retryAfterMs));
       options.onRetry?.({ error, attempt, waitMs });
-      await sleepUntil(failedAt + waitMs, signal);
+      // A Retry-After is the upstream's to set, so it is kept on the monotonic clock (a timer may fire a
+      // millisecond early); a back-off is ours, and one timer is enough for it.
+      if (retryAfterMs === undefined) await sleep(waitMs, signal);
+      else await sleepUntil(failedAt + waitMs, signal);
     }
   }
 }
