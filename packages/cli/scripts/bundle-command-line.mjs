@@ -34,7 +34,12 @@ const manifestFile = "run-command-line.bundle.json";
 const formerOutput = /^(run-command-line\.bundle\.mjs|bundle-chunk-.*\.mjs)$/;
 
 /** ES modules the bundle requires, imported by bin.js first (start-bundle.ts), by specifier. */
-const importedBeforeTheBundle = ["@jobtasks/core", "@jobtasks/core/zod", "@jobtasks/core/adapter-utils", "./import-module.js"];
+const importedBeforeTheBundle = [
+  "@jobtasks/core",
+  "@jobtasks/core/zod",
+  "@jobtasks/core/adapter-utils",
+  "./import-module.js",
+];
 
 const workspaceRoot = join(packageDirectory, "..", "..");
 
