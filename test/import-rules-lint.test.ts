@@ -21,7 +21,15 @@ const run = promisify(execFile);
 const fixtures: { file: string; values: string[]; types?: string[]; refused: string[] }[] = [
   {
     file: "adapters/rest/src/some-tool.ts",
-    values: ["@jobtasks/core", "./rest-api.js", "@jobtasks/server", "@jobtasks/testkit", "@jobtasks/demo", "zod"],
+    values: [
+      "@jobtasks/core",
+      "@jobtasks/core/adapter-utils",
+      "./rest-api.js",
+      "@jobtasks/server",
+      "@jobtasks/testkit",
+      "@jobtasks/demo",
+      "zod",
+    ],
     types: ["undici", "./http-client.js"],
     refused: ["@jobtasks/server", "@jobtasks/testkit", "@jobtasks/demo", "zod"],
   },

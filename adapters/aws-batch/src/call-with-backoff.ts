@@ -1,4 +1,4 @@
-import { setTimeout as delay } from "node:timers/promises";
+import { retryWithBackoff } from "@jobtasks/core/adapter-utils";
 import { type AwsService, isAbort, isThrottling, isTransient, toUpstreamError } from "./upstream-errors.js";
 
 /** How the adapter retries AWS calls that were throttled or got no answer. */
@@ -14,15 +14,6 @@ export interface BackoffPolicy {
 
 /** Which failures a call may retry: only throttling (for SubmitJob) or any transient fault (idempotent calls). */
 export type RetryOn = "throttling" | "transient";
-
-/** Wait for `ms`, or reject early, with the signal's reason, when the signal aborts. */
-export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  // timers/promises rejects with an AbortError of its own; callers expect the reason the signal gave.
-  await delay(ms, undefined, signal ? { signal } : {}).catch((error: unknown) => {
-    signal?.throwIfAborted();
-    throw error;
-  });
-}
 
 export function jitteredDelay(policy: BackoffPolicy, attempt: number): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
@@ -63,17 +54,18 @@ export async function callWithBackoff<T>(
   },
 ): Promise<T> {
   const { policy, retryOn, service } = options;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (isAbort(error) || options.signal?.aborted) throw error;
-      const retryable = retryOn === "throttling" ? isThrottling(error) : isTransient(error);
-      if (!retryable) throw toUpstreamError(operation, error, undefined, service);
-      if (attempt >= policy.maxAttempts) {
-        throw toUpstreamError(operation, error, policy.maxDelayMs, service);
-      }
-      await sleep(jitteredDelay(policy, attempt), options.signal);
-    }
+  const retryable = (error: unknown) =>
+    !isAbort(error) && (retryOn === "throttling" ? isThrottling(error) : isTransient(error));
+  try {
+    return await retryWithBackoff(call, {
+      maxAttempts: policy.maxAttempts,
+      backoffMs: (attempt) => jitteredDelay(policy, attempt),
+      shouldRetry: retryable,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    if (isAbort(error) || options.signal?.aborted) throw error;
+    // A retryable failure thrown here ran out of attempts: it says how long to wait before the next.
+    throw toUpstreamError(operation, error, retryable(error) ? policy.maxDelayMs : undefined, service);
   }
 }

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { SubmitJobRequest } from "@aws-sdk/client-batch";
 import { OutcomeUnknownError } from "@jobtasks/core";
 import type { AwsBatchApi } from "./aws-batch-api.js";
-import { type BackoffPolicy, jitteredDelay, sleep } from "./call-with-backoff.js";
+import { sleep } from "@jobtasks/core/adapter-utils";
+import { type BackoffPolicy, jitteredDelay } from "./call-with-backoff.js";
 import type { SubmitRateLimiter } from "./submit-rate-limiter.js";
 import { isThrottling, toUpstreamError } from "./upstream-errors.js";
 

@@ -1,4 +1,4 @@
-import { sleep } from "./call-with-backoff.js";
+import { sleep } from "@jobtasks/core/adapter-utils";
 
 export interface SubmitRateLimiter {
   /** Resolves when one more SubmitJob may be sent. */

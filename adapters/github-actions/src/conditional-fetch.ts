@@ -1,3 +1,5 @@
+import { EtagMemory } from "@jobtasks/core/adapter-utils";
+
 /**
  * A fetch wrapper that makes every GET conditional: it remembers each answer's ETag and body, sends
  * If-None-Match next time, and turns GitHub's 304 (which costs no rate limit) back into the remembered 200
@@ -17,65 +19,47 @@ export interface ConditionalFetchOptions {
 }
 
 interface CachedAnswer {
-  etag: string;
   body: string;
-  bytes: number;
   headers: [string, string][];
 }
 
 export function createConditionalFetch(next: typeof fetch, options: ConditionalFetchOptions = {}): typeof fetch {
-  const maxEntries = options.maxEntries ?? 500;
-  const maxBodyBytes = options.maxBodyBytes ?? 512 * 1024;
   const maxTotalBytes = options.maxTotalBytes ?? 32 * 1024 * 1024;
+  const cache = new EtagMemory<CachedAnswer>({
+    maxEntries: options.maxEntries ?? 500,
+    maxTotalBytes,
+    maxEntryBytes: Math.min(options.maxBodyBytes ?? 512 * 1024, maxTotalBytes),
+  });
   const exclude = options.exclude ?? /\/logs(\?|$)/;
-  const cache = new Map<string, CachedAnswer>();
-  let totalBytes = 0;
-  const forget = (url: string): void => {
-    const entry = cache.get(url);
-    if (!entry) return;
-    totalBytes -= entry.bytes;
-    cache.delete(url);
-  };
 
   return async (input, init) => {
     const method = (init?.method ?? "GET").toUpperCase();
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     if (method !== "GET" || exclude.test(url)) return next(input, init);
 
-    const cached = cache.get(url);
+    const cached = cache.recall(url);
     const headers = new Headers(init?.headers);
     if (cached) headers.set("if-none-match", cached.etag);
     const response = await next(input, { ...init, headers });
 
     if (response.status === 304 && cached) {
       // Keep the entry fresh in the LRU order, and pass on the new rate-limit headers with the old body.
-      cache.delete(url);
-      cache.set(url, cached);
-      const merged = new Headers(cached.headers);
+      cache.confirmed(url);
+      const merged = new Headers(cached.answer.headers);
       response.headers.forEach((value, name) => {
         if (name.startsWith("x-ratelimit-") || name === "date") merged.set(name, value);
       });
-      return new Response(cached.body, { status: 200, statusText: "OK", headers: merged });
+      return new Response(cached.answer.body, { status: 200, statusText: "OK", headers: merged });
     }
 
     const etag = response.headers.get("etag");
     if (response.status !== 200 || !etag) {
-      if (response.status !== 304) forget(url);
+      if (response.status !== 304) cache.forget(url);
       return response;
     }
     const body = await response.text();
-    const bytes = Buffer.byteLength(body);
-    forget(url);
-    if (bytes <= maxBodyBytes && bytes <= maxTotalBytes) {
-      cache.set(url, { etag, body, bytes, headers: [...response.headers.entries()] });
-      totalBytes += bytes;
-      // Map order is insertion order, refreshed on every hit: the first key is the least recently used.
-      while (cache.size > maxEntries || totalBytes > maxTotalBytes) {
-        const oldest = cache.keys().next().value;
-        if (oldest === undefined) break;
-        forget(oldest);
-      }
-    }
+    // An answer too large to keep also forgets the URL's older one.
+    cache.remember(url, etag, { body, headers: [...response.headers.entries()] }, Buffer.byteLength(body));
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }

@@ -1,11 +1,6 @@
 import { randomUUID } from "node:crypto";
-import {
-  OutcomeUnknownError,
-  UpstreamError,
-  type AdapterContext,
-  type JobSnapshot,
-  type StartedJob,
-} from "@jobtasks/core";
+import { UpstreamError, type AdapterContext, type JobSnapshot, type StartedJob } from "@jobtasks/core";
+import { mayHaveActed } from "@jobtasks/core/adapter-utils";
 import type { GithubApi } from "./github-actions-api.js";
 import type { RunRef } from "./run-ref.js";
 import { startAnswerAllowanceMs, startOutlivingClient, type StartProgress } from "./start-outliving-client.js";
@@ -99,10 +94,9 @@ async function dispatchAndFindRun(
   }
 
   if (!request.correlationInput || !distinctId) {
-    throw new OutcomeUnknownError(
+    throw mayHaveActed(
       `GitHub started workflow ${request.workflow} but answered without a run id (GitHub Enterprise Server 3.20 or older?), ` +
         `and no correlationInput is configured to find the run; see the adapter README. ${doNotDispatchAgain}`,
-      { isRetryable: false },
     );
   }
   const outcome = await waitAfterAcceptance(
@@ -120,11 +114,11 @@ async function dispatchAndFindRun(
   );
   if (outcome.found === undefined) {
     if (failure) throw mayHaveStarted(request, failure);
-    throw new OutcomeUnknownError(
+    throw mayHaveActed(
       `GitHub started workflow ${request.workflow} but no run showing ${request.correlationInput}=${distinctId} was found ` +
         `${describeWaitEnd(outcome, settings.correlationTimeoutMs)}; make sure the workflow's run-name includes ` +
         `inputs.${request.correlationInput}. ${doNotDispatchAgain}`,
-      { isRetryable: false, cause: outcome.lastError },
+      { cause: outcome.lastError },
     );
   }
   const found = outcome.found;
@@ -152,10 +146,10 @@ async function waitUntilReadable(
     { timeoutMs: settings.correlationTimeoutMs, initialMs: settings.correlationPollMs, signal, now },
   );
   if (outcome.found === undefined) {
-    throw new OutcomeUnknownError(
+    throw mayHaveActed(
       `GitHub started workflow ${request.workflow} as run ${String(ref.runId)}, but the run could not be read ` +
         `${describeWaitEnd(outcome, settings.correlationTimeoutMs)}; follow it with watch_run (runId ${String(ref.runId)}) and do not dispatch it again`,
-      { isRetryable: false, cause: outcome.lastError },
+      { cause: outcome.lastError },
     );
   }
 }
@@ -163,15 +157,15 @@ async function waitUntilReadable(
 // The server ends a start failure's message with a period of its own.
 const doNotDispatchAgain = "Look at the workflow's recent runs; do not dispatch again";
 
-function mayHaveStarted(request: DispatchRequest, cause: UpstreamError): OutcomeUnknownError {
+function mayHaveStarted(request: DispatchRequest, cause: UpstreamError) {
   const answer = cause.httpStatus === undefined ? "no answer" : `HTTP ${cause.httpStatus}`;
   const hint = request.correlationInput
     ? ` and no run showing ${request.correlationInput} appeared`
     : "; configure correlationInput to have such runs found";
-  return new OutcomeUnknownError(
+  return mayHaveActed(
     `GitHub gave ${answer} to the dispatch of workflow ${request.workflow}: the run may have started anyway${hint}. ` +
       "Look at the workflow's recent runs before dispatching it again",
-    { isRetryable: false, cause },
+    { cause },
   );
 }
 

@@ -1,4 +1,5 @@
-import { JobNotFoundError, UpstreamError, errorCodesOf, parseRetryAfter } from "@jobtasks/core";
+import { JobNotFoundError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
+import { connectionErrorCode } from "@jobtasks/core/adapter-utils";
 
 /**
  * Turn what octokit throws into the core's typed errors. Messages are built from the HTTP status and
@@ -112,12 +113,4 @@ export function translateGithubError(error: unknown, options: TranslateOptions):
     httpStatus: status,
     cause: error,
   });
-}
-
-/**
- * The system error code of a failed connection (ECONNRESET, UND_ERR_SOCKET), found along the cause chain
- * (fetch wraps it in a TypeError). The code alone: the errors' messages may name the host and port.
- */
-function connectionErrorCode(cause: unknown): string | undefined {
-  return errorCodesOf(cause).find((code) => /^[A-Z][A-Z0-9_]{1,40}$/.test(code));
 }

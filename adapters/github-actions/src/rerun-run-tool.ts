@@ -1,11 +1,5 @@
-import {
-  InvalidToolInputError,
-  JobNotFoundError,
-  OutcomeUnknownError,
-  type UpstreamError,
-  type JobTool,
-  z,
-} from "@jobtasks/core";
+import { InvalidToolInputError, JobNotFoundError, type UpstreamError, type JobTool, z } from "@jobtasks/core";
+import { mayHaveActed } from "@jobtasks/core/adapter-utils";
 import { runResultSchema } from "./run-result-schema.js";
 import type { RunRef } from "./run-ref.js";
 import { startAnswerAllowanceMs, startOutlivingClient } from "./start-outliving-client.js";
@@ -88,13 +82,13 @@ export function createRerunRunTool(dependencies: ToolDependencies, name: string)
           if (outcome.found === undefined) {
             const watch = `watch_run (runId ${run.id}, attempt ${ref.attempt})`;
             const answer = undecided?.httpStatus === undefined ? "no answer" : `HTTP ${undecided.httpStatus}`;
-            throw new OutcomeUnknownError(
+            throw mayHaveActed(
               undecided
                 ? `GitHub gave ${answer} to the re-run of run ${run.id}: it may have started anyway, and attempt ${ref.attempt} was not found ` +
                     `${describeWaitEnd(outcome, timeoutMs)}; look with ${watch} before re-running it`
                 : `GitHub accepted the re-run of run ${run.id}, but attempt ${ref.attempt} could not be read ${describeWaitEnd(outcome, timeoutMs)}; ` +
                     `follow it with ${watch} and do not re-run it again`,
-              { isRetryable: false, cause: outcome.lastError ?? undecided },
+              { cause: outcome.lastError ?? undecided },
             );
           }
           return { ref };

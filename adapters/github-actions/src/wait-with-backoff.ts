@@ -1,4 +1,4 @@
-import { setTimeout as delay } from "node:timers/promises";
+import { sleep } from "@jobtasks/core/adapter-utils";
 
 /**
  * Ask `probe` until it finds something or the deadline passes, waiting `initialMs`, then ×1.5 each time up
@@ -19,11 +19,4 @@ export async function waitWithBackoff<T>(
     await sleep(Math.min(delay, left), options.signal);
     delay = Math.min(delay * 1.5, options.maxMs ?? 10_000);
   }
-}
-
-async function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
-  // timers/promises rejects with an AbortError of its own; callers expect the signal's reason.
-  await delay(milliseconds, undefined, { signal }).catch((error: unknown) => {
-    throw signal.aborted ? signal.reason : error;
-  });
 }

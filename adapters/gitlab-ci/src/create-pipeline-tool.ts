@@ -1,5 +1,5 @@
 import { OutcomeUnknownError, type JobTool, z } from "@jobtasks/core";
-import { mayHaveActed } from "./lost-answer.js";
+import { mayHaveActed } from "@jobtasks/core/adapter-utils";
 import { newestJobId, pinnedRef, type PipelineRef } from "./pipeline-ref.js";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";
 import { notCutShortByClient, projectInputSchema, type ToolDependencies } from "./tool-dependencies.js";
@@ -74,6 +74,6 @@ function pipelineMayExist(input: { project: string; ref: string }, error: Outcom
     `Creating a pipeline on ${input.ref} got no usable answer (${error.message}): it may have been created anyway, ` +
       `and GitLab offers no way to tell it apart from another pipeline on that ref. Look for it first ` +
       `(watch_pipeline with project ${input.project} and ref ${input.ref} follows the newest) and create another only if none started`,
-    error,
+    { httpStatus: error.httpStatus, cause: error },
   );
 }

@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from "undici";
 import { JobNotFoundError, UpstreamError, parseRetryAfter, requestNeverSent } from "@jobtasks/core";
+import { EtagMemory, readBoundedText, withoutConnectionDetails } from "@jobtasks/core/adapter-utils";
 import { creationOutcomeUnknown } from "./lost-answer.js";
 import { OutageBackoff } from "./outage-backoff.js";
 import { RateLimitState } from "./rate-limit-state.js";
@@ -49,7 +50,7 @@ export class GitlabHttpClient {
   readonly #outage: OutageBackoff;
   readonly #options: GitlabHttpClientOptions;
   readonly #base: URL;
-  readonly #etags = new Map<string, { etag: string; body: unknown }>();
+  readonly #etags = new EtagMemory<unknown>({ maxEntries: maxRememberedEtags, maxEntryBytes: maxRememberedBytes });
 
   constructor(options: GitlabHttpClientOptions) {
     this.#options = options;
@@ -61,7 +62,7 @@ export class GitlabHttpClient {
   /** Send a request and parse its JSON answer. */
   async json(gitlabRequest: GitlabRequest): Promise<unknown> {
     const url = this.#url(gitlabRequest);
-    const remembered = gitlabRequest.method === "GET" ? this.#etags.get(url.href) : undefined;
+    const remembered = gitlabRequest.method === "GET" ? this.#etags.recall(url.href) : undefined;
     const response = await this.#send(gitlabRequest, url, {
       "content-type": "application/json",
       ...(remembered ? { "if-none-match": remembered.etag } : {}),
@@ -69,7 +70,7 @@ export class GitlabHttpClient {
     // GitLab answers 304 with no body where it honours If-None-Match: the remembered answer still holds.
     if (response.statusCode === 304 && remembered) {
       await response.body.dump();
-      return remembered.body;
+      return remembered.answer;
     }
     await this.#throwUnlessOk(response, gitlabRequest);
     let text: string;
@@ -78,7 +79,7 @@ export class GitlabHttpClient {
     } catch (error) {
       if (!gitlabRequest.creates) throw error;
       throw creationOutcomeUnknown("accepted, but its answer could not be read", {
-        cause: error instanceof UpstreamError ? error : withoutDetails(error),
+        cause: error instanceof UpstreamError ? error : withoutConnectionDetails(error),
       });
     }
     let body: unknown;
@@ -91,8 +92,8 @@ export class GitlabHttpClient {
       });
     }
     const etag = headerValue(response.headers, "etag");
-    if (gitlabRequest.method === "GET" && etag && text.length <= maxRememberedBytes)
-      this.#rememberEtag(url.href, etag, body);
+    // An answer too large to keep is not remembered, and the URL's older one is forgotten.
+    if (gitlabRequest.method === "GET" && etag) this.#etags.remember(url.href, etag, body, text.length);
     return body;
   }
 
@@ -140,14 +141,14 @@ export class GitlabHttpClient {
       const timedOut = signal.aborted;
       if (gitlabRequest.creates && (timedOut || !requestNeverSent(error))) {
         const lost = timedOut ? `did not answer within ${this.#options.timeoutMs} ms` : "dropped the connection";
-        throw creationOutcomeUnknown(lost, { cause: withoutDetails(error) });
+        throw creationOutcomeUnknown(lost, { cause: withoutConnectionDetails(error) });
       }
       const reason = timedOut ? `did not answer within ${this.#options.timeoutMs} ms` : "could not be reached";
       const retryAfterMs = this.#outage.failed();
       throw new UpstreamError(`GitLab ${reason} (${gitlabRequest.method})`, {
         isRetryable: true,
         ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-        cause: withoutDetails(error),
+        cause: withoutConnectionDetails(error),
       });
     }
     if (response.statusCode < 500) this.#outage.answered();
@@ -179,12 +180,6 @@ export class GitlabHttpClient {
       },
     );
   }
-
-  #rememberEtag(href: string, etag: string, body: unknown): void {
-    this.#etags.delete(href);
-    this.#etags.set(href, { etag, body });
-    if (this.#etags.size > maxRememberedEtags) this.#etags.delete(this.#etags.keys().next().value!);
-  }
 }
 
 function describeStatus(status: number): string {
@@ -201,18 +196,10 @@ export function headerValue(headers: Dispatcher.ResponseData["headers"], name: s
 }
 
 async function readBounded(body: Dispatcher.ResponseData["body"], limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    size += buffer.length;
-    if (size > limit) {
-      body.destroy();
-      throw new UpstreamError(`GitLab answered with more than ${limit} bytes`, { isRetryable: false });
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const text = await readBoundedText(body, limit);
+  if (text === undefined)
+    throw new UpstreamError(`GitLab answered with more than ${limit} bytes`, { isRetryable: false });
+  return text;
 }
 
 /**
@@ -242,13 +229,4 @@ async function readReason(body: Dispatcher.ResponseData["body"]): Promise<string
         : undefined;
   if (typeof flat !== "string" || flat.trim() === "") return undefined;
   return flat.slice(0, 300);
-}
-
-/**
- * undici's errors carry no headers, but keep only the code and name: causes travel into logs, and their
- * messages may name the host (upstream internals, hidden here; the core redacts the token).
- */
-function withoutDetails(error: unknown): Error {
-  const code = (error as { code?: unknown } | null)?.code;
-  return new Error(typeof code === "string" ? code : ((error as Error | null)?.name ?? "network error"));
 }

@@ -1,6 +1,6 @@
 import { InvalidToolInputError, OutcomeUnknownError, type AdapterContext, type JobTool, z } from "@jobtasks/core";
 import type { GitlabCiApi } from "./gitlab-ci-api.js";
-import { mayHaveActed } from "./lost-answer.js";
+import { mayHaveActed } from "@jobtasks/core/adapter-utils";
 import { newestJobId, type PipelineRef } from "./pipeline-ref.js";
 import { pipelineResultSchema } from "./pipeline-result-schema.js";
 import {
@@ -86,6 +86,6 @@ async function findLostRetry(
     `Retrying pipeline ${ref.pipelineId} got no usable answer (${lost.message}), and it shows no retried job yet: ` +
       `the retry may have happened anyway. Look at the pipeline first (watch_pipeline with pipelineId ${ref.pipelineId}) ` +
       "and retry it again only if its failed jobs were not retried",
-    lost,
+    { httpStatus: lost.httpStatus, cause: lost },
   );
 }

@@ -1,6 +1,12 @@
 import type { Dispatcher } from "undici";
 import { OutcomeUnknownError, UpstreamError, parseRetryAfter, requestNeverSent } from "@jobtasks/core";
-import { exceedsDepth, maxJsonDepth } from "./json-depth.js";
+import {
+  type JsonRead,
+  maxJsonDepth,
+  parseBoundedJson,
+  readBoundedJson,
+  readBoundedText,
+} from "@jobtasks/core/adapter-utils";
 import { networkReason } from "./network-failure.js";
 
 /**
@@ -66,74 +72,49 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return flat;
 }
 
-async function readBounded(body: Dispatcher.ResponseData["body"], limit: number, where: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    size += buffer.length;
-    if (size > limit) {
-      body.destroy();
-      throw new UpstreamError(`The response to ${where} is larger than maxResponseBytes (${limit} bytes)`, {
-        isRetryable: false,
-      });
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 /** How much of an error body is read: enough for a JSON `{error: {message}}`, never a whole outage page. */
 const errorBodyBytes = 64 * 1024;
 
-/** The first `limit` bytes of a body; the rest is discarded. A body cut short is not JSON, so it gives no reason. */
+/** A body of at most `limit` bytes, or "" for a longer one. A body cut short is not JSON, so it gives no reason. */
 async function readPrefix(body: Dispatcher.ResponseData["body"], limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
   try {
-    for await (const chunk of body) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-      chunks.push(buffer);
-      size += buffer.length;
-      if (size > limit) {
-        body.destroy();
-        return "";
-      }
-    }
+    return (await readBoundedText(body, limit)) ?? "";
   } catch {
     // A reason is a nicety; the status already says what went wrong.
     return "";
   }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
-function parseJson(text: string, status: number, where: string): unknown {
-  if (text.trim() === "") return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch (error) {
-    // JSON.parse quotes an excerpt of the body, which may hold anything (a token the upstream echoed): the
-    // cause keeps only the reason.
-    if (error instanceof SyntaxError) {
-      const reason = error.message.split('"')[0]!.replace(/[,\s]+$/, "");
-      if (error.stack !== undefined) error.stack = error.stack.replace(error.message, reason);
-      error.message = reason;
-    }
-    // Garbage from a proxy or an outage page: worth retrying, and the core fails the task once retries run out.
-    throw new OutcomeUnknownError(`The response to ${where} (HTTP ${status}) is not valid JSON`, {
-      httpStatus: status,
-      isRetryable: true,
-      cause: error,
-    });
+/** A success answer's body, or the error saying why it cannot be used: the upstream may have acted anyway. */
+function bodyOf(parsed: JsonRead, status: number, where: string, maxBytes: number): unknown {
+  if (parsed.ok) return parsed.value;
+  if (parsed.problem === "empty") return undefined;
+  if (parsed.problem === "too-large") {
+    throw new OutcomeUnknownError(
+      `The response to ${where} (HTTP ${status}) is larger than maxResponseBytes (${maxBytes} bytes)`,
+      { isRetryable: false },
+    );
   }
-  if (exceedsDepth(value)) {
+  if (parsed.problem === "too-deep") {
     throw new OutcomeUnknownError(
       `The response to ${where} (HTTP ${status}) is nested more than ${maxJsonDepth} levels deep`,
       { httpStatus: status, isRetryable: false },
     );
   }
-  return value;
+  const error = parsed.error;
+  // JSON.parse quotes an excerpt of the body, which may hold anything (a token the upstream echoed): the
+  // cause keeps only the reason.
+  if (error instanceof SyntaxError) {
+    const reason = error.message.split('"')[0]!.replace(/[,\s]+$/, "");
+    if (error.stack !== undefined) error.stack = error.stack.replace(error.message, reason);
+    error.message = reason;
+  }
+  // Garbage from a proxy or an outage page: worth retrying, and the core fails the task once retries run out.
+  throw new OutcomeUnknownError(`The response to ${where} (HTTP ${status}) is not valid JSON`, {
+    httpStatus: status,
+    isRetryable: true,
+    cause: error,
+  });
 }
 
 /**
@@ -271,17 +252,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
               { isRetryable: false },
             );
           }
-          let text: string;
+          let read: JsonRead;
           try {
-            text = await readBounded(response.body, options.maxResponseBytes, `${where} (HTTP ${response.statusCode})`);
+            read = await readBoundedJson(response.body, { maxBytes: options.maxResponseBytes });
           } catch (error) {
-            if (error instanceof UpstreamError) throw OutcomeUnknownError.from(error);
             throw new OutcomeUnknownError(`Reading the response to ${where} (HTTP ${response.statusCode}) failed`, {
               isRetryable: true,
               cause: error,
             });
           }
-          const body = parseJson(text, response.statusCode, where);
+          const body = bodyOf(read, response.statusCode, where, options.maxResponseBytes);
           return {
             status: response.statusCode,
             headers,
@@ -301,10 +281,6 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
 /** An error body's JSON, or undefined when it is empty, not JSON, or nested too deeply to read a reason from. */
 function safeJson(text: string): unknown {
-  try {
-    const value = text.trim() === "" ? undefined : (JSON.parse(text) as unknown);
-    return exceedsDepth(value) ? undefined : value;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseBoundedJson(text);
+  return parsed.ok ? parsed.value : undefined;
 }

@@ -140,6 +140,15 @@ describe("rest adapter: starting a job", () => {
     );
   });
 
+  it("says once, not twice, that a job may exist when the accepted submit names no job", async () => {
+    farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(201, { accepted: true });
+    const failure = await tool()
+      .doStart({ scene: "a", frames: 1 }, createTestContext())
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: "OutcomeUnknownError", isRetryable: false });
+    expect((failure as Error).message.match(/must not be submitted again/g)).toHaveLength(1);
+  });
+
   it("turns a malformed submit answer into an upstream error, not a crash", async () => {
     // Retried under the idempotency key like any retryable failure, then given up.
     farm.intercept({ path: "/api/scenes/a/renders", method: "POST" }).reply(201, "{not json").times(3);

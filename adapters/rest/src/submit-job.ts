@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { setTimeout as delay } from "node:timers/promises";
 import { InvalidToolInputError, OutcomeUnknownError, UpstreamError, type AdapterContext } from "@jobtasks/core";
+import { mayHaveActed, retryWithBackoff } from "@jobtasks/core/adapter-utils";
 import { queryFirst } from "./json-path.js";
 import { performRequest, type RequestEnvironment } from "./rest-api.js";
 import type { ResolvedRestOptions } from "./rest-options.js";
@@ -23,13 +23,6 @@ const maxSubmitPauseMs = 5_000;
  */
 export const maxJobReferenceLength = 512;
 
-async function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
-  // timers/promises rejects with an AbortError of its own; callers expect the signal's reason.
-  await delay(milliseconds, undefined, { signal }).catch((error: unknown) => {
-    throw signal.aborted ? signal.reason : error;
-  });
-}
-
 /** What the agent must know once the upstream may have acted on a submit: a retry could start a second job. */
 const mayHaveStarted =
   "a job may have been created upstream and must not be submitted again: check the upstream before starting another";
@@ -39,7 +32,7 @@ const mayHaveStarted =
  * for code too.
  */
 function submitOutcomeUnknown(detail: string, cause?: unknown): OutcomeUnknownError {
-  return new OutcomeUnknownError(`${detail}; ${mayHaveStarted}`, { isRetryable: false, cause });
+  return mayHaveActed(`${detail}; ${mayHaveStarted}`, { cause });
 }
 
 function bounded(reference: string, httpStatus: number): string {
@@ -108,49 +101,56 @@ export async function submitJob(
   const extraHeaders: Record<string, string> = {};
   if (submit.correlationHeader) extraHeaders[submit.correlationHeader.toLowerCase()] = randomUUID();
   if (submit.idempotencyHeader) extraHeaders[submit.idempotencyHeader.toLowerCase()] = randomUUID();
-  const attempts = submit.idempotencyHeader ? submit.retries + 1 : 1;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const response = await performRequest(
-        environment,
-        {
-          purpose: "submit",
-          options: submit,
-          defaultMethod: "POST",
-          defaultAccepted: [200, 201, 202],
-          context: { input },
-          valuesFrom: "input",
-          extraHeaders,
-          logger: context.logger,
-        },
-        context.signal,
+  /** The upstream refused the arguments: worth telling the agent, never worth sending again. */
+  const refusedArguments = (error: unknown): error is UpstreamError =>
+    error instanceof UpstreamError && (error.httpStatus === 400 || error.httpStatus === 422);
+  let response: Awaited<ReturnType<typeof performRequest>>;
+  try {
+    response = await retryWithBackoff(
+      () =>
+        performRequest(
+          environment,
+          {
+            purpose: "submit",
+            options: submit,
+            defaultMethod: "POST",
+            defaultAccepted: [200, 201, 202],
+            context: { input },
+            valuesFrom: "input",
+            extraHeaders,
+            logger: context.logger,
+          },
+          context.signal,
+        ),
+      {
+        maxAttempts: submit.idempotencyHeader ? submit.retries + 1 : 1,
+        // No request before the upstream's Retry-After: one longer than a submit may pause ends the retries.
+        backoffMs: (attempt, retryAfterMs) => retryAfterMs ?? Math.min(maxSubmitPauseMs, 250 * 2 ** (attempt - 1)),
+        maxRetryAfterMs: maxSubmitPauseMs,
+        shouldRetry: (error) => error instanceof UpstreamError && error.isRetryable && !refusedArguments(error),
+        signal: context.signal,
+        onRetry: ({ attempt, waitMs }) =>
+          context.logger.warn(
+            { tool: tool.name, attempt, waitMs },
+            "submit failed with a retryable error; retrying under the same idempotency key",
+          ),
+      },
+    );
+  } catch (error) {
+    if (refusedArguments(error)) {
+      throw new InvalidToolInputError(
+        "arguments",
+        `the upstream refused them (HTTP ${error.httpStatus})${error.message.includes(": ") ? error.message.slice(error.message.indexOf(": ")) : ""}`,
+        { cause: error },
       );
-      return {
-        jobId: extractJobId(environment, config, response, context.logger),
-        body: response.body,
-        ...(response.retryAfterMs !== undefined ? { retryAfterMs: response.retryAfterMs } : {}),
-      };
-    } catch (error) {
-      if (error instanceof UpstreamError && (error.httpStatus === 400 || error.httpStatus === 422)) {
-        throw new InvalidToolInputError(
-          "arguments",
-          `the upstream refused them (HTTP ${error.httpStatus})${error.message.includes(": ") ? error.message.slice(error.message.indexOf(": ")) : ""}`,
-          { cause: error },
-        );
-      }
-      const retryable = error instanceof UpstreamError && error.isRetryable;
-      // No request before the upstream's Retry-After: one longer than a submit may pause ends the retries.
-      const askedToWaitMs = error instanceof UpstreamError ? error.retryAfterMs : undefined;
-      if (!retryable || attempt >= attempts || (askedToWaitMs ?? 0) > maxSubmitPauseMs) {
-        if (error instanceof OutcomeUnknownError) throw submitOutcomeUnknown(error.message, error);
-        throw error;
-      }
-      const waitMs = askedToWaitMs ?? Math.min(maxSubmitPauseMs, 250 * 2 ** (attempt - 1));
-      context.logger.warn(
-        { tool: tool.name, attempt, waitMs },
-        "submit failed with a retryable error; retrying under the same idempotency key",
-      );
-      await pause(waitMs, context.signal);
     }
+    if (error instanceof OutcomeUnknownError) throw submitOutcomeUnknown(error.message, error);
+    throw error;
   }
+  // Its failures already say that a job may exist.
+  return {
+    jobId: extractJobId(environment, config, response, context.logger),
+    body: response.body,
+    ...(response.retryAfterMs !== undefined ? { retryAfterMs: response.retryAfterMs } : {}),
+  };
 }

@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+
 /**
  * "An answer is sent once", within one process. Answers to one task are delivered one at a time (a second
  * caller waits for the first), and the keys a delivery answered are remembered for a while, so a second
@@ -20,16 +22,15 @@ interface Remembered {
 }
 
 export class AnswerLedger {
-  readonly #maxTasks: number;
   readonly #rememberMs: number;
   readonly #now: () => number;
   /** Per task: the end of the last delivery queued for it. */
   readonly #queues = new Map<string, Promise<unknown>>();
-  /** Per task, in order of the last answer (a Map keeps insertion order: the first entry is the oldest). */
-  readonly #answered = new Map<string, Remembered>();
+  /** Per task; only a new answer counts as a use, so the least recently answered task is forgotten first. */
+  readonly #answered: LRUCache<string, Remembered>;
 
   constructor(options: AnswerLedgerOptions = {}) {
-    this.#maxTasks = options.maxTasks ?? 10_000;
+    this.#answered = new LRUCache({ max: options.maxTasks ?? 10_000 });
     this.#rememberMs = options.rememberMs ?? 10 * 60_000;
     this.#now = options.now ?? Date.now;
   }
@@ -53,7 +54,7 @@ export class AnswerLedger {
 
   /** The keys of `task` answered from this process and still remembered. */
   answered(task: string): ReadonlySet<string> {
-    const remembered = this.#answered.get(task);
+    const remembered = this.#answered.peek(task);
     if (!remembered) return new Set();
     if (remembered.until <= this.#now()) {
       this.#answered.delete(task);
@@ -64,8 +65,6 @@ export class AnswerLedger {
 
   remember(task: string, keys: readonly string[]): void {
     const keep = new Set([...this.answered(task), ...keys]);
-    this.#answered.delete(task);
     this.#answered.set(task, { keys: keep, until: this.#now() + this.#rememberMs });
-    while (this.#answered.size > this.#maxTasks) this.#answered.delete(this.#answered.keys().next().value!);
   }
 }

@@ -7,11 +7,12 @@ import {
   type JobSnapshot,
   type JsonValue,
 } from "@jobtasks/core";
+import { untilAborted } from "@jobtasks/core/adapter-utils";
 import type { Logger } from "./logger.js";
 import { taskExpired } from "./protocol-error.js";
 import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
 import { jobIdentity } from "./job-identity.js";
-import { formatDuration, retryDefaults, retryUpstream, untilAborted } from "./retry-upstream.js";
+import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {

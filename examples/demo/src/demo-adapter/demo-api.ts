@@ -1,4 +1,5 @@
 import { InvalidToolInputError, JobNotFoundError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
+import { readBoundedJson } from "@jobtasks/core/adapter-utils";
 import { demoJobResponseSchema, type DemoJobResponse } from "./demo-job-response.js";
 import { demoJobIdPattern } from "./demo-job-ref.js";
 
@@ -45,6 +46,9 @@ interface Answer {
   body: unknown;
 }
 
+/** Far more than any job record or list of the demo API. */
+const maxAnswerBytes = 1024 * 1024;
+
 export function createDemoApi(endpoint: DemoApiEndpoint, fetchFunction: typeof globalThis.fetch) {
   async function send(method: "GET" | "POST", path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
     const operation = `${method} ${path}`;
@@ -68,13 +72,11 @@ export function createDemoApi(endpoint: DemoApiEndpoint, fetchFunction: typeof g
         cause: error,
       });
     }
-    const text = await response.text().catch(() => "");
-    let parsed: unknown;
-    try {
-      parsed = text === "" ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
+    // A body too large, too deep or not JSON reads as none: the status then decides what it means.
+    const read = response.body
+      ? await readBoundedJson(response.body, { maxBytes: maxAnswerBytes }).catch(() => undefined)
+      : undefined;
+    const parsed = read?.ok ? read.value : undefined;
     if (response.ok || response.status === 409) return { status: response.status, body: parsed };
 
     const apiMessage = readApiMessage(parsed);

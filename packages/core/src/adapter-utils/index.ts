@@ -1,0 +1,10 @@
+// What adapters share around their transport, as `@jobtasks/core/adapter-utils`: a subpath, so that
+// importing the contract loads none of it (nor lru-cache). No network client: an adapter brings its own.
+export { sleep, sleepUntil, untilAborted } from "./abortable-sleep.js";
+export { retryWithBackoff } from "./retry-with-backoff.js";
+export type { RetryOptions } from "./retry-with-backoff.js";
+export { exceedsJsonDepth, maxJsonDepth, parseBoundedJson, readBoundedJson, readBoundedText } from "./bounded-json.js";
+export type { JsonRead } from "./bounded-json.js";
+export { EtagMemory } from "./etag-memory.js";
+export type { EtagMemoryOptions, RememberedAnswer } from "./etag-memory.js";
+export { connectionErrorCode, mayHaveActed, withoutConnectionDetails } from "./connection-errors.js";
