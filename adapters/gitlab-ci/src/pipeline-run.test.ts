@@ -143,6 +143,20 @@ describe("selectPipelineRun after a job retry, by GitLab's timestamps", () => {
       [9001, 9003],
     ],
     [
+      "retry: 2 retried the last job twice, and the second retry runs",
+      [
+        build,
+        deployFailed(),
+        autoRetry("failed", "2026-11-30T10:03:00.000Z", { retried: true }),
+        gitlabJob(9004, "deploy", "deploy", "running", {
+          created: "2026-11-30T10:03:00.600Z",
+          started: "2026-11-30T10:03:02.000Z",
+        }),
+      ],
+      "retried-while-running",
+      [9001, 9004],
+    ],
+    [
       "retry: retried the last job, then the pipeline was retried ten minutes after its end",
       [
         build,
