@@ -328,8 +328,12 @@ describe("GitLab CI through the server: a retried pipeline", () => {
 
     // The deploy job fails, and its `retry:` makes GitLab create the retry in the same moment: the pipeline
     // runs on, the task's run with it.
-    Object.assign(pipeline.jobs[1]!, { status: "failed", failure_reason: "script_failure", retried: true });
-    pipeline.jobs[1]!.finished_at = "2026-11-30T10:02:00.400Z";
+    Object.assign(pipeline.jobs[1]!, {
+      status: "failed",
+      failure_reason: "script_failure",
+      retried: true,
+      finished_at: "2026-11-30T10:02:00.400Z",
+    });
     pipeline.jobs.push({
       id: 9003,
       name: "deploy",
