@@ -244,6 +244,12 @@ describe("GitLab CI through the server", () => {
 });
 
 describe("GitLab CI through the server: a retried pipeline", () => {
+  /** A job's GitLab timestamps on 2026-11-30 (UTC): created when it started, finished at `finished` if given. */
+  function ranFrom(started: string, finished?: string) {
+    const at = (time: string) => `2026-11-30T${time}.000Z`;
+    return { created_at: at(started), started_at: at(started), finished_at: finished ? at(finished) : null };
+  }
+
   /** A server over `gitlab` with a fresh adapter: with the same secret, a restarted process (empty caches). */
   async function serveOver(gitlab: FakeGitlab, secret?: string) {
     const adapter = gitlabCi(
@@ -262,7 +268,7 @@ describe("GitLab CI through the server: a retried pipeline", () => {
     await client.callTool("create_pipeline", { project });
     const pipeline = pipelineOf(gitlab, 500_001);
     pipeline.jobs = [
-      { id: 9001, name: "build", stage: "build", status: "success" },
+      { id: 9001, name: "build", stage: "build", status: "success", ...ranFrom("10:00:00", "10:01:00") },
       {
         id: 9002,
         name: "rspec",
@@ -270,6 +276,7 @@ describe("GitLab CI through the server: a retried pipeline", () => {
         status: "failed",
         failure_reason: "script_failure",
         trace: "1 failed\n",
+        ...ranFrom("10:01:05", "10:02:00"),
       },
     ];
     pipeline.status = "failed";
@@ -277,9 +284,10 @@ describe("GitLab CI through the server: a retried pipeline", () => {
     const beforeTaskId = before["taskId"] as string;
     expect((await client.get(beforeTaskId))["result"]["isError"]).toBe(true);
 
-    // Retried on GitLab itself: the failed job is replaced by a new one, and the pipeline runs again.
+    // Retried on GitLab itself, minutes after the failure: the failed job is replaced by a new one, and the
+    // pipeline runs again.
     pipeline.jobs[1]!.retried = true;
-    pipeline.jobs.push({ id: 9003, name: "rspec", stage: "test", status: "running" });
+    pipeline.jobs.push({ id: 9003, name: "rspec", stage: "test", status: "running", ...ranFrom("10:09:30") });
     pipeline.status = "running";
     const after = await client.callTool("watch_pipeline", { project, pipelineId: 500_001 });
     expect(after).toMatchObject({ status: "working", statusMessage: "test: rspec (1 of 2 jobs done)" });
@@ -301,6 +309,53 @@ describe("GitLab CI through the server: a retried pipeline", () => {
     expect(old["result"]["structuredContent"]).toMatchObject({ status: "failed", failedStages: ["test"] });
     expect(old["statusMessage"]).toContain("retried since");
     expect((await restarted.client.get(afterTaskId))["result"]["isError"]).toBeUndefined();
+    client.expectNoneContains([token]);
+    restarted.client.expectNoneContains([token]);
+  });
+
+  it("a job GitLab retries by itself (retry:) keeps the task following the pipeline to its end, also after a restart", async () => {
+    const gitlab = cleanup.add(startFakeGitlab(project));
+    const { server, client } = await serveOver(gitlab);
+    await client.callTool("create_pipeline", { project });
+    const pipeline = pipelineOf(gitlab, 500_001);
+    pipeline.jobs = [
+      { id: 9001, name: "build", stage: "build", status: "success", ...ranFrom("10:00:00", "10:01:00") },
+      { id: 9002, name: "deploy", stage: "deploy", status: "running", ...ranFrom("10:01:05") },
+    ];
+    pipeline.status = "running";
+    const watched = await client.callTool("watch_pipeline", { project, pipelineId: 500_001 });
+    const taskId = watched["taskId"] as string;
+
+    // The deploy job fails, and its `retry:` makes GitLab create the retry in the same moment: the pipeline
+    // runs on, the task's run with it.
+    Object.assign(pipeline.jobs[1]!, {
+      status: "failed",
+      failure_reason: "script_failure",
+      retried: true,
+      finished_at: "2026-11-30T10:02:00.400Z",
+    });
+    pipeline.jobs.push({
+      id: 9003,
+      name: "deploy",
+      stage: "deploy",
+      status: "pending",
+      created_at: "2026-11-30T10:02:00.900Z",
+    });
+    const waiting = await client.get(taskId);
+    expect(waiting).toMatchObject({ status: "working", statusMessage: "running (deploy: deploy; 1 of 2 jobs done)" });
+
+    Object.assign(pipeline.jobs[2]!, ranFrom("10:02:04", "10:03:00"), { status: "success" });
+    pipeline.status = "success";
+    const succeeded = await client.get(taskId);
+    expect(succeeded["status"]).toBe("completed");
+    expect(succeeded["result"]["isError"]).toBeUndefined();
+    expect(succeeded["statusMessage"]).not.toContain("retried since");
+
+    const restarted = await serveOver(gitlab, server.secret);
+    const again = await restarted.client.get(taskId);
+    expect(again["status"]).toBe("completed");
+    expect(again["result"]["isError"]).toBeUndefined();
+    expect(again["result"]["structuredContent"]).toMatchObject({ status: "success" });
     client.expectNoneContains([token]);
     restarted.client.expectNoneContains([token]);
   });

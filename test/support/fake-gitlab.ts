@@ -17,6 +17,10 @@ export interface FakeGitlabJob {
   retried?: boolean;
   allow_failure?: boolean;
   failure_reason?: string | null;
+  /** GitLab's timestamps (ISO 8601, UTC): which run of a retried pipeline a job belongs to is told by them. */
+  created_at?: string;
+  started_at?: string | null;
+  finished_at?: string | null;
   artifacts?: Array<{ file_type: string; filename: string; size: number }>;
   trace?: string;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { jobListSchema, type PipelineJob } from "./gitlab-response-schemas.js";
 import type { PipelineRef } from "./pipeline-ref.js";
-import { runOutcome, selectPipelineRun } from "./pipeline-run.js";
+import { runOutcome, selectPipelineRun, type PipelineRun } from "./pipeline-run.js";
 import { fixture, project } from "./test-support/mock-gitlab.js";
 
 const pipelineId = 1284711;
@@ -58,6 +58,153 @@ describe("selectPipelineRun", () => {
     expect(selectPipelineRun({ project, pipelineId, jobsUpTo: 7710003 }, retriedEarly).kind).toBe(
       "retried-while-running",
     );
+  });
+});
+
+describe("selectPipelineRun after a job retry, by GitLab's timestamps", () => {
+  /** A job as GitLab lists it with `include_retried=true` (every field of the fixtures). */
+  function gitlabJob(
+    id: number,
+    name: string,
+    stage: string,
+    status: string,
+    times: { created: string; started?: string; finished?: string },
+    extra: Partial<PipelineJob> & { retried?: boolean } = {},
+  ): PipelineJob {
+    const [parsed] = jobListSchema.parse([
+      {
+        id,
+        status,
+        stage,
+        name,
+        allow_failure: false,
+        retried: false,
+        created_at: times.created,
+        started_at: times.started ?? null,
+        finished_at: times.finished ?? null,
+        failure_reason: status === "failed" ? "script_failure" : null,
+        artifacts: [],
+        ...extra,
+      },
+    ]);
+    return parsed!;
+  }
+  const build = gitlabJob(9001, "build", "build", "success", {
+    created: "2026-11-30T10:00:00.000Z",
+    started: "2026-11-30T10:00:02.000Z",
+    finished: "2026-11-30T10:01:00.000Z",
+  });
+  /** The job the task's run ended with (`jobsUpTo`), failed at 10:02:00.4. */
+  const deployFailed = (extra: Partial<PipelineJob> = {}) =>
+    gitlabJob(
+      9002,
+      "deploy",
+      "deploy",
+      "failed",
+      {
+        created: "2026-11-30T10:00:00.000Z",
+        started: "2026-11-30T10:01:05.000Z",
+        finished: "2026-11-30T10:02:00.400Z",
+      },
+      { retried: true, ...extra },
+    );
+  // GitLab's `retry:` keyword creates the retry while it marks the job failed, in the same request.
+  const autoRetry = (status: string, finished?: string, extra: { retried?: boolean } = {}) =>
+    gitlabJob(
+      9003,
+      "deploy",
+      "deploy",
+      status,
+      {
+        created: "2026-11-30T10:02:00.900Z",
+        ...(status === "pending" ? {} : { started: "2026-11-30T10:02:04.000Z" }),
+        ...(finished ? { finished } : {}),
+      },
+      extra,
+    );
+
+  it.each<[string, PipelineJob[], PipelineRun["kind"], number[], string?]>([
+    [
+      "retry: retried the last job as it failed, and the retry waits for a runner",
+      [build, deployFailed(), autoRetry("pending")],
+      "retried-while-running",
+      [9001, 9003],
+    ],
+    [
+      "retry: retried the last job as it failed, and the retry runs",
+      [build, deployFailed(), autoRetry("running")],
+      "retried-while-running",
+      [9001, 9003],
+    ],
+    [
+      "retry: retried the last job, and the retry failed too: the pipeline's end is the run's",
+      [build, deployFailed(), autoRetry("failed", "2026-11-30T10:03:00.000Z")],
+      "retried-while-running",
+      [9001, 9003],
+    ],
+    [
+      "retry: 2 retried the last job twice, and the second retry runs",
+      [
+        build,
+        deployFailed(),
+        autoRetry("failed", "2026-11-30T10:03:00.000Z", { retried: true }),
+        gitlabJob(9004, "deploy", "deploy", "running", {
+          created: "2026-11-30T10:03:00.600Z",
+          started: "2026-11-30T10:03:02.000Z",
+        }),
+      ],
+      "retried-while-running",
+      [9001, 9004],
+    ],
+    [
+      "retry: retried the last job, then the pipeline was retried ten minutes after its end",
+      [
+        build,
+        deployFailed(),
+        autoRetry("failed", "2026-11-30T10:03:00.000Z", { retried: true }),
+        gitlabJob(9004, "deploy", "deploy", "running", {
+          created: "2026-11-30T10:13:00.000Z",
+          started: "2026-11-30T10:13:03.000Z",
+        }),
+      ],
+      "ended-before-retry",
+      [9001, 9003],
+      "failed",
+    ],
+    [
+      "the pipeline retried a minute after the job failed",
+      [build, deployFailed(), gitlabJob(9003, "deploy", "deploy", "pending", { created: "2026-11-30T10:03:00.000Z" })],
+      "ended-before-retry",
+      [9001, 9002],
+      "failed",
+    ],
+    [
+      "the pipeline retried 11 seconds after the job failed",
+      [build, deployFailed(), gitlabJob(9003, "deploy", "deploy", "pending", { created: "2026-11-30T10:02:11.400Z" })],
+      "ended-before-retry",
+      [9001, 9002],
+      "failed",
+    ],
+    [
+      // retry: never retries a canceled job, so only a person or retry_pipeline did.
+      "a canceled job retried at once",
+      [build, deployFailed({ status: "canceled", failure_reason: null }), autoRetry("pending")],
+      "ended-before-retry",
+      [9001, 9002],
+      "canceled",
+    ],
+    [
+      // GitLab always gives a failed job's finished_at; without it nothing tells, so the task follows.
+      "a retry of a failed job whose finish time is not given",
+      [build, deployFailed({ finished_at: null }), autoRetry("pending")],
+      "retried-while-running",
+      [9001, 9003],
+    ],
+  ])("%s", (_, listed, kind, jobIds, outcome) => {
+    const run = selectPipelineRun({ project, pipelineId, jobsUpTo: 9002 }, listed);
+    expect(run.kind).toBe(kind);
+    expect(ids("jobs" in run ? run.jobs : [])).toEqual(jobIds);
+    if (outcome) expect(run).toMatchObject({ outcome });
   });
 });
 

@@ -4,8 +4,9 @@ import type { PipelineRef } from "./pipeline-ref.js";
 /**
  * Which run of a pipeline a task follows, from the jobs GitLab lists (retried ones included). GitLab
  * retries in place: the pipeline keeps its id and status field, and the retry's jobs get ids above every
- * earlier one. A ref's job-id bounds therefore tell its run apart from earlier and later ones, from GitLab's
- * facts alone, the same on every replica and after a restart.
+ * earlier one. A ref's job-id bounds therefore tell its run apart from earlier and later ones, and GitLab's
+ * timestamps tell the newer jobs that still belong to it (a job `retry:` retried as it failed, or one retried
+ * while the run ran): GitLab's facts alone, the same on every replica and after a restart.
  */
 export type PipelineRun =
   /** A retry's task before any retried job shows: the pipeline still shows the run before it. */
@@ -18,8 +19,9 @@ export type PipelineRun =
    */
   | { kind: "ended-before-retry"; jobs: PipelineJob[]; outcome: "success" | "failed" | "canceled" }
   /**
-   * A job was retried while the task's run was unfinished: the run goes on in the pipeline, which the task
-   * follows as it is now (its jobs are the pipeline's current ones).
+   * A job was retried as part of the task's run (by GitLab's `retry:` as it failed, or while the run still
+   * ran), or the run shows unfinished: the run goes on in the pipeline, which the task follows as it is now
+   * (its jobs are the pipeline's current ones).
    */
   | { kind: "retried-while-running"; jobs: PipelineJob[] };
 
@@ -47,34 +49,65 @@ export function selectPipelineRun(ref: PipelineRef, jobs: readonly PipelineJob[]
     return { kind: "retry-pending" };
   if (!("jobsUpTo" in ref) || !jobs.some((job) => job.id > ref.jobsUpTo))
     return { kind: "current", jobs: currentJobs(jobs) };
-  const upTo = ref.jobsUpTo;
+  const upTo = runEnd(ref.jobsUpTo, jobs);
+  if (!jobs.some((job) => job.id > upTo)) return { kind: "retried-while-running", jobs: currentJobs(jobs) };
   const runJobs = currentJobs(jobs.filter((job) => job.id <= upTo));
   const outcome = runOutcome(runJobs);
-  if (
-    outcome === undefined ||
-    !endedBefore(
-      runJobs,
-      jobs.filter((job) => job.id > upTo),
-    )
-  )
-    return { kind: "retried-while-running", jobs: currentJobs(jobs) };
+  // A run that shows unfinished, though a later retry started, is followed as the pipeline goes on.
+  if (outcome === undefined) return { kind: "retried-while-running", jobs: currentJobs(jobs) };
   return { kind: "ended-before-retry", jobs: runJobs, outcome };
 }
 
 /**
- * Whether the run's jobs had all finished when the first newer job was created, by GitLab's timestamps: a
- * job retried while others of the run still ran (a flaky one, retried by hand) continues that run rather
- * than starting a later one. Without the timestamps, a run whose jobs are all settled counts as ended.
+ * How far GitLab's newer jobs are still the task's run (the highest job id of it): from `jobsUpTo`, each
+ * newer job, oldest first, joins the run while `continuesRun` says it does; the first that does not starts
+ * a later run, and so does every job after it.
  */
-function endedBefore(runJobs: readonly PipelineJob[], newerJobs: readonly PipelineJob[]): boolean {
-  const lastFinished = latest(runJobs.map((job) => job.finished_at));
-  const firstNewer = newerJobs
-    .map((job) => job.created_at)
-    .filter((time): time is string => typeof time === "string")
-    .map(Date.parse)
-    .sort((a, b) => a - b)[0];
-  if (lastFinished === undefined || firstNewer === undefined) return true;
-  return Date.parse(lastFinished) <= firstNewer;
+function runEnd(jobsUpTo: number, jobs: readonly PipelineJob[]): number {
+  let upTo = jobsUpTo;
+  for (const newer of jobs.filter((job) => job.id > jobsUpTo).sort((a, b) => a.id - b.id)) {
+    const runJobs = jobs.filter((job) => job.id <= upTo);
+    if (!continuesRun(newer, runJobs)) break;
+    upTo = newer.id;
+  }
+  return upTo;
+}
+
+/**
+ * How soon after a job failed GitLab's `retry:` keyword has created its retry. GitLab creates it while it
+ * marks the job failed, in the same request (milliseconds; a second or two on a busy instance), whereas a
+ * retry of the pipeline needs someone who saw it fail: GitLab marks the pipeline failed in the background,
+ * a task reads that on its next poll, and only then can an agent or a person retry it.
+ */
+export const automaticRetryWindowMs = 10_000;
+
+/**
+ * Whether a job newer than the run continues it rather than starting a later run, by GitLab's timestamps:
+ * - GitLab's `retry:` retried a job of the run as it failed: `newer` replaces a failed job of the same
+ *   name and was created within `automaticRetryWindowMs` of that job's `finished_at` (the pipeline ran
+ *   on meanwhile, and its end is the run's);
+ * - a job was retried while the run still ran (a flaky job retried by hand): a job of the run finished
+ *   after `newer` was created.
+ * When GitLab does not give the timestamps that tell (a failed job without `finished_at`, a retry without
+ * `created_at`), it continues the run: the task follows the pipeline, rather than end on a failure that may
+ * have been retried at once.
+ */
+function continuesRun(newer: PipelineJob, runJobs: readonly PipelineJob[]): boolean {
+  const created = timeOf(newer.created_at);
+  if (created === undefined) return true;
+  const replaced = runJobs.filter((job) => job.name === newer.name).sort((a, b) => b.id - a.id)[0];
+  if (replaced?.status === "failed") {
+    const failedAt = timeOf(replaced.finished_at);
+    if (failedAt === undefined || created - failedAt <= automaticRetryWindowMs) return true;
+  }
+  const lastFinished = timeOf(latest(runJobs.map((job) => job.finished_at)));
+  return lastFinished !== undefined && lastFinished > created;
+}
+
+/** A GitLab timestamp in milliseconds, or undefined when it is missing or unreadable. */
+function timeOf(time: string | null | undefined): number | undefined {
+  const parsed = typeof time === "string" ? Date.parse(time) : Number.NaN;
+  return Number.isNaN(parsed) ? undefined : parsed;
 }
 
 /** The latest of some GitLab timestamps (ISO 8601, UTC), or undefined for none. */
