@@ -74,8 +74,8 @@ describe("resolveSecret", () => {
 
   it("names JOBTASKS_PREVIOUS_SECRETS and the entry's position for a too-short previous secret", async () => {
     const environment = { JOBTASKS_SECRET: "s".repeat(40), JOBTASKS_PREVIOUS_SECRETS: `${"p".repeat(40)},short` };
-    for (const attempt of [resolveSecret(environment), checkOnlySealer(environment)]) {
-      const error = (await attempt.then(
+    for (const attempt of [() => resolveSecret(environment), () => checkOnlySealer(environment)]) {
+      const error = (await attempt().then(
         () => undefined,
         (caught: unknown) => caught,
       )) as ConfigError;
@@ -88,8 +88,8 @@ describe("resolveSecret", () => {
 
   it("refuses a secret with a comma, which could never be rotated into JOBTASKS_PREVIOUS_SECRETS", async () => {
     const environment = { JOBTASKS_SECRET: `${"s".repeat(20)},${"t".repeat(20)}` };
-    for (const attempt of [resolveSecret(environment), checkOnlySealer(environment)]) {
-      await expect(attempt).rejects.toMatchObject({
+    for (const attempt of [() => resolveSecret(environment), () => checkOnlySealer(environment)]) {
+      await expect(attempt()).rejects.toMatchObject({
         option: "JOBTASKS_SECRET",
         message: expect.stringContaining("comma"),
       });
@@ -107,10 +107,10 @@ describe("resolveSecret", () => {
     await writeFile(file, `${"k".repeat(43)}\n`, { mode: 0o600 });
     await chmod(file, 0o644);
     for (const attempt of [
-      resolveSecret({ JOBTASKS_SECRET_FILE: file }),
-      checkOnlySealer({ JOBTASKS_SECRET_FILE: file }),
+      () => resolveSecret({ JOBTASKS_SECRET_FILE: file }),
+      () => checkOnlySealer({ JOBTASKS_SECRET_FILE: file }),
     ]) {
-      await expect(attempt).rejects.toMatchObject({ option: file, message: expect.stringContaining("0644") });
+      await expect(attempt()).rejects.toMatchObject({ option: file, message: expect.stringContaining("0644") });
     }
     await chmod(file, 0o600);
     expect((await resolveSecret({ JOBTASKS_SECRET_FILE: file })).secret).toBe("k".repeat(43));
@@ -129,10 +129,10 @@ describe("resolveSecret", () => {
     const asRoot = runner === 0;
     if (asRoot) chownSync(file, nobody, nobody);
     const attempts = asRoot
-      ? [resolveSecret({ JOBTASKS_SECRET_FILE: file }), checkOnlySealer({ JOBTASKS_SECRET_FILE: file })]
-      : [readKeptSecret(file, nobody)];
+      ? [() => resolveSecret({ JOBTASKS_SECRET_FILE: file }), () => checkOnlySealer({ JOBTASKS_SECRET_FILE: file })]
+      : [() => readKeptSecret(file, nobody)];
     for (const attempt of attempts) {
-      await expect(attempt).rejects.toMatchObject({
+      await expect(attempt()).rejects.toMatchObject({
         option: file,
         message: expect.stringMatching(/is owned by another user \(uid \d+\).*chown/),
       });
@@ -155,10 +155,10 @@ describe("resolveSecret", () => {
     await writeFile(file, `${"k".repeat(43)}\n`, { mode: 0o600 });
     const octal = folderMode.toString(8).padStart(4, "0");
     for (const attempt of [
-      resolveSecret({ JOBTASKS_SECRET_FILE: file }),
-      checkOnlySealer({ JOBTASKS_SECRET_FILE: file }),
+      () => resolveSecret({ JOBTASKS_SECRET_FILE: file }),
+      () => checkOnlySealer({ JOBTASKS_SECRET_FILE: file }),
     ]) {
-      await expect(attempt).rejects.toMatchObject({
+      await expect(attempt()).rejects.toMatchObject({
         option: file,
         message: expect.stringContaining(`in a folder other users may write to (${folder}, mode ${octal})`),
       });
