@@ -32,6 +32,7 @@ export const jobSchema = z.object({
   allow_failure: z.boolean().nullish(),
   failure_reason: z.string().nullish(),
   created_at: z.string().nullish(),
+  started_at: z.string().nullish(),
   finished_at: z.string().nullish(),
   artifacts: z.array(artifactSchema).nullish(),
 });

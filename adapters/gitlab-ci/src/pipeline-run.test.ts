@@ -208,6 +208,80 @@ describe("selectPipelineRun after a job retry, by GitLab's timestamps", () => {
   });
 });
 
+describe("selectPipelineRun after a retry of the pipeline that reran jobs the run had skipped", () => {
+  // GitLab's pipeline retry reruns the jobs the run skipped in later stages under their own ids: those ids
+  // are the task's run, but what they do now belongs to the retry.
+  const job = (id: number, name: string, status: string, times: Record<string, string | null>): PipelineJob =>
+    jobListSchema.parse([
+      {
+        id,
+        name,
+        stage: name,
+        status,
+        allow_failure: false,
+        created_at: "2026-11-30T10:00:00.000Z",
+        started_at: null,
+        finished_at: null,
+        ...times,
+      },
+    ])[0]!;
+  const build = job(9101, "build", "success", {
+    started_at: "2026-11-30T10:00:02.000Z",
+    finished_at: "2026-11-30T10:01:00.000Z",
+  });
+  const testFailed = job(9102, "test", "failed", {
+    started_at: "2026-11-30T10:01:02.000Z",
+    finished_at: "2026-11-30T10:02:00.400Z",
+  });
+  /** The retry, five minutes after the failure: the test again, under a new id. */
+  const testAgain = (status: string, times: Record<string, string | null> = {}) =>
+    job(9104, "test", status, { created_at: "2026-11-30T10:05:00.000Z", ...times });
+
+  it.each<[string, PipelineJob[]]>([
+    [
+      "the rerun deploy waits for the retried test",
+      [
+        build,
+        testFailed,
+        job(9103, "deploy", "created", {}),
+        testAgain("running", { started_at: "2026-11-30T10:05:02.000Z" }),
+      ],
+    ],
+    [
+      "the rerun deploy runs",
+      [
+        build,
+        testFailed,
+        job(9103, "deploy", "running", { started_at: "2026-11-30T10:06:05.000Z" }),
+        testAgain("success", { started_at: "2026-11-30T10:05:02.000Z", finished_at: "2026-11-30T10:06:00.000Z" }),
+      ],
+    ],
+    [
+      "the rerun deploy succeeded",
+      [
+        build,
+        testFailed,
+        job(9103, "deploy", "success", {
+          started_at: "2026-11-30T10:06:05.000Z",
+          finished_at: "2026-11-30T10:07:00.000Z",
+        }),
+        testAgain("success", { started_at: "2026-11-30T10:05:02.000Z", finished_at: "2026-11-30T10:06:00.000Z" }),
+      ],
+    ],
+  ])("the task's run keeps its failure: %s", (_, listed) => {
+    const run = selectPipelineRun({ project, pipelineId, jobsUpTo: 9103 }, listed);
+    expect(run).toMatchObject({ kind: "ended-before-retry", outcome: "failed" });
+    expect(ids("jobs" in run ? run.jobs : [])).toEqual([9101, 9102, 9103]);
+    // In the task's run the deploy never ran.
+    expect("jobs" in run ? run.jobs.find((listedJob) => listedJob.id === 9103)?.status : undefined).toBe("skipped");
+  });
+
+  it("follows the pipeline when the retry's own start time is not given (nothing tells the runs apart)", () => {
+    const listed = [build, testFailed, job(9103, "deploy", "created", {}), testAgain("running", { created_at: null })];
+    expect(selectPipelineRun({ project, pipelineId, jobsUpTo: 9103 }, listed).kind).toBe("retried-while-running");
+  });
+});
+
 describe("runOutcome", () => {
   const job = (status: string, extra: Partial<PipelineJob> = {}): PipelineJob => ({
     id: 1,

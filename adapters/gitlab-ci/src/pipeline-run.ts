@@ -51,7 +51,10 @@ export function selectPipelineRun(ref: PipelineRef, jobs: readonly PipelineJob[]
     return { kind: "current", jobs: currentJobs(jobs) };
   const upTo = runEnd(ref.jobsUpTo, jobs);
   if (!jobs.some((job) => job.id > upTo)) return { kind: "retried-while-running", jobs: currentJobs(jobs) };
-  const runJobs = currentJobs(jobs.filter((job) => job.id <= upTo));
+  const laterRunCreated = timeOf(jobs.filter((job) => job.id > upTo).sort((a, b) => a.id - b.id)[0]?.created_at);
+  const runJobs = currentJobs(jobs.filter((job) => job.id <= upTo)).map((job) =>
+    rerunByLaterRun(job, laterRunCreated) ? { ...job, status: "skipped", started_at: null, finished_at: null } : job,
+  );
   const outcome = runOutcome(runJobs);
   // A run that shows unfinished, though a later retry started, is followed as the pipeline goes on.
   if (outcome === undefined) return { kind: "retried-while-running", jobs: currentJobs(jobs) };
@@ -86,8 +89,8 @@ export const automaticRetryWindowMs = 10_000;
  * - GitLab's `retry:` retried a job of the run as it failed: `newer` replaces a failed job of the same
  *   name and was created within `automaticRetryWindowMs` of that job's `finished_at` (the pipeline ran
  *   on meanwhile, and its end is the run's);
- * - a job was retried while the run still ran (a flaky job retried by hand): a job of the run finished
- *   after `newer` was created.
+ * - a job was retried while the run still ran (a flaky job retried by hand): a job of the run that had
+ *   started before `newer` was created finished after it.
  * When GitLab does not give the timestamps that tell (a failed job without `finished_at`, a retry without
  * `created_at`), it continues the run: the task follows the pipeline, rather than end on a failure that may
  * have been retried at once.
@@ -100,8 +103,27 @@ function continuesRun(newer: PipelineJob, runJobs: readonly PipelineJob[]): bool
     const failedAt = timeOf(replaced.finished_at);
     if (failedAt === undefined || created - failedAt <= automaticRetryWindowMs) return true;
   }
-  const lastFinished = timeOf(latest(runJobs.map((job) => job.finished_at)));
+  // Only a job that started before `newer` was created ran beside it: a pipeline retry reruns the jobs the
+  // run skipped under their own ids, and their finish is the retry's.
+  const ranBeside = runJobs.filter((job) => {
+    const started = timeOf(job.started_at);
+    return started === undefined || started < created;
+  });
+  const lastFinished = timeOf(latest(ranBeside.map((job) => job.finished_at)));
   return lastFinished !== undefined && lastFinished > created;
+}
+
+/**
+ * Whether a job of the task's run is one a later retry of the pipeline reran: GitLab reruns the jobs a run
+ * skipped under their own ids, so such a job started after the later run began, or has not started and
+ * waits again. In the task's run it never ran (skipped). Unknown when the later run's start is not given:
+ * then the job counts as it shows, and an unfinished one makes the task follow the pipeline.
+ */
+function rerunByLaterRun(job: PipelineJob, laterRunCreated: number | undefined): boolean {
+  if (laterRunCreated === undefined) return false;
+  const started = timeOf(job.started_at);
+  if (started !== undefined) return started >= laterRunCreated;
+  return isActiveJob(job);
 }
 
 /** A GitLab timestamp in milliseconds, or undefined when it is missing or unreadable. */
