@@ -8,6 +8,8 @@ import {
   type AnyJobAdapter,
   type CallToolResult,
   type ElicitationResponse,
+  type JobSnapshot,
+  type JsonValue,
   settledAnswerKeys,
 } from "@jobtasks/core";
 import { type TaskIdSealer, TaskIdTooLongError, type TaskReference } from "./task-id.js";
@@ -38,6 +40,9 @@ import {
 import { immediateResult } from "./immediate-result.js";
 import { askBeforeStart, type InputRequiredResult } from "./input-before-start.js";
 import type { SnapshotObserver } from "./progress-notifications.js";
+import { JobChanges } from "./job-changes.js";
+import { jobKeyOf } from "./job-key.js";
+import type { EventEffect } from "./snapshot-reader.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -121,6 +126,8 @@ export class TaskService {
   readonly #handles: HandleTools;
   readonly #formsFromTaskStatus: boolean;
   readonly #answers: AnswerLedger;
+  /** The waits on each job, woken by its upstream events. */
+  readonly #changes = new JobChanges();
 
   constructor(options: TaskServiceOptions) {
     this.registry = new ToolRegistry(options.adapters);
@@ -143,6 +150,7 @@ export class TaskService {
         cancelTask: (taskId, caller) => this.cancelTask(taskId, caller),
         describeTask: (taskId, principal) => this.#describe(taskId, principal),
         wasAnswered: (taskId, key, principal) => this.wasAnswered(taskId, key, principal),
+        whenChanged: (taskId, principal, signal) => this.whenChanged(taskId, principal, signal),
       },
       {
         maxWaitingCalls: options.maxWaitingCalls ?? 256,
@@ -264,6 +272,7 @@ export class TaskService {
         pollIntervalMs: this.#pollInterval(registered.adapter),
         toolName: name,
         observe: caller.observeSnapshot,
+        changed: (signal) => this.#changes.next(jobKeyOf(target), signal),
       });
     }
     if (quickFinishWaitMs !== undefined) {
@@ -281,6 +290,7 @@ export class TaskService {
           signal: context.signal,
           toolName: name,
           pollIntervalMs: this.#pollInterval(registered.adapter),
+          changed: (signal) => this.#changes.next(jobKeyOf(target), signal),
         });
       } catch (error) {
         // Only a client that left before it got the id abandons the job; a long one is never cancelled.
@@ -361,6 +371,36 @@ export class TaskService {
     }
     const cancel = adapter.doCancel.bind(adapter);
     await this.#act("request cancellation", opened, () => cancel(opened.target.ref, context));
+  }
+
+  /**
+   * Resolves when the upstream reports a change of the task's job (an event), for waits to look again at
+   * once; never when none comes before `signal` aborts. Throws as tasks/get for an unusable id.
+   */
+  whenChanged(taskId: string, principal: string, signal: AbortSignal): Promise<void> {
+    return this.#changes.next(jobKeyOf(this.#open(taskId, principal).target), signal);
+  }
+
+  /**
+   * An upstream event about a job of adapter instance `adapterName`: its cached snapshot is replaced or
+   * dropped (see SnapshotReader.applyEvent), then every wait on the job wakes. The job is the key: any
+   * task of it, whoever created it, sees the change. Undefined when no such instance exists.
+   */
+  applyJobEvent(
+    adapterName: string,
+    event: { ref: unknown; snapshot?: JobSnapshot; updatedAt?: string },
+  ): EventEffect | "ignored: not a job reference of this adapter" | undefined {
+    const adapter = this.registry.adapter(adapterName);
+    if (!adapter) return undefined;
+    const ref = readAdapterRef(adapter, event.ref as JsonValue);
+    if (ref === undefined) return "ignored: not a job reference of this adapter";
+    const target: ReadTarget = { adapterName, adapter, ref };
+    const effect = this.#reader.applyEvent(target, {
+      ...(event.snapshot !== undefined ? { snapshot: event.snapshot } : {}),
+      ...(event.updatedAt !== undefined ? { updatedAt: event.updatedAt } : {}),
+    });
+    if (!effect.startsWith("ignored")) this.#changes.notify(jobKeyOf(target));
+    return effect;
   }
 
   /** Whether a caller may use a task id (it opens, its adapter exists, it has not expired). No upstream call. */
