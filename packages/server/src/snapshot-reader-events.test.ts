@@ -152,3 +152,12 @@ describe("SnapshotReader and upstream events", () => {
     expect((await reader.read(slowFirst, context())).message).toBe("after the event");
   });
 });
+
+describe("SnapshotReader and an old change without a snapshot", () => {
+  it("still drops the cache: reading again is never a step back", async () => {
+    const { reader, scripted, at } = setup();
+    const target = await startJob(scripted);
+    reader.applyEvent(target, { snapshot: stamped(workingSnapshot("in progress"), at(0)) });
+    expect(reader.applyEvent(target, { updatedAt: at(-60) })).toBe("dropped");
+  });
+});

@@ -173,7 +173,8 @@ export class SnapshotReader {
   /**
    * An upstream event about a job: its snapshot replaces the cached one, or (without one) the cached one is
    * dropped and the next read goes to the upstream. Never backwards: a finished job stays finished, and a
-   * snapshot older than what is held (by the upstream's updatedAt) is ignored.
+   * snapshot older (by the upstream's updatedAt) than what is held, or than a change announced before, is
+   * ignored.
    */
   applyEvent(target: ReadTarget, event: { snapshot?: JobSnapshot; updatedAt?: string }): EventEffect {
     const key = cacheKey(target);
@@ -184,7 +185,8 @@ export class SnapshotReader {
       (time): time is number => time !== undefined,
     );
     const newestHeld = held.length > 0 ? Math.max(...held) : undefined;
-    if (upstreamTime !== undefined && newestHeld !== undefined && upstreamTime < newestHeld)
+    // Only a snapshot can be out of date: reading again after an old "changed" costs a read, never a step back.
+    if (event.snapshot && upstreamTime !== undefined && newestHeld !== undefined && upstreamTime < newestHeld)
       return "ignored: older than the status held";
     const newest = upstreamTime === undefined ? newestHeld : Math.max(upstreamTime, newestHeld ?? upstreamTime);
     this.#evented.set(key, { at: this.#now(), upstreamTime: newest });
