@@ -56,17 +56,26 @@ function sign(secret: string, body: string): string {
   return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 }
 
+/** A delivery of another fixture, for the fake's run. */
+function fixtureDelivery(name: string, change: (payload: Record<string, any>) => void): string {
+  const payload = JSON.parse(
+    readFileSync(new URL(`../adapters/github-actions/src/__fixtures__/${name}`, import.meta.url), "utf8"),
+  ) as Record<string, any>;
+  change(payload);
+  return JSON.stringify(payload);
+}
+
 async function deliver(
   hooks: URL,
   instance: string,
   body: string,
-  headers: { deliveryId?: string; signature?: string } = {},
+  headers: { deliveryId?: string; signature?: string; event?: string } = {},
 ): Promise<number> {
   const response = await fetch(new URL(instance, hooks), {
     method: "POST",
     headers: {
       "content-type": "application/json",
-      "x-github-event": "workflow_run",
+      "x-github-event": headers.event ?? "workflow_run",
       "x-github-delivery": headers.deliveryId ?? "9f1c3a52-cf0e-11f0-8a2b-0242ac120002",
       "x-hub-signature-256": headers.signature ?? sign(webhookSecret, body),
     },
@@ -137,5 +146,47 @@ describe("GitHub webhooks through the server", () => {
     expect(after["status"]).toBe("completed");
     expect(github.requests.length).toBe(requestsAfter);
     agent.expectNoneContains([token, webhookSecret]);
+  });
+
+  it("an environment's approval request reaches a waiting task_status at once, and a cancel needs no GitHub request", async () => {
+    const { github, server, hooks } = await serve();
+    const runId = github.nextRunId;
+    const agent = recordingClient(server.url);
+    const taskId = (await agent.callTool("run_ci", {}))["taskId"] as string;
+    github.update(runId, { status: "in_progress", updatedAt: "2026-11-20T10:01:00Z" });
+    const host = recordingClient(server.url, { tasks: false });
+    const waiting = host.callTool("task_status", { taskId, waitSeconds: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    github.update(runId, {
+      status: "waiting",
+      updatedAt: "2026-11-20T10:01:02Z",
+      jobs: [{ id: 27_364_518_273, name: "deploy", status: "waiting" }],
+      pendingDeployments: [{ environmentId: 161_088_068, environmentName: "production", canApprove: true }],
+    });
+    const jobWaiting = fixtureDelivery("webhook-workflow-job-waiting.json", (payload) => {
+      payload["workflow_job"].run_id = runId;
+    });
+    const deliveredAt = Date.now();
+    expect(await deliver(hooks, "github", jobWaiting, { event: "workflow_job", deliveryId: "d-waiting" })).toBe(202);
+    const asked = (await waiting) as { structuredContent: Record<string, any> };
+    expect(Date.now() - deliveredAt).toBeLessThan(1000);
+    expect(asked.structuredContent["status"]).toBe("input_required");
+
+    // Cancelled upstream: the payload says all, so the task ends without another request to GitHub.
+    const requestsBefore = github.requests.length;
+    const cancelled = fixtureDelivery("webhook-workflow-run-cancelled.json", (payload) => {
+      payload["workflow_run"].id = runId;
+    });
+    expect(await deliver(hooks, "github", cancelled, { deliveryId: "d-cancelled" })).toBe(202);
+    expect((await agent.get(taskId))["status"]).toBe("cancelled");
+    expect(github.requests.length).toBe(requestsBefore);
+
+    // A re-run's first event names attempt 2: the attempt-1 task stays as it ended.
+    const rerun = fixtureDelivery("webhook-workflow-run-rerun-requested.json", (payload) => {
+      payload["workflow_run"].id = runId;
+    });
+    expect(await deliver(hooks, "github", rerun, { deliveryId: "d-rerun" })).toBe(202);
+    expect((await agent.get(taskId))["status"]).toBe("cancelled");
   });
 });

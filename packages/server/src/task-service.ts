@@ -375,10 +375,17 @@ export class TaskService {
 
   /**
    * Resolves when the upstream reports a change of the task's job (an event), for waits to look again at
-   * once; never when none comes before `signal` aborts. Throws as tasks/get for an unusable id.
+   * once; never when none comes before `signal` aborts, nor for an id that no longer opens (the wait's own
+   * next read reports that).
    */
   whenChanged(taskId: string, principal: string, signal: AbortSignal): Promise<void> {
-    return this.#changes.next(jobKeyOf(this.#open(taskId, principal).target), signal);
+    let key: string;
+    try {
+      key = jobKeyOf(this.#open(taskId, principal).target);
+    } catch {
+      return new Promise<void>(() => undefined);
+    }
+    return this.#changes.next(key, signal);
   }
 
   /**

@@ -107,18 +107,11 @@ export async function runTaskSubscription(options: TaskSubscriptionOptions): Pro
   // A task whose job reports a change (an upstream event) is read again at once, not at its next turn; a
   // change during its read (whose answer may predate it) gets it one more read.
   const changedWhileRead = new Set<string>();
-  const untilChanged = (taskId: string, waitSignal: AbortSignal): Promise<void> => {
-    let changed: Promise<void>;
-    try {
-      changed = service.whenChanged(taskId, principal, waitSignal);
-    } catch {
-      return new Promise<void>(() => undefined);
-    }
-    return changed.then(() => {
+  const untilChanged = (taskId: string, waitSignal: AbortSignal): Promise<void> =>
+    service.whenChanged(taskId, principal, waitSignal).then(() => {
       if (nextReadAt.get(taskId) === Number.POSITIVE_INFINITY) changedWhileRead.add(taskId);
       else if (nextReadAt.has(taskId)) nextReadAt.set(taskId, 0);
     });
-  };
   // Each task is read on its own schedule: one slow upstream never holds back the other tasks' updates.
   const reading = new Set<Promise<void>>();
   while (nextReadAt.size > 0 && !signal.aborted) {
