@@ -21,6 +21,7 @@ import { createRunWorkflowTool } from "./run-workflow-tool.js";
 import type { ToolDependencies } from "./tool-dependencies.js";
 import { createWatchRunTool } from "./watch-run-tool.js";
 import { createWorkflowTool } from "./workflow-tool.js";
+import { githubWebhookEvents } from "./github-webhook-events.js";
 
 /**
  * Options of `githubActions(options)`: the config-file options (see github-actions-options.ts for each
@@ -45,7 +46,7 @@ export function githubActions(
   const { fetch: injectedFetch, onUpstreamRequest, now: injectedNow, ...configOptions } = options;
   const resolved = resolveGithubActionsOptions(configOptions, environment);
   const { config } = resolved;
-  const credentials = createCredentialList(resolved.credentials);
+  const credentials = createCredentialList(resolved.credentials, resolved.webhookSecret);
   const now = injectedNow ?? Date.now;
   const budget = new RateBudget();
   const octokit = createGithubClient({
@@ -92,6 +93,7 @@ export function githubActions(
     refSchema: runRefSchema,
     // A getter: the core asks on every call, so App installation tokens are redacted as they renew.
     secrets: credentials.current,
+    ...(resolved.webhookSecret !== undefined ? { events: githubWebhookEvents(resolved.webhookSecret) } : {}),
 
     doGetStatus(ref, context) {
       return readRunSnapshot(snapshotDependencies, ref, context);
@@ -124,15 +126,17 @@ export function githubActions(
  * the App's short-lived installation tokens as they are sent. Only the newest few of those are kept: a
  * renewed installation token replaces an expired one.
  */
-function createCredentialList(configured: GithubCredentials) {
-  const kept = [configured.kind === "token" ? configured.token : configured.privateKey];
+function createCredentialList(configured: GithubCredentials, webhookSecret: string | undefined) {
+  const fixed = [configured.kind === "token" ? configured.token : configured.privateKey];
+  if (webhookSecret !== undefined) fixed.push(webhookSecret);
+  const kept = [...fixed];
   const keptInstallationTokens = 8;
   return {
     current: (): readonly string[] => kept,
     remember(credential: string): void {
       if (kept.includes(credential)) return;
       kept.push(credential);
-      if (kept.length > 1 + keptInstallationTokens) kept.splice(1, 1);
+      if (kept.length > fixed.length + keptInstallationTokens) kept.splice(fixed.length, 1);
     },
   };
 }
@@ -144,6 +148,8 @@ interface ResolvedGithubActionsOptions {
   /** "owner/repo", lower case. */
   repositories: string[];
   toolNames: { watchRun: string; rerunRun: string; runWorkflow: string | undefined };
+  /** The webhook's secret, when this instance takes GitHub's events. */
+  webhookSecret: string | undefined;
 }
 
 /**
@@ -187,7 +193,11 @@ function resolveGithubActionsOptions(options: unknown, environment: Environment)
     seen.add(workflow.tool);
   });
 
-  return { config, credentials, baseUrl, repositories: [...repositories], toolNames };
+  const webhookSecret = config.webhookSecret ?? (environment.GITHUB_WEBHOOK_SECRET || undefined);
+  if (webhookSecret !== undefined && webhookSecret.length < 16)
+    throw new AdapterConfigError("webhookSecret", "at least 16 characters (from the option, or GITHUB_WEBHOOK_SECRET)");
+
+  return { config, credentials, baseUrl, repositories: [...repositories], toolNames, webhookSecret };
 }
 
 function resolveCredentials(config: ResolvedGithubActionsConfig, environment: Environment): GithubCredentials {

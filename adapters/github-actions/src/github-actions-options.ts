@@ -59,6 +59,12 @@ const githubAppSchema = z.strictObject({
 export const githubActionsOptionsSchema = z.strictObject({
   /** A token (PAT or GITHUB_TOKEN-style); falls back to the GITHUB_TOKEN environment variable. */
   token: z.string().min(1).optional(),
+  /**
+   * The secret of the webhook that sends this instance GitHub's workflow_run, workflow_job and
+   * deployment_review events at `/hooks/<instance name>`; falls back to GITHUB_WEBHOOK_SECRET. Without
+   * one the instance takes no events and polls, as always. At least 16 characters.
+   */
+  webhookSecret: z.string().min(16, "at least 16 characters").optional(),
   /** Authenticate as a GitHub App installation instead of a token. */
   app: githubAppSchema.optional(),
   /**

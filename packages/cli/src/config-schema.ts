@@ -40,6 +40,14 @@ export const serverSettingsSchema = z.strictObject({
     .min(0)
     .default(readerDefaults.snapshotCacheMs)
     .describe("How long one upstream status read may answer other polls of the same job"),
+  eventSnapshotCacheMs: z
+    .number()
+    .int()
+    .min(0)
+    .default(readerDefaults.eventSnapshotCacheMs)
+    .describe(
+      "How long the snapshot of a job that has had an upstream event answers polls (events bring its changes; after this long it is read again)",
+    ),
   upstreamRetryBudgetMs: z
     .number()
     .int()

@@ -60,6 +60,7 @@ export function buildTaskService(config: LoadedConfig, sealer: TaskIdSealer, log
     logger,
     defaultPollIntervalMs: config.server.pollIntervalMs,
     snapshotCacheMs: config.server.snapshotCacheMs,
+    eventSnapshotCacheMs: config.server.eventSnapshotCacheMs,
     upstreamRetryBudgetMs: config.server.upstreamRetryBudgetMs,
     synchronousWaitMs: config.server.synchronousWaitMs,
     clientsWithoutTasks: config.server.clientsWithoutTasks,

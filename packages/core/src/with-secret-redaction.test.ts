@@ -124,3 +124,43 @@ describe("withSecretRedaction", () => {
     expect(withSecretRedaction(adapter)).toBe(adapter);
   });
 });
+
+describe("withSecretRedaction and upstream events", () => {
+  const token = "event-token-0123456789abcdef";
+  const adapter: JobAdapterV1<{ jobId: string }> = {
+    specificationVersion: "v1",
+    kind: "evented",
+    secrets: [token],
+    tools: [],
+    async doGetStatus() {
+      return { status: "working", rawStatus: "running" };
+    },
+    events: {
+      async doVerifyDelivery() {
+        return { verified: false, reason: `signature made with ${token} does not match` };
+      },
+      async doReadDelivery() {
+        return {
+          event: "job",
+          jobs: [
+            { ref: { jobId: `job-${token}` }, snapshot: { status: "working", rawStatus: "running", message: token } },
+            { ref: { jobId: "plain" } },
+          ],
+        };
+      },
+      jobIdentity: (ref) => ref.jobId.toLowerCase(),
+    },
+  };
+  const delivery = { headers: {}, body: new Uint8Array(), receivedAt: 0 };
+
+  it("redacts the snapshots an event carries and a refusal's reason, and leaves refs and identities alone", async () => {
+    const events = withSecretRedaction(adapter).events!;
+    const verification = await events.doVerifyDelivery(delivery);
+    expect(JSON.stringify(verification)).not.toContain(token);
+    const read = await events.doReadDelivery(delivery);
+    expect(read.jobs[0]!.snapshot!.message).toBe("[redacted]");
+    expect(read.jobs[0]!.ref).toEqual({ jobId: `job-${token}` });
+    expect(read.jobs[1]).toEqual({ ref: { jobId: "plain" } });
+    expect(events.jobIdentity!({ jobId: "AB" })).toBe("ab");
+  });
+});

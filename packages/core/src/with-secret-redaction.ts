@@ -1,5 +1,5 @@
 import type { JsonValue } from "./json.js";
-import type { AdapterContextV1, AdapterLoggerV1, JobAdapterV1, JobToolV1 } from "./v1/index.js";
+import type { AdapterContextV1, AdapterLoggerV1, JobAdapterV1, JobEventsV1, JobToolV1 } from "./v1/index.js";
 import { createSecretRedactor, type SecretRedactor } from "./secret-redactor.js";
 
 /**
@@ -33,6 +33,7 @@ export function withSecretRedaction<Ref extends JsonValue>(adapter: JobAdapterV1
     ...(adapter.pollIntervalMs !== undefined ? { pollIntervalMs: adapter.pollIntervalMs } : {}),
     ...(adapter.retentionMs !== undefined ? { retentionMs: adapter.retentionMs } : {}),
     ...(adapter.refSchema !== undefined ? { refSchema: adapter.refSchema } : {}),
+    ...(adapter.events !== undefined ? { events: redactingEvents(adapter.events, redactor) } : {}),
     secrets: declared,
     doGetStatus: (ref, context) => guarded(() => adapter.doGetStatus(ref, redactingContext(context, redactor))),
   };
@@ -49,6 +50,38 @@ export function withSecretRedaction<Ref extends JsonValue>(adapter: JobAdapterV1
     const close = adapter.close.bind(adapter);
     wrapped.close = () => guarded(close);
   }
+  return wrapped;
+}
+
+/**
+ * Events through the same redactor: the snapshots an event carries are shown to clients like any other, and
+ * a refusal's reason is logged. Refs and identities are left alone (sealed and compared, never shown).
+ */
+function redactingEvents<Ref extends JsonValue>(
+  events: JobEventsV1<Ref>,
+  redactor: () => SecretRedactor,
+): JobEventsV1<Ref> {
+  async function withRedactedErrors<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw redactor().error(error);
+    }
+  }
+  const wrapped: JobEventsV1<Ref> = {
+    doVerifyDelivery: async (delivery) =>
+      redactor().value(await withRedactedErrors(() => events.doVerifyDelivery(delivery))),
+    doReadDelivery: async (delivery) => {
+      const read = await withRedactedErrors(() => events.doReadDelivery(delivery));
+      return {
+        ...read,
+        jobs: read.jobs.map((job) =>
+          job.snapshot === undefined ? job : { ...job, snapshot: redactor().value(job.snapshot) },
+        ),
+      };
+    },
+  };
+  if (events.jobIdentity) wrapped.jobIdentity = events.jobIdentity.bind(events);
   return wrapped;
 }
 

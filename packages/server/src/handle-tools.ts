@@ -38,6 +38,8 @@ export interface TaskOperations {
   describeTask(taskId: string, principal: string): { toolName: string; pollIntervalMs: number };
   /** Whether this process already delivered an answer to the question (see AnswerLedger). */
   wasAnswered(taskId: string, key: string, principal: string): boolean;
+  /** Resolves when the task's job reports a change (an upstream event): a wait then looks again at once. */
+  whenChanged?(taskId: string, principal: string, signal: AbortSignal): Promise<void>;
 }
 
 export interface HandleToolsOptions {
@@ -132,11 +134,19 @@ export class HandleTools {
     signal: AbortSignal;
     toolName: string;
     pollIntervalMs: number;
+    changed?: (signal: AbortSignal) => Promise<void>;
   }): Promise<CallToolResult> {
     return this.#tracked(
-      this.#wait(options.read, options.waitMs, options.principal, options.signal, options.pollIntervalMs).then(
-        ({ task, busy }) =>
-          firstAnswer({ task, toolName: options.toolName, pollIntervalMs: options.pollIntervalMs, busy }),
+      this.#wait(
+        options.read,
+        options.waitMs,
+        options.principal,
+        options.signal,
+        options.pollIntervalMs,
+        undefined,
+        options.changed,
+      ).then(({ task, busy }) =>
+        firstAnswer({ task, toolName: options.toolName, pollIntervalMs: options.pollIntervalMs, busy }),
       ),
     );
   }
@@ -145,6 +155,9 @@ export class HandleTools {
     const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
     const deadline = this.#options.now() + (args.waitSeconds ?? defaultStatusWaitSeconds) * 1000;
     const read = (bounds: LookBounds) => this.#tasks.getTask(args.taskId, caller, bounds);
+    const changed = this.#tasks.whenChanged
+      ? (signal: AbortSignal) => this.#tasks.whenChanged!(args.taskId, caller.principal, signal)
+      : undefined;
     let { task, busy } = await this.#wait(
       read,
       deadline - this.#options.now(),
@@ -152,6 +165,7 @@ export class HandleTools {
       caller.signal,
       pollIntervalMs,
       caller.onProgress,
+      changed,
     );
     // A question the user answered in the client's own form is delivered, and the wait goes on; without
     // an answer (no form, dismissed, too slow) the model gets the question and task_answer, as always.
@@ -169,6 +183,7 @@ export class HandleTools {
         caller.signal,
         pollIntervalMs,
         caller.onProgress,
+        changed,
       ));
     }
     return statusAnswer({ task, toolName, pollIntervalMs, busy });
@@ -323,6 +338,7 @@ export class HandleTools {
     signal: AbortSignal,
     pollIntervalMs: number,
     onMessage?: (message: string) => void,
+    changed?: (signal: AbortSignal) => Promise<void>,
   ): Promise<{ task: DetailedTask; busy: boolean }> {
     // Each wait holds a request open; past the bound, answer with what is known now rather than refuse.
     const stopping = this.#stopping.signal.aborted;
@@ -349,6 +365,7 @@ export class HandleTools {
         now: this.#options.now,
         sleep: this.#options.sleep,
         ...(onMessage ? { onMessage } : {}),
+        ...(changed ? { changed } : {}),
       });
       return { task, busy: !waiting && !stopping && waitMs > 0 };
     } finally {

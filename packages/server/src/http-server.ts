@@ -14,6 +14,8 @@ import { createFastTasksGet } from "./fast-tasks-get.js";
 import { routeRequest } from "./request-dispatch.js";
 import { stripTaskResultContentFromResponse } from "./strip-task-result-content.js";
 import type { Logger } from "./logger.js";
+import { EventReceiver } from "./event-receiver.js";
+import { hooksPathPrefix, serveEventDelivery } from "./http-event-endpoint.js";
 
 export interface HttpServerOptions {
   service: TaskService;
@@ -40,6 +42,8 @@ export interface HttpServerOptions {
   fastTasksGet?: boolean;
   /** On close, how long answers already being written may take before their connections are cut. Default 5 s. */
   closeGraceMs?: number;
+  /** How long a delivery id of an upstream event is remembered (a repeat has no effect). Default 24 h. */
+  deliveryMemoryMs?: number;
 }
 
 /** Every request reaches the MCP handler through route(), which sets the principal; never guess one. */
@@ -55,7 +59,10 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-/** Serve MCP over Streamable HTTP at /mcp, plus /healthz for load balancers. */
+/**
+ * Serve MCP over Streamable HTTP at /mcp, plus /healthz for load balancers and `POST /hooks/<instance>`
+ * for upstream events.
+ */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const { service, logger, tokens } = options;
   const host = options.host ?? "127.0.0.1";
@@ -88,6 +95,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       ? undefined
       : createFastTasksGet({ service, serverInfo: { name: options.name, version: options.version } });
   const inputSchemaOf = (name: string) => service.registry.tool(name)?.descriptor.inputSchema;
+  const events = new EventReceiver({
+    service,
+    logger,
+    ...(options.deliveryMemoryMs !== undefined ? { deliveryMemoryMs: options.deliveryMemoryMs } : {}),
+  });
 
   /** Requests (tools/call, tasks/get, ...) still being answered: on close they finish before connections are cut. */
   const answering = new Set<ServerResponse>();
@@ -104,6 +116,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     const url = new URL(request.url ?? "/", "http://localhost");
     if (url.pathname === "/healthz") {
       writeJson(response, 200, { ok: true });
+      return;
+    }
+    // Upstream deliveries are not MCP: their signature, checked by the adapter, is their authentication.
+    if (url.pathname.startsWith(hooksPathPrefix)) {
+      await serveEventDelivery(request, response, events, logger);
       return;
     }
     if (url.pathname !== path) {

@@ -1,4 +1,4 @@
-import type { JsonValue } from "@jobtasks/core";
+import type { AnyJobAdapter, JsonValue } from "@jobtasks/core";
 
 /**
  * The one key for "this job, as this task follows it": the adapter instance and the ref its `refSchema`
@@ -15,6 +15,16 @@ import type { JsonValue } from "@jobtasks/core";
 export function jobIdentity(instance: string, ref: JsonValue): string {
   // One JSON array, so no instance name (whatever it holds) can run into the ref.
   return canonicalJson([instance, ref]);
+}
+
+/**
+ * The job identity of a task's target: what names the job is the ref, or the identity the adapter's events
+ * declare for it when one job can be written as several refs (GitHub's owner and repository names are
+ * case-insensitive). The snapshot cache, the answer ledger and the event router all key on this, so an
+ * event reaches exactly the cache entry and the waits of the tasks that follow the job.
+ */
+export function jobIdentityOf(target: { instance: string; adapter: AnyJobAdapter; ref: JsonValue }): string {
+  return jobIdentity(target.instance, target.adapter.events?.jobIdentity?.(target.ref) ?? target.ref);
 }
 
 /** JSON with every object's keys in sorted order; otherwise what JSON.stringify writes. */

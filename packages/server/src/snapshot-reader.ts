@@ -11,12 +11,13 @@ import { untilAborted } from "@jobtasks/core/adapter-utils";
 import type { Logger } from "./logger.js";
 import { taskExpired } from "./protocol-error.js";
 import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
-import { jobIdentity } from "./job-identity.js";
+import { jobIdentityOf } from "./job-identity.js";
 import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
   snapshotCacheMs: 1000,
+  eventSnapshotCacheMs: 30_000,
   slowUpstreamAnswerMs: 5000,
   upstreamRetryBudgetMs: 10 * 60_000,
   ...retryDefaults,
@@ -25,6 +26,13 @@ export const readerDefaults = {
 export interface SnapshotReaderOptions {
   /** How long a status read may be reused for other polls of the same job. 0 disables. Default 1000. */
   snapshotCacheMs?: number;
+  /**
+   * How long the cached snapshot of a job that has had an upstream event is served, instead of
+   * snapshotCacheMs: its changes arrive as events, so polls cost no upstream request, and a lost
+   * delivery is caught by the read after this long. Only jobs of adapters with events ever have one.
+   * Default 30 s.
+   */
+  eventSnapshotCacheMs?: number;
   /**
    * How long an upstream may stay unreachable before its tasks end failed. Until then they stay working,
    * with a message saying what is wrong. Default 10 minutes.
@@ -75,10 +83,16 @@ export class SnapshotReader {
   readonly #inFlight = new Map<string, Promise<JobSnapshot>>();
   /** Jobs whose upstream asked to wait (Retry-After): until then, polls are answered with what it said. */
   readonly #heldOff: LRUCache<string, { until: number; snapshot: JobSnapshot }>;
+  /**
+   * Jobs that have had an upstream event: when the last one arrived (this reader's clock), and the newest
+   * upstream time any event about the job gave, below which an event's snapshot is out of date.
+   */
+  readonly #evented: LRUCache<string, { at: number; upstreamTime: number | undefined }>;
 
   constructor(options: SnapshotReaderOptions) {
     this.#options = {
       snapshotCacheMs: options.snapshotCacheMs ?? readerDefaults.snapshotCacheMs,
+      eventSnapshotCacheMs: options.eventSnapshotCacheMs ?? readerDefaults.eventSnapshotCacheMs,
       upstreamRetryBudgetMs: options.upstreamRetryBudgetMs ?? readerDefaults.upstreamRetryBudgetMs,
       immediateRetries: options.immediateRetries ?? retryDefaults.immediateRetries,
       immediateRetryDelayMs: options.immediateRetryDelayMs ?? retryDefaults.immediateRetryDelayMs,
@@ -99,6 +113,7 @@ export class SnapshotReader {
     });
     this.#outageSince = new LRUCache({ max });
     this.#heldOff = new LRUCache({ max });
+    this.#evented = new LRUCache({ max });
   }
 
   /** How long a caller waits for the upstream before it is answered that the upstream is slow. */
@@ -124,12 +139,7 @@ export class SnapshotReader {
       : Math.max(0, Math.min(options.answerWithinMs ?? Number.POSITIVE_INFINITY, this.#options.slowUpstreamAnswerMs));
     if (!options.fresh) {
       const recent = this.#recent.get(key);
-      if (
-        recent &&
-        this.#now() - recent.readAt < this.#options.snapshotCacheMs &&
-        (options.readSince === undefined || recent.readAt > options.readSince)
-      )
-        return recent.snapshot;
+      if (recent && this.#stillFresh(key, recent.readAt, options.readSince)) return recent.snapshot;
       const pending = this.#inFlight.get(key);
       if (pending) return this.#answerWithin(key, pending, context.signal, withinMs);
     }
@@ -149,6 +159,49 @@ export class SnapshotReader {
     });
     this.#inFlight.set(key, reading);
     return this.#answerWithin(key, reading, context.signal, withinMs);
+  }
+
+  /**
+   * Whether a cached snapshot may answer. A job that has had an event keeps it for eventSnapshotCacheMs,
+   * whatever look it answers: any change since would have come as an event and dropped or replaced it.
+   */
+  #stillFresh(key: string, readAt: number, readSince: number | undefined): boolean {
+    const age = this.#now() - readAt;
+    if (this.#evented.has(key))
+      return age < Math.max(this.#options.eventSnapshotCacheMs, this.#options.snapshotCacheMs);
+    return age < this.#options.snapshotCacheMs && (readSince === undefined || readAt > readSince);
+  }
+
+  /**
+   * An upstream event about a job: its snapshot replaces the cached one, or (without one) the cached one is
+   * dropped and the next read goes to the upstream. Never backwards: a finished job stays finished, and a
+   * snapshot older (by the upstream's updatedAt) than what is held, or than a change announced before, is
+   * ignored.
+   */
+  applyEvent(target: ReadTarget, event: { snapshot?: JobSnapshot; updatedAt?: string }): EventEffect {
+    const key = cacheKey(target);
+    if (this.#terminal.has(key)) return "ignored: the job had already ended";
+    const upstreamTime = timeOf(event.snapshot?.updatedAt ?? event.updatedAt);
+    const previous = this.#evented.get(key);
+    const held = [previous?.upstreamTime, timeOf(this.#recent.get(key)?.snapshot.updatedAt)].filter(
+      (time): time is number => time !== undefined,
+    );
+    const newestHeld = held.length > 0 ? Math.max(...held) : undefined;
+    // Only a snapshot can be out of date: reading again after an old "changed" costs a read, never a step back.
+    if (event.snapshot && upstreamTime !== undefined && newestHeld !== undefined && upstreamTime < newestHeld)
+      return "ignored: older than the status held";
+    const newest = upstreamTime === undefined ? newestHeld : Math.max(upstreamTime, newestHeld ?? upstreamTime);
+    this.#evented.set(key, { at: this.#now(), upstreamTime: newest });
+    // A read already under way began before the change: later callers must not be given its answer.
+    this.#inFlight.delete(key);
+    if (event.snapshot) {
+      this.#store(key, event.snapshot);
+      const heldOff = this.#heldOff.get(key);
+      if (heldOff) this.#heldOff.set(key, { until: heldOff.until, snapshot: event.snapshot });
+      return "replaced";
+    }
+    this.#recent.delete(key);
+    return "dropped";
   }
 
   /**
@@ -234,6 +287,10 @@ export class SnapshotReader {
         reportRetryAfter,
       });
       this.#outageSince.delete(key);
+      // An event that arrived while this read was under way is newer than its answer: the answer goes to
+      // the callers that asked before the event, and is not kept (unless the job had ended: that stands).
+      const eventAt = this.#evented.get(key)?.at;
+      if (eventAt !== undefined && eventAt >= startedAt && !isTerminalStatus(snapshot.status)) return snapshot;
       return this.#store(key, snapshot);
     } catch (error) {
       const timedOut = context.signal.aborted;
@@ -288,6 +345,19 @@ export interface ReadOptions {
   readSince?: number;
 }
 
+/** What an event did to a job's cached snapshot, as the delivery's log line says it. */
+export type EventEffect =
+  | "replaced"
+  | "dropped"
+  | "ignored: the job had already ended"
+  | "ignored: older than the status held";
+
 function cacheKey(target: ReadTarget): string {
-  return jobIdentity(target.instance, target.ref);
+  return jobIdentityOf(target);
+}
+
+function timeOf(isoTime: string | undefined): number | undefined {
+  if (isoTime === undefined) return undefined;
+  const time = Date.parse(isoTime);
+  return Number.isNaN(time) ? undefined : time;
 }

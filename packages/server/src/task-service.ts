@@ -9,6 +9,8 @@ import {
   type AnyJobAdapter,
   type CallToolResult,
   type ElicitationResponse,
+  type JobSnapshot,
+  type JsonValue,
   settledAnswerKeys,
 } from "@jobtasks/core";
 import { type TaskIdSealer, TaskIdTooLongError, type TaskReference } from "./task-id.js";
@@ -21,7 +23,7 @@ import { validateToolInput } from "./validate-tool-input.js";
 import { readAdapterRef } from "./adapter-ref.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { AnswerLedger } from "./answer-ledger.js";
-import { jobIdentity } from "./job-identity.js";
+import { jobIdentityOf } from "./job-identity.js";
 import { hideAnsweredRequests } from "./hide-answered-requests.js";
 import { SynchronousCalls } from "./synchronous-calls.js";
 import { cancelUnservableJob, startFailureResult } from "./start-failure.js";
@@ -40,6 +42,8 @@ import {
 import { immediateResult } from "./immediate-result.js";
 import { askBeforeStart, type InputRequiredResult } from "./input-before-start.js";
 import type { SnapshotObserver } from "./progress-notifications.js";
+import { JobChanges } from "./job-changes.js";
+import type { EventEffect } from "./snapshot-reader.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -123,6 +127,8 @@ export class TaskService {
   readonly #handles: HandleTools;
   readonly #formsFromTaskStatus: boolean;
   readonly #answers: AnswerLedger;
+  /** The waits on each job, woken by its upstream events. */
+  readonly #changes = new JobChanges();
 
   constructor(options: TaskServiceOptions) {
     this.registry = new ToolRegistry(options.adapters);
@@ -145,6 +151,7 @@ export class TaskService {
         cancelTask: (taskId, caller) => this.cancelTask(taskId, caller),
         describeTask: (taskId, principal) => this.#describe(taskId, principal),
         wasAnswered: (taskId, key, principal) => this.wasAnswered(taskId, key, principal),
+        whenChanged: (taskId, principal, signal) => this.whenChanged(taskId, principal, signal),
       },
       {
         maxWaitingCalls: options.maxWaitingCalls ?? 256,
@@ -268,6 +275,7 @@ export class TaskService {
         pollIntervalMs: this.#pollInterval(registered.adapter),
         toolName: name,
         observe: caller.observeSnapshot,
+        changed: (signal) => this.#changes.next(jobIdentityOf(target), signal),
       });
     }
     if (quickFinishWaitMs !== undefined) {
@@ -285,6 +293,7 @@ export class TaskService {
           signal: context.signal,
           toolName: name,
           pollIntervalMs: this.#pollInterval(registered.adapter),
+          changed: (signal) => this.#changes.next(jobIdentityOf(target), signal),
         });
       } catch (error) {
         // Only a client that left before it got the id abandons the job; a long one is never cancelled.
@@ -305,7 +314,7 @@ export class TaskService {
   async getTask(taskId: string, caller: CallerContext, bounds?: LookBounds): Promise<DetailedTask> {
     const opened = this.#open(taskId, caller.principal);
     const snapshot = await this.#reader.read(opened.target, this.#adapterContext(caller), bounds);
-    const answered = this.#answers.answered(jobIdentity(opened.target.instance, opened.target.ref));
+    const answered = this.#answers.answered(jobIdentityOf(opened.target));
     return toDetailedTask(
       hideAnsweredRequests(snapshot, answered),
       this.#metadata(taskId, opened.reference, opened.target.adapter),
@@ -325,7 +334,7 @@ export class TaskService {
     const { adapter } = opened.target;
     if (!adapter.doRespond) return [];
     const respond = adapter.doRespond.bind(adapter);
-    const ledgerKey = jobIdentity(opened.target.instance, opened.target.ref);
+    const ledgerKey = jobIdentityOf(opened.target);
     return this.#answers.serialise(ledgerKey, async () => {
       const context = this.#adapterContext(caller);
       const snapshot = await this.#reader.read(opened.target, context, { fresh: true });
@@ -360,7 +369,7 @@ export class TaskService {
   /** Whether this process delivered an answer to the task's question `key` (and still remembers it). */
   wasAnswered(taskId: string, key: string, principal: string): boolean {
     const opened = this.#open(taskId, principal);
-    return this.#answers.answered(jobIdentity(opened.target.instance, opened.target.ref)).has(key);
+    return this.#answers.answered(jobIdentityOf(opened.target)).has(key);
   }
 
   /** tasks/cancel. An acknowledgement, not a promise: the job may still finish first. */
@@ -376,6 +385,43 @@ export class TaskService {
     }
     const cancel = adapter.doCancel.bind(adapter);
     await this.#act("request cancellation", opened, () => cancel(opened.target.ref, context));
+  }
+
+  /**
+   * Resolves when the upstream reports a change of the task's job (an event), for waits to look again at
+   * once; never when none comes before `signal` aborts, nor for an id that no longer opens (the wait's own
+   * next read reports that).
+   */
+  whenChanged(taskId: string, principal: string, signal: AbortSignal): Promise<void> {
+    let key: string;
+    try {
+      key = jobIdentityOf(this.#open(taskId, principal).target);
+    } catch {
+      return new Promise<void>(() => undefined);
+    }
+    return this.#changes.next(key, signal);
+  }
+
+  /**
+   * An upstream event about a job of adapter instance `instance`: its cached snapshot is replaced or
+   * dropped (see SnapshotReader.applyEvent), then every wait on the job wakes. The job is the key: any
+   * task of it, whoever created it, sees the change. Undefined when no such instance exists.
+   */
+  applyJobEvent(
+    instance: string,
+    event: { ref: unknown; snapshot?: JobSnapshot; updatedAt?: string },
+  ): EventEffect | "ignored: not a job reference of this adapter" | undefined {
+    const adapter = this.registry.adapter(instance);
+    if (!adapter) return undefined;
+    const ref = readAdapterRef(adapter, event.ref as JsonValue);
+    if (ref === undefined) return "ignored: not a job reference of this adapter";
+    const target: ReadTarget = { instance, adapter, ref };
+    const effect = this.#reader.applyEvent(target, {
+      ...(event.snapshot !== undefined ? { snapshot: event.snapshot } : {}),
+      ...(event.updatedAt !== undefined ? { updatedAt: event.updatedAt } : {}),
+    });
+    if (!effect.startsWith("ignored")) this.#changes.notify(jobIdentityOf(target));
+    return effect;
   }
 
   /** Whether a caller may use a task id (it opens, its adapter exists, it has not expired). No upstream call. */

@@ -101,8 +101,17 @@ export async function runTaskSubscription(options: TaskSubscriptionOptions): Pro
       options.send({ jsonrpc: "2.0", method: "notifications/tasks", params: { ...task, _meta: stamp } });
     }
     if (isTerminalStatus(task.status)) nextReadAt.delete(taskId);
+    else if (changedWhileRead.delete(taskId)) nextReadAt.set(taskId, 0);
     else nextReadAt.set(taskId, Date.now() + Math.max(intervalMs, task.pollIntervalMs ?? 0));
   };
+  // A task whose job reports a change (an upstream event) is read again at once, not at its next turn; a
+  // change during its read (whose answer may predate it) gets it one more read.
+  const changedWhileRead = new Set<string>();
+  const untilChanged = (taskId: string, waitSignal: AbortSignal): Promise<void> =>
+    service.whenChanged(taskId, principal, waitSignal).then(() => {
+      if (nextReadAt.get(taskId) === Number.POSITIVE_INFINITY) changedWhileRead.add(taskId);
+      else if (nextReadAt.has(taskId)) nextReadAt.set(taskId, 0);
+    });
   // Each task is read on its own schedule: one slow upstream never holds back the other tasks' updates.
   const reading = new Set<Promise<void>>();
   while (nextReadAt.size > 0 && !signal.aborted) {
@@ -116,12 +125,16 @@ export async function runTaskSubscription(options: TaskSubscriptionOptions): Pro
     if (nextReadAt.size === 0) break;
     const nextDue = Math.min(...nextReadAt.values());
     const waitMs = Number.isFinite(nextDue) ? Math.max(10, nextDue - Date.now()) : 60_000;
-    // Wake at the next due read, or as soon as a read in flight finishes (it may end the subscription);
-    // the timer of a wait cut short is cleared, not left to run.
+    // Wake at the next due read, as soon as a read in flight finishes (it may end the subscription), or
+    // when a task's job reports a change; the timer and registrations of a wait cut short are cleared.
     const stopWaiting = new AbortController();
     const waitSignal = AbortSignal.any([signal, stopWaiting.signal]);
     try {
-      await Promise.race([sleep(waitMs, undefined, { signal: waitSignal }), ...reading]);
+      await Promise.race([
+        sleep(waitMs, undefined, { signal: waitSignal }),
+        ...reading,
+        ...[...nextReadAt.keys()].map((taskId) => untilChanged(taskId, waitSignal)),
+      ]);
     } catch {
       // The wait was cut short: by the client going away (checked below) or by nothing else.
     } finally {

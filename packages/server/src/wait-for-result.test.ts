@@ -39,3 +39,36 @@ describe("waitForResult (the wait mode's synchronous path)", () => {
     expect(job.cancelRequested).toBe(false);
   });
 });
+
+describe("waitForResult and upstream events", () => {
+  it("reads again as soon as the job reports a change, not at its next poll", async () => {
+    const logger = createSilentLogger();
+    const scripted = createScriptedAdapter({ pollIntervalMs: 60_000 });
+    const { ref } = await scripted.adapter.tools[0]!.doStart(
+      { label: "evented", startAs: "working" },
+      { signal: new AbortController().signal, principal: "alice", logger },
+    );
+    let announce!: () => void;
+    const changed = new Promise<void>((resolve) => (announce = resolve));
+    const startedAt = Date.now();
+    const waiting = waitForResult({
+      reader: new SnapshotReader({ logger, snapshotCacheMs: 0 }),
+      target: { instance: "scripted", adapter: scripted.adapter, ref },
+      context: {
+        signal: new AbortController().signal,
+        principal: "alice",
+        logger: { debug() {}, info() {}, warn() {}, error() {} },
+      },
+      waitMs: 60_000,
+      pollIntervalMs: 60_000,
+      toolName: "scripted_job",
+      logger,
+      changed: () => changed,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    scripted.update(scripted.onlyJob(), completedSnapshot("woken"));
+    announce();
+    expect(await waiting).toMatchObject({ content: [{ type: "text", text: "woken" }] });
+    expect(Date.now() - startedAt).toBeLessThan(1000);
+  });
+});

@@ -17,6 +17,8 @@ export interface WaitForResultOptions {
   logger: Logger;
   /** Sees every observation, for progress notifications. */
   observe?: SnapshotObserver | undefined;
+  /** Resolves when the job reports a change (an upstream event): the wait reads again at once. */
+  changed?: (signal: AbortSignal) => Promise<void>;
 }
 
 /**
@@ -64,7 +66,23 @@ async function pollUntilDone(options: WaitForResultOptions): Promise<CallToolRes
       );
     }
     // The last read falls on the deadline itself: a job that ends within the bound is not given up on early.
-    await sleep(Math.min(options.pollIntervalMs, remaining), undefined, { signal: context.signal });
+    await pauseUntilChanged(options, Math.min(options.pollIntervalMs, remaining));
+  }
+}
+
+/** Sleep, or less when the job reports a change; rejects when the client goes away. */
+async function pauseUntilChanged(options: WaitForResultOptions, milliseconds: number): Promise<void> {
+  const { signal } = options.context;
+  if (!options.changed) return void (await sleep(milliseconds, undefined, { signal }));
+  const woken = new AbortController();
+  const any = AbortSignal.any([signal, woken.signal]);
+  void options.changed(any).then(() => woken.abort());
+  try {
+    await sleep(milliseconds, undefined, { signal: any });
+  } catch (error) {
+    if (signal.aborted || !woken.signal.aborted) throw error;
+  } finally {
+    woken.abort();
   }
 }
 

@@ -29,6 +29,11 @@ export interface WaitForTaskChangeOptions {
   stopWaiting?: AbortSignal;
   /** Spacing of reads when the task suggests none. */
   defaultPollIntervalMs: number;
+  /**
+   * Resolves when the job reports a change (an upstream event; see JobChanges): the pause ends and the
+   * wait looks again at once. Its registration ends with the signal it is given.
+   */
+  changed?: (signal: AbortSignal) => Promise<void>;
   /** Told each new status message while the wait goes on (a progress line is not a reason to answer). */
   onMessage?: (message: string) => void;
   now?: () => number;
@@ -81,20 +86,30 @@ export async function waitForTaskChange(options: WaitForTaskChangeOptions): Prom
   return task;
 }
 
-/** Sleep, or end early when the server stops waiting (true then); rejects when the request is aborted. */
+/**
+ * Sleep, or end early when the server stops waiting (true then) or the job changed (false, as after a full
+ * pause); rejects when the request is aborted.
+ */
 async function pause(options: WaitForTaskChangeOptions, milliseconds: number): Promise<boolean> {
   const sleep = options.sleep ?? realSleep;
   const stop = options.stopWaiting;
-  if (!stop) {
+  if (!stop && !options.changed) {
     await sleep(milliseconds, options.signal);
     return false;
   }
-  const both = AbortSignal.any([options.signal, stop]);
+  // Ended by the job's change (an event) too; aborted when the pause ends, which forgets the registration.
+  const woken = new AbortController();
+  const any = AbortSignal.any([options.signal, woken.signal, ...(stop ? [stop] : [])]);
+  void options.changed?.(any).then(() => woken.abort());
   try {
-    await sleep(milliseconds, both);
+    await sleep(milliseconds, any);
     return false;
   } catch (error) {
-    if (stop.aborted && !options.signal.aborted) return true;
+    if (options.signal.aborted) throw error;
+    if (stop?.aborted) return true;
+    if (woken.signal.aborted) return false;
     throw error;
+  } finally {
+    woken.abort();
   }
 }

@@ -9,3 +9,10 @@ export type {
   StartedJobV1,
 } from "./job-adapter-v1.js";
 export type { AdapterDefinitionV1 } from "./adapter-definition-v1.js";
+export type {
+  DeliveryEventsV1,
+  DeliveryVerificationV1,
+  EventDeliveryV1,
+  JobEventsV1,
+  JobEventV1,
+} from "./job-events-v1.js";

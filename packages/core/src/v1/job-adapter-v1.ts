@@ -9,6 +9,7 @@ import type {
   TaskStatus,
 } from "../mcp-shapes.js";
 import type { JsonValue } from "../json.js";
+import type { JobEventsV1 } from "./job-events-v1.js";
 
 /**
  * The adapter contract, version 1. Types only: the core calls the `do*` methods, an adapter implements
@@ -180,6 +181,11 @@ export interface JobAdapterV1<Ref extends JsonValue = JsonValue> {
   ): Promise<void | RespondOutcomeV1>;
   /** Ask the upstream to cancel. Cooperative: the job may still finish. Optional. */
   doCancel?(ref: Ref, context: AdapterContextV1): Promise<void>;
+  /**
+   * How to receive the upstream's events about jobs (webhooks): verify a delivery and name the jobs it
+   * concerns. Optional: without it the server polls, as it always does; with it polling is the safety net.
+   */
+  readonly events?: JobEventsV1<Ref>;
   /** Release connections and timers when the server stops. Optional. */
   close?(): Promise<void>;
 }
