@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startInProcessServer, type InProcessServer } from "./support/in-process-server.js";
 import {
   approvalRequest,
+  completedSnapshot,
   createScriptedAdapter,
   inputRequiredSnapshot,
   type ScriptedAdapter,
 } from "./support/scripted-adapter.js";
-import { jsonLines, runCli, startCli } from "./support/terminal-client.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { jsonLines, runCli, runInTmux, startCli } from "./support/terminal-client.js";
 
 /**
  * An upstream that puts escape sequences, carriage returns and bidi overrides in everything it says: the
@@ -126,5 +128,49 @@ describe("the terminal client with an upstream that sends escape sequences", () 
     expect(followed.code, followed.stderr).toBe(4);
     expect(followed.stderr).toContain('warning: --answer colour: input k<U+202E>x has no field "colour"');
     expect(followed.stdout + followed.stderr).not.toMatch(unsafe);
+  });
+
+  it("in a real terminal: the live line and the prompt's notes show stand-ins; title and clipboard stay as they were", async () => {
+    const seen = { noLongerAsked: "", progressLine: "" };
+    const run = await runInTmux(["call", server.url, "scripted_job", "--arg", "label=terminal"], {}, [
+      {
+        waitFor: /task jt1\./,
+        send: async () => {
+          scripted.update(scripted.lastJob(), inputRequiredSnapshot({ [hostileKey]: approvalRequest("Approve?") }));
+          return "";
+        },
+      },
+      {
+        // The question goes away upstream while the prompt is open: the client says so, naming its key.
+        waitFor: /fill in the form/,
+        send: async () => {
+          scripted.update(scripted.lastJob(), { status: "working", rawStatus: "running", message: hostile });
+          return "";
+        },
+      },
+      {
+        waitFor: /is no longer asked/,
+        send: async (screen) => {
+          seen.noLongerAsked = screen;
+          return "";
+        },
+      },
+      {
+        // The live line is redrawn about every 120 ms: let it redraw the hostile message a few times.
+        waitFor: /Approve staging/,
+        send: async (screen) => {
+          seen.progressLine = screen;
+          await sleep(800);
+          scripted.update(scripted.lastJob(), completedSnapshot("all done"));
+          return "";
+        },
+      },
+    ]);
+    expect(run.code, run.screen).toBe(0);
+    expect(run.title, run.screen).toBe(run.titleBefore);
+    expect(run.clipboard, run.screen).toBe("");
+    expect(seen.noLongerAsked).toContain("input k<U+202E>x is no longer asked");
+    expect(seen.progressLine, seen.progressLine).toContain("working: Deploy prod␍Approve staging <U+202E>yes  ");
+    expect(run.screen).toMatch(/✔ completed/);
   });
 });
