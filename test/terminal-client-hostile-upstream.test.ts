@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startInProcessServer, type InProcessServer } from "./support/in-process-server.js";
 import {
   approvalRequest,
+  completedSnapshot,
   createScriptedAdapter,
   inputRequiredSnapshot,
   type ScriptedAdapter,
 } from "./support/scripted-adapter.js";
-import { jsonLines, runCli, startCli } from "./support/terminal-client.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { jsonLines, runCli, runInTmux, startCli } from "./support/terminal-client.js";
 
 /**
  * An upstream that puts escape sequences, carriage returns and bidi overrides in everything it says: the
@@ -18,6 +20,9 @@ vi.setConfig({ testTimeout: 60_000 });
 
 const hostile =
   "\u001b]0;owned\u0007\u001b]52;c;ZWNobw==\u0007\u001b[2J\u001b[31mDeploy prod\rApprove staging \u202Eyes\u009b2J";
+// An input request's key is the upstream's too (the rest adapter reads it from the job API's answer).
+const hostileKey = "k\u001b]0;owned\u0007\u001b]52;c;ZWNobw==\u0007\u202Ex";
+const otherHostileKey = "other\u001b]0;owned\u0007\u202Dy";
 // What a terminal would act on: C0 controls but tab and newline, DEL, C1, bidi controls.
 const unsafe = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
@@ -81,5 +86,91 @@ describe("the terminal client with an upstream that sends escape sequences", () 
     expect(human.code).toBe(2);
     expect(human.stderr).toContain("Approve staging");
     expect(human.stdout + human.stderr).not.toMatch(unsafe);
+  });
+
+  it("an input request's key: task get, task answer (for people and --json) and call print it made safe", async () => {
+    const requests = { [hostileKey]: approvalRequest("first"), [otherHostileKey]: approvalRequest("second") };
+    const asked = await callUntil(inputRequiredSnapshot(requests));
+    await asked.done;
+
+    const get = await runCli(["task", "get", server.url, asked.taskId], {});
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout).toContain("input k<U+202E>x (elicitation/create): first");
+    expect(get.stdout + get.stderr).not.toMatch(unsafe);
+
+    const answers = JSON.stringify({ [hostileKey]: { approve: true } });
+    const answered = await runCli(["task", "answer", server.url, asked.taskId, "--answers", answers], {});
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(answered.stderr).toContain("answered k<U+202E>x; still asked:\ninput other<U+202D>y: second");
+    expect(answered.stdout + answered.stderr).not.toMatch(unsafe);
+
+    // The first answer closed that question here; the second one is what is left to answer.
+    const otherAnswers = JSON.stringify({ [otherHostileKey]: { approve: true } });
+    const answeredJson = await runCli(
+      ["task", "answer", server.url, asked.taskId, "--answers", otherAnswers, "--json"],
+      {},
+    );
+    expect(answeredJson.code, answeredJson.stderr).toBe(0);
+    expect(answeredJson.stdout).not.toMatch(unsafe);
+    expect(JSON.parse(answeredJson.stdout)).toMatchObject({ type: "answered", inputKeys: [otherHostileKey] });
+
+    // A "*" answer naming a field the form lacks is warned about, naming the request by its key.
+    const called = await callUntil(
+      inputRequiredSnapshot({ [hostileKey]: approvalRequest("third") }),
+      "--answer",
+      "colour=red",
+    );
+    const calledResult = await called.done;
+    expect(calledResult.code, calledResult.stderr).toBe(4);
+    expect(calledResult.stderr).toContain('warning: --answer colour: input k<U+202E>x has no field "colour"');
+    expect(calledResult.stdout + calledResult.stderr).not.toMatch(unsafe);
+    const followed = await runCli(["watch", server.url, called.taskId, "--answer", "colour=red"], {});
+    expect(followed.code, followed.stderr).toBe(4);
+    expect(followed.stderr).toContain('warning: --answer colour: input k<U+202E>x has no field "colour"');
+    expect(followed.stdout + followed.stderr).not.toMatch(unsafe);
+  });
+
+  it("in a real terminal: the live line and the prompt's notes show stand-ins; title and clipboard stay as they were", async () => {
+    const seen = { noLongerAsked: "", progressLine: "" };
+    const run = await runInTmux(["call", server.url, "scripted_job", "--arg", "label=terminal"], {}, [
+      {
+        waitFor: /task jt1\./,
+        send: async () => {
+          scripted.update(scripted.lastJob(), inputRequiredSnapshot({ [hostileKey]: approvalRequest("Approve?") }));
+          return "";
+        },
+      },
+      {
+        // The question goes away upstream while the prompt is open: the client says so, naming its key.
+        waitFor: /fill in the form/,
+        send: async () => {
+          scripted.update(scripted.lastJob(), { status: "working", rawStatus: "running", message: hostile });
+          return "";
+        },
+      },
+      {
+        waitFor: /is no longer asked/,
+        send: async (screen) => {
+          seen.noLongerAsked = screen;
+          return "";
+        },
+      },
+      {
+        // The live line is redrawn about every 120 ms: let it redraw the hostile message a few times.
+        waitFor: /Approve staging/,
+        send: async (screen) => {
+          seen.progressLine = screen;
+          await sleep(800);
+          scripted.update(scripted.lastJob(), completedSnapshot("all done"));
+          return "";
+        },
+      },
+    ]);
+    expect(run.code, run.screen).toBe(0);
+    expect(run.title, run.screen).toBe(run.titleBefore);
+    expect(run.clipboard, run.screen).toBe("");
+    expect(seen.noLongerAsked).toContain("input k<U+202E>x is no longer asked");
+    expect(seen.progressLine, seen.progressLine).toContain("working: Deploy prod␍Approve staging <U+202E>yes  ");
+    expect(run.screen).toMatch(/✔ completed/);
   });
 });

@@ -507,6 +507,23 @@ describe("jobtasks call at a URL that is not an MCP endpoint", () => {
     expect(result.stdout + result.stderr).not.toMatch(/pa55word|someone/);
     expect(seen[0]?.["authorization"]).toBe(`Basic ${Buffer.from("someone:pa55word").toString("base64")}`);
   });
+
+  it("a bad %-escape in user:password@ is a usage error naming the part, with neither printed", async () => {
+    for (const [credentials, part] of [
+      ["us%ZZer:pa55word", "user name"],
+      ["someone:pa%ZZss", "password"],
+    ] as const) {
+      const result = await runCli(["call", `http://${credentials}@127.0.0.1:1/mcp`, "demo_pipeline"], {});
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toContain(
+        `"http://127.0.0.1:1/mcp": the ${part} in the URL's user:password@ has a bad %-escape`,
+      );
+      expect(result.stderr).toMatch(/Usage: jobtasks call/);
+      expect(result.stdout + result.stderr).not.toMatch(
+        /URIError|at decodeURIComponent|pa55word|pa%ZZss|someone|us%ZZer/,
+      );
+    }
+  });
 });
 
 /** A gateway in front of the server that only lets through requests carrying its key, and records headers. */

@@ -176,17 +176,29 @@ function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+export interface TmuxRun {
+  code: number | null;
+  /** The screen at the end, as a person would see it. */
+  screen: string;
+  /** The pane's title before the CLI started and at the end: an escape sequence (OSC 0/2) changes it. */
+  titleBefore: string;
+  title: string;
+  /** What reached tmux's clipboard (its paste buffers): an OSC 52 write lands there. Empty when none did. */
+  clipboard: string;
+}
+
 /**
- * Runs the CLI in a real terminal emulator (a detached tmux session on its own socket), types each step's
- * keys once the screen shows what it waits for, and returns the screen as a person would see it at the
- * end: what stayed drawn, not the bytes that were written (a stale line, a form left open).
+ * Runs the CLI in a real terminal emulator (a detached tmux session on its own socket, with no user
+ * configuration and `set-clipboard on`, so that an OSC 52 clipboard write is taken as a terminal would),
+ * types each step's keys once the screen shows what it waits for, and returns the screen as a person would
+ * see it at the end: what stayed drawn, not the bytes that were written (a stale line, a form left open).
  */
 export async function runInTmux(
   args: string[],
   environment: Record<string, string>,
   steps: PtyStep[],
   timeoutMs = 30_000,
-): Promise<{ code: number | null; screen: string }> {
+): Promise<TmuxRun> {
   // A fresh machine has no tmux: Debian's package is installed the first time.
   const tmuxProgram = ensureDebianProgram("tmux", ["/usr/bin/tmux", "/usr/local/bin/tmux"]);
   const socket = `jobtasks-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
@@ -202,7 +214,27 @@ export async function runInTmux(
     .map(([name, value]) => `${name}=${shellWord(value)}`)
     .join(" ");
   const commandLine = `cd ${shellWord(repositoryRoot)} && env ${exports} ${[process.execPath, cliBin, ...args].map(shellWord).join(" ")}; echo "exited with $?"; sleep 60`;
-  await tmux("new-session", "-d", "-x", "160", "-y", "48", commandLine);
+  // One tmux command line, without the user's configuration: the option is set before the session (and the
+  // CLI in it) starts.
+  await tmux(
+    "-f",
+    "/dev/null",
+    "start-server",
+    ";",
+    "set-option",
+    "-g",
+    "set-clipboard",
+    "on",
+    ";",
+    "new-session",
+    "-d",
+    "-x",
+    "160",
+    "-y",
+    "48",
+    commandLine,
+  );
+  const titleBefore = await paneTitle(tmux);
   const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-");
   const deadline = Date.now() + timeoutMs;
   try {
@@ -221,8 +253,18 @@ export async function runInTmux(
     }
     const final = await waitFor(/exited with \d+/);
     const code = Number(/exited with (\d+)/.exec(final)![1]);
-    return { code, screen: final.replace(/\s*exited with \d+[\s\S]*$/, "") };
+    return {
+      code,
+      screen: final.replace(/\s*exited with \d+[\s\S]*$/, ""),
+      titleBefore,
+      title: await paneTitle(tmux),
+      clipboard: await tmux("list-buffers"),
+    };
   } finally {
     await tmux("kill-server").catch(() => undefined);
   }
+}
+
+function paneTitle(tmux: (...words: string[]) => Promise<string>): Promise<string> {
+  return tmux("display-message", "-p", "#{pane_title}").then((title) => title.trimEnd());
 }

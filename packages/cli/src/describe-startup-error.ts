@@ -1,4 +1,4 @@
-import { ConfigError } from "@jobtasks/core";
+import { ConfigError, terminalSafe } from "@jobtasks/core";
 import { ConfigFileError } from "./load-config.js";
 import { ListenError } from "./listen-error.js";
 import { ClientError } from "./client/client-error.js";
@@ -6,7 +6,7 @@ import { ClientError } from "./client/client-error.js";
 /**
  * What a person reads when a `jobtasks` command cannot go on: the message alone for problems of
  * configuration (they name the field), for an address that cannot be opened and for a client's failures
- * (connection, a refused request), the stack only for the unexpected.
+ * (connection, a refused request, made terminal-safe as they are built), the stack only for the unexpected.
  */
 export function describeStartupError(error: unknown): string {
   if (
@@ -16,5 +16,6 @@ export function describeStartupError(error: unknown): string {
     error instanceof ClientError
   )
     return error.message;
-  return `jobtasks failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+  // An unexpected error in call, watch or task may quote the server: it must not drive the terminal either.
+  return terminalSafe(`jobtasks failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 }

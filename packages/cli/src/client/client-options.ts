@@ -126,14 +126,28 @@ export function resolveTarget(
       throw new UsageError(
         `"${redactUrl(url)}": the URL's user:password@ and a token (or an Authorization header) both set Authorization; give one`,
       );
-    const user = decodeURIComponent(parsed.username);
-    const password = decodeURIComponent(parsed.password);
+    const user = decodeCredential(parsed.username, "user name", url);
+    const password = decodeCredential(parsed.password, "password", url);
     headers["Authorization"] = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
     parsed.username = "";
     parsed.password = "";
     endpoint = parsed.toString();
   }
   return { target: { kind: "http", url: endpoint, headers }, rest, display: shellQuote(redactUrl(endpoint)) };
+}
+
+/**
+ * One part of the URL's `user:password@`, %-decoded. A bad escape (`%ZZ`) is the person's typo: it is named
+ * by the part it is in, never quoted, as either part may be the secret.
+ */
+function decodeCredential(encoded: string, part: "user name" | "password", url: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new UsageError(
+      `"${redactUrl(url)}": the ${part} in the URL's user:password@ has a bad %-escape (a % must be followed by two hex digits: %40 for @, %25 for %)`,
+    );
+  }
 }
 
 /** The bearer token: --token (with a warning), --token-file, or JOBTASKS_TOKEN. */

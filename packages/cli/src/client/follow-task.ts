@@ -1,3 +1,4 @@
+import { terminalSafe } from "@jobtasks/core";
 import type {
   ApplicationElicitResult,
   TaskExecutionEvent,
@@ -184,8 +185,9 @@ class ActiveFollow {
     this.announce(taskId);
     this.options.output.asked(taskId, inputKey, form);
     for (const name of unknownGeneralFields(this.options.answers, form)) {
+      // The key and the field names are the server's (the upstream's, behind the rest adapter).
       process.stderr.write(
-        `warning: --answer ${name}: input ${inputKey} has no field "${name}" (fields: ${form.fields.map((field) => field.name).join(", ") || "none"}); not used\n`,
+        `${terminalSafe(`warning: --answer ${name}: input ${inputKey} has no field "${name}" (fields: ${form.fields.map((field) => field.name).join(", ") || "none"}); not used`)}\n`,
       );
     }
     let resolution;
@@ -226,7 +228,9 @@ class ActiveFollow {
         }
         // Said while the progress line is still paused: it then redraws below this line, not over it.
         if (stale.signal.aborted && !this.stopReason)
-          process.stderr.write(`input ${inputKey} is no longer asked (answered elsewhere, or the task moved on)\n`);
+          process.stderr.write(
+            `input ${terminalSafe(inputKey)} is no longer asked (answered elsewhere, or the task moved on)\n`,
+          );
         return undefined;
       });
       if (answer) return answer;

@@ -121,7 +121,8 @@ async function promptField(
             coerceFieldValue(field, value);
             return undefined;
           } catch (error) {
-            return (error as Error).message;
+            // The message names the field, as the server spelled it.
+            return terminalSafe((error as Error).message);
           }
         },
         ...where,

@@ -110,7 +110,7 @@ class HumanTaskOutput implements TaskOutput {
   private paused = false;
 
   started(taskId: string): void {
-    process.stderr.write(`task ${taskId}\n`);
+    process.stderr.write(`task ${terminalSafe(taskId)}\n`);
     if (this.live) {
       this.timer = setInterval(() => this.redraw(), 120);
       this.timer.unref();
@@ -120,7 +120,9 @@ class HumanTaskOutput implements TaskOutput {
   changed(state: TaskState): void {
     this.state = state;
     if (this.live) return this.redraw();
-    const line = `[${formatElapsed(this.elapsed())}] ${state.status}${state.statusMessage ? `: ${terminalSafe(state.statusMessage)}` : ""}`;
+    const line = terminalSafe(
+      `[${formatElapsed(this.elapsed())}] ${state.status}${state.statusMessage ? `: ${state.statusMessage}` : ""}`,
+    );
     const key = `${state.status}\u0000${state.statusMessage ?? ""}`;
     if (key !== this.lastPrinted) process.stderr.write(`${line}\n`);
     this.lastPrinted = key;
@@ -153,7 +155,7 @@ class HumanTaskOutput implements TaskOutput {
         `✖ failed after ${took}: ${terminalSafe(ending.error.message)}${ending.error.code !== undefined ? ` (${ending.error.code})` : ""}\n`,
       );
     } else {
-      process.stderr.write(`■ cancelled after ${took}${taskId ? ` (task ${taskId})` : ""}\n`);
+      process.stderr.write(`■ cancelled after ${took}${taskId ? ` (task ${terminalSafe(taskId)})` : ""}\n`);
     }
   }
 
@@ -184,7 +186,7 @@ class HumanTaskOutput implements TaskOutput {
     if (!this.live || this.paused || !this.state) return;
     this.draw(
       renderProgressLine({
-        status: this.state.status,
+        status: terminalSafe(this.state.status),
         statusMessage: this.state.statusMessage === undefined ? undefined : terminalSafe(this.state.statusMessage),
         progress: this.state.progress,
         elapsedMs: this.elapsed(),

@@ -12,7 +12,9 @@ import { UsageError } from "../usage-error.js";
 
 /**
  * The steps of `jobtasks task get|answer|cancel`, apart from the command's options so that building the
- * program (for every command, serve included) loads neither the MCP client nor the prompts.
+ * program (for every command, serve included) loads neither the MCP client nor the prompts. Everything
+ * they print may quote the server (a status, an input request's key, which the upstream chooses), so each
+ * text goes out through terminalSafe and each JSON line through terminalSafeJson.
  */
 
 export type TaskStep = (taskId: string, flags: ClientFlags, session: ClientSession) => Promise<number>;
@@ -28,7 +30,7 @@ async function snapshot(session: ClientSession, taskId: string) {
 
 export const getTask: TaskStep = async (taskId, flags, session) => {
   const task = (await snapshot(session, taskId)).raw as Record<string, unknown>;
-  const status = terminalSafe(String(task["status"]));
+  const status = String(task["status"]);
   const exitCode = exitCodeOfTask(task);
   if (flags.json) {
     process.stdout.write(`${terminalSafeJson({ type: "task", ...task })}\n`);
@@ -36,7 +38,7 @@ export const getTask: TaskStep = async (taskId, flags, session) => {
   }
   const lines = [
     `task ${taskId}`,
-    `status: ${status}${task["statusMessage"] ? ` (${terminalSafe(String(task["statusMessage"]))})` : ""}`,
+    `status: ${status}${task["statusMessage"] ? ` (${String(task["statusMessage"])})` : ""}`,
   ];
   for (const [inputKey, request] of Object.entries(
     (task["inputRequests"] ?? {}) as Record<string, { method?: string; params?: Record<string, unknown> }>,
@@ -47,9 +49,9 @@ export const getTask: TaskStep = async (taskId, flags, session) => {
       ...form.fields.map((field) => `  ${describeField(field)}`),
     );
   }
-  if (task["error"]) lines.push(`error: ${terminalSafe(JSON.stringify(task["error"]))}`);
+  if (task["error"]) lines.push(`error: ${JSON.stringify(task["error"])}`);
   process.stdout.write(
-    `${lines.join("\n")}\n${task["result"] ? formatToolResult(task["result"] as Record<string, unknown>) : ""}`,
+    `${terminalSafe(lines.join("\n"))}\n${task["result"] ? formatToolResult(task["result"] as Record<string, unknown>) : ""}`,
   );
   return exitCode;
 };
@@ -87,7 +89,8 @@ export const answerTask: TaskStep = async (taskId, flags, session) => {
     try {
       resolution = resolvePreparedAnswer(answers, inputKey, form);
     } catch (error) {
-      throw new UsageError((error as Error).message);
+      // The message names the form's fields, which the server chose.
+      throw new UsageError(terminalSafe((error as Error).message));
     }
     if (resolution.kind === "answered") {
       responses[inputKey] = resolution.result;
@@ -110,10 +113,10 @@ export const answerTask: TaskStep = async (taskId, flags, session) => {
       throw asClientError(error, "the server refused the answer");
     });
   if (flags.json)
-    process.stdout.write(`${JSON.stringify({ type: "answered", taskId, inputKeys: Object.keys(responses) })}\n`);
+    process.stdout.write(`${terminalSafeJson({ type: "answered", taskId, inputKeys: Object.keys(responses) })}\n`);
   else
     process.stderr.write(
-      `answered ${Object.keys(responses).join(", ")}${unanswered.length > 0 ? `; still asked:\n${unanswered.join("\n")}` : ""}\n`,
+      `${terminalSafe(`answered ${Object.keys(responses).join(", ")}${unanswered.length > 0 ? `; still asked:\n${unanswered.join("\n")}` : ""}`)}\n`,
     );
   return exitCodes.completed;
 };
@@ -129,7 +132,7 @@ export const cancelTask: TaskStep = async (taskId, flags, session) => {
       );
     else
       process.stderr.write(
-        `task ${taskId} had already ended: ${terminalSafe(String(before["status"]))}; nothing to cancel\n`,
+        `${terminalSafe(`task ${taskId} had already ended: ${String(before["status"])}; nothing to cancel`)}\n`,
       );
     return exitCode;
   }
@@ -139,10 +142,10 @@ export const cancelTask: TaskStep = async (taskId, flags, session) => {
     .catch((error: unknown) => {
       throw asClientError(error, `cannot cancel task ${taskId}`);
     });
-  if (flags.json) process.stdout.write(`${JSON.stringify({ type: "cancel-requested", taskId })}\n`);
+  if (flags.json) process.stdout.write(`${terminalSafeJson({ type: "cancel-requested", taskId })}\n`);
   else
     process.stderr.write(
-      `cancel requested; the task ends cancelled (or completed, if the job finished first): jobtasks watch ${session.resolved.display} ${taskId}\n`,
+      `${terminalSafe(`cancel requested; the task ends cancelled (or completed, if the job finished first): jobtasks watch ${session.resolved.display} ${taskId}`)}\n`,
     );
   return exitCodes.completed;
 };
