@@ -77,10 +77,14 @@ export class HandleTools {
       options.maxWaitingCallsPerPrincipal ?? Math.max(1, Math.floor(options.maxWaitingCalls / 4));
   }
 
-  /** The server is stopping: answer every open wait now with the task as last seen, and wait no more. */
-  async stopWaiting(): Promise<void> {
+  /**
+   * The server is stopping: answer every open wait now with the task as last seen, and wait no more.
+   * Resolves once the open calls have answered, or after boundMs: a call held by an upstream that never
+   * answers (a delivery in flight) must not keep the server from stopping.
+   */
+  async stopWaiting(boundMs: number): Promise<void> {
     this.#stopping.abort();
-    await Promise.allSettled(this.#openCalls);
+    await withinMs(Promise.allSettled(this.#openCalls), boundMs);
   }
 
   call(name: HandleToolName, args: unknown, caller: HandleCaller): Promise<CallToolResult> {

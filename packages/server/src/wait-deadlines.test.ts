@@ -287,3 +287,28 @@ describe("stopping the server", () => {
     expect(text(later.value)).not.toMatch(/busy/);
   });
 });
+
+describe("stopping the server while an answer is being delivered", () => {
+  it("returns within its bound when a delivery never settles (the user's form answer, a hung doRespond)", async () => {
+    const { service, scripted } = setup({ service: { formsFromTaskStatus: true } });
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    scripted.adapter.doRespond = async () => {
+      scripted.calls.respond += 1;
+      return new Promise<never>(() => undefined);
+    };
+    const who = caller("alice");
+    void service
+      .callTool(
+        "task_status",
+        { taskId, waitSeconds: 30 },
+        { ...who, tasksDeclared: false, askUser: async () => ({ action: "accept", content: { approve: true } }) },
+      )
+      .catch(() => undefined);
+    await until(() => scripted.calls.respond === 1);
+    const tooLate = new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), 2_000));
+    const stopped = await timed(() => Promise.race([service.stopWaiting(300).then(() => "stopped"), tooLate]));
+    expect(stopped.value).toBe("stopped");
+    expect(stopped.elapsedMs).toBeGreaterThanOrEqual(250);
+    expect(stopped.elapsedMs).toBeLessThan(1_000);
+  });
+});
