@@ -167,7 +167,7 @@ export class HandleTools {
       deadline - this.#options.now() > 0 &&
       !this.#stopping.signal.aborted
     ) {
-      if (!(await this.#askUser(args.taskId, task.inputRequests, deadline - this.#options.now(), caller))) break;
+      if (!(await this.#askUser(args.taskId, task.inputRequests, deadline, caller))) break;
       ({ task, busy } = await this.#wait(
         read,
         Math.max(0, deadline - this.#options.now()),
@@ -180,21 +180,29 @@ export class HandleTools {
     return statusAnswer({ task, toolName, pollIntervalMs, busy });
   }
 
-  /** Put the first outstanding question to the user; true when an answer reached the upstream. */
+  /**
+   * Put the first outstanding question to the user; true when an answer reached the upstream by the
+   * deadline. A delivery still on its way then goes on (sent at most once, as task_answer's does), and the
+   * wait answers in time with the task as last seen.
+   */
   async #askUser(
     taskId: string,
     inputRequests: Record<string, InputRequest>,
-    timeoutMs: number,
+    deadline: number,
     caller: HandleCaller,
   ): Promise<boolean> {
     const [key, request] = Object.entries(inputRequests)[0] ?? [];
     if (key === undefined || request === undefined || !caller.askUser) return false;
-    const response = await caller.askUser(request, timeoutMs).catch(() => undefined);
+    const response = await caller.askUser(request, deadline - this.#options.now()).catch(() => undefined);
     // A dismissed form is no decision: leave the question to the model rather than send a refusal.
     if (!response || response.action === "cancel") return false;
     const checked = checkFormAnswer(request, response.action, response.content);
     if (!checked.ok) return false;
-    return (await this.#tasks.updateTask(taskId, { [key]: checked.response }, caller)).includes(key);
+    // Not tied to this request, which ends at the deadline: the user's answer must not stop halfway.
+    const delivery = { ...caller, signal: new AbortController().signal };
+    const delivering = this.#tasks.updateTask(taskId, { [key]: checked.response }, delivery);
+    const settled = await withinMs(delivering, Math.max(0, deadline - this.#options.now()));
+    return settled?.value.includes(key) ?? false;
   }
 
   async #answer(args: AnswerArguments, caller: HandleCaller): Promise<CallToolResult> {

@@ -312,3 +312,38 @@ describe("stopping the server while an answer is being delivered", () => {
     expect(stopped.elapsedMs).toBeLessThan(1_000);
   });
 });
+
+describe("task_status delivering the user's form answer", () => {
+  it("answers by the end of waitSeconds when the upstream never answers the delivery; the answer is not sent twice", async () => {
+    const { service, scripted } = setup({ service: { formsFromTaskStatus: true } });
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    scripted.adapter.doRespond = async () => {
+      scripted.calls.respond += 1;
+      return new Promise<never>(() => undefined);
+    };
+    const askUser = async () => ({ action: "accept" as const, content: { approve: true } });
+    const tooLate = new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), 3_000));
+    const answered = await timed(() =>
+      Promise.race([
+        service.callTool(
+          "task_status",
+          { taskId, waitSeconds: 1 },
+          { ...caller("alice"), tasksDeclared: false, askUser },
+        ),
+        tooLate,
+      ]),
+    );
+    expect(answered.value).not.toBe("still waiting");
+    expect(answered.elapsedMs).toBeLessThan(1_600);
+    expect(scripted.calls.respond).toBe(1);
+    // A model answering the question meanwhile queues behind the delivery: nothing is sent a second time.
+    const second = await call(service, "task_answer", {
+      taskId,
+      key: "job-1-approval-1",
+      action: "accept",
+      content: { approve: true },
+    });
+    expect(second.structuredContent).toMatchObject({ sent: false, delivering: true });
+    expect(scripted.calls.respond).toBe(1);
+  });
+});
