@@ -154,8 +154,9 @@ describe("a job tool called without the extension", () => {
 });
 
 describe("what a host that shows the model only structuredContent reads", () => {
-  // Claude Code and Codex hand the model a tool result's structuredContent and drop its text: each answer's
-  // JSON carries the status and the next call, and says nothing the model would have to guess.
+  // Codex (and Claude Code, for a result that is not an error) hands the model a tool result's
+  // structuredContent and drops its text: each answer's JSON carries the status and the next call, and
+  // says nothing the model would have to guess.
   const followUp = (taskId: string) => ({
     tool: "task_status",
     arguments: { taskId },
