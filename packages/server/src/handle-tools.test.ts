@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import {
   AnswersPartlySettledError,
   ConfigError,
+  JobNotFoundError,
   UpstreamError,
   type CallToolResult,
   type InputRequest,
@@ -209,6 +210,21 @@ describe("what a host that shows the model only structuredContent reads", () => 
       status: "working",
       next: followUp(taskId),
     });
+  });
+
+  it("a sent answer stays a sent answer when the read after it fails: the status is left out, not the answer", async () => {
+    const { service, scripted } = setup({
+      onRespond: () => {
+        scripted.adapter.doGetStatus = async () => {
+          throw new JobNotFoundError("the upstream forgot the job");
+        };
+      },
+    });
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const key = "job-1-approval-1";
+    const sent = await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } });
+    expect(sent.isError).toBeUndefined();
+    expect(sent.structuredContent).toEqual({ taskId, key, action: "accept", sent: true, next: followUp(taskId) });
   });
 
   it("a requested cancel names task_status to see how the job ends; a finished job names none", async () => {

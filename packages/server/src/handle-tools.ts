@@ -228,12 +228,20 @@ export class HandleTools {
     if (!settled) return stillDelivering(args, task, toolName, this.#options.slowUpstreamAnswerMs);
     // The task as this process knows it now: the ledger leaves out the question just answered, so this
     // read (mostly the snapshot the delivery's own read left) says whether the job still asks anything.
-    const after = await this.#tasks.getTask(args.taskId, caller, {
-      answerWithinMs: Math.max(0, answerBy - this.#options.now()),
-    });
+    const readAfter = () =>
+      this.#tasks.getTask(args.taskId, caller, { answerWithinMs: Math.max(0, answerBy - this.#options.now()) });
     // Answered meanwhile by someone else, or superseded between the two reads: still sent at most once.
-    if (!settled.value.includes(args.key)) return this.#notOutstanding(args, after, toolName, pollIntervalMs, caller);
-    const sent = { taskId: args.taskId, key: args.key, action: args.action, sent: true, status: after.status };
+    if (!settled.value.includes(args.key))
+      return this.#notOutstanding(args, await readAfter(), toolName, pollIntervalMs, caller);
+    // The answer was sent whatever this read says: a failed read leaves the status out, not the answer.
+    const after = await readAfter().catch(() => undefined);
+    const sent = {
+      taskId: args.taskId,
+      key: args.key,
+      action: args.action,
+      sent: true,
+      ...(after ? { status: after.status } : {}),
+    };
     // A dismissed form, or an answer the adapter reports as left open, decides nothing: the job still asks.
     if (!this.#tasks.wasAnswered(args.taskId, args.key, caller.principal)) {
       return text(
@@ -242,7 +250,7 @@ export class HandleTools {
       );
     }
     return text(
-      `Sent "${args.action}" to question ${args.key} of ${toolName}; the job is ${after.status}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
+      `Sent "${args.action}" to question ${args.key} of ${toolName}${after ? `; the job is ${after.status}` : ""}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
       {
         ...sent,
         next: followWithStatus(
