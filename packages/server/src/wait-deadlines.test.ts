@@ -3,6 +3,8 @@ import type { CallToolResult, JobSnapshot } from "@jobtasks/core";
 import { TaskIdSealer } from "./task-id.js";
 import { createSilentLogger } from "./logger.js";
 import { TaskService, type CallerContext, type TaskServiceOptions } from "./task-service.js";
+import { startHttpServer } from "./http-server.js";
+import { rawCall, rawResult } from "../../../test/support/raw-rpc.js";
 import {
   approvalRequest,
   completedSnapshot,
@@ -310,6 +312,51 @@ describe("stopping the server while an answer is being delivered", () => {
     expect(stopped.value).toBe("stopped");
     expect(stopped.elapsedMs).toBeGreaterThanOrEqual(250);
     expect(stopped.elapsedMs).toBeLessThan(1_000);
+  });
+});
+
+describe("closing the HTTP server while an answer is being delivered", () => {
+  it("finishes within its grace period although a task_answer is held by a delivery the upstream never answers", async () => {
+    // A slow-upstream bound far beyond the grace: the task_answer call itself stays open all along.
+    const { service, scripted } = setup({ service: { slowUpstreamAnswerMs: 20_000 } });
+    const http = await startHttpServer({
+      service,
+      logger: createSilentLogger(),
+      name: "closing",
+      version: "1.0.0",
+      port: 0,
+      closeGraceMs: 300,
+    });
+    try {
+      const handle = await rawResult(
+        http.url,
+        "tools/call",
+        { name: "scripted_job", arguments: { startAs: "input_required" } },
+        { tasks: false },
+      );
+      const taskId = (handle["structuredContent"] as { taskId: string }).taskId;
+      scripted.adapter.doRespond = async () => {
+        scripted.calls.respond += 1;
+        return new Promise<never>(() => undefined);
+      };
+      const answering = rawCall(
+        http.url,
+        "tools/call",
+        {
+          name: "task_answer",
+          arguments: { taskId, key: "job-1-approval-1", action: "accept", content: { approve: true } },
+        },
+        { tasks: false },
+      ).catch(() => undefined);
+      await until(() => scripted.calls.respond === 1);
+      const tooLate = new Promise<"still closing">((resolve) => setTimeout(() => resolve("still closing"), 3_000));
+      const closed = await timed(() => Promise.race([http.close().then(() => "closed"), tooLate]));
+      expect(closed.value).toBe("closed");
+      expect(closed.elapsedMs).toBeLessThan(1_500);
+      await answering;
+    } finally {
+      await Promise.race([http.close(), new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
   });
 });
 
