@@ -176,11 +176,14 @@ describe.each(Object.entries(clients))("%s, without the tasks extension", (_name
       key,
       action: "accept",
       sent: true,
+      status: "working",
       next: { tool: "task_status", arguments: { taskId }, description: expect.stringMatching(/goes on/) },
     });
     const again = await client.callTool("task_answer", { taskId, key, action: "decline" });
     expect(again.isError).toBe(true);
     expect(again.structuredContent).toMatchObject({ taskId, key, action: "decline", sent: false });
+    // Claude Code shows the model an error's text only: the text names the next call too.
+    expect(textOf(again)).toContain(`Next: call task_status {"taskId":"${taskId}"}`);
 
     const progress: string[] = [];
     const finished = await client.callTool(

@@ -27,7 +27,12 @@ export const adapterEntrySchema = z
 
 export const serverSettingsSchema = z.strictObject({
   name: z.string().min(1).default("jobtasks").describe("Server name, reported in server/discover"),
-  instructions: z.string().optional().describe("Instructions for the model, reported in server/discover"),
+  instructions: z
+    .string()
+    .optional()
+    .describe(
+      "What the tools do, for the model; reported in initialize and server/discover, followed by how to follow a job in the calls the client has",
+    ),
   pollIntervalMs: z
     .number()
     .int()

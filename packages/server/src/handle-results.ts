@@ -19,10 +19,10 @@ export interface HandleView {
 }
 
 /**
- * The call a model makes next, in every handle tool answer that has one. Hosts such as Claude Code and
- * Codex show the model structuredContent and drop the text, so the JSON alone must say what to do.
- * `arguments` holds what is fixed; the description says what is left to decide (an answer's action and
- * content are never filled in for the model).
+ * The call a model makes next, in every handle tool answer that has one. Hosts show the model either the
+ * structuredContent (Codex; Claude Code for a result that is not an error) or the text (Claude Code for an
+ * error), so both carry it: the JSON here, the text from nextCallText. `arguments` holds what is fixed; the
+ * description says what is left to decide (an answer's action and content are never filled in for the model).
  */
 export interface NextCall {
   tool: "task_status" | "task_answer";
@@ -158,7 +158,7 @@ export function stillDelivering(
 }
 
 /** Answer the first open question; the others, if any, the same way. */
-function answerNext(taskId: string, keys: readonly string[]): NextCall {
+export function answerNext(taskId: string, keys: readonly string[]): NextCall {
   const [key, ...others] = keys;
   return {
     tool: "task_answer",
@@ -216,13 +216,26 @@ function exampleValue(schema: Record<string, unknown>): unknown {
   }
 }
 
-function text(message: string, structuredContent: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text: message }], structuredContent };
+/** The next call as a text states it: the tool and its exact JSON arguments, then what is left to decide. */
+export function nextCallText(next: NextCall): string {
+  return `Next: call ${next.tool} ${JSON.stringify(next.arguments)}. ${next.description}`;
 }
 
+/** The message, then the structuredContent's next call (when it has one) in nextCallText's words. */
+function withNextCall(message: string, structuredContent: Record<string, unknown> | undefined): string {
+  const next = structuredContent?.["next"] as NextCall | undefined;
+  return next ? `${message}\n${nextCallText(next)}` : message;
+}
+
+/** A handle tool's answer: its text ends with the next call, so the text and the JSON never disagree. */
+export function text(message: string, structuredContent: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text: withNextCall(message, structuredContent) }], structuredContent };
+}
+
+/** A handle tool's error, its text ending with the next call as text() does. */
 export function toolError(message: string, structuredContent?: Record<string, unknown>): CallToolResult {
   return {
-    content: [{ type: "text", text: message }],
+    content: [{ type: "text", text: withNextCall(message, structuredContent) }],
     isError: true,
     ...(structuredContent ? { structuredContent } : {}),
   };

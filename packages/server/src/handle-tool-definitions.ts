@@ -46,6 +46,16 @@ export const handleToolInputSchemas = {
 
 const statuses = ["working", "input_required", "completed", "failed", "cancelled"];
 
+/** A finished job's outcome, in task_status's answer and in task_cancel's for a job that had already ended. */
+const outcomeProperties = {
+  result: { type: "object", description: "The job's own structured result, when completed" },
+  error: {
+    type: "object",
+    properties: { code: { type: "integer" }, message: { type: "string" } },
+    required: ["code", "message"],
+  },
+};
+
 /** The call to make next (see NextCall in handle-results.ts): in every answer that has one. */
 const nextCallSchema = {
   type: "object",
@@ -73,12 +83,7 @@ const taskStatusOutputSchema = {
     },
     pollIntervalMs: { type: "integer", minimum: 0 },
     next: nextCallSchema,
-    result: { type: "object", description: "The job's own structured result, when completed" },
-    error: {
-      type: "object",
-      properties: { code: { type: "integer" }, message: { type: "string" } },
-      required: ["code", "message"],
-    },
+    ...outcomeProperties,
   },
   required: ["taskId", "status", "pollIntervalMs"],
 };
@@ -124,7 +129,8 @@ const descriptors: Record<HandleToolName, Omit<ToolDescriptor, "inputSchema">> =
         status: {
           type: "string",
           enum: statuses,
-          description: "The job's status as last seen, when nothing was sent or the answer is still being delivered",
+          description:
+            "The job's status as this process knows it: after a sent answer, without the question just answered (working when it asked nothing else); else as last seen",
         },
         next: nextCallSchema,
       },
@@ -136,13 +142,24 @@ const descriptors: Record<HandleToolName, Omit<ToolDescriptor, "inputSchema">> =
     title: "Cancel a job",
     description:
       "Ask the system running a job to cancel it, by its taskId. The cancel is requested, not immediate: the job may " +
-      "still finish first; task_status tells how it ended.",
+      "still finish first; task_status tells how it ended. A job that had already ended is answered with how it ended.",
     outputSchema: {
       type: "object",
       properties: {
         taskId: { type: "string" },
-        status: { type: "string", enum: statuses, description: "The job's status when the cancel was asked for" },
-        cancelRequested: { type: "boolean", description: "false when the job had already ended" },
+        status: {
+          type: "string",
+          enum: statuses,
+          description: "The job's status when the cancel was asked for, or how it had ended",
+        },
+        cancelRequested: {
+          type: "boolean",
+          description:
+            "false when the job had already ended: the answer then says how (result or error), with no next call",
+        },
+        statusMessage: { type: "string" },
+        pollIntervalMs: { type: "integer", minimum: 0 },
+        ...outcomeProperties,
         next: nextCallSchema,
       },
       required: ["taskId", "status", "cancelRequested"],

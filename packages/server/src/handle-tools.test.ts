@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import {
   AnswersPartlySettledError,
   ConfigError,
+  JobNotFoundError,
   UpstreamError,
   type CallToolResult,
   type InputRequest,
@@ -154,8 +155,9 @@ describe("a job tool called without the extension", () => {
 });
 
 describe("what a host that shows the model only structuredContent reads", () => {
-  // Claude Code and Codex hand the model a tool result's structuredContent and drop its text: each answer's
-  // JSON carries the status and the next call, and says nothing the model would have to guess.
+  // Codex (and Claude Code, for a result that is not an error) hands the model a tool result's
+  // structuredContent and drops its text: each answer's JSON carries the status and the next call, and
+  // says nothing the model would have to guess.
   const followUp = (taskId: string) => ({
     tool: "task_status",
     arguments: { taskId },
@@ -188,7 +190,15 @@ describe("what a host that shows the model only structuredContent reads", () => 
     const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
     const key = "job-1-approval-1";
     const sent = await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } });
-    expect(sent.structuredContent).toEqual({ taskId, key, action: "accept", sent: true, next: followUp(taskId) });
+    // The only question answered: this process knows the job works on (the upstream may still list it).
+    expect(sent.structuredContent).toEqual({
+      taskId,
+      key,
+      action: "accept",
+      sent: true,
+      status: "working",
+      next: followUp(taskId),
+    });
     expect(sent.structuredContent["next"].description).toMatch(/goes on/);
     scripted.update(scripted.onlyJob(), workingSnapshot("deploying"));
     const again = await call(service, "task_answer", { taskId, key, action: "decline" });
@@ -202,6 +212,21 @@ describe("what a host that shows the model only structuredContent reads", () => 
     });
   });
 
+  it("a sent answer stays a sent answer when the read after it fails: the status is left out, not the answer", async () => {
+    const { service, scripted } = setup({
+      onRespond: () => {
+        scripted.adapter.doGetStatus = async () => {
+          throw new JobNotFoundError("the upstream forgot the job");
+        };
+      },
+    });
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const key = "job-1-approval-1";
+    const sent = await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } });
+    expect(sent.isError).toBeUndefined();
+    expect(sent.structuredContent).toEqual({ taskId, key, action: "accept", sent: true, next: followUp(taskId) });
+  });
+
   it("a requested cancel names task_status to see how the job ends; a finished job names none", async () => {
     const { service, scripted } = setup();
     const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
@@ -209,6 +234,25 @@ describe("what a host that shows the model only structuredContent reads", () => 
     scripted.update(scripted.onlyJob(), completedSnapshot("done"));
     const finished = await call(service, "task_status", { taskId });
     expect(finished.structuredContent).not.toHaveProperty("next");
+  });
+
+  it("task_cancel on a job that had ended answers how it ended, with its result, and names no next call", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", {})).structuredContent;
+    scripted.update(scripted.onlyJob(), completedSnapshot("done"));
+    const ended = await call(service, "task_cancel", { taskId });
+    expect(ended.isError).toBeUndefined();
+    expect(ended.structuredContent).toMatchObject({
+      taskId,
+      status: "completed",
+      cancelRequested: false,
+      result: { text: "done" },
+    });
+    expect(ended.structuredContent).not.toHaveProperty("next");
+    expect(text(ended)).toMatch(/already ended \(completed\); nothing to cancel/);
+    expect(text(ended)).toContain("done");
+    expect(text(ended)).not.toMatch(/Next:/);
+    expect(scripted.calls.cancel).toBe(0);
   });
 
   it('a busy first answer asks for task_status after the poll interval, not "again" before any call', async () => {
@@ -220,6 +264,57 @@ describe("what a host that shows the model only structuredContent reads", () => 
     expect(handle.structuredContent["next"]).toEqual(followUp(taskId));
     expect(handle.structuredContent["next"].description).toMatch(/busy.*wait about 5 ms/);
     expect(handle.structuredContent["next"].description).not.toMatch(/again/);
+  });
+});
+
+describe("what a host that shows the model only the text of an error reads", () => {
+  // Claude Code shows the model an isError result's text, not its structuredContent: the text states the
+  // same next call as the JSON, tool and exact arguments, from one generator.
+  const nextLine = (next: { tool: string; arguments: Record<string, unknown> }) =>
+    `Next: call ${next.tool} ${JSON.stringify(next.arguments)}`;
+
+  it("an answer to a question already answered states task_status and the taskId in its text", async () => {
+    const { service, scripted } = setup();
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const key = "job-1-approval-1";
+    await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } });
+    scripted.update(scripted.onlyJob(), workingSnapshot("deploying"));
+    const again = await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } });
+    expect(again.isError).toBe(true);
+    expect(text(again)).toContain(`Next: call task_status {"taskId":"${taskId}"}`);
+    expect(text(again)).toContain(nextLine(again.structuredContent["next"]));
+  });
+
+  it("an answer under a wrong key names the open question's key as the next call, in the text and the JSON", async () => {
+    const { service } = setup();
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const wrong = await call(service, "task_answer", { taskId, key: "no-such-key", action: "decline" });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.structuredContent["next"]).toMatchObject({
+      tool: "task_answer",
+      arguments: { taskId, key: "job-1-approval-1" },
+    });
+    expect(text(wrong)).toContain(`Outstanding now: job-1-approval-1.`);
+    expect(text(wrong)).toContain(`Next: call task_answer {"taskId":"${taskId}","key":"job-1-approval-1"}`);
+  });
+
+  it("every answer that has a next call states it in its text too, as the JSON has it", async () => {
+    const { service, scripted } = setup();
+    const handle = await call(service, "scripted_job", { startAs: "input_required" });
+    const { taskId } = handle.structuredContent;
+    const key = "job-1-approval-1";
+    const answers = [
+      handle,
+      await call(service, "task_status", { taskId, waitSeconds: 0 }),
+      await call(service, "task_answer", { taskId, key, action: "accept", content: { approve: true } }),
+      await call(service, "task_cancel", { taskId }),
+    ];
+    scripted.update(scripted.onlyJob(), workingSnapshot("deploying"));
+    answers.push(await call(service, "task_status", { taskId, waitSeconds: 0 }));
+    for (const answer of answers) {
+      expect(answer.structuredContent["next"]).toBeDefined();
+      expect(text(answer)).toContain(nextLine(answer.structuredContent["next"]));
+    }
   });
 });
 
@@ -277,7 +372,8 @@ describe("task_status", () => {
     expect(result.structuredContent["status"]).toBe("working");
     expect(text(result)).toBe(
       `scripted_job is still running (started job). The server is busy (every wait is taken), so this call did not wait: ` +
-        `wait about 5 ms, then call task_status with {"taskId":"${taskId}"} again. To stop the job, call task_cancel with the same taskId.`,
+        `wait about 5 ms, then call task_status with {"taskId":"${taskId}"} again. To stop the job, call task_cancel with the same taskId.\n` +
+        `Next: call task_status {"taskId":"${taskId}"}. ${result.structuredContent["next"].description}`,
     );
     // A call that asked for no wait was not held back: it reads as usual.
     expect(text(await call(service, "task_status", { taskId, waitSeconds: 0 }))).toMatch(/each call waits up to 40 s/);
@@ -445,6 +541,7 @@ describe("task_answer and task_cancel", () => {
       key: "gate",
       action: "cancel",
       sent: true,
+      status: "input_required",
       questionOpen: true,
       next: {
         tool: "task_answer",
@@ -594,7 +691,8 @@ describe("concurrent answers to one question", () => {
         status: "working",
       });
       expect(text(result)).toBe(
-        `Question ${key} of scripted_job is not outstanding (already answered); nothing was sent. The job is working.`,
+        `Question ${key} of scripted_job is not outstanding (already answered); nothing was sent. The job is working.\n` +
+          `Next: call task_status {"taskId":"${taskId}"}. ${result.structuredContent["next"].description}`,
       );
     }
     // Later answers too, while the upstream still lists the question.

@@ -6,10 +6,12 @@ import { waitForTaskChange, type LookBounds } from "./wait-for-task-change.js";
 import { checkFormAnswer, unsafeFieldName } from "./check-form-answer.js";
 import {
   answerAgainNext,
+  answerNext,
   firstAnswer,
   followWithStatus,
   statusAnswer,
   stillDelivering,
+  text,
   toolError,
   type HandleView,
 } from "./handle-results.js";
@@ -79,10 +81,14 @@ export class HandleTools {
       options.maxWaitingCallsPerPrincipal ?? Math.max(1, Math.floor(options.maxWaitingCalls / 4));
   }
 
-  /** The server is stopping: answer every open wait now with the task as last seen, and wait no more. */
-  async stopWaiting(): Promise<void> {
+  /**
+   * The server is stopping: answer every open wait now with the task as last seen, and wait no more.
+   * Resolves once the open calls have answered, or after boundMs: a call held by an upstream that never
+   * answers (a delivery in flight) must not keep the server from stopping.
+   */
+  async stopWaiting(boundMs: number): Promise<void> {
     this.#stopping.abort();
-    await Promise.allSettled(this.#openCalls);
+    await withinMs(Promise.allSettled(this.#openCalls), boundMs);
   }
 
   call(name: HandleToolName, args: unknown, caller: HandleCaller): Promise<CallToolResult> {
@@ -175,7 +181,7 @@ export class HandleTools {
       deadline - this.#options.now() > 0 &&
       !this.#stopping.signal.aborted
     ) {
-      if (!(await this.#askUser(args.taskId, task.inputRequests, deadline - this.#options.now(), caller))) break;
+      if (!(await this.#askUser(args.taskId, task.inputRequests, deadline, caller))) break;
       ({ task, busy } = await this.#wait(
         read,
         Math.max(0, deadline - this.#options.now()),
@@ -189,21 +195,29 @@ export class HandleTools {
     return statusAnswer({ task, toolName, pollIntervalMs, busy });
   }
 
-  /** Put the first outstanding question to the user; true when an answer reached the upstream. */
+  /**
+   * Put the first outstanding question to the user; true when an answer reached the upstream by the
+   * deadline. A delivery still on its way then goes on (sent at most once, as task_answer's does), and the
+   * wait answers in time with the task as last seen.
+   */
   async #askUser(
     taskId: string,
     inputRequests: Record<string, InputRequest>,
-    timeoutMs: number,
+    deadline: number,
     caller: HandleCaller,
   ): Promise<boolean> {
     const [key, request] = Object.entries(inputRequests)[0] ?? [];
     if (key === undefined || request === undefined || !caller.askUser) return false;
-    const response = await caller.askUser(request, timeoutMs).catch(() => undefined);
+    const response = await caller.askUser(request, deadline - this.#options.now()).catch(() => undefined);
     // A dismissed form is no decision: leave the question to the model rather than send a refusal.
     if (!response || response.action === "cancel") return false;
     const checked = checkFormAnswer(request, response.action, response.content);
     if (!checked.ok) return false;
-    return (await this.#tasks.updateTask(taskId, { [key]: checked.response }, caller)).includes(key);
+    // Not tied to this request, which ends at the deadline: the user's answer must not stop halfway.
+    const delivery = { ...caller, signal: new AbortController().signal };
+    const delivering = this.#tasks.updateTask(taskId, { [key]: checked.response }, delivery);
+    const settled = await withinMs(delivering, Math.max(0, deadline - this.#options.now()));
+    return settled?.value.includes(key) ?? false;
   }
 
   async #answer(args: AnswerArguments, caller: HandleCaller): Promise<CallToolResult> {
@@ -227,52 +241,39 @@ export class HandleTools {
     const delivering = this.#tasks.updateTask(args.taskId, { [args.key]: checked.response }, delivery);
     const settled = await withinMs(delivering, Math.max(0, answerBy - this.#options.now()));
     if (!settled) return stillDelivering(args, task, toolName, this.#options.slowUpstreamAnswerMs);
+    // The task as this process knows it now: the ledger leaves out the question just answered, so this
+    // read (mostly the snapshot the delivery's own read left) says whether the job still asks anything.
+    const readAfter = () =>
+      this.#tasks.getTask(args.taskId, caller, { answerWithinMs: Math.max(0, answerBy - this.#options.now()) });
     // Answered meanwhile by someone else, or superseded between the two reads: still sent at most once.
     if (!settled.value.includes(args.key))
-      return this.#notOutstanding(
-        args,
-        await this.#tasks.getTask(args.taskId, caller, { answerWithinMs: Math.max(0, answerBy - this.#options.now()) }),
-        toolName,
-        pollIntervalMs,
-        caller,
-      );
+      return this.#notOutstanding(args, await readAfter(), toolName, pollIntervalMs, caller);
+    // The answer was sent whatever this read says: a failed read leaves the status out, not the answer.
+    const after = await readAfter().catch(() => undefined);
+    const sent = {
+      taskId: args.taskId,
+      key: args.key,
+      action: args.action,
+      sent: true,
+      ...(after ? { status: after.status } : {}),
+    };
     // A dismissed form, or an answer the adapter reports as left open, decides nothing: the job still asks.
     if (!this.#tasks.wasAnswered(args.taskId, args.key, caller.principal)) {
-      return {
-        content: [
-          {
-            type: "text",
-            text: `Sent "${args.action}" to question ${args.key} of ${toolName}. The question is still open: answer it again with task_answer once decided. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
-          },
-        ],
-        structuredContent: {
-          taskId: args.taskId,
-          key: args.key,
-          action: args.action,
-          sent: true,
-          questionOpen: true,
-          next: answerAgainNext(args.taskId, args.key),
-        },
-      };
+      return text(
+        `Sent "${args.action}" to question ${args.key} of ${toolName}. The question is still open: answer it again with task_answer once decided. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
+        { ...sent, questionOpen: true, next: answerAgainNext(args.taskId, args.key) },
+      );
     }
-    return {
-      content: [
-        {
-          type: "text",
-          text: `Sent "${args.action}" to question ${args.key} of ${toolName}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
-        },
-      ],
-      structuredContent: {
-        taskId: args.taskId,
-        key: args.key,
-        action: args.action,
-        sent: true,
+    return text(
+      `Sent "${args.action}" to question ${args.key} of ${toolName}${after ? `; the job is ${after.status}` : ""}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
+      {
+        ...sent,
         next: followWithStatus(
           args.taskId,
           "The answer reached the system running the job, which goes on with it: task_status follows the job to its result or its next question.",
         ),
       },
-    };
+    );
   }
 
   #notOutstanding(
@@ -287,19 +288,19 @@ export class HandleTools {
   }
 
   async #cancel(args: { taskId: string }, caller: HandleCaller): Promise<CallToolResult> {
-    const { toolName } = this.#tasks.describeTask(args.taskId, caller.principal);
+    const { toolName, pollIntervalMs } = this.#tasks.describeTask(args.taskId, caller.principal);
     // The whole call answers within the slow-upstream bound: a hung upstream is said to be slow, not waited on.
     const answerBy = this.#options.now() + this.#options.slowUpstreamAnswerMs;
     const task = await this.#tasks.getTask(args.taskId, caller, { answerWithinMs: this.#options.slowUpstreamAnswerMs });
     if (isTerminalStatus(task.status)) {
+      // How it ended, as task_status would answer it (result or error included): nothing is left to call.
+      const ended = statusAnswer({ task, toolName, pollIntervalMs });
       return {
-        content: [{ type: "text", text: `${toolName} had already ended (${task.status}); nothing to cancel.` }],
-        structuredContent: {
-          taskId: args.taskId,
-          status: task.status,
-          cancelRequested: false,
-          next: followWithStatus(args.taskId, "The job had already ended: task_status answers how it ended."),
-        },
+        content: [
+          { type: "text", text: `${toolName} had already ended (${task.status}); nothing to cancel.` },
+          ...ended.content,
+        ],
+        structuredContent: { ...ended.structuredContent, cancelRequested: false },
       };
     }
     const cancelling = this.#tasks.cancelTask(args.taskId, caller);
@@ -307,14 +308,9 @@ export class HandleTools {
     const confirmation = answered
       ? "it is cooperative, so the job may still finish first"
       : "the upstream is slow to answer, so the request may still be on its way; it is cooperative, so the job may still finish first";
-    return {
-      content: [
-        {
-          type: "text",
-          text: `Cancellation of ${toolName} was requested; ${confirmation}. Call task_status with {"taskId":"${args.taskId}"} to see how it ends.`,
-        },
-      ],
-      structuredContent: {
+    return text(
+      `Cancellation of ${toolName} was requested; ${confirmation}. Call task_status with {"taskId":"${args.taskId}"} to see how it ends.`,
+      {
         taskId: args.taskId,
         status: task.status,
         cancelRequested: true,
@@ -323,7 +319,7 @@ export class HandleTools {
           "The cancel is requested, not immediate (the job may still finish first): task_status follows the job to how it ends.",
         ),
       },
-    };
+    );
   }
 
   /**
@@ -424,10 +420,14 @@ function notOutstanding(
       action: args.action,
       sent: false,
       status: view.task.status,
-      next: followWithStatus(
-        args.taskId,
-        "Nothing was sent: task_status answers the job's status and lists the questions still open, if any.",
-      ),
+      // A wrong or stale key while another question is open: that question is the call to make.
+      next:
+        open.length > 0
+          ? answerNext(args.taskId, open)
+          : followWithStatus(
+              args.taskId,
+              "Nothing was sent: task_status answers the job's status and lists the questions still open, if any.",
+            ),
     },
   );
 }

@@ -40,7 +40,10 @@ export interface HttpServerOptions {
   allowedOrigins?: readonly string[];
   /** Answer well-formed tasks/get without the per-request SDK server (fast-tasks-get.ts). Default true. */
   fastTasksGet?: boolean;
-  /** On close, how long answers already being written may take before their connections are cut. Default 5 s. */
+  /**
+   * On close, how long open waits and answers already being written may take in all before their
+   * connections are cut (a call held by an upstream that never answers is cut then). Default 5 s.
+   */
   closeGraceMs?: number;
   /** How long a delivery id of an upstream event is remembered (a repeat has no effect). Default 24 h. */
   deliveryMemoryMs?: number;
@@ -211,8 +214,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       // socket), and the answers are written before the connections still open are cut.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await service.stopWaiting();
-      await untilAnswered(answering, options.closeGraceMs ?? 5_000);
+      const graceMs = options.closeGraceMs ?? 5_000;
+      const giveUpAt = Date.now() + graceMs;
+      await service.stopWaiting(graceMs);
+      await untilAnswered(answering, Math.max(0, giveUpAt - Date.now()));
       await handler.close();
       server.closeAllConnections();
       await closed;

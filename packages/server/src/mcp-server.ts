@@ -4,13 +4,14 @@ import { TaskProtocolError, errorCodes, tasksExtensionId, tasksExtensionRequired
 import { clientCapabilitiesKey, declaresTasksExtension } from "./declares-tasks-extension.js";
 import type { TaskService } from "./task-service.js";
 import { progressObserver } from "./progress-notifications.js";
+import { serverInstructions } from "./server-instructions.js";
 import type { Logger } from "./logger.js";
 import type { ElicitationResponse, InputRequest } from "@jobtasks/core";
 
 export interface McpServerOptions {
   name: string;
   version: string;
-  /** Shown to clients in server/discover. */
+  /** What the tools do, shown to clients in initialize and server/discover (see serverInstructions). */
   instructions?: string;
   service: TaskService;
   logger: Logger;
@@ -53,6 +54,30 @@ function readRequestState(context: ServerContext): string | undefined {
   return typeof state === "string" ? state : undefined;
 }
 
+type RequestHandler = (request: unknown, context: ServerContext) => unknown;
+
+/**
+ * server/discover answers the instructions for the request's client: one stdio instance serves every
+ * request of its connection, each with its own declared capabilities. The SDK installs its discover
+ * handler on the instance after the factory returns, so the instance wraps whichever handler is set for
+ * that method, and only replaces the instructions in its answer.
+ */
+function discoverInstructionsPerRequest(server: Server, instructionsFor: (context: ServerContext) => string): void {
+  const setHandler = server.setRequestHandler.bind(server) as (method: string, ...rest: unknown[]) => void;
+  const wrapping = (method: string, ...rest: unknown[]): void => {
+    const [handler] = rest;
+    if (method !== "server/discover" || rest.length !== 1 || typeof handler !== "function") {
+      setHandler(method, ...rest);
+      return;
+    }
+    setHandler(method, async (request: unknown, context: ServerContext) => ({
+      ...((await (handler as RequestHandler)(request, context)) as Record<string, unknown>),
+      instructions: instructionsFor(context),
+    }));
+  };
+  (server as unknown as { setRequestHandler: typeof wrapping }).setRequestHandler = wrapping;
+}
+
 /**
  * Build one SDK Server instance. The HTTP entry calls this once per request, so nothing may live here:
  * every answer comes from the TaskService, which keeps nothing about tasks either.
@@ -61,13 +86,18 @@ export function createMcpServer(options: McpServerOptions): Server {
   const { service, principal, logger } = options;
   const modern = options.era !== "legacy";
   const declares = (context: ServerContext) => modern && declaresTasksExtension(context.mcpReq.envelope);
+  const instructionsFor = (tasksDeclared: boolean) =>
+    serverInstructions(options.instructions, { tasksDeclared, clientsWithoutTasks: service.clientsWithoutTasks });
+  // The instance's own instructions are those of a client without the extension (every 2025-era client);
+  // server/discover answers each request by what it declares.
   const server = new Server(
     { name: options.name, version: options.version },
     {
       capabilities: { tools: {}, extensions: { [tasksExtensionId]: {} } },
-      ...(options.instructions ? { instructions: options.instructions } : {}),
+      instructions: instructionsFor(false),
     },
   );
+  if (modern) discoverInstructionsPerRequest(server, (context) => instructionsFor(declares(context)));
 
   const guard = async <T>(method: string, context: ServerContext, operation: () => Promise<T>): Promise<T> => {
     try {

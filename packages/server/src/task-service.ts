@@ -520,10 +520,11 @@ export class TaskService {
 
   /**
    * The server is stopping: every open task_status and quick-finish wait answers now with the task as last
-   * seen, and later ones answer without waiting. Resolves once the open ones have answered.
+   * seen, and later ones answer without waiting. Resolves once the open ones have answered, or after
+   * boundMs (default 5 s) when one is held by an upstream that does not answer.
    */
-  stopWaiting(): Promise<void> {
-    return this.#handles.stopWaiting();
+  stopWaiting(boundMs = 5_000): Promise<void> {
+    return this.#handles.stopWaiting(boundMs);
   }
 
   /** Release adapters' connections. */

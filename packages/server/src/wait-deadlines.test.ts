@@ -3,6 +3,8 @@ import type { CallToolResult, JobSnapshot } from "@jobtasks/core";
 import { TaskIdSealer } from "./task-id.js";
 import { createSilentLogger } from "./logger.js";
 import { TaskService, type CallerContext, type TaskServiceOptions } from "./task-service.js";
+import { startHttpServer } from "./http-server.js";
+import { rawCall, rawResult } from "../../../test/support/raw-rpc.js";
 import {
   approvalRequest,
   completedSnapshot,
@@ -285,5 +287,110 @@ describe("stopping the server", () => {
     const later = await timed(() => call(service, "task_status", { taskId, waitSeconds: 30 }));
     expect(later.elapsedMs).toBeLessThan(2_500);
     expect(text(later.value)).not.toMatch(/busy/);
+  });
+});
+
+describe("stopping the server while an answer is being delivered", () => {
+  it("returns within its bound when a delivery never settles (the user's form answer, a hung doRespond)", async () => {
+    const { service, scripted } = setup({ service: { formsFromTaskStatus: true } });
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    scripted.adapter.doRespond = async () => {
+      scripted.calls.respond += 1;
+      return new Promise<never>(() => undefined);
+    };
+    const who = caller("alice");
+    void service
+      .callTool(
+        "task_status",
+        { taskId, waitSeconds: 30 },
+        { ...who, tasksDeclared: false, askUser: async () => ({ action: "accept", content: { approve: true } }) },
+      )
+      .catch(() => undefined);
+    await until(() => scripted.calls.respond === 1);
+    const tooLate = new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), 2_000));
+    const stopped = await timed(() => Promise.race([service.stopWaiting(300).then(() => "stopped"), tooLate]));
+    expect(stopped.value).toBe("stopped");
+    expect(stopped.elapsedMs).toBeGreaterThanOrEqual(250);
+    expect(stopped.elapsedMs).toBeLessThan(1_000);
+  });
+});
+
+describe("closing the HTTP server while an answer is being delivered", () => {
+  it("finishes within its grace period although a task_answer is held by a delivery the upstream never answers", async () => {
+    // A slow-upstream bound far beyond the grace: the task_answer call itself stays open all along.
+    const { service, scripted } = setup({ service: { slowUpstreamAnswerMs: 20_000 } });
+    const http = await startHttpServer({
+      service,
+      logger: createSilentLogger(),
+      name: "closing",
+      version: "1.0.0",
+      port: 0,
+      closeGraceMs: 300,
+    });
+    try {
+      const handle = await rawResult(
+        http.url,
+        "tools/call",
+        { name: "scripted_job", arguments: { startAs: "input_required" } },
+        { tasks: false },
+      );
+      const taskId = (handle["structuredContent"] as { taskId: string }).taskId;
+      scripted.adapter.doRespond = async () => {
+        scripted.calls.respond += 1;
+        return new Promise<never>(() => undefined);
+      };
+      const answering = rawCall(
+        http.url,
+        "tools/call",
+        {
+          name: "task_answer",
+          arguments: { taskId, key: "job-1-approval-1", action: "accept", content: { approve: true } },
+        },
+        { tasks: false },
+      ).catch(() => undefined);
+      await until(() => scripted.calls.respond === 1);
+      const tooLate = new Promise<"still closing">((resolve) => setTimeout(() => resolve("still closing"), 3_000));
+      const closed = await timed(() => Promise.race([http.close().then(() => "closed"), tooLate]));
+      expect(closed.value).toBe("closed");
+      expect(closed.elapsedMs).toBeLessThan(1_500);
+      await answering;
+    } finally {
+      await Promise.race([http.close(), new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
+  });
+});
+
+describe("task_status delivering the user's form answer", () => {
+  it("answers by the end of waitSeconds when the upstream never answers the delivery; the answer is not sent twice", async () => {
+    const { service, scripted } = setup({ service: { formsFromTaskStatus: true } });
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    scripted.adapter.doRespond = async () => {
+      scripted.calls.respond += 1;
+      return new Promise<never>(() => undefined);
+    };
+    const askUser = async () => ({ action: "accept" as const, content: { approve: true } });
+    const tooLate = new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), 3_000));
+    const answered = await timed(() =>
+      Promise.race([
+        service.callTool(
+          "task_status",
+          { taskId, waitSeconds: 1 },
+          { ...caller("alice"), tasksDeclared: false, askUser },
+        ),
+        tooLate,
+      ]),
+    );
+    expect(answered.value).not.toBe("still waiting");
+    expect(answered.elapsedMs).toBeLessThan(1_600);
+    expect(scripted.calls.respond).toBe(1);
+    // A model answering the question meanwhile queues behind the delivery: nothing is sent a second time.
+    const second = await call(service, "task_answer", {
+      taskId,
+      key: "job-1-approval-1",
+      action: "accept",
+      content: { approve: true },
+    });
+    expect(second.structuredContent).toMatchObject({ sent: false, delivering: true });
+    expect(scripted.calls.respond).toBe(1);
   });
 });
