@@ -135,3 +135,25 @@ describe("GitHub webhook deliveries: the jobs they concern", () => {
     expect(identity(payloadRef)).not.toEqual(identity({ ...runRef, attempt: 2 }));
   });
 });
+
+describe("GitHub webhook deliveries: a body that is not JSON", () => {
+  it("is unreadable with a message that quotes none of it (the server logs the message)", async () => {
+    const text = '{"workflow_run": octo-org/private-repo';
+    const signed: EventDeliveryV1 = {
+      headers: {
+        "x-github-event": "workflow_run",
+        "x-hub-signature-256": await sign(webhookSecret, text),
+      },
+      body: new TextEncoder().encode(text),
+      receivedAt: Date.now(),
+    };
+    expect(await events().doVerifyDelivery(signed)).toEqual({ verified: true });
+    const failure = await events()
+      .doReadDelivery(signed)
+      .then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
+    expect(failure?.message).toBe("the body is not JSON");
+  });
+});

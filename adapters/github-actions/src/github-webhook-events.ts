@@ -1,4 +1,3 @@
-import { verify } from "@octokit/webhooks-methods";
 import { z, type DeliveryEventsV1, type JobEventsV1, type JobEventV1, type JsonValue } from "@jobtasks/core";
 import { mapGithubActionsStatus, rawRunStatus } from "./map-github-actions-status.js";
 import { githubIdSchema, type RunRef } from "./run-ref.js";
@@ -15,7 +14,9 @@ export function githubWebhookEvents(webhookSecret: string): JobEventsV1<RunRef> 
       const signature = headers["x-hub-signature-256"];
       if (!signature) return { verified: false, reason: "no X-Hub-Signature-256 header" };
       if (body.length === 0) return { verified: false, reason: "an empty body" };
-      // Constant time (timingSafeEqual over the hex digests); the payload is the body's exact text.
+      // Constant time (timingSafeEqual over the hex digests); the payload is the body's exact text. Loaded
+      // at the first delivery, so that a server's start (a stdio host's first answer) does not pay for it.
+      const { verify } = await import("@octokit/webhooks-methods");
       const matches = await verify(webhookSecret, Buffer.from(body).toString("utf8"), signature);
       if (!matches) return { verified: false, reason: "X-Hub-Signature-256 does not match the webhook secret" };
       const deliveryId = headers["x-github-delivery"];
@@ -24,7 +25,7 @@ export function githubWebhookEvents(webhookSecret: string): JobEventsV1<RunRef> 
 
     async doReadDelivery({ headers, body }) {
       const event = headers["x-github-event"] ?? "unknown";
-      const payload = deliverySchema.parse(JSON.parse(Buffer.from(body).toString("utf8")));
+      const payload = deliverySchema.parse(parseJson(Buffer.from(body).toString("utf8")));
       return {
         event,
         ...(payload.action !== undefined ? { action: payload.action } : {}),
@@ -99,4 +100,13 @@ function runEvent(ref: RunRef, run: Run): JobEventV1<RunRef> {
   if (phase.phase === "working" && run.status !== "in_progress")
     return { ref, snapshot: { ...base, status: "working", message: phase.message } };
   return { ref, updatedAt: run.updated_at };
+}
+
+/** JSON.parse without its message, which quotes the text: the log line of an unreadable delivery must not. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error("the body is not JSON");
+  }
 }
