@@ -102,10 +102,24 @@ describe("AWS Batch state-change events: verification", () => {
     await expect(events().doReadDelivery(broken)).rejects.toThrow();
   });
 
+  it("says why a body cannot be read without quoting it (the server logs the reason)", async () => {
+    const text = `{"id": "e-1", "source": "aws.batch", "detail": "arn:aws:batch:us-east-1:${account}:job/x" oops}`;
+    const error = await events()
+      .doReadDelivery(delivery(text))
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toBe("the body is not JSON");
+    expect(JSON.stringify(error)).not.toContain(account);
+  });
+
   it("refuses to read a detail whose job id is an ARN, so no ARN becomes a ref", async () => {
     const event = fixtureEvent("event-running.json");
     event.detail["jobId"] = event.detail["jobArn"];
-    await expect(events().doReadDelivery(delivery(event))).rejects.toThrow();
+    const error = await events()
+      .doReadDelivery(delivery(event))
+      .catch((caught: unknown) => caught);
+    expect((error as Error).message).toContain("an AWS Batch job id");
+    expect((error as Error).message).not.toContain(account);
   });
 });
 
@@ -178,6 +192,23 @@ describe("AWS Batch state-change events: what each state tells the task", () => 
     });
     const runnable = (await readJob("event-runnable.json")).job;
     expect(Date.parse(runnable.snapshot!.updatedAt!)).toBeLessThan(Date.parse(running.snapshot!.updatedAt!));
+  });
+
+  it("a retry's RUNNABLE, after its first attempt failed, is later than that attempt's RUNNING", async () => {
+    const running = (await readJob("event-running.json")).job;
+    const retry = fixtureEvent("event-runnable.json");
+    const failedAttempt = fixtureEvent("event-failed.json").detail["attempts"];
+    Object.assign(retry.detail, {
+      attempts: failedAttempt,
+      startedAt: running.snapshot?.updatedAt && Date.parse(running.snapshot.updatedAt),
+    });
+    retry.time = "2025-12-01T10:05:47Z";
+    const { jobs } = await events().doReadDelivery(delivery(retry));
+    expect(jobs[0]?.snapshot).toMatchObject({
+      rawStatus: "RUNNABLE",
+      message: expect.stringContaining("attempt 2 of 2"),
+    });
+    expect(Date.parse(jobs[0]!.snapshot!.updatedAt!)).toBeGreaterThan(Date.parse(running.snapshot!.updatedAt!));
   });
 
   it("SUCCEEDED without logs: completed with the exit code, the snapshot a DescribeJobs read gives", async () => {

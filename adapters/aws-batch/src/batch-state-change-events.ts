@@ -40,7 +40,7 @@ export function batchStateChangeEvents(settings: BatchEventSettings): JobEventsV
     },
 
     async doReadDelivery({ body }) {
-      const event = envelopeSchema.parse(JSON.parse(Buffer.from(body).toString("utf8")));
+      const event = envelopeSchema.parse(jsonOf(body));
       const detailType = event["detail-type"];
       // Another rule's events sent here by mistake (a queue blocked, a compute environment changed): no job.
       if (event.source !== batchEventSource || detailType !== batchJobStateChange)
@@ -57,6 +57,18 @@ export function batchStateChangeEvents(settings: BatchEventSettings): JobEventsV
 
 function digestOf(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();
+}
+
+/**
+ * The body as JSON. The server logs why a body could not be read, and V8's SyntaxError quotes the text it
+ * choked on, which may hold ARNs: the error says only what was wrong.
+ */
+function jsonOf(body: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(body).toString("utf8"));
+  } catch {
+    throw new Error("the body is not JSON");
+  }
 }
 
 /** EventBridge's id of the event, the same on every retry of its delivery; undefined when the body is not one. */
