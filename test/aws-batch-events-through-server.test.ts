@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { awsBatch } from "@jobtasks/aws-batch";
 import { fakeAccount, startFakeAwsBatch, type FakeAwsBatch } from "./support/fake-aws-batch-api.js";
@@ -25,7 +27,7 @@ afterEach(async () => {
   }
 });
 
-async function serve() {
+async function serve(options: { logsEndpoint?: string } = {}) {
   const batch = cleanup.add(await startFakeAwsBatch());
   const adapter = awsBatch(
     {
@@ -33,6 +35,7 @@ async function serve() {
       endpoint: batch.url,
       credentials,
       eventSecret,
+      ...(options.logsEndpoint ? { logs: { endpoint: options.logsEndpoint } } : {}),
       templates: [
         {
           tool: "render_frames",
@@ -84,6 +87,34 @@ async function deliver(hooks: URL, body: string, secret: string | null = eventSe
 
 const describeCalls = (batch: FakeAwsBatch) => batch.callsTo("describejobs").length;
 
+/** A loopback CloudWatch Logs that answers every GetLogEvents with these lines, counting the calls. */
+async function startFakeLogs(lines: string[]) {
+  let calls = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      calls += 1;
+      response.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
+      response.end(
+        JSON.stringify({
+          events: lines.map((message, index) => ({ timestamp: 1_764_583_400_000 + index, message })),
+          nextForwardToken: "f/1",
+          nextBackwardToken: "b/1",
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls: () => calls,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 describe("AWS Batch state-change events through the server", () => {
   it("a SUCCEEDED event ends a waiting task_status at once with no Batch request; a wrong secret, a replay and a late RUNNING change nothing", async () => {
     const { batch, agent, host, hooks } = await serve();
@@ -134,6 +165,32 @@ describe("AWS Batch state-change events through the server", () => {
     expect(after["status"]).toBe("completed");
     expect(after["result"]["structuredContent"]).toMatchObject({ jobId: job.jobId, exitCode: 0, durationMs: 42_000 });
     expect(batch.calls.length).toBe(callsBefore);
+  });
+
+  it("with logs, a SUCCEEDED event means read again: the wait answers at once with the log tail, after one DescribeJobs", async () => {
+    const logs = cleanup.add(await startFakeLogs(["Fra:250 rendered", "render finished in 251.8 s"]));
+    const { batch, agent, host, hooks } = await serve({ logsEndpoint: logs.url });
+    const taskId = (await agent.callTool("render_frames", {}))["taskId"] as string;
+    const job = [...batch.jobs.values()][0]!;
+    // Stopped long enough ago for its log to have settled (logs.settleMs), as an event's job has by the time
+    // a client looks.
+    const startedAt = Date.now() - 300_000;
+    batch.update(job.jobId, { status: "RUNNING", startedAt });
+    const waiting = host.callTool("task_status", { taskId, waitSeconds: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const describesBefore = describeCalls(batch);
+
+    const stoppedAt = Date.now() - 30_000;
+    batch.update(job.jobId, { status: "SUCCEEDED", exitCode: 0, stoppedAt });
+    const deliveredAt = Date.now();
+    const succeeded = stateChange("event-succeeded.json", "e-logs-succeeded", job.jobId, { startedAt, stoppedAt });
+    expect(await deliver(hooks, succeeded)).toBe(202);
+    const status = (await waiting) as { structuredContent: Record<string, any> };
+    expect(Date.now() - deliveredAt).toBeLessThan(1000);
+    expect(status.structuredContent["status"]).toBe("completed");
+    expect(JSON.stringify(status)).toContain("render finished in 251.8 s");
+    expect(describeCalls(batch)).toBe(describesBefore + 1);
+    expect(logs.calls()).toBe(1);
   });
 
   it("events reach a job followed with watch_job, and a RUNNABLE delivered after RUNNING does not move it back", async () => {
