@@ -1,8 +1,15 @@
 import type { BatchClient } from "@aws-sdk/client-batch";
 import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
-import { configErrorFromIssues, type JobAdapterV1, JobNotFoundError, type JobTool } from "@jobtasks/core";
+import {
+  AdapterConfigError,
+  configErrorFromIssues,
+  type JobAdapterV1,
+  JobNotFoundError,
+  type JobTool,
+} from "@jobtasks/core";
 import { type AwsBatchOptions, awsBatchOptionsSchema, type ResolvedAwsBatchOptions } from "./aws-batch-options.js";
 import { batchJobRefSchema, submittedAtOf, type BatchJobRef } from "./batch-job-ref.js";
+import { batchStateChangeEvents } from "./batch-state-change-events.js";
 import type { BackoffPolicy } from "./call-with-backoff.js";
 import { assertConfiguredRegionValid } from "./aws-region-source.js";
 import { cancelBatchJob } from "./cancel-batch-job.js";
@@ -32,6 +39,7 @@ const environmentVariables: Record<string, string> = {
   "credentials.accessKeyId": "AWS_ACCESS_KEY_ID",
   "credentials.secretAccessKey": "AWS_SECRET_ACCESS_KEY",
   "credentials.sessionToken": "AWS_SESSION_TOKEN",
+  eventSecret: "BATCH_EVENT_SECRET",
 };
 
 /**
@@ -83,6 +91,7 @@ export function awsBatch(
           return api;
         }
       : undefined;
+  const eventSecret = eventSecretOf(resolved, environment);
   // The keys this adapter holds, for the core to redact: the configured ones, and those the SDK's default
   // chain reads from the environment. Keys it finds elsewhere (a profile, an instance role) are never seen
   // here; hideAwsCredentials catches those by their shape.
@@ -92,6 +101,7 @@ export function awsBatch(
     resolved.credentials?.sessionToken,
     environment["AWS_SECRET_ACCESS_KEY"],
     environment["AWS_SESSION_TOKEN"],
+    eventSecret,
   ].filter((secret): secret is string => secret !== undefined && secret !== "");
   const policy: BackoffPolicy = options.random ? { ...resolved.retry, random: options.random } : resolved.retry;
 
@@ -140,6 +150,15 @@ export function awsBatch(
     // The server checks every ref against it before the methods below see one.
     refSchema: batchJobRefSchema,
     secrets,
+    ...(eventSecret !== undefined
+      ? {
+          events: batchStateChangeEvents({
+            secret: eventSecret,
+            header: resolved.eventSecretHeader,
+            logsAttached: resolved.logs !== undefined,
+          }),
+        }
+      : {}),
 
     async doGetStatus(ref, context) {
       try {
@@ -169,4 +188,15 @@ export function awsBatch(
       for (const client of regionalLogsClients.values()) client.destroy();
     },
   };
+}
+
+/** The EventBridge connection's secret, from the option or BATCH_EVENT_SECRET; none means no events. */
+function eventSecretOf(
+  resolved: ResolvedAwsBatchOptions,
+  environment: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const secret = resolved.eventSecret ?? (environment["BATCH_EVENT_SECRET"] || undefined);
+  if (secret !== undefined && secret.length < 16)
+    throw new AdapterConfigError("eventSecret", "at least 16 characters (from the option, or BATCH_EVENT_SECRET)");
+  return secret;
 }

@@ -3,6 +3,9 @@ import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { optionNameOf, z } from "@jobtasks/core";
 import { awsRegionPattern } from "./aws-region-source.js";
 
+/** The header an EventBridge connection's API-key authorization sets, unless `eventSecretHeader` names another. */
+export const defaultEventSecretHeader = "x-jobtasks-event-secret";
+
 /**
  * The options of the AWS Batch adapter: one schema, used by the `jobtasks` command to validate the `options`
  * block of an `aws-batch` adapter in a config file and by `awsBatch()` itself, so both report the same
@@ -144,6 +147,17 @@ export const awsBatchOptionsSchema = z
       .optional(),
     /** Another endpoint for the Batch API (a VPC endpoint, a local emulator). Default: AWS's own. */
     endpoint: z.url().optional(),
+    /**
+     * The secret an EventBridge connection sends with AWS Batch's "Batch Job State Change" events, posted
+     * by an API destination to `/hooks/<instance name>`; falls back to BATCH_EVENT_SECRET. Without one the
+     * instance takes no events and polls, as always. At least 16 characters. Never logged.
+     */
+    eventSecret: z.string().min(16, "at least 16 characters").optional(),
+    /** The header the connection's API-key authorization puts the secret in. Default: "x-jobtasks-event-secret". */
+    eventSecretHeader: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "a header name: 1-64 letters, digits, '-' or '_'")
+      .default(defaultEventSecretHeader),
 
     /** One submit tool per entry: the agent fills only what the template allows. Default: none. */
     templates: z.array(templateSchema).default([]),
