@@ -34,6 +34,7 @@ const environment: Record<string, string> = {
   GOOGLE_REGION: "us-central1",
   RENDER_FARM_URL: "https://render.example.test",
   RENDER_FARM_TOKEN: "render-token-for-tests",
+  RENDER_FARM_CALLBACK_SECRET: "render-callback-secret-for-tests",
 };
 
 describe("tool schema portability", () => {

@@ -9,7 +9,8 @@ export interface ResolvedAuth {
   secrets: string[];
 }
 
-function readSecret(
+/** A secret given inline or by an environment variable's name; errors name `<option>` or `<option>Env`. */
+export function readSecret(
   inline: string | undefined,
   variable: string | undefined,
   option: string,

@@ -23,12 +23,23 @@ const pathFields = [
   "inputRequired.keyPath",
   "inputRequired.schemaPath",
   "cancel.recognizedBy.path",
+  "events.jobIdPath",
+  "events.statusPath",
+  "events.updatedAtPath",
+  "events.deliveryIdPath",
 ].map((field) => field.split("."));
 
-/** Subtrees that are JSON Schemas, not templates: their text is never rendered. */
-const schemaFields = ["tools.*.inputSchema", "tools.*.input", "tools.*.outputSchema", "inputRequired.schema"].map(
-  (field) => field.split("."),
-);
+/**
+ * Subtrees that are not templates, whose text is never rendered: JSON Schemas, and the callbacks' secret
+ * (which must not be quoted in a config error for holding `{{`).
+ */
+const unrenderedFields = [
+  "tools.*.inputSchema",
+  "tools.*.input",
+  "tools.*.outputSchema",
+  "inputRequired.schema",
+  "events.verification.secret",
+].map((field) => field.split("."));
 
 function matches(pattern: readonly string[], location: readonly (string | number)[]): boolean {
   return (
@@ -45,7 +56,7 @@ export function checkConfigPaths(options: ResolvedRestOptions, context: z.Refine
       message: `the JSONPath ${path} cannot be evaluated: ${problem}`,
     });
   const walk = (value: unknown, location: (string | number)[]): void => {
-    if (schemaFields.some((pattern) => matches(pattern, location))) return;
+    if (unrenderedFields.some((pattern) => matches(pattern, location))) return;
     if (typeof value === "string") {
       const whole = pathFields.some((pattern) => matches(pattern, location));
       const paths = whole

@@ -5,7 +5,8 @@ import { parseTemplate } from "./template.js";
 
 /**
  * The rules of a REST config that no single field's schema can check: a reference kind and the templates
- * it needs, status values listed twice, duplicate tool names, an input form that can check its answers.
+ * it needs, status values listed twice, duplicate tool names, an input form that can check its answers,
+ * the one secret and the one delivery id source of the callbacks.
  * They run once on the whole config, after presets and defaults, when the adapter is built.
  */
 
@@ -37,6 +38,33 @@ function checkUrlReferenceTemplates(options: ResolvedRestOptions, context: z.Ref
       code: "custom",
       path,
       message: `the job reference is a URL, which {{*job.id}} cannot split into path segments: write "${suggestion}" (the text after {{job.id}} is added to the job URL's path, its query kept)`,
+    });
+  }
+}
+
+/** The callbacks' fields that only make sense together, or only one at a time. */
+function checkEvents(events: NonNullable<ResolvedRestOptions["events"]>, context: z.RefinementCtx): void {
+  const verification = events.verification;
+  if ((verification.secret === undefined) === (verification.secretEnv === undefined)) {
+    context.addIssue({
+      code: "custom",
+      path: ["events", "verification", verification.secret === undefined ? "secretEnv" : "secret"],
+      message: "give exactly one of secret or secretEnv (the name of an environment variable)",
+    });
+  }
+  if (verification.scheme === "hmac-sha256" && verification.toleranceSeconds !== undefined) {
+    if (verification.timestampHeader === undefined)
+      context.addIssue({
+        code: "custom",
+        path: ["events", "verification", "toleranceSeconds"],
+        message: "only with timestampHeader: without a signed timestamp there is no time to check",
+      });
+  }
+  if (events.deliveryIdHeader !== undefined && events.deliveryIdPath !== undefined) {
+    context.addIssue({
+      code: "custom",
+      path: ["events", "deliveryIdPath"],
+      message: "give deliveryIdHeader or deliveryIdPath, not both",
     });
   }
 }
@@ -130,4 +158,5 @@ export function checkConsistency(options: ResolvedRestOptions, context: z.Refine
       message: "required when status.inputRequired lists values",
     });
   }
+  if (options.events) checkEvents(options.events, context);
 }

@@ -18,6 +18,7 @@ const environment: Record<string, string> = {
   GOOGLE_PROJECT: "demo-project",
   GOOGLE_REGION: "us-central1",
   RENDER_FARM_TOKEN: "render-token-for-tests",
+  RENDER_FARM_CALLBACK_SECRET: "render-callback-secret-for-tests",
 };
 
 function interpolate(value: unknown): unknown {
@@ -61,8 +62,8 @@ const readmeBlocks = [
 const exampleFiles = readdirSync(examplesDirectory).filter((file) => file.endsWith(".yaml"));
 
 describe("example configs", () => {
-  it("the README has the opening example and three complete configs", () => {
-    expect(readmeBlocks).toHaveLength(4);
+  it("the README has the opening example, the callbacks example and three complete configs", () => {
+    expect(readmeBlocks).toHaveLength(5);
     expect(exampleFiles.length).toBeGreaterThanOrEqual(3);
   });
 

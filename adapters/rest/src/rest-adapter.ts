@@ -1,18 +1,21 @@
 import type { Dispatcher } from "undici";
 import {
+  AdapterConfigError,
   configErrorFromIssues,
   type AdapterContext,
   type ElicitationResponse,
   type JobAdapterV1,
 } from "@jobtasks/core";
-import { resolveAuth } from "./auth-headers.js";
+import { readSecret, resolveAuth } from "./auth-headers.js";
 import { cancelJob } from "./cancel-job.js";
 import { deliverAnswers } from "./deliver-answers.js";
+import { minimumEventSecretLength } from "./events-options-schema.js";
 import { createHttpClient } from "./http-client.js";
 import { buildOutputSchema } from "./input-schema.js";
 import { minimumPollIntervalMs } from "./poll-interval.js";
 import { createStatusReader } from "./read-job-status.js";
 import type { RequestEnvironment } from "./rest-api.js";
+import { restEvents } from "./rest-events.js";
 import { restJobRefSchema, type RestJobRef } from "./rest-job-ref.js";
 import { restOptionsSchema, type ResolvedRestOptions, type RestOptions } from "./rest-options.js";
 import { startJobTool } from "./start-job-tool.js";
@@ -39,7 +42,9 @@ export function restAdapter(
 ): JobAdapterV1<RestJobRef> {
   const config = parseOptions(options);
   const now = runtime.now ?? Date.now;
-  const auth = resolveAuth(config.auth, runtime.environment ?? process.env);
+  const environmentVariables = runtime.environment ?? process.env;
+  const auth = resolveAuth(config.auth, environmentVariables);
+  const eventSecret = config.events ? readEventSecret(config.events.verification, environmentVariables) : undefined;
   const baseUrl = new URL(config.baseUrl);
   const allowedOrigins = new Set(config.allowedOrigins);
   const environment: RequestEnvironment = {
@@ -61,15 +66,24 @@ export function restAdapter(
   const outputSchemas = new Map(
     config.tools.map((tool, index) => [tool.name, buildOutputSchema(tool, `tools.${index}.outputSchema`)]),
   );
-  /** The output schema a job's result is held to: its tool's, or the only tool's for a ref without one. */
-  function outputSchemaFor(ref: RestJobRef) {
+  /** The tool whose output schema a job's result is held to: its own, or the only tool for a ref without one. */
+  function resultSchemaTool(ref: RestJobRef): string | undefined {
     const name = ref.tool ?? (config.tools.length === 1 ? config.tools[0]!.name : undefined);
+    return name !== undefined && outputSchemas.get(name) !== undefined ? name : undefined;
+  }
+  function outputSchemaFor(ref: RestJobRef) {
+    const name = resultSchemaTool(ref);
     return name === undefined ? undefined : outputSchemas.get(name);
   }
   const { requestStatus, readStatus } = createStatusReader({ environment, config, now, outputSchemaFor });
   const tools = config.tools.map((tool, index) =>
     startJobTool(tool, index, { environment, config, now, outputSchema: outputSchemas.get(tool.name) }),
   );
+
+  const events =
+    config.events && eventSecret !== undefined
+      ? restEvents({ config, events: config.events, secret: eventSecret, policy: environment.policy, resultSchemaTool })
+      : undefined;
 
   const adapter: JobAdapterV1<RestJobRef> = {
     specificationVersion: "v1",
@@ -80,8 +94,10 @@ export function restAdapter(
     // The server checks every ref against it before the methods below see one.
     refSchema: restJobRefSchema,
     // The core redacts these from everything the adapter hands back (withSecretRedaction).
-    secrets: auth.secrets,
+    secrets: eventSecret === undefined ? auth.secrets : [...auth.secrets, eventSecret],
     doGetStatus: async (ref, context) => (await readStatus(ref, context)).snapshot,
+    // Callbacks at /hooks/<instance name>, when the config describes them.
+    ...(events ? { events } : {}),
   };
 
   const inputRequired = config.inputRequired;
@@ -113,4 +129,19 @@ export function restAdapter(
       );
   }
   return adapter;
+}
+
+/** The callbacks' secret, read when the adapter is built so that a missing variable stops start-up. */
+function readEventSecret(
+  verification: NonNullable<ResolvedRestOptions["events"]>["verification"],
+  environment: Readonly<Record<string, string | undefined>>,
+): string {
+  const secret = readSecret(verification.secret, verification.secretEnv, "events.verification.secret", environment);
+  if (secret.length < minimumEventSecretLength) {
+    throw new AdapterConfigError(
+      verification.secretEnv === undefined ? "events.verification.secret" : "events.verification.secretEnv",
+      `at least ${minimumEventSecretLength} characters${verification.secretEnv === undefined ? "" : ` (in ${verification.secretEnv})`}`,
+    );
+  }
+  return secret;
 }

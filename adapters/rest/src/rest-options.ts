@@ -1,6 +1,7 @@
 import { z } from "@jobtasks/core";
 import { checkConfigPaths } from "./check-config-paths.js";
 import { checkConsistency } from "./check-consistency.js";
+import { eventsOptionsSchema } from "./events-options-schema.js";
 import {
   cancelOptionsSchema,
   inputRequiredOptionsSchema,
@@ -18,7 +19,8 @@ import { toolOptionsSchema } from "./tool-options-schema.js";
  * declarative config describes a whole job API, so the parts that are each one idea keep their own
  * files and are composed here: `tool-options-schema.ts` (a tool and its submit request),
  * `job-options-schema.ts` (following a job: reference, status, progress, result, input, cancel) and
- * `request-options-schema.ts` (one templated HTTP request, shared by both). The rules that span fields
+ * `request-options-schema.ts` (one templated HTTP request, shared by both) and `events-options-schema.ts`
+ * (the job API's callbacks). The rules that span fields
  * are in `check-consistency.ts` and `check-config-paths.ts`; presets in `presets.ts`.
  */
 
@@ -112,6 +114,8 @@ export const resolvedRestOptionsSchema = z.object({
   inputRequired: inputRequiredOptionsSchema.optional(),
   /** Unset: tasks of this instance cannot be cancelled upstream. */
   cancel: cancelOptionsSchema.optional(),
+  /** Unset: the instance takes no callbacks at `/hooks/<instance name>` and follows its jobs by polling alone. */
+  events: eventsOptionsSchema.optional(),
 });
 
 /** The config after presets and defaults: what the adapter runs on. */
