@@ -9,6 +9,7 @@ import type { Dispatcher } from "undici";
 import { createCreatePipelineTool } from "./create-pipeline-tool.js";
 import { createGitlabCiApi } from "./gitlab-ci-api.js";
 import { gitlabCiOptionsSchema, type GitlabCiConfig } from "./gitlab-ci-options.js";
+import { gitlabHookEvents } from "./gitlab-hook-events.js";
 import { GitlabHttpClient } from "./gitlab-http-client.js";
 import { pipelineRefSchema, type PipelineRef } from "./pipeline-ref.js";
 import { readPipelineSnapshot } from "./read-pipeline-snapshot.js";
@@ -41,6 +42,9 @@ export function gitlabCi(options: GitlabCiOptions, environment: Environment = pr
       "token",
       "no GitLab token: set options.token or the GITLAB_TOKEN environment variable",
     );
+  const webhookSecret = config.webhookSecret ?? nonEmpty(environment["GITLAB_WEBHOOK_SECRET"]);
+  if (webhookSecret !== undefined && webhookSecret.length < 16)
+    throw new AdapterConfigError("webhookSecret", "at least 16 characters (from the option, or GITLAB_WEBHOOK_SECRET)");
   const http = new GitlabHttpClient({
     baseUrl: config.baseUrl,
     token,
@@ -67,10 +71,11 @@ export function gitlabCi(options: GitlabCiOptions, environment: Environment = pr
     tools,
     pollIntervalMs: config.pollIntervalMs,
     retentionMs: config.retentionDays === null ? null : config.retentionDays * 24 * 60 * 60 * 1000,
-    // The core redacts the token from everything this adapter hands back (withSecretRedaction).
-    secrets: [token],
+    // The core redacts these from everything this adapter hands back (withSecretRedaction).
+    secrets: webhookSecret === undefined ? [token] : [token, webhookSecret],
     // The server checks every ref against it before the methods below see one.
     refSchema: pipelineRefSchema,
+    ...(webhookSecret !== undefined ? { events: gitlabHookEvents(webhookSecret, config.projects) } : {}),
 
     doGetStatus(ref, context) {
       return readPipelineSnapshot(snapshotDependencies, ref, context);

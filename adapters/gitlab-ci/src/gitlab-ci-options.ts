@@ -11,6 +11,12 @@ const projectPattern = /^(\d+|[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+)$/;
 export const gitlabCiOptionsSchema = z.strictObject({
   /** A personal, project or group access token with the `api` scope; falls back to GITLAB_TOKEN. */
   token: z.string().min(1).optional(),
+  /**
+   * The secret token of the project or group hook that sends this instance GitLab's Pipeline, Job and
+   * Deployment Hooks at `/hooks/<instance name>`; falls back to GITLAB_WEBHOOK_SECRET. Without one the
+   * instance takes no events and polls, as always. At least 16 characters.
+   */
+  webhookSecret: z.string().min(16, "at least 16 characters").optional(),
   /** REST API v4 base URL (default https://gitlab.com/api/v4). Self-managed: https://HOST/api/v4. */
   baseUrl: z.url({ protocol: /^https?$/ }).default("https://gitlab.com/api/v4"),
   /** The only projects the tools may touch: numeric ids or full paths ("group/project"). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type JsonValue, z } from "@jobtasks/core";
-import { jobIdentity } from "./job-identity.js";
+import { type AnyJobAdapter, type JsonValue, z } from "@jobtasks/core";
+import { jobIdentity, jobKeysOf } from "./job-identity.js";
 
 describe("jobIdentity", () => {
   it("is one identity for one job, whatever order the ref's members were written in, nested ones too", () => {
@@ -50,5 +50,45 @@ describe("jobIdentity", () => {
     expect(jobIdentity("gitlab", retry)).not.toBe(jobIdentity("gitlab", firstRun));
     expect(jobIdentity("gitlab", { ...pipeline, jobsUpTo: 60 })).not.toBe(jobIdentity("gitlab", firstRun));
     expect(jobIdentity("gitlab", { jobsUpTo: 50, ...pipeline })).toBe(jobIdentity("gitlab", firstRun));
+  });
+});
+
+describe("jobKeysOf", () => {
+  const adapterWith = (jobIdentity?: (ref: any) => JsonValue) =>
+    ({ events: jobIdentity ? { jobIdentity } : undefined }) as unknown as AnyJobAdapter;
+
+  it("is the ref's identity for both keys when the adapter declares none", () => {
+    const ref = { project: "group/app", pipelineId: 1001, jobsUpTo: 50 };
+    expect(jobKeysOf({ instance: "gitlab", adapter: adapterWith(), ref })).toEqual({
+      job: jobIdentity("gitlab", ref),
+      snapshot: jobIdentity("gitlab", ref),
+    });
+  });
+
+  it("keeps one key when the identity names every member of the ref (GitHub's attempt is in its events)", () => {
+    const adapter = adapterWith((ref) => ({ ...ref, owner: ref.owner.toLowerCase() }));
+    const keys = jobKeysOf({ instance: "github", adapter, ref: { owner: "Acme", runId: 7, attempt: 2 } });
+    expect(keys.snapshot).toBe(keys.job);
+    expect(keys.job).toBe(jobIdentity("github", { owner: "acme", runId: 7, attempt: 2 }));
+  });
+
+  it("keeps the generation the identity leaves out in the snapshot key only", () => {
+    const adapter = adapterWith((ref) => ({ project: ref.project.toLowerCase(), pipelineId: ref.pipelineId }));
+    const keysOf = (ref: JsonValue) => jobKeysOf({ instance: "gitlab", adapter, ref });
+    const first = keysOf({ project: "Group/App", pipelineId: 1001, jobsUpTo: 50 });
+    const retry = keysOf({ project: "group/app", pipelineId: 1001, jobsUpTo: 90 });
+    expect(first.job).toBe(retry.job);
+    expect(first.job).toBe(jobIdentity("gitlab", { project: "group/app", pipelineId: 1001 }));
+    expect(first.snapshot).not.toBe(retry.snapshot);
+    expect(first.snapshot).toBe(jobIdentity("gitlab", { project: "group/app", pipelineId: 1001, jobsUpTo: 50 }));
+  });
+
+  it("keys the snapshot on the identity and the whole ref when the identity is not an object", () => {
+    const adapter = adapterWith((ref) => String(ref.jobId).toLowerCase());
+    const upper = jobKeysOf({ instance: "rest", adapter, ref: { jobId: "J-1", upTo: 3 } });
+    const lower = jobKeysOf({ instance: "rest", adapter, ref: { jobId: "j-1", upTo: 4 } });
+    expect(upper.job).toBe(lower.job);
+    expect(upper.snapshot).not.toBe(lower.snapshot);
+    expect(upper.snapshot).not.toBe(upper.job);
   });
 });

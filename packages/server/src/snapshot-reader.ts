@@ -11,7 +11,7 @@ import { untilAborted } from "@jobtasks/core/adapter-utils";
 import type { Logger } from "./logger.js";
 import { taskExpired } from "./protocol-error.js";
 import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
-import { jobIdentityOf } from "./job-identity.js";
+import { jobKeysOf } from "./job-identity.js";
 import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
@@ -84,10 +84,16 @@ export class SnapshotReader {
   /** Jobs whose upstream asked to wait (Retry-After): until then, polls are answered with what it said. */
   readonly #heldOff: LRUCache<string, { until: number; snapshot: JobSnapshot }>;
   /**
-   * Jobs that have had an upstream event: when the last one arrived (this reader's clock), and the newest
-   * upstream time any event about the job gave, below which an event's snapshot is out of date.
+   * Jobs that have had an upstream event, by job identity: when the last one arrived (this reader's clock),
+   * and the newest upstream time any event about the job gave, below which an event's snapshot is out of date.
    */
   readonly #evented: LRUCache<string, { at: number; upstreamTime: number | undefined }>;
+  /**
+   * The snapshot keys read of each job identity (jobKeysOf): an event names the job, and reaches the cached
+   * snapshot of every run of it that tasks follow (GitLab's retries of one pipeline). A key whose entries
+   * have gone since costs nothing; the set is pruned when an event walks it.
+   */
+  readonly #snapshotKeys: LRUCache<string, Set<string>>;
 
   constructor(options: SnapshotReaderOptions) {
     this.#options = {
@@ -114,6 +120,7 @@ export class SnapshotReader {
     this.#outageSince = new LRUCache({ max });
     this.#heldOff = new LRUCache({ max });
     this.#evented = new LRUCache({ max });
+    this.#snapshotKeys = new LRUCache({ max });
   }
 
   /** How long a caller waits for the upstream before it is answered that the upstream is slow. */
@@ -129,7 +136,7 @@ export class SnapshotReader {
    * upstream no longer knows rejects with `-32602 Task has expired`.
    */
   async read(target: ReadTarget, context: AdapterContext, options: ReadOptions = {}): Promise<JobSnapshot> {
-    const key = cacheKey(target);
+    const { job, snapshot: key } = jobKeysOf(target);
     const terminal = this.#terminal.get(key);
     if (terminal) return terminal;
     const held = this.#answerWhileHeldOff(key);
@@ -139,7 +146,7 @@ export class SnapshotReader {
       : Math.max(0, Math.min(options.answerWithinMs ?? Number.POSITIVE_INFINITY, this.#options.slowUpstreamAnswerMs));
     if (!options.fresh) {
       const recent = this.#recent.get(key);
-      if (recent && this.#stillFresh(key, recent.readAt, options.readSince)) return recent.snapshot;
+      if (recent && this.#stillFresh(job, recent.readAt, options.readSince)) return recent.snapshot;
       const pending = this.#inFlight.get(key);
       if (pending) return this.#answerWithin(key, pending, context.signal, withinMs);
     }
@@ -151,8 +158,9 @@ export class SnapshotReader {
     const noteRetryAfter = (retryAfterMs: number | undefined) => {
       waitUntil = retryAfterMs !== undefined && retryAfterMs > 0 ? this.#now() + retryAfterMs : undefined;
     };
-    const upstreamRead = this.#readFromUpstream(key, target, shared, noteRetryAfter).then((snapshot) =>
-      this.#holdOff(key, snapshot, waitUntil),
+    this.#noteSnapshotKey(job, key);
+    const upstreamRead = this.#readFromUpstream({ job, snapshot: key }, target, shared, noteRetryAfter).then(
+      (snapshot) => this.#holdOff(key, snapshot, waitUntil),
     );
     const reading = upstreamRead.finally(() => {
       if (this.#inFlight.get(key) === reading) this.#inFlight.delete(key);
@@ -165,43 +173,67 @@ export class SnapshotReader {
    * Whether a cached snapshot may answer. A job that has had an event keeps it for eventSnapshotCacheMs,
    * whatever look it answers: any change since would have come as an event and dropped or replaced it.
    */
-  #stillFresh(key: string, readAt: number, readSince: number | undefined): boolean {
+  #stillFresh(job: string, readAt: number, readSince: number | undefined): boolean {
     const age = this.#now() - readAt;
-    if (this.#evented.has(key))
+    if (this.#evented.has(job))
       return age < Math.max(this.#options.eventSnapshotCacheMs, this.#options.snapshotCacheMs);
     return age < this.#options.snapshotCacheMs && (readSince === undefined || readAt > readSince);
   }
 
   /**
-   * An upstream event about a job: its snapshot replaces the cached one, or (without one) the cached one is
-   * dropped and the next read goes to the upstream. Never backwards: a finished job stays finished, and a
-   * snapshot older (by the upstream's updatedAt) than what is held, or than a change announced before, is
-   * ignored.
+   * An upstream event about a job: its snapshot replaces the cached one of every run of the job that tasks
+   * follow, or (without one) those are dropped and their next reads go to the upstream. Never backwards: a
+   * finished run stays finished, and a snapshot older (by the upstream's updatedAt) than what is held, or
+   * than a change announced before, is ignored.
    */
   applyEvent(target: ReadTarget, event: { snapshot?: JobSnapshot; updatedAt?: string }): EventEffect {
-    const key = cacheKey(target);
-    if (this.#terminal.has(key)) return "ignored: the job had already ended";
+    const { job, snapshot: eventKey } = jobKeysOf(target);
+    const known = this.#snapshotKeys.get(job) ?? new Set<string>();
+    // The event's own ref counts too: with nothing read yet, its snapshot is kept for the tasks to come.
+    const open = [...new Set([eventKey, ...known])].filter((key) => !this.#terminal.has(key));
+    if (open.length === 0) return "ignored: the job had already ended";
     const upstreamTime = timeOf(event.snapshot?.updatedAt ?? event.updatedAt);
-    const previous = this.#evented.get(key);
-    const held = [previous?.upstreamTime, timeOf(this.#recent.get(key)?.snapshot.updatedAt)].filter(
-      (time): time is number => time !== undefined,
-    );
+    const previous = this.#evented.get(job);
+    const held = [
+      previous?.upstreamTime,
+      ...open.map((key) => timeOf(this.#recent.get(key)?.snapshot.updatedAt)),
+    ].filter((time): time is number => time !== undefined);
     const newestHeld = held.length > 0 ? Math.max(...held) : undefined;
     // Only a snapshot can be out of date: reading again after an old "changed" costs a read, never a step back.
     if (event.snapshot && upstreamTime !== undefined && newestHeld !== undefined && upstreamTime < newestHeld)
       return "ignored: older than the status held";
     const newest = upstreamTime === undefined ? newestHeld : Math.max(upstreamTime, newestHeld ?? upstreamTime);
-    this.#evented.set(key, { at: this.#now(), upstreamTime: newest });
-    // A read already under way began before the change: later callers must not be given its answer.
-    this.#inFlight.delete(key);
-    if (event.snapshot) {
-      this.#store(key, event.snapshot);
-      const heldOff = this.#heldOff.get(key);
-      if (heldOff) this.#heldOff.set(key, { until: heldOff.until, snapshot: event.snapshot });
-      return "replaced";
+    this.#evented.set(job, { at: this.#now(), upstreamTime: newest });
+    // What no cache holds any more is forgotten; finished runs stay, so their count stays small.
+    this.#snapshotKeys.set(job, new Set([...known].filter((key) => this.#holds(key))));
+    for (const key of open) {
+      // A read already under way began before the change: later callers must not be given its answer.
+      this.#inFlight.delete(key);
+      if (event.snapshot) {
+        this.#noteSnapshotKey(job, key);
+        this.#store(key, event.snapshot);
+        const heldOff = this.#heldOff.get(key);
+        if (heldOff) this.#heldOff.set(key, { until: heldOff.until, snapshot: event.snapshot });
+      } else this.#recent.delete(key);
     }
-    this.#recent.delete(key);
-    return "dropped";
+    return event.snapshot ? "replaced" : "dropped";
+  }
+
+  #noteSnapshotKey(job: string, key: string): void {
+    const keys = this.#snapshotKeys.get(job);
+    if (keys) keys.add(key);
+    else this.#snapshotKeys.set(job, new Set([key]));
+  }
+
+  /** Whether any cache holds something of this snapshot key. */
+  #holds(key: string): boolean {
+    return (
+      this.#recent.has(key) ||
+      this.#terminal.has(key) ||
+      this.#heldOff.has(key) ||
+      this.#inFlight.has(key) ||
+      this.#outageSince.has(key)
+    );
   }
 
   /**
@@ -262,18 +294,20 @@ export class SnapshotReader {
 
   /** Record a snapshot obtained elsewhere (the one doStart returned). */
   remember(target: ReadTarget, snapshot: JobSnapshot): JobSnapshot {
-    return this.#store(cacheKey(target), snapshot);
+    const { job, snapshot: key } = jobKeysOf(target);
+    this.#noteSnapshotKey(job, key);
+    return this.#store(key, snapshot);
   }
 
   /** Forget what is cached for a job that we just acted on, so the next read shows the effect. */
   invalidate(target: ReadTarget): void {
-    const key = cacheKey(target);
+    const key = jobKeysOf(target).snapshot;
     this.#recent.delete(key);
     this.#inFlight.delete(key);
   }
 
   async #readFromUpstream(
-    key: string,
+    keys: { job: string; snapshot: string },
     target: ReadTarget,
     context: AdapterContext,
     reportRetryAfter: (retryAfterMs: number | undefined) => void,
@@ -281,6 +315,7 @@ export class SnapshotReader {
     // An outage began when the first read that failed began: one failed read (retries inside included) can
     // take many seconds, and both the message and the retry budget count from the start.
     const startedAt = this.#now();
+    const key = keys.snapshot;
     try {
       const snapshot = await retryUpstream(() => target.adapter.doGetStatus(target.ref, context), context.signal, {
         ...this.#options,
@@ -289,7 +324,7 @@ export class SnapshotReader {
       this.#outageSince.delete(key);
       // An event that arrived while this read was under way is newer than its answer: the answer goes to
       // the callers that asked before the event, and is not kept (unless the job had ended: that stands).
-      const eventAt = this.#evented.get(key)?.at;
+      const eventAt = this.#evented.get(keys.job)?.at;
       if (eventAt !== undefined && eventAt >= startedAt && !isTerminalStatus(snapshot.status)) return snapshot;
       return this.#store(key, snapshot);
     } catch (error) {
@@ -351,10 +386,6 @@ export type EventEffect =
   | "dropped"
   | "ignored: the job had already ended"
   | "ignored: older than the status held";
-
-function cacheKey(target: ReadTarget): string {
-  return jobIdentityOf(target);
-}
 
 function timeOf(isoTime: string | undefined): number | undefined {
   if (isoTime === undefined) return undefined;

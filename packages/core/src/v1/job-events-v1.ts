@@ -23,9 +23,15 @@ export interface JobEventsV1<Ref extends JsonValue = JsonValue> {
    */
   doReadDelivery(delivery: EventDeliveryV1): Promise<DeliveryEventsV1<Ref>>;
   /**
-   * What names the job, when one job can be written as more than one ref (GitHub's owner and repository
-   * names are case-insensitive, so the ref a user's spelling gave and the one a payload gives must meet).
-   * The server keys the job's cached snapshot and routes events on it. Optional: the ref itself.
+   * The job as an event names it: an object of the ref's members that name the upstream job, normalised
+   * where one job can be written several ways (GitHub's owner and repository names are case-insensitive),
+   * and without what a task follows of the job that no event can know (GitLab's `jobsUpTo`, the retry
+   * generation of a pipeline retried in place; a generation every payload names, as GitHub's run attempt,
+   * stays in). The server routes events and wakes waits on the instance and this identity: an event reaches
+   * every task of the job, whatever generation each follows. It keys a task's cached snapshot on the ref
+   * with the identity's members in place of its own (the identity plus the generation left out), so no task
+   * is served another generation's answer. An event about a job whose generations differ should then give
+   * no snapshot (a snapshot replaces every generation's), only "changed". Optional: the ref itself.
    */
   jobIdentity?(ref: Ref): JsonValue;
 }
