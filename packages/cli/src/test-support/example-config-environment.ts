@@ -14,4 +14,5 @@ export const exampleConfigEnvironment: Readonly<Record<string, string>> = {
   GOOGLE_REGION: "europe-west1",
   GOOGLE_ACCESS_TOKEN: "example-google-token",
   RENDER_FARM_TOKEN: "example-render-token",
+  RENDER_FARM_CALLBACK_SECRET: "example-render-callback-secret",
 };
