@@ -17,6 +17,7 @@ const benchmarks = [
   "memory.ts",
   "model-turns.ts",
   "stdio-startup.ts",
+  "events.ts",
 ];
 /** No single benchmark should come near this; it only guarantees the suite ends. */
 const perBenchmarkTimeoutMs = 120_000;
