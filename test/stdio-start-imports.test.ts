@@ -89,14 +89,15 @@ async function modulesLoadedBeforeFirstAnswer(
         ...(JSON.parse(await readFile(join(coverage, file), "utf8")) as { result: ScriptCoverage[] }).result,
       );
     const files = scripts.map((script) => script.url).filter((url) => url.startsWith("file:"));
-    const bundled = await Promise.all(
+    const loadedBundle = await Promise.all(
       scripts.filter((script) => bundleOutput.test(script.url)).map((script) => modulesThatRanIn(script)),
     );
     return {
       answer: JSON.parse(line) as Record<string, any>,
       files,
-      modules: [...files, ...bundled.flatMap((modules) => modules.ran)],
-      bundled: bundled.flatMap((modules) => modules.all),
+      modules: [...files, ...loadedBundle.flatMap((modules) => modules.ran)],
+      // Every module of the bundle, in the files this start read and in the chunks it left unread.
+      bundled: (await bundleFiles()).flatMap((file) => modulesIn(file.text)),
     };
   } finally {
     child.kill("SIGKILL");
@@ -110,7 +111,7 @@ async function modulesLoadedBeforeFirstAnswer(
  */
 async function modulesThatRanIn(script: ScriptCoverage): Promise<{ all: string[]; ran: string[] }> {
   const text = await readFile(fileURLToPath(script.url), "utf8");
-  const modules = [...new Set([...text.matchAll(/^\/\/ (\S+\.(?:m?js|cjs|json))$/gm)].map((match) => match[1]!))];
+  const modules = modulesIn(text);
   const calls = new Map<string, number>();
   for (const { functionName, ranges } of script.functions)
     calls.set(functionName, (calls.get(functionName) ?? 0) + (ranges[0]?.count ?? 0));
@@ -119,6 +120,18 @@ async function modulesThatRanIn(script: ScriptCoverage): Promise<{ all: string[]
     return !wrapped || (calls.get(module) ?? 0) > 0;
   });
   return { all: modules, ran };
+}
+
+/** The modules of one file of the bundle, by esbuild's `// path` comments. */
+function modulesIn(text: string): string[] {
+  return [...new Set([...text.matchAll(/^\/\/ (\S+\.(?:m?js|cjs|json))$/gm)].map((match) => match[1]!))];
+}
+
+/** The files of the bundle: its entry and the chunks of what only some commands import. */
+async function bundleFiles(): Promise<{ name: string; text: string }[]> {
+  const dist = join(repositoryRoot, "packages/cli/dist");
+  const names = (await readdir(dist)).filter((name) => bundleOutput.test(`packages/cli/dist/${name}`));
+  return Promise.all(names.map(async (name) => ({ name, text: await readFile(join(dist, name), "utf8") })));
 }
 
 /** Packages (or files of ours) that the first answer needs none of. */
@@ -138,8 +151,8 @@ const notBeforeTheFirstAnswer = [
 
 const loadedFrom = (modules: string[], part: string) => modules.filter((url) => decodeURIComponent(url).includes(part));
 
-/** The file the bundler writes into packages/cli/dist. */
-const bundleOutput = /packages\/cli\/dist\/command-line\.mjs$/;
+/** The files the bundler writes into packages/cli/dist: the entry, and chunks that commands import lazily. */
+const bundleOutput = /packages\/cli\/dist\/command-line(-chunk-[A-Z0-9]+)?\.mjs$/;
 
 /** Bundled into the command line: loaded as separate files, they would mean the bundle went unused. */
 const bundledPackages = [
@@ -186,12 +199,19 @@ describe("jobtasks serve --stdio loads only what its first answer needs", () => 
       const { answer, files, bundled } = await modulesLoadedBeforeFirstAnswer(config, adapterFiles.split("/")[1]!);
       expect(answer).toMatchObject({ id: 1, result: { supportedVersions: ["2026-07-28"] } });
       const ownFiles = loadedFrom(files, "packages/cli/dist/").map((url) => url.replace(/.*packages\/cli\/dist\//, ""));
-      expect(ownFiles.sort()).toEqual([
+      const chunks = ownFiles.filter((file) => file.startsWith("command-line-chunk-"));
+      expect(ownFiles.filter((file) => !chunks.includes(file)).sort()).toEqual([
         "bin.js",
         "command-line.mjs",
         "enable-compile-cache.js",
         "unsupported-node-notice.js",
       ]);
+      // The chunk of the client runtime (run-client.js) stays unread: a serve start does not even parse it.
+      const clientChunks = (await bundleFiles())
+        .filter((file) => modulesIn(file.text).includes("packages/cli/dist/client/run-client.js"))
+        .map((file) => file.name);
+      expect(clientChunks).not.toEqual([]);
+      expect(chunks.filter((chunk) => clientChunks.includes(chunk))).toEqual([]);
       // One zod, the core's, for the server, the SDK and every adapter alike: none in the bundle, and every
       // zod file loaded from one installed copy.
       const zodFiles = loadedFrom(files, "/zod/");

@@ -1,13 +1,14 @@
-// The command line's one artifact, dist/command-line.mjs: esbuild bundles what tsc wrote for
+// The command line's artifact, dist/command-line.mjs and its chunks: esbuild bundles what tsc wrote for
 // src/run-command-line.ts with the workspace packages jobtasks depends on (the server, the built-in
-// adapters) and their libraries, so a start reads one file where it would read ~230 modules. `pnpm build`
-// runs this after `tsc -b`, and packing the package does (prepack). Left out, imported at run time:
+// adapters) and their libraries, so a start reads a few files where it would read ~230 modules. `pnpm
+// build` runs this after `tsc -b`, and packing the package does (prepack). Left out, imported at run time:
 // @jobtasks/core with the zod it exports (one copy per process: an optional adapter or a config's own
-// module shares them; the SDK's "zod/v4" is that zod) and the optional adapters. What a start does not
-// run (undici, the HTTP stack, the client commands) is in the file but not run: esbuild wraps a module
-// that is imported lazily in a function called on that import, which delays the static imports inside it
-// too. The file sits next to tsc's modules, so their `import.meta.url` paths (package.json, templates/)
-// hold in it.
+// module shares them; the SDK's "zod/v4" is that zod) and the optional adapters. What a command imports
+// with `import()` (the client commands, `new`) goes into chunks that a `serve` start never reads; what a
+// start does not run but its chunks hold (undici, the HTTP stack) esbuild wraps in a function called on
+// that import. The files sit next to tsc's modules, so their `import.meta.url` paths (package.json,
+// templates/) hold in them.
+import { readdir, rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { writeAtomically } from "../../../scripts/write-atomically.mjs";
@@ -21,8 +22,13 @@ const sharedZod = {
   },
 };
 const { outputFiles } = await build({
-  entryPoints: [`${dist}run-command-line.js`],
-  outfile: `${dist}command-line.mjs`,
+  entryPoints: { "command-line": `${dist}run-command-line.js` },
+  outdir: dist,
+  outExtension: { ".js": ".mjs" },
+  // What only some commands import lazily (the client commands, `new`) goes into chunks of its own, which
+  // a `serve` start never reads. Beside the entry, so `import.meta.url` paths hold in them too.
+  splitting: true,
+  chunkNames: "command-line-chunk-[hash]",
   bundle: true,
   format: "esm",
   platform: "node",
@@ -40,6 +46,15 @@ const { outputFiles } = await build({
   write: false,
   logLevel: "warning",
 });
-// Written whole or not at all: a test may be starting `jobtasks` from dist/ while a pack rebuilds it.
-await writeAtomically(outputFiles[0].path, outputFiles[0].contents);
-process.stderr.write(`bundled the command line into packages/cli/dist/command-line.mjs\n`);
+// Chunks of an earlier build go; each file is written whole or not at all (a test may be starting
+// `jobtasks` from dist/ while a pack rebuilds it), the chunks before the entry that imports them.
+const written = new Set(outputFiles.map((file) => file.path));
+for (const name of await readdir(dist))
+  if (name.startsWith("command-line-chunk-") && !written.has(`${dist}${name}`)) await rm(`${dist}${name}`);
+for (const file of [...outputFiles].sort(
+  (a, b) => Number(a.path.endsWith("/command-line.mjs")) - Number(b.path.endsWith("/command-line.mjs")),
+))
+  await writeAtomically(file.path, file.contents);
+process.stderr.write(
+  `bundled the command line into packages/cli/dist/command-line.mjs and ${outputFiles.length - 1} chunks\n`,
+);
