@@ -127,8 +127,13 @@ export function describeUrl(url: URL): string {
 
 // undici loads on the first request rather than with the adapter: a stdio server that an agent host
 // spawns answers its first messages (discover, tools/list) before any job needs HTTP.
+// A bundler that splits the import into a chunk of its own (the command line's bundle does) may hand back
+// undici's CommonJS exports as `default` only, where Node gives them as named exports too.
 let undici: Promise<typeof import("undici")> | undefined;
-const loadUndici = () => (undici ??= import("undici"));
+const loadUndici = () =>
+  (undici ??= import("undici").then((module) =>
+    typeof module.request === "function" ? module : (module as unknown as { default: typeof import("undici") }).default,
+  ));
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   async function sendOnce(
