@@ -185,10 +185,12 @@ describe("npx jobtasks, installed without the optional adapters", () => {
   it("is found by npx only inside its folder; by its absolute path from any folder, as the README tells hosts", async () => {
     // What a host's environment holds when jobtasks is not installed globally: node, and no jobtasks on PATH.
     const withoutGlobal = { PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"), HOME: home };
+    // Offline: npx then looks the name up in its cache only, and fails at once instead of asking the registry
+    // (a test talks to no network; a fresh HOME's npm retried the registry for a minute).
     const fromRoot = await runToEnd("npx", ["--no-install", "jobtasks", "--version"], {
       cwd: "/",
-      env: withoutGlobal,
-      timeoutMs: 60_000,
+      env: { ...withoutGlobal, npm_config_offline: "true" },
+      timeoutMs: 15_000,
     });
     expect(fromRoot.code, "npx from / must not reach this install").not.toBe(0);
     expect(fromRoot.stdout).not.toContain(packageVersion);
