@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { JobDetail } from "@aws-sdk/client-batch";
 import { z, type JobEventsV1, type JobEventV1, type JsonValue } from "@jobtasks/core";
+import { parseDeliveryJson, sameSecret } from "@jobtasks/core/adapter-utils";
 import { isoTimeOf } from "./batch-job-result.js";
 import { batchJobIdSchema, type BatchJobRef } from "./batch-job-ref.js";
 import { buildJobSnapshot } from "./build-job-snapshot.js";
@@ -27,20 +27,18 @@ export interface BatchEventSettings {
  */
 export function batchStateChangeEvents(settings: BatchEventSettings): JobEventsV1<BatchJobRef> {
   const header = settings.header.toLowerCase();
-  const expected = digestOf(settings.secret);
   return {
     async doVerifyDelivery({ headers, body }) {
       const presented = headers[header];
       if (presented === undefined) return { verified: false, reason: `no ${header} header` };
-      // Digests, so both sides have one length and the comparison's time says nothing about the secret.
-      if (!timingSafeEqual(digestOf(presented), expected))
+      if (!sameSecret(presented, settings.secret))
         return { verified: false, reason: `${header} does not match the event secret` };
       const deliveryId = eventIdOf(body);
       return deliveryId === undefined ? { verified: true } : { verified: true, deliveryId };
     },
 
     async doReadDelivery({ body }) {
-      const event = envelopeSchema.parse(jsonOf(body));
+      const event = envelopeSchema.parse(parseDeliveryJson(body));
       const detailType = event["detail-type"];
       // Another rule's events sent here by mistake (a queue blocked, a compute environment changed): no job.
       if (event.source !== batchEventSource || detailType !== batchJobStateChange)
@@ -55,26 +53,10 @@ export function batchStateChangeEvents(settings: BatchEventSettings): JobEventsV
   };
 }
 
-function digestOf(text: string): Buffer {
-  return createHash("sha256").update(text, "utf8").digest();
-}
-
-/**
- * The body as JSON. The server logs why a body could not be read, and V8's SyntaxError quotes the text it
- * choked on, which may hold ARNs: the error says only what was wrong.
- */
-function jsonOf(body: Uint8Array): unknown {
-  try {
-    return JSON.parse(Buffer.from(body).toString("utf8"));
-  } catch {
-    throw new Error("the body is not JSON");
-  }
-}
-
 /** EventBridge's id of the event, the same on every retry of its delivery; undefined when the body is not one. */
 function eventIdOf(body: Uint8Array): string | undefined {
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(body).toString("utf8"));
+    const parsed = parseDeliveryJson(body);
     if (parsed === null || typeof parsed !== "object") return undefined;
     const id = (parsed as { id?: unknown }).id;
     return typeof id === "string" && id.length > 0 && id.length <= 128 ? id : undefined;

@@ -1,4 +1,5 @@
 import { z, type DeliveryEventsV1, type JobEventsV1, type JobEventV1, type JsonValue } from "@jobtasks/core";
+import { parseDeliveryJson } from "@jobtasks/core/adapter-utils";
 import { mapGithubActionsStatus, rawRunStatus } from "./map-github-actions-status.js";
 import { githubIdSchema, type RunRef } from "./run-ref.js";
 
@@ -25,7 +26,7 @@ export function githubWebhookEvents(webhookSecret: string): JobEventsV1<RunRef> 
 
     async doReadDelivery({ headers, body }) {
       const event = headers["x-github-event"] ?? "unknown";
-      const payload = deliverySchema.parse(parseJson(Buffer.from(body).toString("utf8")));
+      const payload = deliverySchema.parse(parseDeliveryJson(body));
       return {
         event,
         ...(payload.action !== undefined ? { action: payload.action } : {}),
@@ -100,13 +101,4 @@ function runEvent(ref: RunRef, run: Run): JobEventV1<RunRef> {
   if (phase.phase === "working" && run.status !== "in_progress")
     return { ref, snapshot: { ...base, status: "working", message: phase.message } };
   return { ref, updatedAt: run.updated_at };
-}
-
-/** JSON.parse without its message, which quotes the text: the log line of an unreadable delivery must not. */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error("the body is not JSON");
-  }
 }

@@ -154,5 +154,8 @@ describe("GitLab hook deliveries: the pipelines they concern", () => {
   it("refuses a body that is not JSON (the server answers 400 and nothing happens)", async () => {
     const broken = { ...delivery("Pipeline Hook", "hook-pipeline-success.json"), body: new TextEncoder().encode("{") };
     await expect(events().doReadDelivery(broken)).rejects.toThrow();
+    // The reason goes to the server's log: it names the problem and quotes none of the body.
+    const quoted = { ...broken, body: new TextEncoder().encode('{"project": group/secret-project') };
+    await expect(events().doReadDelivery(quoted)).rejects.toThrow(/^the body is not JSON$/);
   });
 });

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import { z, type DeliveryEventsV1, type JobEventsV1, type JsonValue } from "@jobtasks/core";
+import { parseDeliveryJson, sameSecret } from "@jobtasks/core/adapter-utils";
 import type { PipelineRef } from "./pipeline-ref.js";
 
 /**
@@ -10,14 +10,12 @@ import type { PipelineRef } from "./pipeline-ref.js";
  * of the pipeline, and each reads its own run.
  */
 export function gitlabHookEvents(webhookSecret: string, projects: readonly string[]): JobEventsV1<PipelineRef> {
-  const secretDigest = digest(webhookSecret);
   const pipelinesOfJobs = new JobPipelines();
   return {
     async doVerifyDelivery({ headers }) {
       const token = headers["x-gitlab-token"];
       if (token === undefined || token === "") return { verified: false, reason: "no X-Gitlab-Token header" };
-      // Digests first: timingSafeEqual needs equal lengths, and the token's length must not show either.
-      if (!timingSafeEqual(digest(token), secretDigest))
+      if (!sameSecret(token, webhookSecret))
         return { verified: false, reason: "X-Gitlab-Token does not match the webhook secret" };
       // Idempotency-Key (GitLab 17.4 on) stays the same when GitLab retries a delivery; the event's UUID otherwise.
       const deliveryId = headers["idempotency-key"] || headers["x-gitlab-event-uuid"];
@@ -25,7 +23,7 @@ export function gitlabHookEvents(webhookSecret: string, projects: readonly strin
     },
 
     async doReadDelivery({ headers, body }) {
-      const payload = hookSchema.parse(JSON.parse(Buffer.from(body).toString("utf8")));
+      const payload = hookSchema.parse(parseDeliveryJson(body));
       const event = headers["x-gitlab-event"] ?? payload.object_kind ?? "unknown";
       const named = pipelineOf(payload, pipelinesOfJobs);
       const status = payload.object_attributes?.status ?? payload.build_status ?? payload.status;
@@ -39,10 +37,6 @@ export function gitlabHookEvents(webhookSecret: string, projects: readonly strin
     // GitLab paths are case-insensitive; the run a task follows (jobsUpTo, retriedAfterJobId) is no event's.
     jobIdentity: (ref): JsonValue => ({ project: ref.project.toLowerCase(), pipelineId: ref.pipelineId }),
   };
-}
-
-function digest(text: string): Buffer {
-  return createHash("sha256").update(text, "utf8").digest();
 }
 
 /** Only what routing reads; GitLab sends much more, and adds fields over time. */

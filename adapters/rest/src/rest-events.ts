@@ -1,5 +1,5 @@
 import type { DeliveryEventsV1, JobEventsV1, JobEventV1, JsonValue } from "@jobtasks/core";
-import { maxJsonDepth, parseBoundedJson } from "@jobtasks/core/adapter-utils";
+import { parseBoundedJson, parseDeliveryJson } from "@jobtasks/core/adapter-utils";
 import { buildSnapshot } from "./build-snapshot.js";
 import type { EventsOptions } from "./events-options-schema.js";
 import { queryFirst } from "./json-path.js";
@@ -93,7 +93,7 @@ export function restEvents({
     },
 
     async doReadDelivery(delivery): Promise<DeliveryEventsV1<RestJobRef>> {
-      const payload = readPayload(delivery.body);
+      const payload = parseDeliveryJson(delivery.body, "the payload");
       const id = jobIdOf(queryFirst(events.jobIdPath, payload));
       const rawStatus = events.statusPath === undefined ? undefined : queryFirst(events.statusPath, payload);
       const action = typeof rawStatus === "string" || typeof rawStatus === "number" ? String(rawStatus) : undefined;
@@ -146,21 +146,4 @@ function deliveryIdOf(
   if (!payload.ok) return undefined;
   const value = queryFirst(events.deliveryIdPath, payload.value);
   return typeof value === "string" || typeof value === "number" ? String(value).slice(0, 200) : undefined;
-}
-
-/**
- * The payload as JSON, within the depth every upstream answer is held to. The errors never quote the body
- * (JSON.parse's own message does): they go to the server's log as the reason the delivery was unreadable.
- */
-function readPayload(body: Uint8Array): unknown {
-  const read = parseBoundedJson(Buffer.from(body).toString("utf8"));
-  if (read.ok) return read.value;
-  switch (read.problem) {
-    case "empty":
-      throw new Error("the payload is empty");
-    case "too-deep":
-      throw new Error(`the payload nests more than ${maxJsonDepth} levels deep`);
-    default:
-      throw new Error("the payload is not JSON");
-  }
 }

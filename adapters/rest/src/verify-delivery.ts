@@ -1,4 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { sameSecret } from "@jobtasks/core/adapter-utils";
 import type { DeliveryVerificationV1, EventDeliveryV1 } from "@jobtasks/core";
 import type { VerificationOptions } from "./events-options-schema.js";
 
@@ -20,7 +21,7 @@ export function verifySignature(
   const given = delivery.headers[verification.header.toLowerCase()];
   if (given === undefined || given === "") return refuse(`no ${verification.header} header`);
   if (verification.scheme === "shared-secret") {
-    return sameText(given, secret) ? { verified: true } : refuse(`${verification.header} is not the shared secret`);
+    return sameSecret(given, secret) ? { verified: true } : refuse(`${verification.header} is not the shared secret`);
   }
   let signature = given.trim();
   const prefix = verification.prefix;
@@ -46,19 +47,10 @@ export function verifySignature(
   const expected = hmac.digest(verification.encoding);
   const matches =
     verification.encoding === "hex"
-      ? sameText(signature.toLowerCase(), expected)
+      ? sameSecret(signature.toLowerCase(), expected)
       : // Padding is optional in some senders' base64; the signature's bits are the same without it.
-        sameText(signature.replace(/=+$/, ""), expected.replace(/=+$/, ""));
+        sameSecret(signature.replace(/=+$/, ""), expected.replace(/=+$/, ""));
   return matches ? { verified: true } : refuse(`${verification.header} does not match the secret`);
-}
-
-/**
- * Constant-time equality of two texts: their SHA-256 digests are compared, so neither the time taken nor
- * an early length check says how much of the secret a guess got right.
- */
-function sameText(given: string, expected: string): boolean {
-  const digest = (text: string) => createHash("sha256").update(text, "utf8").digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }
 
 function refuse(reason: string): Refusal {

@@ -1,6 +1,13 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { exceedsJsonDepth, maxJsonDepth, parseBoundedJson, readBoundedJson, readBoundedText } from "./bounded-json.js";
+import {
+  exceedsJsonDepth,
+  maxJsonDepth,
+  parseBoundedJson,
+  parseDeliveryJson,
+  readBoundedJson,
+  readBoundedText,
+} from "./bounded-json.js";
 
 const nested = (depth: number): string => "[".repeat(depth) + "]".repeat(depth);
 
@@ -59,5 +66,20 @@ describe("bounded JSON", () => {
       ok: true,
       value: { ok: true },
     });
+  });
+});
+
+describe("parseDeliveryJson", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+
+  it("reads a delivery's JSON", () => {
+    expect(parseDeliveryJson(bytes('{"id": "evt-1"}'))).toEqual({ id: "evt-1" });
+  });
+
+  it("says what is wrong with an unreadable body, quoting none of it", () => {
+    expect(() => parseDeliveryJson(bytes('{"repo": secret-repo-name'))).toThrow(/^the body is not JSON$/);
+    expect(() => parseDeliveryJson(bytes("  "), "the payload")).toThrow(/^the payload is empty$/);
+    const deep = "[".repeat(maxJsonDepth + 1) + "]".repeat(maxJsonDepth + 1);
+    expect(() => parseDeliveryJson(bytes(deep))).toThrow(`the body nests more than ${maxJsonDepth} levels deep`);
   });
 });

@@ -75,3 +75,21 @@ export async function readBoundedJson(
   if (text === undefined) return { ok: false, problem: "too-large" };
   return parseBoundedJson(text, bounds.maxDepth);
 }
+
+/**
+ * An upstream delivery's body (a webhook, an event, a callback) as JSON, within the depth every upstream
+ * answer is held to. The server logs why a delivery could not be read, and JSON.parse's own message quotes
+ * the text it choked on: these errors say only what was wrong, naming the body as `what`.
+ */
+export function parseDeliveryJson(body: Uint8Array, what = "the body"): unknown {
+  const read = parseBoundedJson(Buffer.from(body).toString("utf8"));
+  if (read.ok) return read.value;
+  switch (read.problem) {
+    case "empty":
+      throw new Error(`${what} is empty`);
+    case "too-deep":
+      throw new Error(`${what} nests more than ${maxJsonDepth} levels deep`);
+    default:
+      throw new Error(`${what} is not JSON`);
+  }
+}

@@ -3,8 +3,16 @@
 export { sleep, sleepUntil, untilAborted } from "./abortable-sleep.js";
 export { retryWithBackoff } from "./retry-with-backoff.js";
 export type { RetryOptions } from "./retry-with-backoff.js";
-export { exceedsJsonDepth, maxJsonDepth, parseBoundedJson, readBoundedJson, readBoundedText } from "./bounded-json.js";
+export {
+  exceedsJsonDepth,
+  maxJsonDepth,
+  parseBoundedJson,
+  parseDeliveryJson,
+  readBoundedJson,
+  readBoundedText,
+} from "./bounded-json.js";
 export type { JsonRead } from "./bounded-json.js";
 export { EtagMemory } from "./etag-memory.js";
 export type { EtagMemoryOptions, RememberedAnswer } from "./etag-memory.js";
+export { sameSecret } from "./same-secret.js";
 export { connectionErrorCode, mayHaveActed, withoutConnectionDetails } from "./connection-errors.js";
