@@ -63,6 +63,12 @@ export interface JobSnapshotV1 {
   /** For `input_required`: every outstanding request, keyed by ids unique for the life of the job. */
   inputRequests?: Record<string, InputRequest>;
   /**
+   * The keys among `inputRequests` whose question is an approval: a person decides it (a deployment review,
+   * a manual production job, "run the suspended job?"). The server lets only a caller holding the approval
+   * scope answer these; other questions (a form asking for a value) need only the task's own scope.
+   */
+  approvalKeys?: readonly string[];
+  /**
    * How far the job is (for instance steps done of `total`), when the upstream says. A client that waits
    * for a synchronous call with a progressToken receives it as notifications/progress.
    */
