@@ -122,6 +122,30 @@ describe("waitForTaskChange", () => {
       expect(times[index]! - times[index - 1]!).toBeGreaterThanOrEqual(55);
   });
 
+  it("makes the look on the deadline its last, even when a timer fires a millisecond early", async () => {
+    // Node's timers may end up to a millisecond before Date.now() says they should: the pause cut to the
+    // deadline then leaves 1 ms "remaining", which must not buy one more read right after the last look.
+    let clock = 0;
+    const times: number[] = [];
+    const { read } = scriptedReads([{ ...working("running"), pollIntervalMs: 60 }], () => times.push(clock));
+    await waitForTaskChange({
+      read,
+      waitMs: 200,
+      slowUpstreamAnswerMs: 100,
+      signal: new AbortController().signal,
+      defaultPollIntervalMs: 10,
+      now: () => clock,
+      sleep: async (milliseconds) => {
+        clock += milliseconds > 1 ? milliseconds - 1 : milliseconds;
+      },
+    });
+    expect(times.length).toBeGreaterThanOrEqual(3);
+    const gaps = times.slice(1).map((time, index) => time - times[index]!);
+    // Every gap but the last is a full interval (less the early millisecond); only the last may be shorter.
+    for (const gap of gaps.slice(0, -1)) expect(gap).toBeGreaterThanOrEqual(59);
+    expect(times.at(-1)).toBeLessThanOrEqual(200);
+  });
+
   it("stops at once when the connection closes, with no further read", async () => {
     const controller = new AbortController();
     const { reads, read } = scriptedReads([working("running")], (count) => {

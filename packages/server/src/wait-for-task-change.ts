@@ -72,8 +72,12 @@ export async function waitForTaskChange(options: WaitForTaskChangeOptions): Prom
     const remaining = deadline - now();
     if (remaining <= 0) return task;
     const interval = Math.max(task.pollIntervalMs ?? options.defaultPollIntervalMs, minimumPollIntervalMs);
+    // A pause cut to the deadline ends in the last look: a timer may fire a millisecond before now() reaches
+    // the deadline, and that millisecond must not buy another read right after this one.
+    const cutToDeadline = interval >= remaining;
     // Rejects as soon as the request is aborted: a closed connection stops the reads too.
-    if (await pause(options, Math.min(interval, remaining))) return task;
+    const paused = await pause(options, Math.min(interval, remaining));
+    if (paused === "stopped") return task;
     // Each look is newer than the last: the one on the deadline must not be answered by the cache with
     // what the previous look saw (a job that ended in between would be missed).
     task = await options.read({ answerWithinMs: Math.max(0, answerBy - now()), readSince: lastLookEnded });
@@ -82,20 +86,22 @@ export async function waitForTaskChange(options: WaitForTaskChangeOptions): Prom
       message = task.statusMessage;
       options.onMessage?.(message);
     }
+    // A look woken early by the job's change is not the last: the wait goes on to its deadline.
+    if (cutToDeadline && paused === "slept") return task;
   }
   return task;
 }
 
 /**
- * Sleep, or end early when the server stops waiting (true then) or the job changed (false, as after a full
- * pause); rejects when the request is aborted.
+ * Sleep ("slept"), or end early when the server stops waiting ("stopped") or the job changed ("woken");
+ * rejects when the request is aborted.
  */
-async function pause(options: WaitForTaskChangeOptions, milliseconds: number): Promise<boolean> {
+async function pause(options: WaitForTaskChangeOptions, milliseconds: number): Promise<"slept" | "stopped" | "woken"> {
   const sleep = options.sleep ?? realSleep;
   const stop = options.stopWaiting;
   if (!stop && !options.changed) {
     await sleep(milliseconds, options.signal);
-    return false;
+    return "slept";
   }
   // Ended by the job's change (an event) too; aborted when the pause ends, which forgets the registration.
   const woken = new AbortController();
@@ -103,11 +109,11 @@ async function pause(options: WaitForTaskChangeOptions, milliseconds: number): P
   void options.changed?.(any).then(() => woken.abort());
   try {
     await sleep(milliseconds, any);
-    return false;
+    return "slept";
   } catch (error) {
     if (options.signal.aborted) throw error;
-    if (stop?.aborted) return true;
-    if (woken.signal.aborted) return false;
+    if (stop?.aborted) return "stopped";
+    if (woken.signal.aborted) return "woken";
     throw error;
   } finally {
     woken.abort();
