@@ -61,6 +61,9 @@ export class NamespaceJobWatch {
   #current: { stop(): void } | undefined;
   readonly #stopping = new AbortController();
   #running: Promise<void> | undefined;
+  /** Settles after the first list, whether it succeeded or not: a first read waits for it, later ones never. */
+  #firstAttempt!: () => void;
+  readonly #firstAttemptDone = new Promise<void>((resolve) => (this.#firstAttempt = resolve));
 
   constructor(api: KubernetesApi, namespace: string, settings: WatchSettings, logger?: AdapterLoggerV1) {
     this.#api = api;
@@ -77,15 +80,20 @@ export class NamespaceJobWatch {
     this.#running ??= this.#run();
   }
 
-  /** Resolves once the watch is in sync, or after `withinMs` (then `synced` is still false). */
+  /**
+   * Resolves once the first list and watch are up, or the first attempt failed, or after `withinMs`,
+   * whichever comes first: only a namespace's first reads wait, never the reads of an outage.
+   */
   async whenSynced(withinMs: number, signal: AbortSignal): Promise<void> {
     if (this.#synced) return;
     let wake!: () => void;
     const synced = new Promise<void>((resolve) => (wake = resolve));
     this.#syncWaiters.add(wake);
+    const timer = new AbortController();
     try {
-      await Promise.race([synced, sleep(withinMs, signal)]);
+      await Promise.race([synced, this.#firstAttemptDone, sleep(withinMs, AbortSignal.any([signal, timer.signal]))]);
     } finally {
+      timer.abort();
       this.#syncWaiters.delete(wake);
     }
   }
@@ -129,6 +137,7 @@ export class NamespaceJobWatch {
           this.statistics.relistsAfterGone += 1;
         }
       } catch (error) {
+        this.#firstAttempt();
         if (this.#stopped) return;
         this.#markUnsynced();
         if (httpStatusOf(error) === 410 || (error as { httpStatus?: number }).httpStatus === 410) {
@@ -238,6 +247,7 @@ export class NamespaceJobWatch {
 
   #markSynced(): void {
     this.#synced = true;
+    this.#firstAttempt();
     for (const wake of this.#syncWaiters) wake();
   }
 

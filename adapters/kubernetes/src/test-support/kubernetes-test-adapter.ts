@@ -77,3 +77,16 @@ export function createTestAdapter(fake: FakeKubernetesApi, options: Partial<Kube
   );
   return Object.assign(withSecretRedaction(adapter), { raw: adapter });
 }
+
+/** Poll until `check` passes (an assertion that stops throwing), for what the watch delivers. */
+export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 3000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
