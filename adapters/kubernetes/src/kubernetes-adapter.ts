@@ -41,7 +41,8 @@ export function kubernetes(options: KubernetesOptions, environment: Environment 
   const reader = new JobReader(api, watches, {
     podReadIntervalMs: config.podReadIntervalMs,
     logs: config.logs,
-    firstSyncWaitMs: Math.min(2000, config.requestTimeoutMs),
+    // The first list's own deadline: a first read waits for it rather than asking the API a second time.
+    firstSyncWaitMs: config.requestTimeoutMs,
     approvalQuestions,
   });
   const tools: JobTool<JobRef>[] = [

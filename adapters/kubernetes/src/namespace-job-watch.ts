@@ -190,7 +190,9 @@ export class NamespaceJobWatch {
       },
       (error) => finish(error),
     );
-    this.#markSynced();
+    // Stopped while connecting: nobody else will close this one.
+    if (this.#stopped) this.#current.stop();
+    else this.#markSynced();
     const error = await finished;
     this.#current = undefined;
     if (gone) return "gone";
