@@ -47,6 +47,8 @@ export class FakeKubernetesApi {
   /** How a watch from a compacted version is refused: an ERROR event in a 200 stream (as the API does), or HTTP 410. */
   goneAs: "event" | "status" = "event";
   bookmarkIntervalMs = 1000;
+  /** Create the next Job, then break the connection before answering: a create whose answer is lost. */
+  loseNextCreateAnswer = false;
   /** Delay before a response is written, to measure what a slow API costs. */
   answerDelayMs = 0;
   #resourceVersion = 1000;
@@ -264,7 +266,15 @@ export class FakeKubernetesApi {
         items,
       });
     }
-    if (jobsPath && !name && method === "POST") return send(201, this.addJob(namespace, body as Json));
+    if (jobsPath && !name && method === "POST") {
+      const created = this.addJob(namespace, body as Json);
+      if (this.loseNextCreateAnswer) {
+        this.loseNextCreateAnswer = false;
+        response.socket?.destroy();
+        return;
+      }
+      return send(201, created);
+    }
     if (jobsPath && name) {
       const job = this.job(namespace, name);
       if (!job) return send(404, statusBody(404, "NotFound", `jobs.batch "${name}" not found`));
