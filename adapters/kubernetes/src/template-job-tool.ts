@@ -19,7 +19,7 @@ export function createTemplateJobTool(dependencies: ToolDependencies, tool: JobT
   return {
     name,
     ...(tool.title ? { title: tool.title } : {}),
-    description: `${tool.description}${tool.approval ? " The Job is created suspended and runs once someone approves it." : ""} The result has the exit codes and the end of the pods' logs.`,
+    description: `${tool.description}${/[.!?]$/.test(tool.description) ? "" : "."}${tool.approval ? " The Job is created suspended and runs once someone approves it." : ""} The result has the exit codes and the end of the pods' logs.`,
     inputSchema: toolInputSchema(tool.inputs),
     async doStart(input: Record<string, unknown>, context) {
       // Nothing is sent for a client that has left already; once sent, the create outlives it.
