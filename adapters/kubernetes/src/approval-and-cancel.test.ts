@@ -119,6 +119,21 @@ describeWithClient("suspended starts and cancels", () => {
     await replica.close?.();
   });
 
+  it("ends a Job that finished before its cancel arrived as it finished, not cancelled", async () => {
+    const ref = arrangeJob(fake, "batch", "Running");
+    await read(ref);
+    fake.updateJob("batch", ref.name, (job) => {
+      job.status = { ...job.status, active: 0, succeeded: 1, completionTime: "2026-12-01T09:03:11Z" };
+      job.status.conditions = [{ type: "Complete", status: "True" }];
+    });
+    const events = adapter.raw.watchStatistics().events;
+    await eventually(() => expect(adapter.raw.watchStatistics().events).toBeGreaterThan(events));
+    await adapter.doCancel!(ref, createTestContext());
+    await eventually(async () =>
+      expect(await read(ref)).toMatchObject({ status: "completed", rawStatus: "Complete", result: { isError: false } }),
+    );
+  });
+
   it("reports a cancel as requested while the Job still has active pods", async () => {
     const ref = arrangeJob(fake, "batch", "Running");
     await read(ref);

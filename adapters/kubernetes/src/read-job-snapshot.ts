@@ -166,7 +166,22 @@ export class JobReader {
         return snapshot;
       }
     }
-    if (this.#cancelRequested.has(ref.uid) || seenAnnotations[annotations.cancelRequested] !== undefined) {
+    const cancelRequested =
+      this.#cancelRequested.has(ref.uid) || seenAnnotations[annotations.cancelRequested] !== undefined;
+    const lastPhase = lastSeen ? mapKubernetesStatus(lastSeen) : undefined;
+    if (cancelRequested && lastSeen && lastPhase?.phase === "completed") {
+      // The Job won the race with the cancel: it ends as it finished, without the pods deleted with it.
+      const snapshot: JobSnapshot = {
+        status: "completed",
+        rawStatus: lastPhase.rawStatus,
+        message: lastPhase.message,
+        updatedAt: lastChangeOf(lastSeen) ?? at,
+        result: buildJobResult(lastSeen, lastPhase, [], [], "its pods were deleted with it when the cancel arrived"),
+      };
+      this.#finished.set(ref.uid, snapshot);
+      return snapshot;
+    }
+    if (cancelRequested) {
       const snapshot: JobSnapshot = {
         status: "cancelled",
         rawStatus: "Cancelled",
@@ -176,7 +191,7 @@ export class JobReader {
       this.#finished.set(ref.uid, snapshot);
       return snapshot;
     }
-    const finishedBefore = lastSeen ? mapKubernetesStatus(lastSeen).phase === "completed" : false;
+    const finishedBefore = lastPhase?.phase === "completed";
     throw new JobNotFoundError(
       finishedBefore
         ? `the Job ${ref.namespace}/${ref.name} finished and the cluster has deleted it since (ttlSecondsAfterFinished)`
