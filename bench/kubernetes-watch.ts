@@ -14,7 +14,8 @@ import { describeMachine, formatNumber, heading, markdownTable, percentile } fro
  * ever moves backwards. Every loop is bounded by a count and a time limit.
  *
  * Run (Node >= 22.19, the client's): /tmp/node22/node_modules/.bin/node --import tsx bench/kubernetes-watch.ts
- * BENCH_K8S_POLL_SECONDS sets the polling phase's length (default 20 s, at most 300; the target speaks of 5 minutes).
+ * BENCH_K8S_POLL_SECONDS sets the polling phase's length (default 20 s, at most 300; the target speaks of 5 minutes);
+ * BENCH_K8S_PARTS="2" (or "1,3") runs only those parts.
  */
 
 if (!nodeRunsKubernetesClient()) {
@@ -26,6 +27,7 @@ const jobCount = 300;
 const pollSeconds = Math.min(300, Math.max(5, Number(process.env["BENCH_K8S_POLL_SECONDS"] ?? "20")));
 const namespace = "batch";
 const instance = "cluster";
+const parts = new Set((process.env["BENCH_K8S_PARTS"] ?? "1,2,3").split(",").map((part) => part.trim()));
 
 interface Setup {
   fake: FakeKubernetesApi;
@@ -101,173 +103,183 @@ async function tearDown(setup: Setup): Promise<void> {
 console.log(`# Kubernetes Jobs: one watch for many tasks\n\n${describeMachine()}`);
 
 // --- 1. 300 followed Jobs, each polled every second --------------------------------------------------
-heading(`1. ${jobCount} followed Jobs, each polled every second for ${pollSeconds} s (the target says 5 minutes)`);
-{
-  const setup = await setUp(1000);
-  // Warm up: the watch is listed and running once every task has been read once.
-  for (const task of setup.tasks) await poll(setup, task);
-  await sleep(1500);
-  const before = { requests: setup.fake.requests.length, statistics: setup.adapter.watchStatistics() };
-  const startedAt = performance.now();
-  let polls = 0;
-  let changes = 0;
-  const readTimes: number[] = [];
-  for (let second = 0; second < pollSeconds && performance.now() - startedAt < (pollSeconds + 30) * 1000; second += 1) {
-    const tick = performance.now();
-    // The cluster moves: ten Jobs advance each second.
-    for (let index = 0; index < 10; index += 1) {
-      advance(setup, setup.tasks[(second * 10 + index) % jobCount]!.name);
-      changes += 1;
-    }
-    for (const task of setup.tasks) {
-      const readStart = performance.now();
-      await poll(setup, task);
-      readTimes.push(performance.now() - readStart);
-      polls += 1;
-    }
-    const left = 1000 - (performance.now() - tick);
-    if (left > 0) await sleep(left);
-  }
-  const during = setup.fake.requests.slice(before.requests);
-  const statistics = setup.adapter.watchStatistics();
-  console.log(
-    markdownTable(
-      [
-        "Jobs",
-        "polls (tasks/get)",
-        "Job changes",
-        "watch requests",
-        "re-lists",
-        "Job GETs",
-        "pod reads",
-        "other requests",
-        "tasks/get p50 ms",
-        "p99 ms",
-      ],
-      [
-        [
-          jobCount,
-          formatNumber(polls),
-          changes,
-          during.filter((request) => request.watch).length,
-          statistics.lists - before.statistics.lists,
-          during.filter((request) => !request.watch && /\/jobs\/[^/]+$/.test(request.path)).length,
-          during.filter((request) => request.path.includes("/pods")).length,
-          during.filter(
-            (request) => !request.watch && !request.path.includes("/pods") && !/\/jobs\/[^/]+$/.test(request.path),
-          ).length,
-          formatNumber(percentile(readTimes, 50), 3),
-          formatNumber(percentile(readTimes, 99), 3),
-        ],
-      ],
-    ),
-  );
-  console.log(
-    `\nTarget: upstream requests <= 1 watch + re-lists, no per-Job GET in steady state. Open watch connections at the end: ${setup.fake.openWatches}; tasks that moved backwards: ${setup.backwards}.`,
-  );
-  await tearDown(setup);
-}
-
-// --- 2. Lag: a watch event to the tasks/get that shows it -------------------------------------------
-heading("2. Lag from a Job's change (written to the API) to the first tasks/get showing it");
-{
-  const rows: Array<Array<string | number>> = [];
-  for (const snapshotCacheMs of [0, 1000]) {
-    const setup = await setUp(snapshotCacheMs);
-    for (const task of setup.tasks) await poll(setup, task);
-    await sleep(1000);
-    const lags: number[] = [];
-    const deadline = performance.now() + 60_000;
-    // With the server's cache each change waits out its second: fewer changes there keep the run short.
-    const changeCount = snapshotCacheMs === 0 ? 100 : 20;
-    for (let change = 0; change < changeCount && performance.now() < deadline; change += 1) {
-      const task = setup.tasks[(change * 7) % jobCount]!;
-      const changedAt = performance.now();
-      const expected = advance(setup, task.name);
-      // The agent polls this task every 5 ms until it shows the change (at most 3 s).
-      while ((await poll(setup, task)) < expected && performance.now() - changedAt < 3000) await sleep(5);
-      lags.push(performance.now() - changedAt);
-      await sleep(20);
-    }
-    rows.push([
-      `${snapshotCacheMs} ms`,
-      lags.length,
-      formatNumber(percentile(lags, 50), 1),
-      formatNumber(percentile(lags, 99), 1),
-      formatNumber(Math.max(...lags), 1),
-      setup.backwards,
-    ]);
-    await tearDown(setup);
-  }
-  console.log(
-    markdownTable(["server snapshotCacheMs", "changes", "p50 ms", "p99 ms", "max ms", "tasks backwards"], rows),
-  );
-  console.log(
-    "\nTarget: <= 100 ms. The adapter answers from the watch at once; the server's snapshot cache (default 1000 ms) then serves a read of the last second, which the second row shows.",
-  );
-}
-
-// --- 3. A 410 Gone and a dropped watch: caught up, nothing backwards --------------------------------
-heading(
-  "3. A 410 Gone and a dropped watch, with every Job changing meanwhile: time until all 300 tasks show the change",
-);
-{
-  const rows: Array<Array<string | number>> = [];
-  for (const fault of [
-    "410 Gone (ERROR event)",
-    "410 Gone (HTTP status on the resumed watch)",
-    "dropped watch connection",
-  ]) {
-    const setup = await setUp(0);
-    setup.fake.goneAs = fault.includes("HTTP") ? "status" : "event";
+if (parts.has("1")) {
+  heading(`1. ${jobCount} followed Jobs, each polled every second for ${pollSeconds} s (the target says 5 minutes)`);
+  {
+    const setup = await setUp(1000);
+    // Warm up: the watch is listed and running once every task has been read once.
     for (const task of setup.tasks) await poll(setup, task);
     await sleep(1500);
     const before = { requests: setup.fake.requests.length, statistics: setup.adapter.watchStatistics() };
-    const faultAt = performance.now();
-    if (fault.startsWith("410 Gone (ERROR")) setup.fake.expireWatches();
-    else setup.fake.dropWatches();
-    const expected = new Map(setup.tasks.map((task) => [task.taskId, advance(setup, task.name)]));
-    if (fault.includes("HTTP")) setup.fake.compact();
-    let caughtUp = Number.NaN;
-    while (performance.now() - faultAt < 15_000) {
-      let behind = 0;
-      for (const task of setup.tasks) if ((await poll(setup, task)) < expected.get(task.taskId)!) behind += 1;
-      if (behind === 0) {
-        caughtUp = performance.now() - faultAt;
-        break;
+    const startedAt = performance.now();
+    let polls = 0;
+    let changes = 0;
+    const readTimes: number[] = [];
+    for (
+      let second = 0;
+      second < pollSeconds && performance.now() - startedAt < (pollSeconds + 30) * 1000;
+      second += 1
+    ) {
+      const tick = performance.now();
+      // The cluster moves: ten Jobs advance each second.
+      for (let index = 0; index < 10; index += 1) {
+        advance(setup, setup.tasks[(second * 10 + index) % jobCount]!.name);
+        changes += 1;
       }
-      await sleep(50);
+      for (const task of setup.tasks) {
+        const readStart = performance.now();
+        await poll(setup, task);
+        readTimes.push(performance.now() - readStart);
+        polls += 1;
+      }
+      const left = 1000 - (performance.now() - tick);
+      if (left > 0) await sleep(left);
     }
-    // Steady again: reads come from the watch, no Job GET.
-    await sleep(500);
-    const steadyFrom = setup.fake.requests.length;
-    for (const task of setup.tasks) await poll(setup, task);
-    const during = setup.fake.requests.slice(before.requests, steadyFrom);
+    const during = setup.fake.requests.slice(before.requests);
     const statistics = setup.adapter.watchStatistics();
-    rows.push([
-      fault,
-      Number.isNaN(caughtUp) ? "not within 15 s" : formatNumber(caughtUp, 0),
-      statistics.lists - before.statistics.lists,
-      during.filter((request) => request.watch).length,
-      during.filter((request) => !request.watch && /\/jobs\/[^/]+$/.test(request.path)).length,
-      setup.fake.requests.slice(steadyFrom).length,
-      setup.backwards,
-    ]);
+    console.log(
+      markdownTable(
+        [
+          "Jobs",
+          "polls (tasks/get)",
+          "Job changes",
+          "watch requests",
+          "re-lists",
+          "Job GETs",
+          "pod reads",
+          "other requests",
+          "tasks/get p50 ms",
+          "p99 ms",
+        ],
+        [
+          [
+            jobCount,
+            formatNumber(polls),
+            changes,
+            during.filter((request) => request.watch).length,
+            statistics.lists - before.statistics.lists,
+            during.filter((request) => !request.watch && /\/jobs\/[^/]+$/.test(request.path)).length,
+            during.filter((request) => request.path.includes("/pods")).length,
+            during.filter(
+              (request) => !request.watch && !request.path.includes("/pods") && !/\/jobs\/[^/]+$/.test(request.path),
+            ).length,
+            formatNumber(percentile(readTimes, 50), 3),
+            formatNumber(percentile(readTimes, 99), 3),
+          ],
+        ],
+      ),
+    );
+    console.log(
+      `\nTarget: upstream requests <= 1 watch + re-lists, no per-Job GET in steady state. Open watch connections at the end: ${setup.fake.openWatches}; tasks that moved backwards: ${setup.backwards}.`,
+    );
     await tearDown(setup);
   }
-  console.log(
-    markdownTable(
-      [
-        "fault",
-        "all 300 caught up after ms",
-        "re-lists",
-        "watch requests",
-        "Job GETs while out of sync",
-        "requests of 300 reads after",
-        "tasks backwards",
-      ],
-      rows,
-    ),
+}
+
+// --- 2. Lag: a watch event to the tasks/get that shows it -------------------------------------------
+if (parts.has("2")) {
+  heading("2. Lag from a Job's change (written to the API) to the first tasks/get showing it");
+  {
+    const rows: Array<Array<string | number>> = [];
+    for (const snapshotCacheMs of [0, 1000]) {
+      const setup = await setUp(snapshotCacheMs);
+      for (const task of setup.tasks) await poll(setup, task);
+      await sleep(1000);
+      const lags: number[] = [];
+      const deadline = performance.now() + 60_000;
+      // With the server's cache each change waits out its second: fewer changes there keep the run short.
+      const changeCount = snapshotCacheMs === 0 ? 100 : 20;
+      for (let change = 0; change < changeCount && performance.now() < deadline; change += 1) {
+        const task = setup.tasks[(change * 7) % jobCount]!;
+        const changedAt = performance.now();
+        const expected = advance(setup, task.name);
+        // The agent polls this task every 5 ms until it shows the change (at most 3 s).
+        while ((await poll(setup, task)) < expected && performance.now() - changedAt < 3000) await sleep(5);
+        lags.push(performance.now() - changedAt);
+        await sleep(20);
+      }
+      rows.push([
+        `${snapshotCacheMs} ms`,
+        lags.length,
+        formatNumber(percentile(lags, 50), 1),
+        formatNumber(percentile(lags, 99), 1),
+        formatNumber(Math.max(...lags), 1),
+        setup.backwards,
+      ]);
+      await tearDown(setup);
+    }
+    console.log(
+      markdownTable(["server snapshotCacheMs", "changes", "p50 ms", "p99 ms", "max ms", "tasks backwards"], rows),
+    );
+    console.log(
+      "\nTarget: <= 100 ms. The adapter answers from the watch at once; the server's snapshot cache (default 1000 ms) then serves a read of the last second, which the second row shows.",
+    );
+  }
+}
+
+// --- 3. A 410 Gone and a dropped watch: caught up, nothing backwards --------------------------------
+if (parts.has("3")) {
+  heading(
+    "3. A 410 Gone and a dropped watch, with every Job changing meanwhile: time until all 300 tasks show the change",
   );
-  console.log("\nTarget: caught up within 5 s, no task moves backwards.");
+  {
+    const rows: Array<Array<string | number>> = [];
+    for (const fault of [
+      "410 Gone (ERROR event)",
+      "410 Gone (HTTP status on the resumed watch)",
+      "dropped watch connection",
+    ]) {
+      const setup = await setUp(0);
+      setup.fake.goneAs = fault.includes("HTTP") ? "status" : "event";
+      for (const task of setup.tasks) await poll(setup, task);
+      await sleep(1500);
+      const before = { requests: setup.fake.requests.length, statistics: setup.adapter.watchStatistics() };
+      const faultAt = performance.now();
+      if (fault.startsWith("410 Gone (ERROR")) setup.fake.expireWatches();
+      else setup.fake.dropWatches();
+      const expected = new Map(setup.tasks.map((task) => [task.taskId, advance(setup, task.name)]));
+      if (fault.includes("HTTP")) setup.fake.compact();
+      let caughtUp = Number.NaN;
+      while (performance.now() - faultAt < 15_000) {
+        let behind = 0;
+        for (const task of setup.tasks) if ((await poll(setup, task)) < expected.get(task.taskId)!) behind += 1;
+        if (behind === 0) {
+          caughtUp = performance.now() - faultAt;
+          break;
+        }
+        await sleep(50);
+      }
+      // Steady again: reads come from the watch, no Job GET.
+      await sleep(500);
+      const steadyFrom = setup.fake.requests.length;
+      for (const task of setup.tasks) await poll(setup, task);
+      const during = setup.fake.requests.slice(before.requests, steadyFrom);
+      const statistics = setup.adapter.watchStatistics();
+      rows.push([
+        fault,
+        Number.isNaN(caughtUp) ? "not within 15 s" : formatNumber(caughtUp, 0),
+        statistics.lists - before.statistics.lists,
+        during.filter((request) => request.watch).length,
+        during.filter((request) => !request.watch && /\/jobs\/[^/]+$/.test(request.path)).length,
+        setup.fake.requests.slice(steadyFrom).length,
+        setup.backwards,
+      ]);
+      await tearDown(setup);
+    }
+    console.log(
+      markdownTable(
+        [
+          "fault",
+          "all 300 caught up after ms",
+          "re-lists",
+          "watch requests",
+          "Job GETs while out of sync",
+          "requests of 300 reads after",
+          "tasks backwards",
+        ],
+        rows,
+      ),
+    );
+    console.log("\nTarget: caught up within 5 s, no task moves backwards.");
+  }
 }
