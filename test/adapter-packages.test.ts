@@ -18,7 +18,7 @@ import { describe, expect, it } from "vitest";
  */
 
 const adaptersDirectory = fileURLToPath(new URL("../adapters/", import.meta.url));
-const followTheAnatomy = ["gitlab-ci", "aws-batch", "github-actions", "rest", "demo"];
+const followTheAnatomy = ["gitlab-ci", "aws-batch", "github-actions", "rest", "kubernetes", "demo"];
 /** Adapters outside adapters/<kind>/: their package, and the folder in it with the adapter's files. */
 const placedElsewhere: Record<string, { root: string; source: string }> = {
   demo: { root: fileURLToPath(new URL("../examples/demo/", import.meta.url)), source: "src/demo-adapter" },

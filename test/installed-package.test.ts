@@ -24,7 +24,7 @@ import { quietStartupStderr } from "./support/cli-process.js";
  * docs/connect-a-client.md run against that install. Slow by nature (npm install): one file, one install.
  */
 
-const optionalAdapters = ["jobtasks-github-actions", "jobtasks-aws-batch"];
+const optionalAdapters = ["jobtasks-github-actions", "jobtasks-aws-batch", "jobtasks-kubernetes"];
 const packageVersion = (
   JSON.parse(readFileSync(join(repositoryRoot, "packages/cli/package.json"), "utf8")) as { version: string }
 ).version;

@@ -14,7 +14,7 @@ import { build } from "esbuild";
 import { writeAtomically } from "../../../scripts/write-atomically.mjs";
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
-const external = ["@jobtasks/core", "@jobtasks/github-actions", "@jobtasks/aws-batch"];
+const external = ["@jobtasks/core", "@jobtasks/github-actions", "@jobtasks/aws-batch", "@jobtasks/kubernetes"];
 const sharedZod = {
   name: "shared-zod",
   setup(builder) {

@@ -10,16 +10,36 @@ export const builtInAdapterPackages: Readonly<Record<string, string>> = {
   "aws-batch": "@jobtasks/aws-batch",
   rest: "@jobtasks/rest",
   "gitlab-ci": "@jobtasks/gitlab-ci",
+  kubernetes: "@jobtasks/kubernetes",
 };
 
 /**
- * Built-in kinds whose package is an optional peer of `jobtasks`: they bring the GitHub and AWS clients
- * (most of an install's weight), so only those who use them install them, next to jobtasks.
+ * Built-in kinds whose package is an optional peer of `jobtasks`: they bring the GitHub, AWS and Kubernetes
+ * clients (most of an install's weight), so only those who use them install them, next to jobtasks.
  */
 export const optionalAdapterPackages: ReadonlySet<string> = new Set([
   "@jobtasks/github-actions",
   "@jobtasks/aws-batch",
+  "@jobtasks/kubernetes",
 ]);
+
+/**
+ * Built-in kinds that need a newer Node than jobtasks itself: @kubernetes/client-node 2.x (undici 8) fails
+ * at import on Node 20, so a config naming the kind is refused at start with the reason, not at the first job.
+ */
+export const adapterNodeRequirements: Readonly<Record<string, { version: string; reason: string }>> = {
+  kubernetes: { version: "22.19.0", reason: "its client, @kubernetes/client-node 2.x, does not load on older Node" },
+};
+
+/** Why this Node cannot run the kind, or undefined when it can. */
+export function nodeRequirementProblem(kind: string, version: string = process.versions.node): string | undefined {
+  const requirement = Object.hasOwn(adapterNodeRequirements, kind) ? adapterNodeRequirements[kind] : undefined;
+  if (!requirement) return undefined;
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  const [needMajor = 0, needMinor = 0] = requirement.version.split(".").map(Number);
+  if (major > needMajor || (major === needMajor && minor >= needMinor)) return undefined;
+  return `kind ${kind} needs Node ${requirement.version} or newer (${requirement.reason}); this is Node ${version}: run jobtasks with Node 22 or 24`;
+}
 
 /**
  * The built-in adapters that jobtasks depends on, imported by name so that the build bundles them with the
@@ -49,6 +69,8 @@ export async function loadAdapterDefinition(
         `unknown adapter kind "${entry.kind}"; expected one of ${known}, or use module for your own`,
       );
     }
+    const tooOld = nodeRequirementProblem(entry.kind);
+    if (tooOld) throw new ConfigError(`${where}.kind`, tooOld);
     specifier = packageName;
   } else {
     const module = entry.module!;

@@ -5,7 +5,8 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigFileError, loadConfig } from "./load-config.js";
-import { exampleConfigEnvironment } from "./test-support/example-config-environment.js";
+import { nodeRequirementProblem } from "./adapter-registry.js";
+import { exampleConfigEnvironment, examplesNeedingNewerNode } from "./test-support/example-config-environment.js";
 
 const fixtures = fileURLToPath(new URL("./__fixtures__/", import.meta.url));
 const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -203,6 +204,12 @@ adapters:
     );
     const environment = exampleConfigEnvironment;
     for (const file of candidates) {
+      const kind = examplesNeedingNewerNode[file.slice(repositoryRoot.length)];
+      const tooOld = kind === undefined ? undefined : nodeRequirementProblem(kind);
+      if (tooOld !== undefined) {
+        await expect(loadConfig(file, environment)).rejects.toThrow(tooOld);
+        continue;
+      }
       const config = await loadConfig(file, environment).catch((error: unknown) => {
         throw new Error(`${file}: ${(error as Error).message}`);
       });
