@@ -2,6 +2,16 @@ import { z, type DeliveryEventsV1, type JobEventsV1, type JobEventV1, type JsonV
 import { parseDeliveryJson } from "@jobtasks/core/adapter-utils";
 import { mapGithubActionsStatus, rawRunStatus } from "./map-github-actions-status.js";
 import { githubIdSchema, type RunRef } from "./run-ref.js";
+import { jobSchema } from "./github-response-schemas.js";
+import type { RateBudget } from "./rate-budget.js";
+import { workflowJobSnapshot, type WorkflowJobSnapshotDependencies } from "./workflow-job-snapshot.js";
+
+export interface WebhookEventsDependencies extends WorkflowJobSnapshotDependencies {
+  budget: RateBudget;
+}
+
+/** What one safety read of a running run costs: its attempt and its jobs. */
+const requestsPerSafetyRead = 2;
 
 /**
  * GitHub's webhook deliveries (a repository, organization or App webhook) for this adapter's runs:
@@ -9,7 +19,10 @@ import { githubIdSchema, type RunRef } from "./run-ref.js";
  * X-Hub-Signature-256. Each names one attempt of one run, as the refs of this adapter's tasks do, so an
  * event of a re-run's attempt never reaches the task of the attempt before it.
  */
-export function githubWebhookEvents(webhookSecret: string): JobEventsV1<RunRef> {
+export function githubWebhookEvents(
+  webhookSecret: string,
+  dependencies: WebhookEventsDependencies,
+): JobEventsV1<RunRef> {
   return {
     async doVerifyDelivery({ headers, body }) {
       const signature = headers["x-hub-signature-256"];
@@ -30,12 +43,16 @@ export function githubWebhookEvents(webhookSecret: string): JobEventsV1<RunRef> 
       return {
         event,
         ...(payload.action !== undefined ? { action: payload.action } : {}),
-        jobs: jobsOf(event, payload),
+        jobs: jobsOf(event, payload, dependencies),
       };
     },
 
     // GitHub names are case-insensitive: a ref spelt as a user typed it and one from a payload name one run.
     jobIdentity: (ref): JsonValue => ({ ...ref, owner: ref.owner.toLowerCase(), repo: ref.repo.toLowerCase() }),
+
+    // With webhooks, a run's safety read (for a lost delivery) needs no more than half the token's budget.
+    safetyReadIntervalMs: (followedJobs) =>
+      dependencies.budget.safetyReadIntervalMs(followedJobs, requestsPerSafetyRead, dependencies.snapshots.now()),
   };
 }
 
@@ -52,13 +69,18 @@ const deliverySchema = z.looseObject({
   action: z.string().optional(),
   repository: z.looseObject({ name: z.string(), owner: z.looseObject({ login: z.string() }) }).optional(),
   workflow_run: runSchema.nullable().optional(),
+  // The job itself is read apart (jobSchema), so a job in a shape this adapter does not know still wakes its run.
   workflow_job: z.looseObject({ run_id: githubIdSchema, run_attempt: z.number().int().positive() }).optional(),
 });
 
 type Delivery = z.infer<typeof deliverySchema>;
 type Run = z.infer<typeof runSchema>;
 
-function jobsOf(event: string, payload: Delivery): DeliveryEventsV1<RunRef>["jobs"] {
+function jobsOf(
+  event: string,
+  payload: Delivery,
+  dependencies: WebhookEventsDependencies,
+): DeliveryEventsV1<RunRef>["jobs"] {
   const repository = payload.repository;
   if (!repository) return [];
   const refOf = (runId: number | string, attempt: number): RunRef => ({
@@ -72,11 +94,15 @@ function jobsOf(event: string, payload: Delivery): DeliveryEventsV1<RunRef>["job
       return payload.workflow_run
         ? [runEvent(refOf(payload.workflow_run.id, payload.workflow_run.run_attempt), payload.workflow_run)]
         : [];
-    // A job queued, started, waiting for an environment's approval or finished: the run's state moved on.
-    case "workflow_job":
-      return payload.workflow_job
-        ? [{ ref: refOf(payload.workflow_job.run_id, payload.workflow_job.run_attempt) }]
-        : [];
+    // A job queued, started, waiting for an environment's approval or finished: the run's state moved on,
+    // and the payload carries the job whole, so a run whose other jobs are known needs no read.
+    case "workflow_job": {
+      if (!payload.workflow_job) return [];
+      const ref = refOf(payload.workflow_job.run_id, payload.workflow_job.run_attempt);
+      const job = jobSchema.safeParse(payload.workflow_job);
+      const snapshot = job.success ? workflowJobSnapshot(dependencies, ref, job.data) : undefined;
+      return [snapshot ? { ref, snapshot } : { ref }];
+    }
     // An approval requested, given or refused: the run's questions changed.
     case "deployment_review": {
       const run = payload.workflow_run;
