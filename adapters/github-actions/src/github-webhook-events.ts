@@ -90,10 +90,14 @@ function jobsOf(
     attempt,
   });
   switch (event) {
-    case "workflow_run":
-      return payload.workflow_run
-        ? [runEvent(refOf(payload.workflow_run.id, payload.workflow_run.run_attempt), payload.workflow_run)]
-        : [];
+    case "workflow_run": {
+      const run = payload.workflow_run;
+      if (!run) return [];
+      const ref = refOf(run.id, run.run_attempt);
+      // Its status and time are the run's now: a later workflow_job snapshot is never older than them.
+      dependencies.memory.noteRun(ref, run);
+      return [runEvent(ref, run)];
+    }
     // A job queued, started, waiting for an environment's approval or finished: the run's state moved on,
     // and the payload carries the job whole, so a run whose other jobs are known needs no read.
     case "workflow_job": {
@@ -106,7 +110,10 @@ function jobsOf(
     // An approval requested, given or refused: the run's questions changed.
     case "deployment_review": {
       const run = payload.workflow_run;
-      return run ? [{ ref: refOf(run.id, run.run_attempt), updatedAt: run.updated_at }] : [];
+      if (!run) return [];
+      const ref = refOf(run.id, run.run_attempt);
+      dependencies.memory.noteRun(ref, run);
+      return [{ ref, updatedAt: run.updated_at }];
     }
     // deployment_protection_rule names the run in its callback URL but not the attempt; the workflow_job
     // `waiting` event GitHub sends for the same job does, and reaches the task. Pings and the rest: no job.

@@ -28,13 +28,23 @@ export class RunMemory {
     return run;
   }
 
+  /**
+   * The attempt's status as a read found it or a delivery told it. Never back in GitHub's time: what a read
+   * that began before a delivery found, or a late delivery tells, leaves the newer status as it is.
+   */
   rememberRun(ref: RunRef, run: { status: string | null; updated_at: string }): void {
     const known = this.#runs.get(keyOf(ref));
+    if (known && Date.parse(run.updated_at) < Date.parse(known.updatedAt)) return;
     this.#set(keyOf(ref), {
       status: run.status,
       updatedAt: run.updated_at,
       ...(known?.jobs ? { jobs: known.jobs } : {}),
     });
+  }
+
+  /** As rememberRun, for a run already remembered only: deliveries name every run, followed or not. */
+  noteRun(ref: RunRef, run: { status: string | null; updated_at: string }): void {
+    if (this.#runs.has(keyOf(ref))) this.rememberRun(ref, run);
   }
 
   /**

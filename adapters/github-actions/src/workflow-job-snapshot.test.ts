@@ -128,6 +128,22 @@ describe("a workflow_job delivery for a run whose jobs were read", () => {
   });
 });
 
+describe("a workflow_job snapshot after a workflow_run delivery", () => {
+  it("is never older than the run's time the workflow_run delivery told (else the server would drop it)", async () => {
+    const { adapter } = await adapterAfterOneRead();
+    const runDelivery = fixture("webhook-workflow-run-in-progress.json");
+    Object.assign(runDelivery.workflow_run, { id: runRef.runId, updated_at: "2026-11-20T10:06:00Z" });
+    const text = JSON.stringify(runDelivery);
+    await adapter.events!.doReadDelivery({
+      headers: { "x-github-event": "workflow_run", "x-hub-signature-256": await sign(webhookSecret, text) },
+      body: new TextEncoder().encode(text),
+      receivedAt: Date.now(),
+    });
+    const events = await adapter.events!.doReadDelivery(await delivery(nextStep()));
+    expect(events.jobs[0]!.snapshot?.updatedAt).toBe("2026-11-20T10:06:00Z");
+  });
+});
+
 describe("a workflow_job delivery that needs a read", () => {
   it("only says the run changed for a run this process has not read", async () => {
     const adapter = createTestAdapter({ webhookSecret });
