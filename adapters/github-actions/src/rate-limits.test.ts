@@ -192,7 +192,9 @@ describe("the safety read of runs followed with webhooks", () => {
     expect(events.safetyReadIntervalMs!(10)).toBe(28_800);
   });
 
-  it("spreads them over what is left until the reset when that is less", async () => {
+  it("spreads them over what is left until the reset once the budget runs low", async () => {
+    // 4,000 left for 30 minutes is more than the hourly rate: that rate holds, and the reset moves nothing.
+    expect((await adapterWithBudget(4000, 1800)).safetyReadIntervalMs!(100)).toBe(4.8 * 60_000);
     const events = await adapterWithBudget(500, 1800);
     // 250 requests to spare in 30 minutes: 100 runs × 2 requests fit once every 24 minutes.
     // (The reset is given in whole seconds, so up to one second sooner.)

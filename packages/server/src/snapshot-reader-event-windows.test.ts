@@ -5,6 +5,7 @@ import { capturingLogger } from "./test-support/capturing-logger.js";
 import {
   completedSnapshot,
   createScriptedAdapter,
+  workingSnapshot,
   type ScriptedJobRef,
 } from "../../../test/support/scripted-adapter.js";
 
@@ -94,6 +95,26 @@ describe("the events window, for an instance whose deliveries arrive", () => {
     expect((await reader.read(target, context())).status).toBe("working");
     await pollEverySecond(target, 1);
     expect((await reader.read(target, context())).status).toBe("completed");
+  });
+});
+
+describe("the safety read while deliveries keep coming", () => {
+  it("still comes a window after the last upstream read: events' snapshots do not make it younger", async () => {
+    const { reader, scripted, start, advance } = setup();
+    const target = await start();
+    await reader.read(target, context());
+    // Something the deliveries never tell changes upstream (its own delivery was lost).
+    scripted.update(scripted.onlyJob(), completedSnapshot("green"));
+    for (let second = 5; second <= 25; second += 5) {
+      advance(5000);
+      const updatedAt = new Date(Date.parse("2026-12-01T12:00:00Z") + second * 1000).toISOString();
+      reader.applyEvent(target, { snapshot: { ...workingSnapshot(`step ${second}`), updatedAt } });
+      expect((await reader.read(target, context())).message).toBe(`step ${second}`);
+    }
+    expect(scripted.calls.getStatus).toBe(1);
+    advance(5000);
+    expect((await reader.read(target, context())).status).toBe("completed");
+    expect(scripted.calls.getStatus).toBe(2);
   });
 });
 

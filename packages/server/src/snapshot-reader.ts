@@ -232,7 +232,9 @@ export class SnapshotReader {
       this.#inFlight.delete(key);
       if (event.snapshot) {
         this.#noteSnapshotKey(job, key);
-        this.#store(key, event.snapshot);
+        // Aged from the last upstream read, not from the event: the safety read still comes after the window,
+        // so a lost delivery about one part of a job is caught even while deliveries about others keep coming.
+        this.#store(key, event.snapshot, this.#recent.get(key)?.readAt);
         const heldOff = this.#heldOff.get(key);
         if (heldOff) this.#heldOff.set(key, { until: heldOff.until, snapshot: event.snapshot });
       } else this.#recent.delete(key);
@@ -364,8 +366,8 @@ export class SnapshotReader {
     }
   }
 
-  /** Remember a snapshot; returns it as it will be answered from now on. */
-  #store(key: string, snapshot: JobSnapshot): JobSnapshot {
+  /** Remember a snapshot (read upstream at `readAt`, by default now); returns it as it will be answered from now on. */
+  #store(key: string, snapshot: JobSnapshot, readAt = this.#now()): JobSnapshot {
     if (isTerminalStatus(snapshot.status)) {
       // A finished task's lastUpdatedAt must not move from poll to poll: without an upstream time, the
       // moment it was first seen finished stands.
@@ -375,7 +377,7 @@ export class SnapshotReader {
       this.#outageSince.delete(key);
       return stamped;
     }
-    this.#recent.set(key, { snapshot, readAt: this.#now() });
+    this.#recent.set(key, { snapshot, readAt });
     return snapshot;
   }
 
