@@ -19,6 +19,9 @@ const requestsPerSafetyRead = 2;
  * X-Hub-Signature-256. Each names one attempt of one run, as the refs of this adapter's tasks do, so an
  * event of a re-run's attempt never reaches the task of the attempt before it.
  */
+/** Imported once: every import() call resolves the module again, which a busy webhook would pay per delivery. */
+let webhooksMethods: Promise<typeof import("@octokit/webhooks-methods")> | undefined;
+
 export function githubWebhookEvents(
   webhookSecret: string,
   dependencies: WebhookEventsDependencies,
@@ -30,7 +33,7 @@ export function githubWebhookEvents(
       if (body.length === 0) return { verified: false, reason: "an empty body" };
       // Constant time (timingSafeEqual over the hex digests); the payload is the body's exact text. Loaded
       // at the first delivery, so that a server's start (a stdio host's first answer) does not pay for it.
-      const { verify } = await import("@octokit/webhooks-methods");
+      const { verify } = await (webhooksMethods ??= import("@octokit/webhooks-methods"));
       const matches = await verify(webhookSecret, Buffer.from(body).toString("utf8"), signature);
       if (!matches) return { verified: false, reason: "X-Hub-Signature-256 does not match the webhook secret" };
       const deliveryId = headers["x-github-delivery"];
