@@ -295,8 +295,15 @@ async function thousandRunsOneToken(): Promise<void> {
   );
   const on = results[0]!.result;
   const worstHour = on.busiestHour;
+  // Short of the time asked for (a busy machine, the wall-time bound), the count misses part of a cycle.
+  const complete = on.simulatedMs >= simulatedMs - pollEveryMs;
+  const verdict = !complete
+    ? `not shown in full: the loop stopped at ${formatNumber(on.simulatedMs / 60_000, 1)} of ${simulatedMs / 60_000} simulated minutes, before every run's first safety read; run with a larger EVENTS_BUDGET_WALL_S`
+    : worstHour <= tokenRequestsPerHour && percentile(on.lagsMs, 99) <= 2000
+      ? "met"
+      : "missed";
   console.log(
-    `\nTarget: lag ≤ 2 s and at most ${formatNumber(tokenRequestsPerHour)} charged requests an hour. Measured with events: lag p99 ${formatNumber(percentile(on.lagsMs, 99) / 1000, 1)} s, at most ${formatNumber(worstHour)} charged in any 60 simulated minutes (${worstHour <= tokenRequestsPerHour && percentile(on.lagsMs, 99) <= 2000 ? "met" : "missed"}).`,
+    `\nTarget: lag ≤ 2 s and at most ${formatNumber(tokenRequestsPerHour)} charged requests an hour. Measured with events: lag p99 ${formatNumber(percentile(on.lagsMs, 99) / 1000, 1)} s, at most ${formatNumber(worstHour)} charged in any 60 simulated minutes (${verdict}).`,
   );
   console.log(
     `\nEach run has ${jobsPerRun} jobs run one after another, and moves on ${changesPerRunHour} times an hour on average (a job finishes, or the next starts), spread evenly; with events each change is a workflow_job delivery, whose payload gives the run's snapshot without a request. Counted from the moment every task had been read once (creating and reading the 1,000 tasks cost 3 requests each, about 3,000 charged before the count starts, in the fake's first rate-limit hour). Lag: from the change upstream to the first tasks/get that shows it, in simulated time, so it includes the wait for the agent's next poll (at most ${pollEveryMs / 1000} s), over the changes of the first ${lagPhaseMs / 60_000} minutes; after them each agent polls every ${laterPollEveryMs / 1000} s, which keeps the simulation within the benchmark's time and hardly moves the count: a safety read is the first poll after its run's window ends, at most ${laterPollEveryMs / 1000} s later than with a poll every ${pollEveryMs / 1000} s, in windows of about an hour. The safety reads (a lost delivery) are what the requests are: each run is read again once its window ends, a window the adapter stretches to the token's budget (half of it for 1,000 runs × 2 requests: 48 minutes, each run's spread over up to 72 minutes; longer while the budget left before a reset is short).`,
