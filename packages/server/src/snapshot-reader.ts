@@ -210,9 +210,12 @@ export class SnapshotReader {
     const { job, snapshot: eventKey } = jobKeysOf(target);
     this.#eventWindows.noteDelivery(target.instance);
     const known = this.#snapshotKeys.get(job) ?? new Set<string>();
-    // The event's own ref counts too: with nothing read yet, its snapshot is kept for the tasks to come.
-    const open = [...new Set([eventKey, ...known])].filter((key) => !this.#terminal.has(key));
-    if (open.length === 0) return "ignored: the job had already ended";
+    // The event's own ref counts too when it is the job whole (its key is every task's): with nothing read
+    // yet, its snapshot is kept for the tasks to come. A ref whose generation the event had to make up (a
+    // REST callback's createdAt) is no task's, and its snapshot would only push followed jobs out.
+    const candidates = eventKey === job ? new Set([eventKey, ...known]) : known;
+    const open = [...candidates].filter((key) => !this.#terminal.has(key));
+    if (candidates.size > 0 && open.length === 0) return "ignored: the job had already ended";
     const upstreamTime = timeOf(event.snapshot?.updatedAt ?? event.updatedAt);
     const previous = this.#evented.get(job);
     const held = [
