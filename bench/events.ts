@@ -1,37 +1,39 @@
-import { createHmac } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import type { AnyJobAdapter } from "@jobtasks/core";
-import { githubActions } from "@jobtasks/github-actions";
-import { TaskService, startHttpServer, createSilentLogger, TaskIdSealer, type DetailedTask } from "@jobtasks/server";
+import { startHttpServer, createSilentLogger, type DetailedTask } from "@jobtasks/server";
 import { rawResult } from "../test/support/raw-rpc.js";
 import { openListenStream, type ListenMessage } from "../test/support/listen-stream.js";
 import { benchCaller, startTask } from "./support/bench-service.js";
+import { createCountingGithub, type BenchJob } from "./support/counting-fake-github.js";
 import {
-  benchOwner,
-  benchRepo,
-  createCountingGithub,
-  tokenRequestsPerHour,
-  type CountingGithub,
-} from "./support/counting-fake-github.js";
+  changeStep,
+  countsSince,
+  createService,
+  deliveryHeaders,
+  githubAdapter,
+  instance,
+  iso,
+  receiveInProcess,
+  sign,
+  simulatedSetup,
+  snapshotCounts,
+  webhookSecret,
+  workflowJobDelivery,
+  workflowRunDelivery,
+  type Delivery,
+} from "./support/github-event-deliveries.js";
 import { describeMachine, formatNumber, heading, markdownTable, percentile } from "./support/measure.js";
 
 /**
  * Upstream events (issue 20), measured with the GitHub Actions adapter and a fake GitHub that counts
  * requests: how long a signed delivery takes to reach tasks/get and a subscriptions/listen stream, what
- * following a run costs upstream with events and without, what 1,000 runs cost one token, and what 1,000
- * forged deliveries do (nothing, it should be). Everything listens on 127.0.0.1 only; every loop is
+ * following a run costs upstream with events and without, and what 1,000 forged deliveries do (nothing, it
+ * should be). What 1,000 runs cost one token is events-budget.ts. Everything listens on 127.0.0.1 only; every loop is
  * bounded by a count and a time limit.
  *
  * Run: node --import tsx bench/events.ts   (after pnpm build; it enables --expose-gc itself)
  */
-
-const token = "ghp_BenchEventsTokenNeverSentAnywhere0123";
-const webhookSecret = "bench-webhook-secret-0123456789abcdef";
-const instance = "github";
-const repository = `${benchOwner}/${benchRepo}`;
 
 function collectGarbage(): () => void {
   const exposed = (globalThis as { gc?: () => void }).gc;
@@ -41,73 +43,7 @@ function collectGarbage(): () => void {
 }
 const gc = collectGarbage();
 
-function githubAdapter(github: CountingGithub, options: { events: boolean; baseUrl?: string; now?: () => number }) {
-  return githubActions(
-    {
-      token,
-      ...(options.events ? { webhookSecret } : {}),
-      // With the in-process transport nothing is ever sent to this address.
-      baseUrl: options.baseUrl ?? "http://127.0.0.1:1",
-      repositories: [repository],
-      requestRetries: 0,
-      ...(options.baseUrl === undefined ? { fetch: github.fetch } : {}),
-      ...(options.now ? { now: options.now } : {}),
-    },
-    {},
-  );
-}
-
-function createService(adapter: AnyJobAdapter, now?: () => number): TaskService {
-  return new TaskService({
-    immediateRetries: 0,
-    adapters: [{ name: instance, adapter }],
-    sealer: new TaskIdSealer({ secret: "bench-events-secret-0123456789abcdefghijkl", secretSource: "JOBTASKS_SECRET" }),
-    logger: createSilentLogger(),
-    ...(now ? { now } : {}),
-  });
-}
-
-// --- Deliveries, as GitHub sends them -------------------------------------------------------------
-
-const fixture = (name: string) =>
-  JSON.parse(
-    readFileSync(new URL(`../adapters/github-actions/src/__fixtures__/${name}`, import.meta.url), "utf8"),
-  ) as Record<string, any>;
-const runTemplate = fixture("webhook-workflow-run-in-progress.json");
-const jobTemplate = fixture("webhook-workflow-job-waiting.json");
-
-interface Delivery {
-  event: string;
-  deliveryId: string;
-  body: string;
-}
-
-let nextDelivery = 1;
-
-function workflowRunDelivery(runId: number, status: string, conclusion: string | null, updatedAt: string): Delivery {
-  const payload = structuredClone(runTemplate);
-  payload["action"] = status === "completed" ? "completed" : status === "queued" ? "requested" : "in_progress";
-  Object.assign(payload["workflow_run"], { id: runId, status, conclusion, updated_at: updatedAt });
-  return { event: "workflow_run", deliveryId: `bench-${nextDelivery++}`, body: JSON.stringify(payload) };
-}
-
-function workflowJobDelivery(runId: number, jobId: number, updatedAt: string): Delivery {
-  const payload = structuredClone(jobTemplate);
-  payload["action"] = "in_progress";
-  Object.assign(payload["workflow_job"], { id: jobId, run_id: runId, status: "in_progress", started_at: updatedAt });
-  return { event: "workflow_job", deliveryId: `bench-${nextDelivery++}`, body: JSON.stringify(payload) };
-}
-
-const sign = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
-
-function deliveryHeaders(delivery: Delivery, signature = sign(webhookSecret, delivery.body)): Record<string, string> {
-  return {
-    "content-type": "application/json",
-    "x-github-event": delivery.event,
-    "x-github-delivery": delivery.deliveryId,
-    "x-hub-signature-256": signature,
-  };
-}
+// --- 1 and 2: one process, real HTTP --------------------------------------------------------------
 
 async function post(url: string, body: string | Uint8Array, headers: Record<string, string>): Promise<number> {
   const response = await fetch(url, { method: "POST", headers, body });
@@ -115,25 +51,19 @@ async function post(url: string, body: string | Uint8Array, headers: Record<stri
   return response.status;
 }
 
-/**
- * What POST /hooks/<instance> does with a delivery, in process (the simulated-clock parts run without the
- * HTTP server): the adapter verifies and reads it, the service applies each job's event.
- */
-async function receiveInProcess(service: TaskService, adapter: AnyJobAdapter, delivery: Delivery): Promise<void> {
-  const received = {
-    headers: deliveryHeaders(delivery),
-    body: new TextEncoder().encode(delivery.body),
-    receivedAt: Date.now(),
+/** A step starts in the run's one job, upstream; returns the job as GitHub's workflow_job delivery carries it. */
+function startStep(server: Server, runId: number, step: string): BenchJob {
+  const job: BenchJob = {
+    id: runId * 10,
+    name: "build",
+    status: "in_progress",
+    conclusion: null,
+    currentStep: step,
+    startedAt: iso(Date.now()),
   };
-  const verification = await adapter.events!.doVerifyDelivery(received);
-  if (!verification.verified) throw new Error(`the bench's own delivery did not verify: ${verification.reason}`);
-  const read = await adapter.events!.doReadDelivery(received);
-  for (const job of read.jobs) service.applyJobEvent(instance, job);
+  server.github.update(runId, { updatedAt: iso(Date.now()), jobs: [job] });
+  return job;
 }
-
-const iso = (time: number) => new Date(time).toISOString().replace(/\.\d+Z$/, "Z");
-
-// --- 1 and 2: one process, real HTTP --------------------------------------------------------------
 
 async function startServerWithGithub() {
   const github = createCountingGithub();
@@ -211,16 +141,13 @@ async function statusLag(deliveries: number, maxMs: number): Promise<void> {
       followed.push(...batch);
     }
     const started = performance.now();
-    // A step starts in each run (workflow_job): the adapter reads the attempt and its jobs again.
+    // A step starts in each run (workflow_job): its payload carries the job, and the run's snapshot needs no read.
     for (const [index, { runId, taskId }] of [1, 2, 3].flatMap(() => [...followed.entries()])) {
       if (performance.now() - started > maxMs) break;
       const step = `Step ${kinds.running.length} of run ${index}`;
-      server.github.update(runId, {
-        updatedAt: iso(Date.now()),
-        jobs: [{ id: runId * 10, name: "build", status: "in_progress", conclusion: null, currentStep: step }],
-      });
+      const job = startStep(server, runId, step);
       kinds.running.push(
-        await deliverThenGet(server, taskId, workflowJobDelivery(runId, runId * 10, iso(Date.now())), (task) =>
+        await deliverThenGet(server, taskId, workflowJobDelivery(runId, job), (task) =>
           String(task["statusMessage"]).includes(step),
         ),
       );
@@ -257,7 +184,7 @@ async function statusLag(deliveries: number, maxMs: number): Promise<void> {
       markdownTable(
         ["delivery", "deliveries", "p50 ms", "p99 ms", "max ms", "first tasks/get after the 202 showed it"],
         [
-          row("workflow_job in_progress, a new step (read again: attempt + jobs)", kinds.running),
+          row("workflow_job in_progress, a new step (the payload's job: no read)", kinds.running),
           row("workflow_run completed (read again: attempt + jobs + artifacts)", kinds.completed),
           row("workflow_run cancelled (the payload's snapshot, no read)", kinds.cancelled),
           row("all", all),
@@ -306,11 +233,7 @@ async function pushLag(streams: number, deliveries: number, maxMs: number): Prom
     for (let index = 0; index < deliveries && performance.now() - started < maxMs; index += 1) {
       const target = opened[index % opened.length]!;
       const step = `Pushed step ${index}`;
-      server.github.update(target.runId, {
-        updatedAt: iso(Date.now()),
-        jobs: [{ id: target.runId * 10, name: "build", status: "in_progress", conclusion: null, currentStep: step }],
-      });
-      const delivery = workflowJobDelivery(target.runId, target.runId * 10, iso(Date.now()));
+      const delivery = workflowJobDelivery(target.runId, startStep(server, target.runId, step));
       const sentAt = performance.now();
       const status = await post(server.hooks, delivery.body, deliveryHeaders(delivery));
       if (status !== 202) throw new Error(`the delivery was answered ${status}`);
@@ -341,7 +264,7 @@ async function pushLag(streams: number, deliveries: number, maxMs: number): Prom
       ),
     );
     console.log(
-      `\nTarget: p99 ≤ 250 ms. Each delivery is a workflow_job in_progress (the adapter reads the attempt and its jobs again); the streams' own re-read interval is the adapter's 10 s, so each notification here was woken by its delivery.`,
+      `\nTarget: p99 ≤ 250 ms. Each delivery is a workflow_job in_progress (its payload gives the snapshot, no read); the streams' own re-read interval is the adapter's 10 s, so each notification here was woken by its delivery.`,
     );
   } finally {
     for (const entry of opened) await entry.close();
@@ -351,66 +274,43 @@ async function pushLag(streams: number, deliveries: number, maxMs: number): Prom
 
 // --- 3 and 4: simulated clock, the fake called in process ------------------------------------------
 
-/** A GitHub Actions adapter and service on a clock the benchmark moves, with a count of status reads. */
-async function simulatedSetup(events: boolean) {
-  const clock = { now: Date.UTC(2026, 10, 20, 10, 0) };
-  const now = () => clock.now;
-  const github = createCountingGithub(now);
-  const adapter = githubAdapter(github, { events, now });
-  const reads = { count: 0 };
-  const doGetStatus = adapter.doGetStatus.bind(adapter);
-  adapter.doGetStatus = (ref, context) => {
-    reads.count += 1;
-    return doGetStatus(ref, context);
-  };
-  const service = createService(adapter, now);
-  return { clock, github, adapter, service, reads };
-}
-
-type Simulated = Awaited<ReturnType<typeof simulatedSetup>>;
-
-function snapshotCounts(setup: Simulated) {
-  return { reads: setup.reads.count, ...setup.github.counts };
-}
-
-function countsSince(setup: Simulated, before: ReturnType<typeof snapshotCounts>) {
-  const after = snapshotCounts(setup);
-  return {
-    reads: after.reads - before.reads,
-    all: after.all - before.all,
-    notModified: after.notModified - before.notModified,
-    charged: after.charged - before.charged,
-  };
-}
-
-/** A step starts in run `runId` upstream at the current simulated time, and (with events) GitHub says so. */
-async function changeStep(setup: Simulated, runId: number, step: string, events: boolean): Promise<void> {
-  setup.github.update(runId, {
-    status: "in_progress",
-    updatedAt: iso(setup.clock.now),
-    jobs: [{ id: runId * 10, name: "build", status: "in_progress", conclusion: null, currentStep: step }],
-  });
-  if (events)
-    await receiveInProcess(setup.service, setup.adapter, workflowJobDelivery(runId, runId * 10, iso(setup.clock.now)));
-}
-
 async function oneRunTenMinutes(): Promise<void> {
   heading("Upstream requests for one followed run: 1 client polling every second for 10 simulated minutes");
   const tenMinutesMs = 10 * 60_000;
   const rows: Array<Array<string | number>> = [];
   const variants = [
-    { name: "on, GitHub's workflow_run in_progress as the run starts", events: true, startEvent: true },
-    { name: "on, the run followed before its first event", events: true, startEvent: false },
-    { name: "off", events: false, startEvent: false },
+    { name: "on, GitHub's workflow_run in_progress as the run starts", events: true, deliver: true, startEvent: true },
+    {
+      name: "on, the run followed before its first event (another run's delivery came first)",
+      events: true,
+      deliver: true,
+      startEvent: false,
+      earlierDelivery: true,
+    },
+    {
+      name: "on, the run followed before the instance's first delivery (none for a minute)",
+      events: true,
+      deliver: true,
+      startEvent: false,
+    },
+    { name: "configured, but no delivery arrives (a misconfigured webhook)", events: true, deliver: false },
+    { name: "off", events: false, deliver: false },
   ];
-  for (const { name, events, startEvent } of variants) {
-    // Without events every poll is a read, each about 25 ms of wall time through octokit's throttling
+  for (const { name, events, deliver, startEvent, earlierDelivery } of variants) {
+    // Without deliveries every poll is a read, each about 25 ms of wall time through octokit's throttling
     // queue: two simulated minutes, scaled to ten, say the same.
-    const simulatedMs = events ? tenMinutesMs : 2 * 60_000;
+    const simulatedMs = deliver ? tenMinutesMs : 2 * 60_000;
     const scale = tenMinutesMs / simulatedMs;
     const setup = await simulatedSetup(events);
     const runId = 7_200_000_001;
     setup.github.addRun(runId, { updatedAt: iso(setup.clock.now) });
+    // A run nobody here follows changed, and GitHub said so: this instance's webhook works.
+    if (earlierDelivery)
+      await receiveInProcess(
+        setup.service,
+        setup.adapter,
+        workflowRunDelivery(7_199_999_999, "queued", null, iso(setup.clock.now)),
+      );
     const taskId = await startTask(setup.service, "watch_run", { runId });
     const start = setup.clock.now;
     const before = snapshotCounts(setup);
@@ -425,10 +325,10 @@ async function oneRunTenMinutes(): Promise<void> {
         ),
       );
     for (let minute = 1; minute <= 9; minute += 1)
-      changes.set(minute * 60_000 + 500, () => changeStep(setup, runId, `Step ${minute}`, events));
+      changes.set(minute * 60_000 + 500, () => changeStep(setup, runId, `Step ${minute}`, deliver));
     changes.set(595_500, async () => {
       setup.github.update(runId, { status: "completed", conclusion: "success", updatedAt: iso(setup.clock.now) });
-      if (events)
+      if (deliver)
         await receiveInProcess(
           setup.service,
           setup.adapter,
@@ -451,18 +351,20 @@ async function oneRunTenMinutes(): Promise<void> {
       }
     }
     const spent = countsSince(setup, before);
-    const eventCount = events ? changes.size : 0;
+    const eventCount = deliver ? changes.size : 0;
     const budget = eventCount + tenMinutesMs / 30_000;
     const scaled = (value: number) =>
       scale === 1 ? String(value) : `${formatNumber(value * scale)} (${value} in 2 min × 5)`;
     rows.push([
       name,
       scaled(polls),
-      events ? eventCount : 0,
+      eventCount,
       scaled(spent.reads),
-      events
+      deliver
         ? `≤ ${budget} (${eventCount} events + ${tenMinutesMs / 30_000} × 30 s): ${spent.reads <= budget ? "met" : "missed"}`
-        : "",
+        : events
+          ? "polled as without events (as it must)"
+          : "",
       scaled(spent.all),
       scaled(spent.notModified),
       spent.charged,
@@ -487,176 +389,7 @@ async function oneRunTenMinutes(): Promise<void> {
     ),
   );
   console.log(
-    "\nA status read of a running run is two GitHub requests (the attempt and its jobs), of a finished one three (and the artifacts).",
-  );
-}
-
-interface ThousandRunsResult {
-  runs: number;
-  simulatedMs: number;
-  polls: number;
-  changes: number;
-  seen: number;
-  lagsMs: number[];
-  spent: ReturnType<typeof countsSince>;
-  wallMs: number;
-}
-
-/**
- * `runs` runs followed at once, each by an agent polling tasks/get every `pollEveryMs` (phases spread),
- * each run starting a new step `changesPerRunHour` times an hour on average, for `simulatedMs`. Counts
- * what following costs from the moment every task has been read once, and the lag of each change: from
- * the change upstream to the first poll whose answer shows it (simulated time).
- */
-async function thousandRuns(
-  events: boolean,
-  runs: number,
-  simulatedMs: number,
-  pollEveryMs: number,
-  changesPerRunHour: number,
-  maxWallMs: number,
-): Promise<ThousandRunsResult> {
-  const setup = await simulatedSetup(events);
-  const firstRun = 7_300_000_001;
-  const taskIds: string[] = [];
-  for (let index = 0; index < runs; index += 100) {
-    const batch = Array.from({ length: Math.min(100, runs - index) }, (_, offset) => firstRun + index + offset);
-    for (const runId of batch)
-      setup.github.addRun(runId, { status: "queued", jobs: [], updatedAt: iso(setup.clock.now) });
-    taskIds.push(...(await Promise.all(batch.map((runId) => startTask(setup.service, "watch_run", { runId })))));
-  }
-  // Every agent reads its task once (so the adapter holds each answer's ETag, as it does in a steady state);
-  // then, with events, GitHub's workflow_run requested arrives for each run: its snapshot says queued, so
-  // it costs no read.
-  await Promise.all(taskIds.map((taskId) => setup.service.getTask(taskId, benchCaller())));
-  if (events)
-    for (let index = 0; index < runs; index += 1)
-      await receiveInProcess(
-        setup.service,
-        setup.adapter,
-        workflowRunDelivery(firstRun + index, "queued", null, iso(setup.clock.now)),
-      );
-  const start = setup.clock.now;
-  const before = snapshotCounts(setup);
-
-  // Polls grouped in 100 ms slots, so that concurrent agents poll concurrently.
-  const slotMs = 100;
-  const pollsAt = new Map<number, number[]>();
-  for (let agent = 0; agent < runs; agent += 1) {
-    const phase = Math.floor((agent * pollEveryMs) / runs / slotMs) * slotMs;
-    for (let at = phase + slotMs; at < simulatedMs; at += pollEveryMs) {
-      const due = pollsAt.get(at) ?? [];
-      due.push(agent);
-      pollsAt.set(at, due);
-    }
-  }
-  // Changes spread evenly over the window, over the runs in a scattered order, half-way between slots.
-  const changeCount = Math.round((runs * changesPerRunHour * simulatedMs) / 3_600_000);
-  const changesAt = new Map<number, number[]>();
-  for (let change = 0; change < changeCount; change += 1) {
-    const at = Math.floor(((change + 0.5) * simulatedMs) / changeCount / slotMs) * slotMs + slotMs / 2;
-    const due = changesAt.get(at) ?? [];
-    due.push((change * 7919) % runs);
-    changesAt.set(at, due);
-  }
-  const pending = new Map<number, { step: string; at: number }>();
-  const lagsMs: number[] = [];
-  let polls = 0;
-  let changeNumber = 0;
-  const wallStarted = performance.now();
-  const moments = [...new Set([...pollsAt.keys(), ...changesAt.keys()])].sort((a, b) => a - b);
-  for (const at of moments) {
-    if (performance.now() - wallStarted > maxWallMs) break;
-    setup.clock.now = start + at;
-    for (const agent of changesAt.get(at) ?? []) {
-      const step = `Change ${changeNumber++}`;
-      pending.set(agent, { step, at: setup.clock.now });
-      await changeStep(setup, firstRun + agent, step, events);
-    }
-    const due = pollsAt.get(at) ?? [];
-    polls += due.length;
-    await Promise.all(
-      due.map(async (agent) => {
-        const task = (await setup.service.getTask(taskIds[agent]!, benchCaller())) as DetailedTask;
-        const waiting = pending.get(agent);
-        if (waiting && String(task.statusMessage).includes(waiting.step)) {
-          lagsMs.push(setup.clock.now - waiting.at);
-          pending.delete(agent);
-        }
-      }),
-    );
-  }
-  const wallMs = performance.now() - wallStarted;
-  const spent = countsSince(setup, before);
-  await setup.service.close();
-  return {
-    runs,
-    simulatedMs: setup.clock.now - start,
-    polls,
-    changes: changeNumber,
-    seen: lagsMs.length,
-    lagsMs,
-    spent,
-    wallMs,
-  };
-}
-
-async function thousandRunsOneToken(): Promise<void> {
-  const pollEveryMs = 2000;
-  const changesPerRunHour = 60;
-  heading(
-    `1,000 runs followed at once on one token (${formatNumber(tokenRequestsPerHour)} requests an hour), agents polling every ${pollEveryMs / 1000} s, simulated clock`,
-  );
-  const results = [
-    { name: "events on", result: await thousandRuns(true, 1000, 32_000, pollEveryMs, changesPerRunHour, 30_000) },
-    // Without events every poll is a read: 100 runs stand for 1,000 (runs do not share reads), and the
-    // figures per hour are scaled by 10.
-    { name: "events off", result: await thousandRuns(false, 100, 12_000, pollEveryMs, changesPerRunHour, 10_000) },
-  ];
-  const perHourFor1000 = (value: number, result: ThousandRunsResult) =>
-    (value * 3_600_000 * (1000 / result.runs)) / result.simulatedMs;
-  console.log(
-    markdownTable(
-      [
-        "",
-        "runs measured",
-        "simulated s",
-        "tasks/get",
-        "changes (a new step)",
-        "seen by the agents",
-        "lag p50 s",
-        "lag p99 s",
-        "lag max s",
-        "GitHub requests",
-        "of them 304",
-        "charged",
-        "status reads",
-        "1,000 runs: requests per hour",
-        "1,000 runs: charged per hour",
-        "wall s",
-      ],
-      results.map(({ name, result }) => [
-        name,
-        formatNumber(result.runs),
-        result.simulatedMs / 1000,
-        formatNumber(result.polls),
-        result.changes,
-        result.seen,
-        formatNumber(percentile(result.lagsMs, 50) / 1000, 1),
-        formatNumber(percentile(result.lagsMs, 99) / 1000, 1),
-        formatNumber(Math.max(...result.lagsMs) / 1000, 1),
-        formatNumber(result.spent.all),
-        formatNumber(result.spent.notModified),
-        formatNumber(result.spent.charged),
-        formatNumber(result.spent.reads),
-        formatNumber(perHourFor1000(result.spent.all, result)),
-        formatNumber(perHourFor1000(result.spent.charged, result)),
-        formatNumber(result.wallMs / 1000, 1),
-      ]),
-    ),
-  );
-  console.log(
-    `\nEach run starts a new step ${changesPerRunHour} times an hour (a workflow_job event each, with events on), spread evenly. Counted from the moment every task had been read once (creating the tasks cost one request each). Lag: from the change upstream to the first tasks/get that shows it, in simulated time, so it includes the wait for the agent's next poll (at most ${pollEveryMs / 1000} s). The adapter remembers 500 answers' ETags: with 1,000 runs (two URLs each) they are pushed out before they are asked again, so no read gets a 304; the 100 runs of the events-off row fit, so its 304s are more than 1,000 runs would get.`,
+    "\nA status read of a running run is two GitHub requests (the attempt and its jobs), of a finished one three (and the artifacts). Each new step comes with a workflow_job delivery, whose payload gives the run's snapshot without a read once a read has listed the run's jobs; the completion's result is read. The instance's events count as arriving from its first verified delivery, for every job of it; before one, and 10 minutes after the last, its jobs are polled as without events.",
   );
 }
 
@@ -671,11 +404,7 @@ async function forgedDeliveries(perKind: number, maxMs: number): Promise<void> {
     await stream.waitFor((message) => message.method === "notifications/tasks");
     // One real delivery first: its id and signature are what an attacker who saw it could replay.
     const step = "Captured step";
-    server.github.update(runId, {
-      updatedAt: iso(Date.now()),
-      jobs: [{ id: runId * 10, name: "build", status: "in_progress", conclusion: null, currentStep: step }],
-    });
-    const captured = workflowJobDelivery(runId, runId * 10, iso(Date.now()));
+    const captured = workflowJobDelivery(runId, startStep(server, runId, step));
     await deliverThenGet(server, taskId, captured, (task) => String(task["statusMessage"]).includes(step));
     await stream.waitFor((message) => String(message.params?.["statusMessage"]).includes(step));
     const taskBefore = await rawResult(server.url, "tasks/get", { taskId });
@@ -794,7 +523,6 @@ export async function runEvents(): Promise<void> {
     ["status lag", () => statusLag(200, 20_000)],
     ["push", () => pushLag(10, 100, 10_000)],
     ["one run", oneRunTenMinutes],
-    ["1,000 runs", thousandRunsOneToken],
     ["forged deliveries", () => forgedDeliveries(200, 15_000)],
   ];
   for (const [name, part] of parts) {

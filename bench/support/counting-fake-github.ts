@@ -23,6 +23,9 @@ export interface BenchJob {
   conclusion: string | null;
   /** The name of the step in progress (the progress message shows it), or null when none is. */
   currentStep: string | null;
+  /** GitHub's times of the job (default the run's start, and a fixed end once completed). */
+  startedAt?: string;
+  completedAt?: string | null;
 }
 
 export interface BenchRun {
@@ -170,16 +173,18 @@ function runJson(run: BenchRun): Record<string, unknown> {
   };
 }
 
-function jobJson(job: BenchJob): Record<string, unknown> {
+/** A job as GitHub's jobs list and its workflow_job deliveries show it (the same shape in both). */
+export function jobJson(job: BenchJob): Record<string, unknown> {
+  const startedAt = job.startedAt ?? "2026-11-20T10:00:00Z";
   const steps = job.currentStep === null ? [] : [{ name: job.currentStep, number: 1, status: "in_progress" }];
   return {
     id: job.id,
     name: job.name,
     status: job.status,
     conclusion: job.conclusion,
-    started_at: "2026-11-20T10:00:00Z",
-    completed_at: job.status === "completed" ? "2026-11-20T10:30:00Z" : null,
+    started_at: startedAt,
+    completed_at: job.status === "completed" ? (job.completedAt ?? "2026-11-20T10:30:00Z") : null,
     html_url: `https://github.com/${benchOwner}/${benchRepo}/actions/runs/job/${job.id}`,
-    steps: steps.map((step) => ({ ...step, conclusion: null, started_at: "2026-11-20T10:00:00Z", completed_at: null })),
+    steps: steps.map((step) => ({ ...step, conclusion: null, started_at: startedAt, completed_at: null })),
   };
 }

@@ -1,7 +1,7 @@
 import { AdapterConfigError, type EventDeliveryV1, type JobSnapshot } from "@jobtasks/core";
 import { createTestContext } from "@jobtasks/testkit";
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { awsBatch } from "./aws-batch-adapter.js";
 import type { AwsBatchOptions } from "./aws-batch-options.js";
 import {
@@ -94,6 +94,19 @@ describe("AWS Batch state-change events: verification", () => {
     const event = fixtureEvent("event-running.json");
     expect((await custom.doVerifyDelivery(delivery(event, { "x-batch-hook-key": eventSecret }))).verified).toBe(true);
     expect((await custom.doVerifyDelivery(delivery(event))).verified).toBe(false);
+  });
+
+  it("parses a delivery's body once, for both its verification (the event id) and its read", async () => {
+    const adapterEvents = events();
+    const received = delivery(fixtureEvent("event-running.json"));
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      expect((await adapterEvents.doVerifyDelivery(received)).verified).toBe(true);
+      expect((await adapterEvents.doReadDelivery(received)).jobs).toHaveLength(1);
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it("verifies a body that is not an event without naming a delivery; reading it then fails", async () => {

@@ -27,18 +27,36 @@ export interface BatchEventSettings {
  */
 export function batchStateChangeEvents(settings: BatchEventSettings): JobEventsV1<BatchJobRef> {
   const header = settings.header.toLowerCase();
+  /**
+   * Each body as verification parsed it (for the event id), for the read of the same delivery that follows:
+   * one parse per delivery. Keyed by the body itself, so it goes with the delivery.
+   */
+  const parsedBodies = new WeakMap<Uint8Array, { value: unknown } | { error: unknown }>();
+  const parsedOnce = (body: Uint8Array): unknown => {
+    let parsed = parsedBodies.get(body);
+    if (!parsed) {
+      try {
+        parsed = { value: parseDeliveryJson(body) };
+      } catch (error) {
+        parsed = { error };
+      }
+      parsedBodies.set(body, parsed);
+    }
+    if ("error" in parsed) throw parsed.error;
+    return parsed.value;
+  };
   return {
     async doVerifyDelivery({ headers, body }) {
       const presented = headers[header];
       if (presented === undefined) return { verified: false, reason: `no ${header} header` };
       if (!sameSecret(presented, settings.secret))
         return { verified: false, reason: `${header} does not match the event secret` };
-      const deliveryId = eventIdOf(body);
+      const deliveryId = eventIdOf(body, parsedOnce);
       return deliveryId === undefined ? { verified: true } : { verified: true, deliveryId };
     },
 
     async doReadDelivery({ body }) {
-      const event = envelopeSchema.parse(parseDeliveryJson(body));
+      const event = envelopeSchema.parse(parsedOnce(body));
       const detailType = event["detail-type"];
       // Another rule's events sent here by mistake (a queue blocked, a compute environment changed): no job.
       if (event.source !== batchEventSource || detailType !== batchJobStateChange)
@@ -54,9 +72,9 @@ export function batchStateChangeEvents(settings: BatchEventSettings): JobEventsV
 }
 
 /** EventBridge's id of the event, the same on every retry of its delivery; undefined when the body is not one. */
-function eventIdOf(body: Uint8Array): string | undefined {
+function eventIdOf(body: Uint8Array, parse: (body: Uint8Array) => unknown): string | undefined {
   try {
-    const parsed = parseDeliveryJson(body);
+    const parsed = parse(body);
     if (parsed === null || typeof parsed !== "object") return undefined;
     const id = (parsed as { id?: unknown }).id;
     return typeof id === "string" && id.length > 0 && id.length <= 128 ? id : undefined;

@@ -37,4 +37,16 @@ describe("createConditionalFetch", () => {
     expect(github.conditional).not.toContain(urls[0]);
     expect(github.conditional).toContain(urls[79]);
   });
+
+  it("keeps the answers of 1,000 followed runs (two URLs each), so each one's next read is a free 304", async () => {
+    const github = fakeGithub(4 * 1024);
+    const fetchWithEtags = createConditionalFetch(github.next);
+    const urls = Array.from({ length: 1000 }, (_, run) => [
+      `https://api.github.com/repos/o/r/actions/runs/${run}/attempts/1`,
+      `https://api.github.com/repos/o/r/actions/runs/${run}/attempts/1/jobs`,
+    ]).flat();
+    for (const url of urls) await fetchWithEtags(url);
+    for (const url of urls) await fetchWithEtags(url);
+    expect(github.conditional).toHaveLength(2000);
+  });
 });

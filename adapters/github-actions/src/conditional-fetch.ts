@@ -8,7 +8,10 @@ import { EtagMemory } from "@jobtasks/core/adapter-utils";
  */
 
 export interface ConditionalFetchOptions {
-  /** Most answers kept (least recently used go first). Default 500. */
+  /**
+   * Most answers kept (least recently used go first). Default 5,000: a followed run is two (its attempt and
+   * its jobs), so 2,500 runs keep their 304s; the byte bound below still holds the memory.
+   */
   maxEntries?: number;
   /** Larger bodies are not kept (default 512 KiB). */
   maxBodyBytes?: number;
@@ -26,7 +29,7 @@ interface CachedAnswer {
 export function createConditionalFetch(next: typeof fetch, options: ConditionalFetchOptions = {}): typeof fetch {
   const maxTotalBytes = options.maxTotalBytes ?? 32 * 1024 * 1024;
   const cache = new EtagMemory<CachedAnswer>({
-    maxEntries: options.maxEntries ?? 500,
+    maxEntries: options.maxEntries ?? 5000,
     maxTotalBytes,
     maxEntryBytes: Math.min(options.maxBodyBytes ?? 512 * 1024, maxTotalBytes),
   });

@@ -22,6 +22,7 @@ import type { ToolDependencies } from "./tool-dependencies.js";
 import { createWatchRunTool } from "./watch-run-tool.js";
 import { createWorkflowTool } from "./workflow-tool.js";
 import { githubWebhookEvents } from "./github-webhook-events.js";
+import { RunMemory, rememberingReads } from "./run-memory.js";
 
 /**
  * Options of `githubActions(options)`: the config-file options (see github-actions-options.ts for each
@@ -71,7 +72,10 @@ export function githubActions(
     config.synchronousWaitMs === undefined ? tool : { ...tool, synchronousWaitMs: config.synchronousWaitMs },
   );
   // Status reads go out once each: the server's reader is their only retry loop.
-  const statusApi = createGithubApi(octokit, { statusReads: true });
+  // With webhooks, what each read said of a run's jobs lets a workflow_job delivery give its snapshot.
+  const runMemory = resolved.webhookSecret !== undefined ? new RunMemory() : undefined;
+  const plainStatusApi = createGithubApi(octokit, { statusReads: true });
+  const statusApi = runMemory ? rememberingReads(plainStatusApi, runMemory) : plainStatusApi;
   const snapshotDependencies = {
     api: statusApi,
     budget,
@@ -93,7 +97,15 @@ export function githubActions(
     refSchema: runRefSchema,
     // A getter: the core asks on every call, so App installation tokens are redacted as they renew.
     secrets: credentials.current,
-    ...(resolved.webhookSecret !== undefined ? { events: githubWebhookEvents(resolved.webhookSecret) } : {}),
+    ...(resolved.webhookSecret !== undefined && runMemory
+      ? {
+          events: githubWebhookEvents(resolved.webhookSecret, {
+            memory: runMemory,
+            budget,
+            snapshots: snapshotDependencies,
+          }),
+        }
+      : {}),
 
     doGetStatus(ref, context) {
       return readRunSnapshot(snapshotDependencies, ref, context);

@@ -45,7 +45,7 @@ const stepSchema = z.object({
 });
 export type WorkflowStep = z.output<typeof stepSchema>;
 
-const jobSchema = z.object({
+export const jobSchema = z.object({
   id: githubIdSchema,
   name: z.string(),
   status: z.string(),

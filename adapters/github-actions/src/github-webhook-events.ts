@@ -2,6 +2,16 @@ import { z, type DeliveryEventsV1, type JobEventsV1, type JobEventV1, type JsonV
 import { parseDeliveryJson } from "@jobtasks/core/adapter-utils";
 import { mapGithubActionsStatus, rawRunStatus } from "./map-github-actions-status.js";
 import { githubIdSchema, type RunRef } from "./run-ref.js";
+import { jobSchema } from "./github-response-schemas.js";
+import type { RateBudget } from "./rate-budget.js";
+import { workflowJobSnapshot, type WorkflowJobSnapshotDependencies } from "./workflow-job-snapshot.js";
+
+export interface WebhookEventsDependencies extends WorkflowJobSnapshotDependencies {
+  budget: RateBudget;
+}
+
+/** What one safety read of a running run costs: its attempt and its jobs. */
+const requestsPerSafetyRead = 2;
 
 /**
  * GitHub's webhook deliveries (a repository, organization or App webhook) for this adapter's runs:
@@ -9,7 +19,13 @@ import { githubIdSchema, type RunRef } from "./run-ref.js";
  * X-Hub-Signature-256. Each names one attempt of one run, as the refs of this adapter's tasks do, so an
  * event of a re-run's attempt never reaches the task of the attempt before it.
  */
-export function githubWebhookEvents(webhookSecret: string): JobEventsV1<RunRef> {
+/** Imported once: every import() call resolves the module again, which a busy webhook would pay per delivery. */
+let webhooksMethods: Promise<typeof import("@octokit/webhooks-methods")> | undefined;
+
+export function githubWebhookEvents(
+  webhookSecret: string,
+  dependencies: WebhookEventsDependencies,
+): JobEventsV1<RunRef> {
   return {
     async doVerifyDelivery({ headers, body }) {
       const signature = headers["x-hub-signature-256"];
@@ -17,7 +33,7 @@ export function githubWebhookEvents(webhookSecret: string): JobEventsV1<RunRef> 
       if (body.length === 0) return { verified: false, reason: "an empty body" };
       // Constant time (timingSafeEqual over the hex digests); the payload is the body's exact text. Loaded
       // at the first delivery, so that a server's start (a stdio host's first answer) does not pay for it.
-      const { verify } = await import("@octokit/webhooks-methods");
+      const { verify } = await (webhooksMethods ??= import("@octokit/webhooks-methods"));
       const matches = await verify(webhookSecret, Buffer.from(body).toString("utf8"), signature);
       if (!matches) return { verified: false, reason: "X-Hub-Signature-256 does not match the webhook secret" };
       const deliveryId = headers["x-github-delivery"];
@@ -30,12 +46,16 @@ export function githubWebhookEvents(webhookSecret: string): JobEventsV1<RunRef> 
       return {
         event,
         ...(payload.action !== undefined ? { action: payload.action } : {}),
-        jobs: jobsOf(event, payload),
+        jobs: jobsOf(event, payload, dependencies),
       };
     },
 
     // GitHub names are case-insensitive: a ref spelt as a user typed it and one from a payload name one run.
     jobIdentity: (ref): JsonValue => ({ ...ref, owner: ref.owner.toLowerCase(), repo: ref.repo.toLowerCase() }),
+
+    // With webhooks, a run's safety read (for a lost delivery) needs no more than half the token's budget.
+    safetyReadIntervalMs: (followedJobs) =>
+      dependencies.budget.safetyReadIntervalMs(followedJobs, requestsPerSafetyRead, dependencies.snapshots.now()),
   };
 }
 
@@ -52,13 +72,18 @@ const deliverySchema = z.looseObject({
   action: z.string().optional(),
   repository: z.looseObject({ name: z.string(), owner: z.looseObject({ login: z.string() }) }).optional(),
   workflow_run: runSchema.nullable().optional(),
+  // The job itself is read apart (jobSchema), so a job in a shape this adapter does not know still wakes its run.
   workflow_job: z.looseObject({ run_id: githubIdSchema, run_attempt: z.number().int().positive() }).optional(),
 });
 
 type Delivery = z.infer<typeof deliverySchema>;
 type Run = z.infer<typeof runSchema>;
 
-function jobsOf(event: string, payload: Delivery): DeliveryEventsV1<RunRef>["jobs"] {
+function jobsOf(
+  event: string,
+  payload: Delivery,
+  dependencies: WebhookEventsDependencies,
+): DeliveryEventsV1<RunRef>["jobs"] {
   const repository = payload.repository;
   if (!repository) return [];
   const refOf = (runId: number | string, attempt: number): RunRef => ({
@@ -68,19 +93,30 @@ function jobsOf(event: string, payload: Delivery): DeliveryEventsV1<RunRef>["job
     attempt,
   });
   switch (event) {
-    case "workflow_run":
-      return payload.workflow_run
-        ? [runEvent(refOf(payload.workflow_run.id, payload.workflow_run.run_attempt), payload.workflow_run)]
-        : [];
-    // A job queued, started, waiting for an environment's approval or finished: the run's state moved on.
-    case "workflow_job":
-      return payload.workflow_job
-        ? [{ ref: refOf(payload.workflow_job.run_id, payload.workflow_job.run_attempt) }]
-        : [];
+    case "workflow_run": {
+      const run = payload.workflow_run;
+      if (!run) return [];
+      const ref = refOf(run.id, run.run_attempt);
+      // Its status and time are the run's now: a later workflow_job snapshot is never older than them.
+      dependencies.memory.noteRun(ref, run);
+      return [runEvent(ref, run)];
+    }
+    // A job queued, started, waiting for an environment's approval or finished: the run's state moved on,
+    // and the payload carries the job whole, so a run whose other jobs are known needs no read.
+    case "workflow_job": {
+      if (!payload.workflow_job) return [];
+      const ref = refOf(payload.workflow_job.run_id, payload.workflow_job.run_attempt);
+      const job = jobSchema.safeParse(payload.workflow_job);
+      const snapshot = job.success ? workflowJobSnapshot(dependencies, ref, job.data) : undefined;
+      return [snapshot ? { ref, snapshot } : { ref }];
+    }
     // An approval requested, given or refused: the run's questions changed.
     case "deployment_review": {
       const run = payload.workflow_run;
-      return run ? [{ ref: refOf(run.id, run.run_attempt), updatedAt: run.updated_at }] : [];
+      if (!run) return [];
+      const ref = refOf(run.id, run.run_attempt);
+      dependencies.memory.noteRun(ref, run);
+      return [{ ref, updatedAt: run.updated_at }];
     }
     // deployment_protection_rule names the run in its callback URL but not the attempt; the workflow_job
     // `waiting` event GitHub sends for the same job does, and reaches the task. Pings and the rest: no job.

@@ -49,4 +49,28 @@ export class RateBudget {
     const spread = pollsLeft < 1 ? untilReset : untilReset / pollsLeft;
     return Math.max(baseMs, Math.ceil(spread));
   }
+
+  /**
+   * How long the server's safety read of each followed run may wait, with webhooks arriving, so that one
+   * read of each (`requestsPerRead` requests) per interval takes at most `safetyShare` of the budget: of the
+   * hourly limit, or, once the budget runs low (as for suggestPollIntervalMs), of what is left until the reset. The rest stays for what events
+   * cannot carry (a finished run's result, an approval's questions) and for starting runs. 0 before GitHub
+   * has reported a budget.
+   */
+  safetyReadIntervalMs(followedJobs: number, requestsPerRead: number, now: number = Date.now()): number {
+    const reading = this.#reading;
+    if (!reading || reading.limit <= 0) return 0;
+    const hourMs = 60 * 60_000;
+    let requestsPerMs = reading.limit / hourMs;
+    // Only a budget running low counts what is left: a rate that jumped at every reset would move every
+    // run's safety read at once, and bring them in one burst.
+    if (reading.resetAt > now && reading.remaining <= reading.limit * this.lowShare)
+      requestsPerMs = Math.min(requestsPerMs, reading.remaining / (reading.resetAt - now));
+    const spare = safetyShare * requestsPerMs;
+    if (!(spare > 0)) return hourMs;
+    return Math.ceil((followedJobs * requestsPerRead) / spare);
+  }
 }
+
+/** The share of the request budget the safety reads of runs followed with webhooks may take. */
+export const safetyShare = 0.5;

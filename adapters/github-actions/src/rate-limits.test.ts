@@ -174,3 +174,36 @@ describe("rate limits", () => {
     expect(low.pollIntervalMs).toBeLessThanOrEqual(20_000);
   });
 });
+
+describe("the safety read of runs followed with webhooks", () => {
+  async function adapterWithBudget(remaining: number, resetInSeconds: number) {
+    const adapter = createTestAdapter({ webhookSecret: "whsec-test-0123456789abcdef" });
+    github()
+      .get(attemptPath)
+      .reply(200, workflowRun({ status: "queued" }), budgetHeaders(remaining, resetInSeconds));
+    await adapter.doGetStatus(runRef, createTestContext());
+    return adapter.events!;
+  }
+
+  it("spreads one read of each followed run over half of the token's hourly 5,000", async () => {
+    const events = await adapterWithBudget(4990, 3000);
+    // 1,000 runs × 2 requests in 2,500 requests an hour: every 48 minutes.
+    expect(events.safetyReadIntervalMs!(1000)).toBe(48 * 60_000);
+    expect(events.safetyReadIntervalMs!(10)).toBe(28_800);
+  });
+
+  it("spreads them over what is left until the reset once the budget runs low", async () => {
+    // 4,000 left for 30 minutes is more than the hourly rate: that rate holds, and the reset moves nothing.
+    expect((await adapterWithBudget(4000, 1800)).safetyReadIntervalMs!(100)).toBe(4.8 * 60_000);
+    const events = await adapterWithBudget(500, 1800);
+    // 250 requests to spare in 30 minutes: 100 runs × 2 requests fit once every 24 minutes.
+    // (The reset is given in whole seconds, so up to one second sooner.)
+    expect(events.safetyReadIntervalMs!(100)).toBeGreaterThan(24 * 60_000 - 1000);
+    expect(events.safetyReadIntervalMs!(100)).toBeLessThanOrEqual(24 * 60_000);
+  });
+
+  it("asks for no longer wait before GitHub has reported a budget", () => {
+    const events = createTestAdapter({ webhookSecret: "whsec-test-0123456789abcdef" }).events!;
+    expect(events.safetyReadIntervalMs!(1000)).toBe(0);
+  });
+});

@@ -117,8 +117,8 @@ async function unlessRefused<T>(read: () => Promise<T>): Promise<{ value: T } | 
   }
 }
 
-function withPollInterval(
-  dependencies: SnapshotDependencies,
+export function withPollInterval(
+  dependencies: Pick<SnapshotDependencies, "budget" | "settings" | "now">,
   requestsPerPoll: number,
   snapshot: JobSnapshot,
 ): JobSnapshot {

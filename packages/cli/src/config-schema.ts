@@ -51,7 +51,15 @@ export const serverSettingsSchema = z.strictObject({
     .min(0)
     .default(readerDefaults.eventSnapshotCacheMs)
     .describe(
-      "How long the snapshot of a job that has had an upstream event answers polls (events bring its changes; after this long it is read again)",
+      "How long the cached snapshot of a job of an adapter instance whose upstream events arrive answers polls, from its first read (events bring its changes; after this long it is read again, or later where the adapter's request budget asks for it)",
+    ),
+  eventsLiveForMs: z
+    .number()
+    .int()
+    .min(1000)
+    .default(readerDefaults.eventsLiveForMs)
+    .describe(
+      "How long after an adapter instance's last verified delivery its upstream events count as arriving; past it (a webhook misconfigured or broken) its jobs are polled as without events, and a warning says so",
     ),
   upstreamRetryBudgetMs: z
     .number()

@@ -61,6 +61,7 @@ export function buildTaskService(config: LoadedConfig, sealer: TaskIdSealer, log
     defaultPollIntervalMs: config.server.pollIntervalMs,
     snapshotCacheMs: config.server.snapshotCacheMs,
     eventSnapshotCacheMs: config.server.eventSnapshotCacheMs,
+    eventsLiveForMs: config.server.eventsLiveForMs,
     upstreamRetryBudgetMs: config.server.upstreamRetryBudgetMs,
     synchronousWaitMs: config.server.synchronousWaitMs,
     clientsWithoutTasks: config.server.clientsWithoutTasks,

@@ -149,6 +149,7 @@ describe("withSecretRedaction and upstream events", () => {
         };
       },
       jobIdentity: (ref) => ref.jobId.toLowerCase(),
+      safetyReadIntervalMs: (followedJobs) => followedJobs * 1000,
     },
   };
   const delivery = { headers: {}, body: new Uint8Array(), receivedAt: 0 };
@@ -162,5 +163,6 @@ describe("withSecretRedaction and upstream events", () => {
     expect(read.jobs[0]!.ref).toEqual({ jobId: `job-${token}` });
     expect(read.jobs[1]).toEqual({ ref: { jobId: "plain" } });
     expect(events.jobIdentity!({ jobId: "AB" })).toBe("ab");
+    expect(events.safetyReadIntervalMs!(40)).toBe(40_000);
   });
 });

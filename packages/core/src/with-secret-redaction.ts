@@ -82,6 +82,8 @@ function redactingEvents<Ref extends JsonValue>(
     },
   };
   if (events.jobIdentity) wrapped.jobIdentity = events.jobIdentity.bind(events);
+  // A number of the adapter's own reckoning, holding nothing the upstream said: nothing to redact.
+  if (events.safetyReadIntervalMs) wrapped.safetyReadIntervalMs = events.safetyReadIntervalMs.bind(events);
   return wrapped;
 }
 

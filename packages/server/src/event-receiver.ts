@@ -67,6 +67,8 @@ export class EventReceiver {
       this.#logger.info({ ...log, outcome: "refused", reason: verification.reason }, "upstream event refused");
       return refused;
     }
+    // Verified is enough to know the deliveries arrive, even for a repeat or one that concerns no job.
+    this.#service.noteVerifiedDelivery(instance);
     const deliveryId = verification.deliveryId;
     const seenKey = deliveryId === undefined ? undefined : `${instance}\u0000${deliveryId}`;
     if (seenKey !== undefined && this.#seen.has(seenKey)) {

@@ -94,6 +94,22 @@ async function deliver(
 }
 
 describe("POST /hooks/<instance>", () => {
+  it("takes any verified delivery, even one it cannot read, as the instance's events arriving: its jobs are then answered from their cache", async () => {
+    const { scripted, hooks, caller, taskId, service } = await start();
+    await service.getTask(taskId, caller);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const before = scripted.calls.getStatus;
+    await service.getTask(taskId, caller);
+    // Without deliveries, the one-second cache.
+    expect(scripted.calls.getStatus - before).toBe(1);
+    // Signed with the webhook's secret, so the webhook works, though this body names no job at all.
+    const body = "a body that is not JSON";
+    expect((await deliver(hooks, "ci", body)).status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await service.getTask(taskId, caller);
+    expect(scripted.calls.getStatus - before).toBe(1);
+  });
+
   it("wakes a waiting task_status at once with the event's news, answering before the read it causes", async () => {
     const { scripted, hooks, caller, taskId, service } = await start();
     const readsBefore = scripted.calls.getStatus;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AdapterContext, JobSnapshot } from "@jobtasks/core";
+import type { AdapterContext, JobAdapterV1, JobSnapshot } from "@jobtasks/core";
 import { createSilentLogger } from "./logger.js";
 import { SnapshotReader, type ReadTarget } from "./snapshot-reader.js";
 import {
@@ -7,6 +7,7 @@ import {
   completedSnapshot,
   createScriptedAdapter,
   workingSnapshot,
+  type ScriptedJobRef,
 } from "../../../test/support/scripted-adapter.js";
 
 /** What an upstream event does to a job's cached snapshot, and the longer cache of jobs that have events. */
@@ -159,5 +160,46 @@ describe("SnapshotReader and an old change without a snapshot", () => {
     const target = await startJob(scripted);
     reader.applyEvent(target, { snapshot: stamped(workingSnapshot("in progress"), at(0)) });
     expect(reader.applyEvent(target, { updatedAt: at(-60) })).toBe("dropped");
+  });
+});
+
+describe("SnapshotReader and an event's snapshot for a generation no task follows", () => {
+  it("keeps it nowhere: a callback's made-up generation (REST's createdAt) must not push followed jobs out of the cache", async () => {
+    const scripted = createScriptedAdapter();
+    // As REST's callbacks: the job is its id; a task's ref adds when the task began, which no callback knows.
+    const adapter: JobAdapterV1<ScriptedJobRef & { createdAt?: number }> = {
+      ...scripted.adapter,
+      events: {
+        async doVerifyDelivery() {
+          return { verified: true };
+        },
+        async doReadDelivery() {
+          return { event: "callback", jobs: [] };
+        },
+        jobIdentity: (ref) => ({ jobId: ref.jobId }),
+      },
+    };
+    let now = Date.parse("2026-12-01T12:00:00Z");
+    const reader = new SnapshotReader({
+      logger: createSilentLogger(),
+      now: () => now,
+      immediateRetries: 0,
+      maxEntries: 2,
+    });
+    const followed: ReadTarget[] = [];
+    for (const label of ["a", "c"]) {
+      const { ref } = await scripted.adapter.tools[0]!.doStart({ label, startAs: "working" }, context());
+      followed.push({ instance: "rest", adapter, ref: { ...ref, createdAt: 1 } });
+    }
+    for (const target of followed) await reader.read(target, context());
+    expect(scripted.calls.getStatus).toBe(2);
+    // Callbacks about another job, each under the time it arrived, as the adapter has to name it.
+    for (let index = 0; index < 2; index += 1) {
+      now += 1000;
+      const callback: ReadTarget = { instance: "rest", adapter, ref: { jobId: "job-b", createdAt: now } };
+      reader.applyEvent(callback, { snapshot: stamped(workingSnapshot("rendering"), new Date(now).toISOString()) });
+    }
+    for (const target of followed) await reader.read(target, context());
+    expect(scripted.calls.getStatus).toBe(2);
   });
 });

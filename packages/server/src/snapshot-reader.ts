@@ -12,12 +12,14 @@ import type { Logger } from "./logger.js";
 import { taskExpired } from "./protocol-error.js";
 import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
 import { jobKeysOf } from "./job-identity.js";
+import { EventWindows } from "./event-windows.js";
 import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
   snapshotCacheMs: 1000,
   eventSnapshotCacheMs: 30_000,
+  eventsLiveForMs: 10 * 60_000,
   slowUpstreamAnswerMs: 5000,
   upstreamRetryBudgetMs: 10 * 60_000,
   ...retryDefaults,
@@ -27,12 +29,17 @@ export interface SnapshotReaderOptions {
   /** How long a status read may be reused for other polls of the same job. 0 disables. Default 1000. */
   snapshotCacheMs?: number;
   /**
-   * How long the cached snapshot of a job that has had an upstream event is served, instead of
-   * snapshotCacheMs: its changes arrive as events, so polls cost no upstream request, and a lost
-   * delivery is caught by the read after this long. Only jobs of adapters with events ever have one.
-   * Default 30 s.
+   * How long the cached snapshot of a job of an adapter instance whose upstream events arrive is served,
+   * instead of snapshotCacheMs, from its first read: its changes arrive as events, so polls cost no
+   * upstream request, and a lost delivery is caught by the read after this long (longer where the
+   * adapter's request budget asks for it: event-windows.ts). Default 30 s.
    */
   eventSnapshotCacheMs?: number;
+  /**
+   * How long after an instance's last verified delivery its events count as arriving. Past it (a webhook
+   * misconfigured or broken) its jobs are polled as without events, and a warning says so. Default 10 min.
+   */
+  eventsLiveForMs?: number;
   /**
    * How long an upstream may stay unreachable before its tasks end failed. Until then they stay working,
    * with a message saying what is wrong. Default 10 minutes.
@@ -94,11 +101,13 @@ export class SnapshotReader {
    * have gone since costs nothing; the set is pruned when an event walks it.
    */
   readonly #snapshotKeys: LRUCache<string, Set<string>>;
+  readonly #eventWindows: EventWindows;
 
   constructor(options: SnapshotReaderOptions) {
     this.#options = {
       snapshotCacheMs: options.snapshotCacheMs ?? readerDefaults.snapshotCacheMs,
       eventSnapshotCacheMs: options.eventSnapshotCacheMs ?? readerDefaults.eventSnapshotCacheMs,
+      eventsLiveForMs: options.eventsLiveForMs ?? readerDefaults.eventsLiveForMs,
       upstreamRetryBudgetMs: options.upstreamRetryBudgetMs ?? readerDefaults.upstreamRetryBudgetMs,
       immediateRetries: options.immediateRetries ?? retryDefaults.immediateRetries,
       immediateRetryDelayMs: options.immediateRetryDelayMs ?? retryDefaults.immediateRetryDelayMs,
@@ -121,6 +130,12 @@ export class SnapshotReader {
     this.#heldOff = new LRUCache({ max });
     this.#evented = new LRUCache({ max });
     this.#snapshotKeys = new LRUCache({ max });
+    this.#eventWindows = new EventWindows({
+      baseWindowMs: Math.max(this.#options.eventSnapshotCacheMs, this.#options.snapshotCacheMs),
+      liveForMs: this.#options.eventsLiveForMs,
+      logger: this.#logger,
+      now: this.#now,
+    });
   }
 
   /** How long a caller waits for the upstream before it is answered that the upstream is slow. */
@@ -146,7 +161,7 @@ export class SnapshotReader {
       : Math.max(0, Math.min(options.answerWithinMs ?? Number.POSITIVE_INFINITY, this.#options.slowUpstreamAnswerMs));
     if (!options.fresh) {
       const recent = this.#recent.get(key);
-      if (recent && this.#stillFresh(job, recent.readAt, options.readSince)) return recent.snapshot;
+      if (recent && this.#stillFresh(target, key, recent.readAt, options.readSince)) return recent.snapshot;
       const pending = this.#inFlight.get(key);
       if (pending) return this.#answerWithin(key, pending, context.signal, withinMs);
     }
@@ -170,14 +185,19 @@ export class SnapshotReader {
   }
 
   /**
-   * Whether a cached snapshot may answer. A job that has had an event keeps it for eventSnapshotCacheMs,
-   * whatever look it answers: any change since would have come as an event and dropped or replaced it.
+   * Whether a cached snapshot may answer. A job of an instance whose events arrive keeps it for the events
+   * window, whatever look it answers: any change since would have come as an event and dropped or replaced it.
    */
-  #stillFresh(job: string, readAt: number, readSince: number | undefined): boolean {
+  #stillFresh(target: ReadTarget, key: string, readAt: number, readSince: number | undefined): boolean {
     const age = this.#now() - readAt;
-    if (this.#evented.has(job))
-      return age < Math.max(this.#options.eventSnapshotCacheMs, this.#options.snapshotCacheMs);
+    const eventWindowMs = this.#eventWindows.windowMs(target.instance, target.adapter, key);
+    if (eventWindowMs !== undefined) return age < eventWindowMs;
     return age < this.#options.snapshotCacheMs && (readSince === undefined || readAt > readSince);
+  }
+
+  /** A delivery to `instance` verified: its events arrive, and its jobs are answered from their cache. */
+  noteDelivery(instance: string): void {
+    this.#eventWindows.noteDelivery(instance);
   }
 
   /**
@@ -188,10 +208,14 @@ export class SnapshotReader {
    */
   applyEvent(target: ReadTarget, event: { snapshot?: JobSnapshot; updatedAt?: string }): EventEffect {
     const { job, snapshot: eventKey } = jobKeysOf(target);
+    this.#eventWindows.noteDelivery(target.instance);
     const known = this.#snapshotKeys.get(job) ?? new Set<string>();
-    // The event's own ref counts too: with nothing read yet, its snapshot is kept for the tasks to come.
-    const open = [...new Set([eventKey, ...known])].filter((key) => !this.#terminal.has(key));
-    if (open.length === 0) return "ignored: the job had already ended";
+    // The event's own ref counts too when it is the job whole (its key is every task's): with nothing read
+    // yet, its snapshot is kept for the tasks to come. A ref whose generation the event had to make up (a
+    // REST callback's createdAt) is no task's, and its snapshot would only push followed jobs out.
+    const candidates = eventKey === job ? new Set([eventKey, ...known]) : known;
+    const open = [...candidates].filter((key) => !this.#terminal.has(key));
+    if (candidates.size > 0 && open.length === 0) return "ignored: the job had already ended";
     const upstreamTime = timeOf(event.snapshot?.updatedAt ?? event.updatedAt);
     const previous = this.#evented.get(job);
     const held = [
@@ -211,7 +235,9 @@ export class SnapshotReader {
       this.#inFlight.delete(key);
       if (event.snapshot) {
         this.#noteSnapshotKey(job, key);
-        this.#store(key, event.snapshot);
+        // Aged from the last upstream read, not from the event: the safety read still comes after the window,
+        // so a lost delivery about one part of a job is caught even while deliveries about others keep coming.
+        this.#store(key, event.snapshot, this.#recent.get(key)?.readAt);
         const heldOff = this.#heldOff.get(key);
         if (heldOff) this.#heldOff.set(key, { until: heldOff.until, snapshot: event.snapshot });
       } else this.#recent.delete(key);
@@ -343,8 +369,8 @@ export class SnapshotReader {
     }
   }
 
-  /** Remember a snapshot; returns it as it will be answered from now on. */
-  #store(key: string, snapshot: JobSnapshot): JobSnapshot {
+  /** Remember a snapshot (read upstream at `readAt`, by default now); returns it as it will be answered from now on. */
+  #store(key: string, snapshot: JobSnapshot, readAt = this.#now()): JobSnapshot {
     if (isTerminalStatus(snapshot.status)) {
       // A finished task's lastUpdatedAt must not move from poll to poll: without an upstream time, the
       // moment it was first seen finished stands.
@@ -354,7 +380,7 @@ export class SnapshotReader {
       this.#outageSince.delete(key);
       return stamped;
     }
-    this.#recent.set(key, { snapshot, readAt: this.#now() });
+    this.#recent.set(key, { snapshot, readAt });
     return snapshot;
   }
 

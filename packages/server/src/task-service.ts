@@ -424,6 +424,14 @@ export class TaskService {
     return effect;
   }
 
+  /**
+   * A delivery to adapter instance `instance` verified, whatever it concerns: its upstream events arrive, so
+   * every job of it is answered from its cached snapshot between events (see event-windows.ts).
+   */
+  noteVerifiedDelivery(instance: string): void {
+    this.#reader.noteDelivery(instance);
+  }
+
   /** Whether a caller may use a task id (it opens, its adapter exists, it has not expired). No upstream call. */
   canOpen(taskId: string, principal: string): boolean {
     try {

@@ -34,6 +34,14 @@ export interface JobEventsV1<Ref extends JsonValue = JsonValue> {
    * no snapshot (a snapshot replaces every generation's), only "changed". Optional: the ref itself.
    */
   jobIdentity?(ref: Ref): JsonValue;
+  /**
+   * While this instance's events arrive, the server answers every job of it from its cached snapshot and
+   * reads it again after its `eventSnapshotCacheMs` (30 s), the safety net for a lost delivery. An upstream
+   * that meters requests (GitHub's hourly budget) answers here how long that safety read may wait instead,
+   * given how many jobs of the instance are followed now, so that one safety read of each per interval fits
+   * what the budget can spare. The server never waits less than its own window. Optional: that window.
+   */
+  safetyReadIntervalMs?(followedJobs: number): number;
 }
 
 /** One delivery as it arrived at `POST /hooks/<instance>`. */
