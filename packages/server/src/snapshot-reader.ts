@@ -13,6 +13,7 @@ import { taskExpired } from "./protocol-error.js";
 import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
 import { jobKeysOf } from "./job-identity.js";
 import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
+import { noSharedState, type SharedReadAnswer, type SharedSnapshots } from "./shared-state.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
@@ -59,6 +60,8 @@ export interface SnapshotReaderOptions {
   maxTerminalCacheCharacters?: number;
   logger: Logger;
   now?: () => number;
+  /** The snapshot cache replicas share (Redis), in front of this reader's own. Default: none (one process). */
+  sharedSnapshots?: SharedSnapshots;
 }
 
 /** A job to read: the adapter instance's name, its adapter, and the ref as the adapter's refSchema reads it. */
@@ -74,7 +77,8 @@ export interface ReadTarget {
  * upstream call), finished jobs (terminal answers never change), and when an outage began.
  */
 export class SnapshotReader {
-  readonly #options: Required<Omit<SnapshotReaderOptions, "logger" | "now">>;
+  readonly #options: Required<Omit<SnapshotReaderOptions, "logger" | "now" | "sharedSnapshots">>;
+  readonly #shared: SharedSnapshots;
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #recent: LRUCache<string, { snapshot: JobSnapshot; readAt: number }>;
@@ -109,6 +113,7 @@ export class SnapshotReader {
     };
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
+    this.#shared = options.sharedSnapshots ?? noSharedState.snapshots;
     const max = this.#options.maxEntries;
     this.#recent = new LRUCache({ max });
     this.#terminal = new LRUCache({
@@ -146,7 +151,9 @@ export class SnapshotReader {
       : Math.max(0, Math.min(options.answerWithinMs ?? Number.POSITIVE_INFINITY, this.#options.slowUpstreamAnswerMs));
     if (!options.fresh) {
       const recent = this.#recent.get(key);
-      if (recent && this.#stillFresh(job, recent.readAt, options.readSince)) return recent.snapshot;
+      // While replicas share a cache, it alone answers: one history of the job for all of them.
+      if (recent && !this.#shared.active && this.#stillFresh(job, recent.readAt, options.readSince))
+        return recent.snapshot;
       const pending = this.#inFlight.get(key);
       if (pending) return this.#answerWithin(key, pending, context.signal, withinMs);
     }
@@ -159,9 +166,16 @@ export class SnapshotReader {
       waitUntil = retryAfterMs !== undefined && retryAfterMs > 0 ? this.#now() + retryAfterMs : undefined;
     };
     this.#noteSnapshotKey(job, key);
-    const upstreamRead = this.#readFromUpstream({ job, snapshot: key }, target, shared, noteRetryAfter).then(
-      (snapshot) => this.#holdOff(key, snapshot, waitUntil),
-    );
+    const isFresh = (readAt: number) => !options.fresh && this.#stillFresh(job, readAt, options.readSince);
+    const upstreamRead = this.#shared
+      .readThrough({
+        key,
+        instance: target.instance,
+        isFresh,
+        readUpstream: () => this.#readFromUpstream({ job, snapshot: key }, target, shared, noteRetryAfter),
+      })
+      .then((answer) => this.#fromSharedRead(key, answer))
+      .then((snapshot) => this.#holdOff(key, snapshot, waitUntil, target.instance));
     const reading = upstreamRead.finally(() => {
       if (this.#inFlight.get(key) === reading) this.#inFlight.delete(key);
     });
@@ -214,7 +228,10 @@ export class SnapshotReader {
         this.#store(key, event.snapshot);
         const heldOff = this.#heldOff.get(key);
         if (heldOff) this.#heldOff.set(key, { until: heldOff.until, snapshot: event.snapshot });
-      } else this.#recent.delete(key);
+      } else {
+        this.#recent.delete(key);
+        this.#shared.drop(key);
+      }
     }
     return event.snapshot ? "replaced" : "dropped";
   }
@@ -277,10 +294,26 @@ export class SnapshotReader {
    * No upstream request before a Retry-After has elapsed: a read that ended with one (throttled, or an
    * outage with a hint) is answered to every poll until then, with the wait that is left as pollIntervalMs.
    */
-  #holdOff(key: string, snapshot: JobSnapshot, until: number | undefined): JobSnapshot {
-    if (until !== undefined && until > this.#now() && !isTerminalStatus(snapshot.status))
+  #holdOff(key: string, snapshot: JobSnapshot, until: number | undefined, instance: string): JobSnapshot {
+    if (until !== undefined && until > this.#now() && !isTerminalStatus(snapshot.status)) {
       this.#heldOff.set(key, { until, snapshot });
+      // Rate limits are per account: every replica holds off every job of the instance.
+      this.#shared.hold(instance, until - this.#now(), snapshot);
+    }
     return snapshot;
+  }
+
+  /** What a read through the shared cache answers; another replica's snapshot is kept here too (a fallback). */
+  #fromSharedRead(key: string, answer: SharedReadAnswer): JobSnapshot {
+    if (answer.kind === "read") return answer.snapshot;
+    if (answer.kind === "held") {
+      const snapshot = answer.last ?? heldWithoutSnapshot;
+      this.#heldOff.set(key, { until: this.#now() + answer.forMs, snapshot });
+      return { ...snapshot, pollIntervalMs: answer.forMs };
+    }
+    if (answer.terminal) return this.#store(key, answer.snapshot, false);
+    this.#recent.set(key, { snapshot: answer.snapshot, readAt: answer.readAt });
+    return answer.snapshot;
   }
 
   #answerWhileHeldOff(key: string): JobSnapshot | undefined {
@@ -304,6 +337,7 @@ export class SnapshotReader {
     const key = jobKeysOf(target).snapshot;
     this.#recent.delete(key);
     this.#inFlight.delete(key);
+    this.#shared.drop(key);
   }
 
   async #readFromUpstream(
@@ -343,8 +377,8 @@ export class SnapshotReader {
     }
   }
 
-  /** Remember a snapshot; returns it as it will be answered from now on. */
-  #store(key: string, snapshot: JobSnapshot): JobSnapshot {
+  /** Remember a snapshot (and share it, unless it came from the shared cache); returns it as it will be answered from now on. */
+  #store(key: string, snapshot: JobSnapshot, share = true): JobSnapshot {
     if (isTerminalStatus(snapshot.status)) {
       // A finished task's lastUpdatedAt must not move from poll to poll: without an upstream time, the
       // moment it was first seen finished stands.
@@ -352,9 +386,11 @@ export class SnapshotReader {
       this.#terminal.set(key, stamped);
       this.#recent.delete(key);
       this.#outageSince.delete(key);
+      if (share) this.#shared.store(key, { snapshot: stamped, readAt: this.#now() });
       return stamped;
     }
     this.#recent.set(key, { snapshot, readAt: this.#now() });
+    if (share) this.#shared.store(key, { snapshot, readAt: this.#now() });
     return snapshot;
   }
 
@@ -386,6 +422,13 @@ export type EventEffect =
   | "dropped"
   | "ignored: the job had already ended"
   | "ignored: older than the status held";
+
+/** A hold another replica met on a job this replica has no snapshot of. */
+const heldWithoutSnapshot: JobSnapshot = {
+  status: "working",
+  rawStatus: "upstream_throttled",
+  message: "The upstream asked to wait before it is asked again; the job is not known to have ended",
+};
 
 function timeOf(isoTime: string | undefined): number | undefined {
   if (isoTime === undefined) return undefined;

@@ -1,0 +1,210 @@
+import { randomUUID } from "node:crypto";
+import type { RedisClientType } from "@redis/client";
+import type { Logger } from "./logger.js";
+
+export interface RedisLinkOptions {
+  /** redis:// or rediss:// (TLS), with an optional user and password; never logged. */
+  url: string;
+  /** A password given apart from the URL (a secret variable); never logged. */
+  password?: string;
+  /** Keys are `jobtasks:<keyPrefix>:…`, so deployments can share one Redis. */
+  keyPrefix: string;
+  /** A command slower than this counts as Redis being unavailable: the request goes on without it. Default 50 ms. */
+  commandTimeoutMs?: number;
+  /** How long the start waits for a first connection before serving without sharing. Default 2 s. */
+  connectWithinMs?: number;
+  logger: Logger;
+}
+
+/** What `run` answers when Redis did not: the caller falls back to what this process knows. */
+export const unavailable: unique symbol = Symbol("redis unavailable");
+
+type Client = RedisClientType;
+
+/**
+ * The one connection a replica keeps to Redis (and a second one for pub/sub, which a subscribed
+ * connection needs), and the rule that makes Redis optional at run time: a command that fails, or takes
+ * longer than commandTimeoutMs, is answered `unavailable` and the request goes on without it. The first
+ * such failure logs one warning; from then on no command is sent (each would fail or wait), a probe pings
+ * every half second, and when Redis answers again in time sharing resumes, with one info line.
+ */
+export class RedisLink {
+  /** Tells this replica's own pub/sub messages apart from the others'. */
+  readonly replicaId = randomUUID();
+  readonly #client: Client;
+  readonly #subscriber: Client;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+  readonly #logger: Logger;
+  #degraded = true;
+  #probe: NodeJS.Timeout | undefined;
+  #warned = false;
+  #closed = false;
+
+  private constructor(client: Client, subscriber: Client, options: RedisLinkOptions) {
+    this.#client = client;
+    this.#subscriber = subscriber;
+    this.#prefix = `jobtasks:${options.keyPrefix}:`;
+    this.#timeoutMs = options.commandTimeoutMs ?? 50;
+    this.#logger = options.logger;
+  }
+
+  /**
+   * Connect, waiting at most connectWithinMs: a Redis that is not there yet does not stop the start (the
+   * replica serves on its own and begins sharing once Redis answers).
+   */
+  static async connect(options: RedisLinkOptions): Promise<RedisLink> {
+    // Loaded only when Redis is configured, so a server without it never pays for the client. A bundle
+    // that splits chunks hands a CommonJS package over as `default` only: take either form.
+    const loaded = (await import("@redis/client")) as typeof import("@redis/client") & {
+      default?: typeof import("@redis/client");
+    };
+    const createClient = loaded.createClient ?? loaded.default?.createClient;
+    if (typeof createClient !== "function") throw new Error("the Redis client library has no createClient");
+    const client = createClient({
+      url: options.url,
+      ...(options.password !== undefined ? { password: options.password } : {}),
+      // A command sent while disconnected fails at once instead of queueing: the request must not wait.
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: 1000,
+        // Reconnect for ever, quickly: sharing resumes within about a second of Redis coming back.
+        reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),
+      },
+    }) as unknown as Client;
+    const subscriber = client.duplicate();
+    const link = new RedisLink(client, subscriber, options);
+    for (const connection of [client, subscriber]) {
+      // Every failed reconnect emits an error; the link reports an outage once, on its own terms.
+      connection.on("error", (error: unknown) =>
+        options.logger.debug({ reason: reasonOf(error) }, "shared state: Redis connection error"),
+      );
+      connection.connect().catch(() => undefined);
+    }
+    await link.#ready(options.connectWithinMs ?? 2000);
+    return link;
+  }
+
+  /** The key of `parts` under this deployment's prefix. */
+  key(...parts: string[]): string {
+    return this.#prefix + parts.join(":");
+  }
+
+  /** Whether commands are sent now (Redis answered the last of them in time). */
+  get active(): boolean {
+    return !this.#degraded && this.#client.isReady;
+  }
+
+  /** Run a command (or several, pipelined by the client), or answer `unavailable` without waiting longer. */
+  async run<T>(command: (client: Client) => Promise<T>): Promise<T | typeof unavailable> {
+    if (!this.active) {
+      if (!this.#degraded) this.#degrade("not connected");
+      return unavailable;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<typeof unavailable>((resolve) => {
+      timer = setTimeout(() => resolve(unavailable), this.#timeoutMs);
+    });
+    const answer = command(this.#client).catch((error: unknown): typeof unavailable => {
+      this.#degrade(reasonOf(error));
+      return unavailable;
+    });
+    try {
+      const result = await Promise.race([answer, late]);
+      if (result === unavailable) this.#degrade(`no answer within ${this.#timeoutMs} ms`);
+      return result;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Run a command whose answer nobody waits for (a write that only saves others a read). */
+  send(command: (client: Client) => Promise<unknown>): void {
+    void this.run(command);
+  }
+
+  /** Publish on a channel of this deployment (not when Redis is unavailable: polling is the safety net). */
+  publish(channel: string, message: string): void {
+    this.send((client) => client.publish(this.key(channel), message));
+  }
+
+  /** Hear a channel of this deployment; the client subscribes again by itself after a reconnect. */
+  subscribe(channel: string, listener: (message: string) => void): void {
+    this.#subscriber.subscribe(this.key(channel), listener).catch((error: unknown) => {
+      this.#logger.warn({ reason: reasonOf(error) }, "shared state: could not subscribe to events of other replicas");
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#probe);
+    await Promise.allSettled([this.#client, this.#subscriber].map((connection) => connection.close()));
+  }
+
+  async #ready(withinMs: number): Promise<void> {
+    const deadline = Date.now() + withinMs;
+    while (!this.#closed && Date.now() < deadline) {
+      if (this.#client.isReady && (await this.#ping())) {
+        this.#degraded = false;
+        this.#logger.info(
+          { keyPrefix: this.#prefix },
+          "shared state: replicas share snapshots, answers and events through Redis",
+        );
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    this.#degrade("not reachable at start");
+  }
+
+  async #ping(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        this.#client.ping().then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), this.#timeoutMs);
+        }),
+      ]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #degrade(reason: string): void {
+    if (this.#degraded && this.#probe) return;
+    this.#degraded = true;
+    if (!this.#warned) {
+      // One warning per outage, however many requests meet it.
+      this.#warned = true;
+      this.#logger.warn(
+        { reason },
+        "shared state: Redis is unavailable; this replica answers from its own caches and ledger until it is back",
+      );
+    }
+    if (this.#closed || this.#probe) return;
+    this.#probe = setInterval(() => void this.#tryResume(), 500);
+    this.#probe.unref();
+  }
+
+  async #tryResume(): Promise<void> {
+    if (this.#closed || !this.#client.isReady || !(await this.#ping())) return;
+    clearInterval(this.#probe);
+    this.#probe = undefined;
+    this.#degraded = false;
+    this.#warned = false;
+    this.#logger.info({}, "shared state: Redis answers again; replicas share again");
+  }
+}
+
+/** What a failure was, without anything the error's message may carry (an address, a URL). */
+function reasonOf(error: unknown): string {
+  if (error && typeof error === "object") {
+    const { code, name } = error as { code?: unknown; name?: unknown };
+    if (typeof code === "string") return code;
+    if (typeof name === "string") return name;
+  }
+  return "unknown error";
+}
