@@ -72,7 +72,9 @@ export class RedisLink {
         reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),
       },
     }) as unknown as Client;
-    const subscriber = client.duplicate();
+    // The subscribing connection queues its SUBSCRIBE until it is connected (and the client subscribes
+    // again after each reconnect): a replica started before Redis still hears the others' events later.
+    const subscriber = client.duplicate({ disableOfflineQueue: false });
     const link = new RedisLink(client, subscriber, options);
     for (const connection of [client, subscriber]) {
       // Every failed reconnect emits an error; the link reports an outage once, on its own terms.
@@ -95,15 +97,24 @@ export class RedisLink {
     return !this.#degraded && this.#client.isReady;
   }
 
-  /** Run a command (or several, pipelined by the client), or answer `unavailable` without waiting longer. */
-  async run<T>(command: (client: Client) => Promise<T>): Promise<T | typeof unavailable> {
-    if (!this.active) {
+  /**
+   * Run a command (or several, pipelined by the client), or answer `unavailable` without waiting longer.
+   * `guard`: the command guards an action that must not happen twice (an answer going upstream): it is
+   * tried while the link is degraded too, as long as the connection is up, and given 20 times the bound.
+   */
+  async run<T>(
+    command: (client: Client) => Promise<T>,
+    options: { guard?: boolean } = {},
+  ): Promise<T | typeof unavailable> {
+    const usable = options.guard ? this.#client.isReady : this.active;
+    if (!usable) {
       if (!this.#degraded) this.#degrade("not connected");
       return unavailable;
     }
+    const timeoutMs = options.guard ? this.#timeoutMs * 20 : this.#timeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<typeof unavailable>((resolve) => {
-      timer = setTimeout(() => resolve(unavailable), this.#timeoutMs);
+      timer = setTimeout(() => resolve(unavailable), timeoutMs);
     });
     const answer = command(this.#client).catch((error: unknown): typeof unavailable => {
       this.#degrade(reasonOf(error));
@@ -111,7 +122,7 @@ export class RedisLink {
     });
     try {
       const result = await Promise.race([answer, late]);
-      if (result === unavailable) this.#degrade(`no answer within ${this.#timeoutMs} ms`);
+      if (result === unavailable) this.#degrade(`no answer within ${timeoutMs} ms`);
       return result;
     } finally {
       clearTimeout(timer);
@@ -119,8 +130,8 @@ export class RedisLink {
   }
 
   /** Run a command whose answer nobody waits for (a write that only saves others a read). */
-  send(command: (client: Client) => Promise<unknown>): void {
-    void this.run(command);
+  send(command: (client: Client) => Promise<unknown>, options: { guard?: boolean } = {}): void {
+    void this.run(command, options);
   }
 
   /** Publish on a channel of this deployment (not when Redis is unavailable: polling is the safety net). */
@@ -144,7 +155,7 @@ export class RedisLink {
   async #ready(withinMs: number): Promise<void> {
     const deadline = Date.now() + withinMs;
     while (!this.#closed && Date.now() < deadline) {
-      if (this.#client.isReady && (await this.#ping())) {
+      if (this.#client.isReady && this.#subscriber.isReady && (await this.#ping())) {
         this.#degraded = false;
         this.#logger.info(
           { keyPrefix: this.#prefix },

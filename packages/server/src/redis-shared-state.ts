@@ -172,6 +172,9 @@ function parse(text: string): SharedSnapshot {
   return JSON.parse(text) as SharedSnapshot;
 }
 
+/** Claims guard what must happen once: tried even while reads go without Redis, with a longer bound. */
+const guard = { guard: true } as const;
+
 /** A question is being answered: long enough for one delivery, short enough that a replica that died frees it. */
 const deliveringMs = 60_000;
 
@@ -184,7 +187,7 @@ function redisAnswerClaims(link: RedisLink): AnswerClaims {
         const batch = client.multi();
         for (const question of questions) batch.set(keyOf(job, question), "delivering", { NX: true, PX: deliveringMs });
         return batch.exec();
-      });
+      }, guard);
       // Without Redis, this replica's own ledger is all there is: it answers as one process would.
       if (claimed === unavailable) return noSharedState.answers.claim(job, questions);
       return questions.filter((_question, index) => String(claimed[index]) === "OK");
@@ -195,11 +198,11 @@ function redisAnswerClaims(link: RedisLink): AnswerClaims {
         const batch = client.multi();
         for (const question of questions) batch.set(keyOf(job, question), "settled", { PX: rememberMs });
         return batch.exec();
-      });
+      }, guard);
     },
     release: (job, questions) => {
       if (questions.length === 0) return;
-      link.send((client) => client.del(questions.map((question) => keyOf(job, question))));
+      link.send((client) => client.del(questions.map((question) => keyOf(job, question))), guard);
     },
     settled: async (job, questions) => {
       if (questions.length === 0) return new Set();
@@ -214,7 +217,7 @@ function redisDeliveryDedupe(link: RedisLink): DeliveryDedupe {
   const keyOf = (delivery: string) => link.key("delivery", digest(delivery));
   return {
     firstSighting: async (delivery, rememberMs) => {
-      const taken = await link.run((client) => client.set(keyOf(delivery), "1", { NX: true, PX: rememberMs }));
+      const taken = await link.run((client) => client.set(keyOf(delivery), "1", { NX: true, PX: rememberMs }), guard);
       return taken === unavailable || taken === "OK";
     },
     forget: (delivery) => link.send((client) => client.del(keyOf(delivery))),
