@@ -39,6 +39,8 @@ export class RedisLink {
   #degraded = true;
   #probe: NodeJS.Timeout | undefined;
   #warned = false;
+  /** When sharing last resumed: an outage within a minute of it is the same outage, not a new warning. */
+  #resumedAt = Number.NEGATIVE_INFINITY;
   #closed = false;
 
   private constructor(client: Client, subscriber: Client, options: RedisLinkOptions) {
@@ -114,7 +116,9 @@ export class RedisLink {
     const timeoutMs = options.guard ? this.#timeoutMs * 20 : this.#timeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<typeof unavailable>((resolve) => {
-      timer = setTimeout(() => resolve(unavailable), timeoutMs);
+      // Timers run before the loop reads its sockets: a reply that came in while this process was busy
+      // (not Redis being slow) is read first, and wins the race below.
+      timer = setTimeout(() => setImmediate(() => resolve(unavailable)), timeoutMs);
     });
     const answer = command(this.#client).catch((error: unknown): typeof unavailable => {
       this.#degrade(reasonOf(error));
@@ -187,8 +191,10 @@ export class RedisLink {
   #degrade(reason: string): void {
     if (this.#degraded && this.#probe) return;
     this.#degraded = true;
+    // One warning per outage, however many requests meet it; Redis answering late again and again
+    // (a flapping link) is one outage while it stays within a minute of the last recovery.
+    if (Date.now() - this.#resumedAt > 60_000) this.#warned = false;
     if (!this.#warned) {
-      // One warning per outage, however many requests meet it.
       this.#warned = true;
       this.#logger.warn(
         { reason },
@@ -205,8 +211,9 @@ export class RedisLink {
     clearInterval(this.#probe);
     this.#probe = undefined;
     this.#degraded = false;
-    this.#warned = false;
-    this.#logger.info({}, "shared state: Redis answers again; replicas share again");
+    if (Date.now() - this.#resumedAt > 60_000)
+      this.#logger.info({}, "shared state: Redis answers again; replicas share again");
+    this.#resumedAt = Date.now();
   }
 }
 
