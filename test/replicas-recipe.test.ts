@@ -116,6 +116,9 @@ describe("examples/replicas: three replicas, nginx round robin and Redis, from s
     const load = tasks.flatMap((taskId) => Array.from({ length: pollersPerClient }, () => poll(taskId, until)));
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const victim = Number(readFileSync(runFile("replica-2.pid"), "utf8").trim());
+    // Frozen first, so that requests nginx sent it are in flight when it dies; then killed.
+    process.kill(victim, "SIGSTOP");
+    await new Promise((resolve) => setTimeout(resolve, 500));
     process.kill(victim, "SIGKILL");
     await Promise.all(load);
 
