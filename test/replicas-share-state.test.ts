@@ -233,7 +233,12 @@ describe("replicas sharing state through Redis", () => {
   });
 
   it("keep answering while Redis is down or slow, warn once per replica, and share again once it is back", async () => {
-    const replicas = await startReplicas({ snapshotCacheMs: 400 });
+    let delivered: { ref: ScriptedJobRef; snapshot: JobSnapshot } | undefined;
+    const events: JobEventsV1<ScriptedJobRef> = {
+      doVerifyDelivery: async () => ({ verified: true }),
+      doReadDelivery: async () => ({ event: "job", jobs: [delivered!] }),
+    };
+    const replicas = await startReplicas({ snapshotCacheMs: 400, events });
     const taskId = await createTask(replicas);
     await sleep(500);
     // Slow: Redis holds every command for 300 ms, longer than the 50 ms the replicas wait.
@@ -258,6 +263,16 @@ describe("replicas sharing state through Redis", () => {
       sharedAgain = replicas.scripted.calls.getStatus - before === 1;
     }
     expect(sharedAgain).toBe(true);
+    // Events too: the replicas subscribed again after the restart.
+    const waiting = new AbortController();
+    const woken = replicas.services[2]!.whenChanged(taskId, principal, waiting.signal).then(() => true);
+    delivered = { ref: { jobId: replicas.scripted.onlyJob().jobId }, snapshot: workingSnapshot("after the restart") };
+    await new EventReceiver({ service: replicas.services[0]!, logger: capturingLogger().logger }).receive("scripted", {
+      headers: {},
+      body: new Uint8Array(),
+    });
+    expect(await Promise.race([woken, sleep(2000).then(() => false)])).toBe(true);
+    waiting.abort();
     for (const entries of replicas.logs) expect(warnings(entries)).toHaveLength(1);
   }, 30_000);
 
