@@ -233,10 +233,10 @@ describe("replicas sharing state through Redis", () => {
   });
 
   it("keep answering while Redis is down or slow, warn once per replica, and share again once it is back", async () => {
-    let delivered: { ref: ScriptedJobRef; snapshot: JobSnapshot } | undefined;
+    const delivery: { next?: { ref: ScriptedJobRef; snapshot: JobSnapshot } } = {};
     const events: JobEventsV1<ScriptedJobRef> = {
       doVerifyDelivery: async () => ({ verified: true }),
-      doReadDelivery: async () => ({ event: "job", jobs: [delivered!] }),
+      doReadDelivery: async () => ({ event: "job", jobs: [delivery.next!] }),
     };
     const replicas = await startReplicas({ snapshotCacheMs: 400, events });
     const taskId = await createTask(replicas);
@@ -266,7 +266,10 @@ describe("replicas sharing state through Redis", () => {
     // Events too: the replicas subscribed again after the restart.
     const waiting = new AbortController();
     const woken = replicas.services[2]!.whenChanged(taskId, principal, waiting.signal).then(() => true);
-    delivered = { ref: { jobId: replicas.scripted.onlyJob().jobId }, snapshot: workingSnapshot("after the restart") };
+    delivery.next = {
+      ref: { jobId: replicas.scripted.onlyJob().jobId },
+      snapshot: workingSnapshot("after the restart"),
+    };
     await new EventReceiver({ service: replicas.services[0]!, logger: capturingLogger().logger }).receive("scripted", {
       headers: {},
       body: new Uint8Array(),
