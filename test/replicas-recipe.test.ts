@@ -116,6 +116,7 @@ describe("examples/replicas: three replicas, nginx round robin and Redis, from s
     const load = tasks.flatMap((taskId) => Array.from({ length: pollersPerClient }, () => poll(taskId, until)));
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const victim = Number(readFileSync(runFile("replica-2.pid"), "utf8").trim());
+    const replicaUrls = [1, 3].map((replica) => /"url":"(http:[^"]+)"/.exec(log(`replica-${replica}.log`))![1]!);
     // Frozen first, so that requests nginx sent it are in flight when it dies; then killed.
     process.kill(victim, "SIGSTOP");
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -132,5 +133,9 @@ describe("examples/replicas: three replicas, nginx round robin and Redis, from s
       expect(after.length).toBeGreaterThan(10);
       expect(after.filter((answer) => answer.status !== "completed")).toEqual([]);
     }
+    // A client on each surviving replica, past nginx: both answer every task as finished.
+    for (const replicaUrl of replicaUrls)
+      for (const taskId of tasks)
+        expect((await rawResult(replicaUrl, "tasks/get", { taskId }))["status"]).toBe("completed");
   }, 120_000);
 });
