@@ -58,9 +58,13 @@ export class RedisLink {
   static async connect(options: RedisLinkOptions): Promise<RedisLink> {
     // Loaded only when Redis is configured, so a server without it never pays for the client. A bundle
     // that splits chunks hands a CommonJS package over as `default` only: take either form.
-    const loaded = (await import("@redis/client")) as typeof import("@redis/client") & {
-      default?: typeof import("@redis/client");
-    };
+    // An optional peer dependency of this package (the command line's bundle carries it): a library user
+    // who configures Redis installs it.
+    const loaded = (await import("@redis/client").catch((error: unknown) => {
+      throw new Error("sharing state through Redis needs the package @redis/client: npm install @redis/client", {
+        cause: error,
+      });
+    })) as typeof import("@redis/client") & { default?: typeof import("@redis/client") };
     const createClient = loaded.createClient ?? loaded.default?.createClient;
     if (typeof createClient !== "function") throw new Error("the Redis client library has no createClient");
     const client = createClient({
