@@ -66,7 +66,7 @@ async function startReplicas(count: number, shared: boolean, events?: JobEventsV
   const logs: LogEntry[][] = [];
   for (let index = 0; index < count; index++) {
     const { logger, entries } = capturingLogger();
-    logger.level = "warn";
+    logger.level = process.env["BENCH_LOG_LEVEL"] ?? "warn";
     const state = shared ? await connectRedisSharedState({ url: redis.url, keyPrefix: prefix, logger }) : noSharedState;
     states.push(state);
     logs.push(entries);
@@ -94,8 +94,12 @@ async function createTask(service: TaskService, startAs: "working" | "input_requ
   return ((await service.callTool("scripted_job", { startAs }, caller)) as CreateTaskResult).taskId;
 }
 
-/** 1. 50 clients poll one job for `seconds`, each every 100 ms, spread round robin over the replicas. */
-async function readsPerWindow(count: number, shared: boolean, seconds: number): Promise<number> {
+/** 1. 50 clients poll one job for `seconds`, each every 250 ms, spread round robin over the replicas. */
+async function readsPerWindow(
+  count: number,
+  shared: boolean,
+  seconds: number,
+): Promise<{ reads: number; warnings: number; late: number }> {
   const replicas = await startReplicas(count, shared);
   try {
     const taskId = await createTask(replicas.services[0]!);
@@ -108,11 +112,15 @@ async function readsPerWindow(count: number, shared: boolean, seconds: number): 
         await sleep(client * 2);
         while (Date.now() < until) {
           await replicas.services[turn++ % count]!.getTask(taskId, caller);
-          await sleep(100);
+          await sleep(250);
         }
       }),
     );
-    return (replicas.upstream.calls.getStatus - before) / seconds;
+    return {
+      reads: (replicas.upstream.calls.getStatus - before) / seconds,
+      warnings: replicas.logs.flat().filter((entry) => entry.level === 40).length,
+      late: replicas.logs.flat().filter((entry) => entry.msg.includes("too late")).length,
+    };
   } finally {
     await replicas.close();
   }
@@ -300,97 +308,124 @@ async function serverCpuPerRequest(redisUrl: string | undefined, requests: numbe
   }
 }
 
+/** BENCH_ONLY=1,4 runs only those parts. */
+const only = process.env["BENCH_ONLY"]?.split(",");
+const runs = (part: string) => only === undefined || only.includes(part);
+
 async function main(): Promise<void> {
   console.log(describeMachine());
   redis = await startTestRedis();
   const startedAt = performance.now();
   try {
-    heading("1. Upstream reads per job per 1 s window: 50 clients poll one job every 100 ms for 6 s");
-    const one = await readsPerWindow(1, false, 6);
-    const threeShared = await readsPerWindow(3, true, 6);
-    const threeAlone = await readsPerWindow(3, false, 6);
-    console.log(
-      markdownTable(
-        ["replicas", "shared state", "reads per job per window", "÷ 1 replica"],
-        [
-          [1, "none", formatNumber(one, 2), "1.00"],
-          [3, "Redis", formatNumber(threeShared, 2), formatNumber(threeShared / one, 2)],
-          [3, "none (round robin)", formatNumber(threeAlone, 2), formatNumber(threeAlone / one, 2)],
-        ],
-      ),
-    );
-
-    heading("2. 1,000 concurrent tasks/update to 100 questions over 3 replicas: answers that reach the upstream");
-    console.log(
-      markdownTable(
-        ["shared state", "answers upstream"],
-        [
-          ["Redis", await answersDelivered(true)],
-          ["none", await answersDelivered(false)],
-        ],
-      ),
-    );
-
-    heading(
-      "3. A Retry-After of 10 s on one replica: upstream requests from any replica during it (30 clients, 2 jobs)",
-    );
-    const heldShared = await requestsDuringHold(true);
-    const heldAlone = await requestsDuringHold(false);
-    console.log(
-      markdownTable(
-        ["shared state", "polls during the hold", "upstream requests during the hold", "requests right after it"],
-        [
-          ["Redis", heldShared.polls, heldShared.during, heldShared.after],
-          ["none", heldAlone.polls, heldAlone.during, heldAlone.after],
-        ],
-      ),
-    );
-
-    heading("4. Push fan-out: an event received by replica A, until a wait on replica C wakes (200 events)");
-    const latencies = await fanOutLatencies(200);
-    console.log(
-      markdownTable(
-        ["events", "woken within 2 s", "p50 ms", "p99 ms", "max ms"],
-        [
+    if (runs("1")) {
+      heading("1. Upstream reads per job per 1 s window: 50 clients poll one job every 250 ms for 6 s");
+      const one = await readsPerWindow(1, false, 6);
+      const threeShared = await readsPerWindow(3, true, 6);
+      const threeAlone = await readsPerWindow(3, false, 6);
+      console.log(
+        markdownTable(
+          ["replicas", "shared state", "reads per job per window", "÷ 1 replica", "Redis fallbacks (warnings)"],
           [
-            latencies.length,
-            latencies.filter(Number.isFinite).length,
-            formatNumber(percentile(latencies, 50), 1),
-            formatNumber(percentile(latencies, 99), 1),
-            formatNumber(Math.max(...latencies), 1),
+            [1, "none", formatNumber(one.reads, 2), "1.00", "-"],
+            [
+              3,
+              "Redis",
+              formatNumber(threeShared.reads, 2),
+              formatNumber(threeShared.reads / one.reads, 2),
+              `${threeShared.warnings} (late answers: ${threeShared.late})`,
+            ],
+            [
+              3,
+              "none (round robin)",
+              formatNumber(threeAlone.reads, 2),
+              formatNumber(threeAlone.reads / one.reads, 2),
+              "-",
+            ],
           ],
-        ],
-      ),
-    );
+        ),
+      );
+    }
 
-    heading("5. Redis killed during a 20 s polling load (at 5 s) and started again (at 10 s)");
-    const outage = await redisOutage(20);
-    console.log(
-      markdownTable(
-        ["tasks/get", "failed", "warnings per replica", "sharing back after the restart"],
-        [[outage.requests, outage.failures, outage.warnings.join(", "), `${formatNumber(outage.backAfterMs)} ms`]],
-      ),
-    );
+    if (runs("2")) {
+      heading("2. 1,000 concurrent tasks/update to 100 questions over 3 replicas: answers that reach the upstream");
+      console.log(
+        markdownTable(
+          ["shared state", "answers upstream"],
+          [
+            ["Redis", await answersDelivered(true)],
+            ["none", await answersDelivered(false)],
+          ],
+        ),
+      );
 
-    heading("6. tasks/get server CPU at 32 concurrent clients, one server process (4,000 requests, in turns)");
-    const rounds: Array<{ without: number; with: number }> = [];
-    for (let round = 0; round < 2; round++)
-      rounds.push({
-        without: await serverCpuPerRequest(undefined, 4000),
-        with: await serverCpuPerRequest(redis.url, 4000),
-      });
-    const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    const without = median(rounds.map((round) => round.without));
-    const withRedis = median(rounds.map((round) => round.with));
-    console.log(
-      markdownTable(
-        ["shared state", "server CPU µs/request (each round)", "÷ without"],
-        [
-          ["none", rounds.map((round) => formatNumber(round.without)).join(", "), "1.00"],
-          ["Redis", rounds.map((round) => formatNumber(round.with)).join(", "), formatNumber(withRedis / without, 2)],
-        ],
-      ),
-    );
+      heading(
+        "3. A Retry-After of 10 s on one replica: upstream requests from any replica during it (30 clients, 2 jobs)",
+      );
+      const heldShared = await requestsDuringHold(true);
+      const heldAlone = await requestsDuringHold(false);
+      console.log(
+        markdownTable(
+          ["shared state", "polls during the hold", "upstream requests during the hold", "requests right after it"],
+          [
+            ["Redis", heldShared.polls, heldShared.during, heldShared.after],
+            ["none", heldAlone.polls, heldAlone.during, heldAlone.after],
+          ],
+        ),
+      );
+    }
+
+    if (runs("4")) {
+      heading("4. Push fan-out: an event received by replica A, until a wait on replica C wakes (200 events)");
+      const latencies = await fanOutLatencies(200);
+      console.log(
+        markdownTable(
+          ["events", "woken within 2 s", "p50 ms", "p99 ms", "max ms"],
+          [
+            [
+              latencies.length,
+              latencies.filter(Number.isFinite).length,
+              formatNumber(percentile(latencies, 50), 1),
+              formatNumber(percentile(latencies, 99), 1),
+              formatNumber(Math.max(...latencies), 1),
+            ],
+          ],
+        ),
+      );
+    }
+
+    if (runs("5")) {
+      heading("5. Redis killed during a 20 s polling load (at 5 s) and started again (at 10 s)");
+      const outage = await redisOutage(20);
+      console.log(
+        markdownTable(
+          ["tasks/get", "failed", "warnings per replica", "sharing back after the restart"],
+          [[outage.requests, outage.failures, outage.warnings.join(", "), `${formatNumber(outage.backAfterMs)} ms`]],
+        ),
+      );
+    }
+
+    if (runs("6")) {
+      heading("6. tasks/get server CPU at 32 concurrent clients, one server process (4,000 requests, in turns)");
+      const rounds: Array<{ without: number; with: number }> = [];
+      for (let round = 0; round < 2; round++)
+        rounds.push({
+          without: await serverCpuPerRequest(undefined, 4000),
+          with: await serverCpuPerRequest(redis.url, 4000),
+        });
+      const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+      const without = median(rounds.map((round) => round.without));
+      const withRedis = median(rounds.map((round) => round.with));
+      console.log(
+        markdownTable(
+          ["shared state", "server CPU µs/request (each round)", "÷ without"],
+          [
+            ["none", rounds.map((round) => formatNumber(round.without)).join(", "), "1.00"],
+            ["Redis", rounds.map((round) => formatNumber(round.with)).join(", "), formatNumber(withRedis / without, 2)],
+          ],
+        ),
+      );
+    }
+
     console.log(`\nTook ${formatNumber((performance.now() - startedAt) / 1000)} s.`);
   } finally {
     await redis.stop();

@@ -22,11 +22,18 @@ export const unavailable: unique symbol = Symbol("redis unavailable");
 type Client = RedisClientType;
 
 /**
+ * A command answered late is not waited for (its request goes on without Redis); this many in a row stop
+ * the link from sending until Redis answers in time again (one garbage-collection pause is not an outage).
+ */
+const lateAnswersToDegrade = 3;
+
+/**
  * The one connection a replica keeps to Redis (and a second one for pub/sub, which a subscribed
  * connection needs), and the rule that makes Redis optional at run time: a command that fails, or takes
- * longer than commandTimeoutMs, is answered `unavailable` and the request goes on without it. The first
- * such failure logs one warning; from then on no command is sent (each would fail or wait), a probe pings
- * every half second, and when Redis answers again in time sharing resumes, with one info line.
+ * longer than commandTimeoutMs, is answered `unavailable` and the request goes on without it. A failed
+ * command, or a few late ones in a row, log one warning; from then on no command is sent (each would fail
+ * or wait), a probe pings every half second, and when Redis answers again in time sharing resumes, with
+ * one info line.
  */
 export class RedisLink {
   /** Tells this replica's own pub/sub messages apart from the others'. */
@@ -39,6 +46,8 @@ export class RedisLink {
   #degraded = true;
   #probe: NodeJS.Timeout | undefined;
   #warned = false;
+  /** Commands that Redis answered too late, one after the other: a few mean Redis is slow, one may be a pause. */
+  #lateInARow = 0;
   /** When sharing last resumed: an outage within a minute of it is the same outage, not a new warning. */
   #resumedAt = Number.NEGATIVE_INFINITY;
   #closed = false;
@@ -119,10 +128,25 @@ export class RedisLink {
     }
     const timeoutMs = options.guard ? this.#timeoutMs * 20 : this.#timeoutMs;
     let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
     const late = new Promise<typeof unavailable>((resolve) => {
-      // Timers run before the loop reads its sockets: a reply that came in while this process was busy
-      // (not Redis being slow) is read first, and wins the race below.
-      timer = setTimeout(() => setImmediate(() => resolve(unavailable)), timeoutMs);
+      const armedAt = performance.now();
+      let extended = false;
+      const expire = () => {
+        // A timer that fires far past its time means this process was busy, not that Redis was slow:
+        // the command gets its time again, once. And timers run before the loop reads its sockets, so a
+        // reply that came in meanwhile is read first (setImmediate) and wins the race below.
+        if (!extended && performance.now() - armedAt > 2 * timeoutMs) {
+          extended = true;
+          timer = setTimeout(expire, timeoutMs);
+          return;
+        }
+        setImmediate(() => {
+          timedOut = true;
+          resolve(unavailable);
+        });
+      };
+      timer = setTimeout(expire, timeoutMs);
     });
     const answer = command(this.#client).catch((error: unknown): typeof unavailable => {
       this.#degrade(reasonOf(error));
@@ -130,7 +154,14 @@ export class RedisLink {
     });
     try {
       const result = await Promise.race([answer, late]);
-      if (result === unavailable) this.#degrade(`no answer within ${timeoutMs} ms`);
+      if (result !== unavailable) this.#lateInARow = 0;
+      else if (timedOut)
+        this.#logger.debug(
+          { timeoutMs },
+          "shared state: a Redis answer came too late; this request went on without it",
+        );
+      if (result === unavailable && timedOut && ++this.#lateInARow >= lateAnswersToDegrade)
+        this.#degrade(`no answer within ${timeoutMs} ms, ${lateAnswersToDegrade} times in a row`);
       return result;
     } finally {
       clearTimeout(timer);
@@ -215,6 +246,7 @@ export class RedisLink {
     clearInterval(this.#probe);
     this.#probe = undefined;
     this.#degraded = false;
+    this.#lateInARow = 0;
     if (Date.now() - this.#resumedAt > 60_000)
       this.#logger.info({}, "shared state: Redis answers again; replicas share again");
     this.#resumedAt = Date.now();
