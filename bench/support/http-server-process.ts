@@ -1,4 +1,4 @@
-import { createSilentLogger, startHttpServer } from "@jobtasks/server";
+import { connectRedisSharedState, createSilentLogger, noSharedState, startHttpServer } from "@jobtasks/server";
 import { createBenchService, createStatelessAdapter } from "./bench-service.js";
 
 /**
@@ -16,11 +16,15 @@ export type ParentMessage = { type: "cpu" } | { type: "stop" };
 
 const hardLimitMs = 150_000;
 
-export async function serveForBenchmark(snapshotCacheMs: number): Promise<void> {
+/** `redisUrl`: share state through that Redis (bench/replicas.ts measures what it costs). */
+export async function serveForBenchmark(snapshotCacheMs: number, options: { redisUrl?: string } = {}): Promise<void> {
   const send = (message: ServerProcessMessage) => process.send?.(message);
   const { adapter, counts } = createStatelessAdapter();
-  const service = createBenchService([{ name: "bench", adapter }], { snapshotCacheMs });
   const logger = createSilentLogger();
+  const sharedState = options.redisUrl
+    ? await connectRedisSharedState({ url: options.redisUrl, keyPrefix: `bench-${process.pid}`, logger })
+    : noSharedState;
+  const service = createBenchService([{ name: "bench", adapter }], { snapshotCacheMs, sharedState });
   const server = await startHttpServer({
     service,
     logger,
@@ -32,6 +36,7 @@ export async function serveForBenchmark(snapshotCacheMs: number): Promise<void> 
 
   const stop = async () => {
     await server.close();
+    await sharedState.close();
     process.exit(0);
   };
   setTimeout(() => void stop(), hardLimitMs).unref();

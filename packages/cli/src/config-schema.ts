@@ -25,6 +25,29 @@ export const adapterEntrySchema = z
     message: "give exactly one of kind or module",
   });
 
+/** Shared state for replicas (see redis-settings.ts); absent, each process keeps its own. */
+export const redisSettingsSchema = z.strictObject({
+  url: z
+    .string()
+    .refine((url) => /^rediss?:\/\/[^\s]+$/.test(url), "expected a redis:// or rediss:// URL")
+    .optional()
+    .describe(
+      "redis:// or rediss:// (TLS) URL of the Redis (or Valkey) the replicas share, with an optional user and password; JOBTASKS_REDIS_URL overrides it, JOBTASKS_REDIS_PASSWORD gives the password apart. Never logged",
+    ),
+  keyPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "use 1-64 letters, digits, '_', '.' or '-'")
+    .default("main")
+    .describe("Keys are jobtasks:<keyPrefix>:…, so two deployments can share one Redis"),
+  commandTimeoutMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(50)
+    .describe("A Redis command slower than this counts as Redis being unavailable: the replica answers on its own"),
+});
+
 export const serverSettingsSchema = z.strictObject({
   name: z.string().min(1).default("jobtasks").describe("Server name, reported in server/discover"),
   instructions: z
@@ -90,6 +113,11 @@ export const serverSettingsSchema = z.strictObject({
     .optional()
     .describe(
       "Log level (JOBTASKS_LOG_LEVEL overrides it). Default info over HTTP and warn over stdio, where hosts such as Claude Code file every stderr line as an error",
+    ),
+  redis: redisSettingsSchema
+    .optional()
+    .describe(
+      "Share snapshots, answers, upstream holds, webhook deliveries and events between replicas through Redis; without it (and without JOBTASKS_REDIS_URL) each process keeps its own",
     ),
   allowedOrigins: z
     .array(z.string().refine(isOrigin, originExpectation))

@@ -1,4 +1,12 @@
-import { TaskIdSealer, createLogger, startHttpServer, startStdioServer, type Logger } from "@jobtasks/server";
+import {
+  TaskIdSealer,
+  connectRedisSharedState,
+  createLogger,
+  noSharedState,
+  startHttpServer,
+  startStdioServer,
+  type Logger,
+} from "@jobtasks/server";
 import { buildTaskService, readServerSettings, servesBeyondLoopbackWithoutTokens } from "./server-settings.js";
 import { loadConfig } from "./load-config.js";
 import { resolveSecret } from "./secret.js";
@@ -45,7 +53,17 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       ? `generated a task-id secret and kept it in ${secret.source}; set JOBTASKS_SECRET to share one between replicas`
       : `task ids are sealed with the secret from ${secret.source}`,
   );
-  const service = buildTaskService(config, sealer, logger);
+  // Only a server.redis (or JOBTASKS_REDIS_URL) loads the Redis client; a Redis not there yet delays nothing.
+  const sharedState = settings.redis
+    ? await connectRedisSharedState({
+        url: settings.redis.url,
+        ...(settings.redis.password !== undefined ? { password: settings.redis.password } : {}),
+        keyPrefix: settings.redis.keyPrefix,
+        commandTimeoutMs: settings.redis.commandTimeoutMs,
+        logger,
+      })
+    : noSharedState;
+  const service = buildTaskService(config, sealer, logger, sharedState);
   keepServingOnStrayRejections(logger);
   const common = {
     service,
@@ -69,6 +87,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         await new Promise((resolve) => setImmediate(resolve));
         await stdio.close();
         await service.close();
+        await sharedState.close();
       },
     };
   }
@@ -104,6 +123,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     close: async () => {
       await http.close();
       await service.close();
+      await sharedState.close();
     },
   };
 }

@@ -1,8 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { ConfigError } from "@jobtasks/core";
-import { BearerTokens, TaskIdSealer, TaskService, isLoopbackHost, type Logger } from "@jobtasks/server";
+import {
+  BearerTokens,
+  TaskIdSealer,
+  TaskService,
+  isLoopbackHost,
+  type Logger,
+  type SharedState,
+} from "@jobtasks/server";
 import type { LoadedConfig } from "./load-config.js";
 import { checkRotatable, readKeptSecret, readPreviousSecrets, secretFilePath } from "./secret.js";
+import { readRedisSettings, type RedisSettings } from "./redis-settings.js";
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -12,6 +20,8 @@ export interface ServerSettings {
   tokens: BearerTokens | undefined;
   host: string;
   port: number;
+  /** Where replicas share state; undefined: nowhere, each process keeps its own. */
+  redis: RedisSettings | undefined;
 }
 
 export function readServerSettings(
@@ -44,6 +54,7 @@ export function readServerSettings(
     // Empty counts as unset, as for every other variable: an empty HOST must not mean "every interface".
     host: overrides.host ?? (environment["HOST"] || "127.0.0.1"),
     port: overrides.port ?? (environment["PORT"] ? parsePort("PORT", environment["PORT"]) : 3000),
+    redis: readRedisSettings(config.server, environment),
   };
 }
 
@@ -53,8 +64,14 @@ export function servesBeyondLoopbackWithoutTokens(settings: ServerSettings): boo
 }
 
 /** The task service a config describes; refuses tool-name clashes and unknown synchronous tools. */
-export function buildTaskService(config: LoadedConfig, sealer: TaskIdSealer, logger: Logger): TaskService {
+export function buildTaskService(
+  config: LoadedConfig,
+  sealer: TaskIdSealer,
+  logger: Logger,
+  sharedState?: SharedState,
+): TaskService {
   return new TaskService({
+    ...(sharedState ? { sharedState } : {}),
     adapters: config.adapters,
     sealer,
     logger,

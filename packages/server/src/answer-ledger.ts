@@ -5,7 +5,8 @@ import { LRUCache } from "lru-cache";
  * caller waits for the first), and the keys a delivery answered are remembered for a while, so a second
  * answer is ignored even when the upstream, read again at once, still lists the question (a status that
  * lags behind its own answer endpoint, or an upstream that accepts a second answer). Across replicas the
- * keys come from upstream facts and the upstream decides a second answer; nothing here is shared.
+ * keys come from upstream facts, and with shared state (AnswerClaims in shared-state.ts) a key is claimed
+ * in Redis before its answer goes upstream, so only one replica sends it.
  */
 
 export interface AnswerLedgerOptions {
@@ -22,7 +23,8 @@ interface Remembered {
 }
 
 export class AnswerLedger {
-  readonly #rememberMs: number;
+  /** How long answered keys are remembered (shared claims last as long). */
+  readonly rememberMs: number;
   readonly #now: () => number;
   /** Per task: the end of the last delivery queued for it. */
   readonly #queues = new Map<string, Promise<unknown>>();
@@ -31,7 +33,7 @@ export class AnswerLedger {
 
   constructor(options: AnswerLedgerOptions = {}) {
     this.#answered = new LRUCache({ max: options.maxTasks ?? 10_000 });
-    this.#rememberMs = options.rememberMs ?? 10 * 60_000;
+    this.rememberMs = options.rememberMs ?? 10 * 60_000;
     this.#now = options.now ?? Date.now;
   }
 
@@ -65,6 +67,6 @@ export class AnswerLedger {
 
   remember(task: string, keys: readonly string[]): void {
     const keep = new Set([...this.answered(task), ...keys]);
-    this.#answered.set(task, { keys: keep, until: this.#now() + this.#rememberMs });
+    this.#answered.set(task, { keys: keep, until: this.#now() + this.rememberMs });
   }
 }

@@ -34,14 +34,16 @@ export class EventReceiver {
   readonly #now: () => number;
   /** Delivery ids by instance, with expiry: redeliveries and replays of one have no second effect. */
   readonly #seen: LRUCache<string, true>;
+  readonly #deliveryMemoryMs: number;
 
   constructor(options: EventReceiverOptions) {
     this.#service = options.service;
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
+    this.#deliveryMemoryMs = options.deliveryMemoryMs ?? 24 * 60 * 60 * 1000;
     this.#seen = new LRUCache({
       max: options.maxDeliveries ?? 10_000,
-      ttl: options.deliveryMemoryMs ?? 24 * 60 * 60 * 1000,
+      ttl: this.#deliveryMemoryMs,
       perf: { now: () => this.#now() },
     });
   }
@@ -71,17 +73,25 @@ export class EventReceiver {
     this.#service.noteVerifiedDelivery(instance);
     const deliveryId = verification.deliveryId;
     const seenKey = deliveryId === undefined ? undefined : `${instance}\u0000${deliveryId}`;
-    if (seenKey !== undefined && this.#seen.has(seenKey)) {
+    const shared = this.#service.sharedState;
+    const duplicate = () => {
       this.#logger.info({ ...log, deliveryId, outcome: "duplicate delivery, ignored" }, "upstream event received");
       return { httpStatus: 200, body: { ok: true, duplicate: true } };
-    }
+    };
+    if (seenKey !== undefined && this.#seen.has(seenKey)) return duplicate();
     // Marked before anything else happens, so that two copies arriving together take effect once.
     if (seenKey !== undefined) this.#seen.set(seenKey, true);
+    // And across replicas: a redelivery reaching another replica is a duplicate there too.
+    if (seenKey !== undefined && !(await shared.deliveries.firstSighting(seenKey, this.#deliveryMemoryMs)))
+      return duplicate();
     let read;
     try {
       read = await events.doReadDelivery(received);
     } catch (error) {
-      if (seenKey !== undefined) this.#seen.delete(seenKey);
+      if (seenKey !== undefined) {
+        this.#seen.delete(seenKey);
+        shared.deliveries.forget(seenKey);
+      }
       this.#logger.info(
         { ...log, deliveryId, outcome: "unreadable", reason: error instanceof Error ? error.message : String(error) },
         "upstream event refused",
@@ -92,6 +102,8 @@ export class EventReceiver {
       job: jobLabel(instance, job.ref),
       outcome: this.#service.applyJobEvent(instance, job) ?? "ignored: no such adapter instance",
     }));
+    // Every other replica applies it too: its caches, its waits and its subscribers.
+    if (read.jobs.length > 0) shared.events.publish({ instance, jobs: read.jobs });
     this.#logger.info(
       {
         ...log,

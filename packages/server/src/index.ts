@@ -34,3 +34,8 @@ export type { ReadTarget, SnapshotReaderOptions } from "./snapshot-reader.js";
 export { ToolRegistry } from "./tool-registry.js";
 export type { AdapterInstance, ToolDescriptor } from "./tool-registry.js";
 export { TaskProtocolError, errorCodes } from "./protocol-error.js";
+// What replicas share (Redis, loaded only when configured).
+export { connectRedisSharedState } from "./connect-shared-state.js";
+export type { RedisSharedStateOptions } from "./redis-shared-state.js";
+export { noSharedState } from "./shared-state.js";
+export type { SharedState } from "./shared-state.js";

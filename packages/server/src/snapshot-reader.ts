@@ -14,6 +14,7 @@ import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
 import { jobKeysOf } from "./job-identity.js";
 import { EventWindows } from "./event-windows.js";
 import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
+import { noSharedState, type SharedReadAnswer, type SharedSnapshots } from "./shared-state.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
@@ -66,6 +67,8 @@ export interface SnapshotReaderOptions {
   maxTerminalCacheCharacters?: number;
   logger: Logger;
   now?: () => number;
+  /** The snapshot cache replicas share (Redis), in front of this reader's own. Default: none (one process). */
+  sharedSnapshots?: SharedSnapshots;
 }
 
 /** A job to read: the adapter instance's name, its adapter, and the ref as the adapter's refSchema reads it. */
@@ -81,7 +84,8 @@ export interface ReadTarget {
  * upstream call), finished jobs (terminal answers never change), and when an outage began.
  */
 export class SnapshotReader {
-  readonly #options: Required<Omit<SnapshotReaderOptions, "logger" | "now">>;
+  readonly #options: Required<Omit<SnapshotReaderOptions, "logger" | "now" | "sharedSnapshots">>;
+  readonly #shared: SharedSnapshots;
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #recent: LRUCache<string, { snapshot: JobSnapshot; readAt: number }>;
@@ -118,6 +122,7 @@ export class SnapshotReader {
     };
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
+    this.#shared = options.sharedSnapshots ?? noSharedState.snapshots;
     const max = this.#options.maxEntries;
     this.#recent = new LRUCache({ max });
     this.#terminal = new LRUCache({
@@ -161,7 +166,9 @@ export class SnapshotReader {
       : Math.max(0, Math.min(options.answerWithinMs ?? Number.POSITIVE_INFINITY, this.#options.slowUpstreamAnswerMs));
     if (!options.fresh) {
       const recent = this.#recent.get(key);
-      if (recent && this.#stillFresh(target, key, recent.readAt, options.readSince)) return recent.snapshot;
+      // While replicas share a cache, it alone answers: one history of the job for all of them.
+      if (recent && !this.#shared.active && this.#stillFresh(target, key, recent.readAt, options.readSince))
+        return recent.snapshot;
       const pending = this.#inFlight.get(key);
       if (pending) return this.#answerWithin(key, pending, context.signal, withinMs);
     }
@@ -174,9 +181,16 @@ export class SnapshotReader {
       waitUntil = retryAfterMs !== undefined && retryAfterMs > 0 ? this.#now() + retryAfterMs : undefined;
     };
     this.#noteSnapshotKey(job, key);
-    const upstreamRead = this.#readFromUpstream({ job, snapshot: key }, target, shared, noteRetryAfter).then(
-      (snapshot) => this.#holdOff(key, snapshot, waitUntil),
-    );
+    const isFresh = (readAt: number) => !options.fresh && this.#stillFresh(target, key, readAt, options.readSince);
+    const upstreamRead = this.#shared
+      .readThrough({
+        key,
+        instance: target.instance,
+        isFresh,
+        readUpstream: () => this.#readFromUpstream({ job, snapshot: key }, target, shared, noteRetryAfter),
+      })
+      .then((answer) => this.#fromSharedRead(key, answer))
+      .then((snapshot) => this.#holdOff(key, snapshot, waitUntil, target.instance));
     const reading = upstreamRead.finally(() => {
       if (this.#inFlight.get(key) === reading) this.#inFlight.delete(key);
     });
@@ -237,10 +251,13 @@ export class SnapshotReader {
         this.#noteSnapshotKey(job, key);
         // Aged from the last upstream read, not from the event: the safety read still comes after the window,
         // so a lost delivery about one part of a job is caught even while deliveries about others keep coming.
-        this.#store(key, event.snapshot, this.#recent.get(key)?.readAt);
+        this.#store(key, event.snapshot, { readAt: this.#recent.get(key)?.readAt });
         const heldOff = this.#heldOff.get(key);
         if (heldOff) this.#heldOff.set(key, { until: heldOff.until, snapshot: event.snapshot });
-      } else this.#recent.delete(key);
+      } else {
+        this.#recent.delete(key);
+        this.#shared.drop(key);
+      }
     }
     return event.snapshot ? "replaced" : "dropped";
   }
@@ -303,10 +320,26 @@ export class SnapshotReader {
    * No upstream request before a Retry-After has elapsed: a read that ended with one (throttled, or an
    * outage with a hint) is answered to every poll until then, with the wait that is left as pollIntervalMs.
    */
-  #holdOff(key: string, snapshot: JobSnapshot, until: number | undefined): JobSnapshot {
-    if (until !== undefined && until > this.#now() && !isTerminalStatus(snapshot.status))
+  #holdOff(key: string, snapshot: JobSnapshot, until: number | undefined, instance: string): JobSnapshot {
+    if (until !== undefined && until > this.#now() && !isTerminalStatus(snapshot.status)) {
       this.#heldOff.set(key, { until, snapshot });
+      // Rate limits are per account: every replica holds off every job of the instance.
+      this.#shared.hold(instance, until - this.#now(), snapshot);
+    }
     return snapshot;
+  }
+
+  /** What a read through the shared cache answers; another replica's snapshot is kept here too (a fallback). */
+  #fromSharedRead(key: string, answer: SharedReadAnswer): JobSnapshot {
+    if (answer.kind === "read") return answer.snapshot;
+    if (answer.kind === "held") {
+      const snapshot = answer.last ?? heldWithoutSnapshot;
+      this.#heldOff.set(key, { until: this.#now() + answer.forMs, snapshot });
+      return { ...snapshot, pollIntervalMs: answer.forMs };
+    }
+    if (answer.terminal) return this.#store(key, answer.snapshot, { share: false });
+    this.#recent.set(key, { snapshot: answer.snapshot, readAt: answer.readAt });
+    return answer.snapshot;
   }
 
   #answerWhileHeldOff(key: string): JobSnapshot | undefined {
@@ -330,6 +363,7 @@ export class SnapshotReader {
     const key = jobKeysOf(target).snapshot;
     this.#recent.delete(key);
     this.#inFlight.delete(key);
+    this.#shared.drop(key);
   }
 
   async #readFromUpstream(
@@ -369,8 +403,11 @@ export class SnapshotReader {
     }
   }
 
-  /** Remember a snapshot (read upstream at `readAt`, by default now); returns it as it will be answered from now on. */
-  #store(key: string, snapshot: JobSnapshot, readAt = this.#now()): JobSnapshot {
+  /**
+   * Remember a snapshot read upstream at `readAt` (by default now), and share it unless it came from the
+   * shared cache; returns it as it will be answered from now on.
+   */
+  #store(key: string, snapshot: JobSnapshot, { readAt = this.#now(), share = true } = {}): JobSnapshot {
     if (isTerminalStatus(snapshot.status)) {
       // A finished task's lastUpdatedAt must not move from poll to poll: without an upstream time, the
       // moment it was first seen finished stands.
@@ -378,9 +415,11 @@ export class SnapshotReader {
       this.#terminal.set(key, stamped);
       this.#recent.delete(key);
       this.#outageSince.delete(key);
+      if (share) this.#shared.store(key, { snapshot: stamped, readAt });
       return stamped;
     }
     this.#recent.set(key, { snapshot, readAt });
+    if (share) this.#shared.store(key, { snapshot, readAt });
     return snapshot;
   }
 
@@ -412,6 +451,13 @@ export type EventEffect =
   | "dropped"
   | "ignored: the job had already ended"
   | "ignored: older than the status held";
+
+/** A hold another replica met on a job this replica has no snapshot of. */
+const heldWithoutSnapshot: JobSnapshot = {
+  status: "working",
+  rawStatus: "upstream_throttled",
+  message: "The upstream asked to wait before it is asked again; the job is not known to have ended",
+};
 
 function timeOf(isoTime: string | undefined): number | undefined {
   if (isoTime === undefined) return undefined;

@@ -44,6 +44,7 @@ import { askBeforeStart, type InputRequiredResult } from "./input-before-start.j
 import type { SnapshotObserver } from "./progress-notifications.js";
 import { JobChanges } from "./job-changes.js";
 import type { EventEffect } from "./snapshot-reader.js";
+import { noSharedState, type SharedState } from "./shared-state.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -83,6 +84,11 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
   sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
   /** Opened tasks remembered (keyed by principal and id), so that a poller's id is deciphered and parsed once. Default 1024; 0 turns it off. */
   memoizedTaskIds?: number;
+  /**
+   * What replicas share (snapshots, answers, holds, deliveries, events; see shared-state.ts). Default:
+   * nothing, one process. The caller that made it closes it.
+   */
+  sharedState?: SharedState;
 }
 
 /** Who is calling, and the request's lifetime. */
@@ -129,6 +135,8 @@ export class TaskService {
   readonly #answers: AnswerLedger;
   /** The waits on each job, woken by its upstream events. */
   readonly #changes = new JobChanges();
+  /** What this replica shares with the others (nothing by default). */
+  readonly sharedState: SharedState;
 
   constructor(options: TaskServiceOptions) {
     this.registry = new ToolRegistry(options.adapters);
@@ -139,7 +147,17 @@ export class TaskService {
     this.#adapterLogger = toAdapterLogger(options.logger);
     this.#now = options.now ?? Date.now;
     this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? defaultPollIntervalMs;
-    this.#reader = new SnapshotReader({ ...options, logger: options.logger, now: this.#now });
+    this.sharedState = options.sharedState ?? noSharedState;
+    this.#reader = new SnapshotReader({
+      ...options,
+      logger: options.logger,
+      now: this.#now,
+      sharedSnapshots: this.sharedState.snapshots,
+    });
+    // An event another replica received reaches this one's caches and waits as if it had come here.
+    this.sharedState.events.subscribe((event) => {
+      for (const job of event.jobs) this.applyJobEvent(event.instance, job);
+    });
     this.clientsWithoutTasks = options.clientsWithoutTasks ?? "handles";
     this.#formsFromTaskStatus = options.formsFromTaskStatus ?? false;
     this.#answers = new AnswerLedger({ now: this.#now });
@@ -314,7 +332,13 @@ export class TaskService {
   async getTask(taskId: string, caller: CallerContext, bounds?: LookBounds): Promise<DetailedTask> {
     const opened = this.#open(taskId, caller.principal);
     const snapshot = await this.#reader.read(opened.target, this.#adapterContext(caller), bounds);
-    const answered = this.#answers.answered(jobIdentityOf(opened.target));
+    const job = jobIdentityOf(opened.target);
+    let answered = this.#answers.answered(job);
+    // Questions another replica answered count too; asked only when there is a question to hide.
+    if (snapshot.status === "input_required" && snapshot.inputRequests) {
+      const elsewhere = await this.sharedState.answers.settled(job, Object.keys(snapshot.inputRequests));
+      if (elsewhere.size > 0) answered = new Set([...answered, ...elsewhere]);
+    }
     return toDetailedTask(
       hideAnsweredRequests(snapshot, answered),
       this.#metadata(taskId, opened.reference, opened.target.adapter),
@@ -346,22 +370,41 @@ export class TaskService {
         answers[key] = parseElicitationResponse(key, inputResponses[key], request);
       }
       if (Object.keys(answers).length === 0) return [];
+      // Across replicas: a key another replica is answering (or answered) now is left to it.
+      const claimed = new Set(await this.sharedState.answers.claim(ledgerKey, Object.keys(answers)));
+      for (const key of Object.keys(answers)) if (!claimed.has(key)) delete answers[key];
+      if (claimed.size === 0) return [];
+      // What was not settled is released, so that a later answer (here or on another replica) may go.
+      const settled = new Set<string>();
+      const settle = (keys: readonly string[]) => {
+        this.#answers.remember(ledgerKey, keys);
+        for (const key of keys) settled.add(key);
+        this.sharedState.answers.settle(ledgerKey, keys, this.#answers.rememberMs);
+      };
+      const releaseUnsettled = () =>
+        this.sharedState.answers.release(
+          ledgerKey,
+          [...claimed].filter((key) => !settled.has(key)),
+        );
       let outcome: unknown;
-      await this.#act("deliver the answer", opened, async () => {
-        try {
-          outcome = await respond(opened.target.ref, answers, context);
-        } catch (error) {
-          // Answers the upstream took before another failed are settled all the same: sent once.
-          if (!(error instanceof AnswersPartlySettledError)) throw error;
-          const taken = new Set(error.settledKeys);
-          this.#answers.remember(
-            ledgerKey,
-            Object.keys(answers).filter((key) => taken.has(key)),
-          );
-          throw error.cause;
-        }
-      });
-      this.#answers.remember(ledgerKey, settledAnswerKeys(answers, outcome));
+      try {
+        await this.#act("deliver the answer", opened, async () => {
+          try {
+            outcome = await respond(opened.target.ref, answers, context);
+          } catch (error) {
+            // Answers the upstream took before another failed are settled all the same: sent once.
+            if (!(error instanceof AnswersPartlySettledError)) throw error;
+            const taken = new Set(error.settledKeys);
+            settle(Object.keys(answers).filter((key) => taken.has(key)));
+            throw error.cause;
+          }
+        });
+      } catch (error) {
+        releaseUnsettled();
+        throw error;
+      }
+      settle(settledAnswerKeys(answers, outcome));
+      releaseUnsettled();
       return Object.keys(answers);
     });
   }
