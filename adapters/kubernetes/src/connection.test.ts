@@ -83,6 +83,17 @@ describeWithClient("the connection to the cluster", () => {
     await adapter.close?.();
   });
 
+  it("refuses a task of a namespace the config no longer allows, without asking the API", async () => {
+    const adapter = createTestAdapter(fake, { allowedNamespaces: ["ml"], tools: [] });
+    const ref = { namespace: "batch", name: "nightly-report-29100", uid: "u-3" };
+    await expect(adapter.doGetStatus(ref, createTestContext())).rejects.toThrow(
+      "namespace batch is no longer in allowedNamespaces",
+    );
+    await expect(adapter.doCancel!(ref, createTestContext())).rejects.toThrow("no longer in allowedNamespaces");
+    expect(fake.requests).toEqual([]);
+    await adapter.close?.();
+  });
+
   it("keeps a connection failure retryable, without the server's address", async () => {
     const adapter = createTestAdapter(fake, { requestTimeoutMs: 2000 });
     await fake.close();

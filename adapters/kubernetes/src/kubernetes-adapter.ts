@@ -1,4 +1,4 @@
-import { configErrorFromIssues, type JobAdapterV1, type JobTool } from "@jobtasks/core";
+import { UpstreamError, configErrorFromIssues, type JobAdapterV1, type JobTool } from "@jobtasks/core";
 import { respondToApproval } from "./approval.js";
 import { annotations, setAnnotation } from "./job-annotations.js";
 import { jobRefSchema, type JobRef } from "./job-ref.js";
@@ -52,6 +52,11 @@ export function kubernetes(options: KubernetesOptions, environment: Environment 
     config.synchronousWaitMs === undefined ? tool : { ...tool, synchronousWaitMs: config.synchronousWaitMs },
   );
   let secrets: { at: number; values: readonly string[] } = { at: 0, values: [] };
+  /** A task of a namespace the config no longer allows (it was edited since) is refused, never read or acted on. */
+  const allowed = (ref: JobRef): JobRef => {
+    if (config.allowedNamespaces.includes(ref.namespace)) return ref;
+    throw new UpstreamError(`namespace ${ref.namespace} is no longer in allowedNamespaces`, { isRetryable: false });
+  };
 
   return {
     specificationVersion: "v1",
@@ -70,14 +75,15 @@ export function kubernetes(options: KubernetesOptions, environment: Environment 
     refSchema: jobRefSchema,
 
     doGetStatus(ref, context) {
-      return reader.read(ref, context);
+      return reader.read(allowed(ref), context);
     },
 
     doRespond(ref, responses, context) {
-      return respondToApproval(api, ref, responses, context.signal, (uid) => reader.noteRejected(uid));
+      return respondToApproval(api, allowed(ref), responses, context.signal, (uid) => reader.noteRejected(uid));
     },
 
     async doCancel(ref, context) {
+      allowed(ref);
       reader.noteCancelRequested(ref.uid);
       // Marked first, so that every replica reads "cancelled" from the Job's last state once it is gone.
       const held = watches.of(ref.namespace, context.logger).job(ref.name);
