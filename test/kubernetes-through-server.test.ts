@@ -19,7 +19,7 @@ const reason = nodeRunsKubernetesClient()
   ? ""
   : ` (skipped: @kubernetes/client-node 2.x needs Node >= 22.19, this is ${process.version})`;
 
-async function serve() {
+async function serve(service: { snapshotCacheMs?: number } = {}) {
   const fake = await new FakeKubernetesApi().start();
   cleanup.add({ close: () => fake.close() });
   const adapter = kubernetes(
@@ -30,7 +30,7 @@ async function serve() {
     },
     {},
   );
-  const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "cluster", adapter }] }));
+  const server = cleanup.add(await startInProcessServer({ adapters: [{ name: "cluster", adapter }], service }));
   return { fake, client: recordingClient(server.url) };
 }
 
@@ -120,6 +120,38 @@ describe.skipIf(reason !== "")(`Kubernetes Jobs through the server${reason}`, ()
     await client.cancel(taskId);
     expect(fake.job("batch", name!)).toBeUndefined();
     await eventually(async () => expect((await client.get(taskId))["status"]).toBe("cancelled"));
+  });
+
+  it("shows a change the watch saw at once, however long the server caches snapshots", async () => {
+    // A minute's cache: without the adapter telling the server of the change, tasks/get would answer the
+    // cached "running" for a minute.
+    const { fake, client } = await serve({ snapshotCacheMs: 60_000 });
+    const created = await client.callTool("migrate_database", { target: "42" });
+    const taskId = created["taskId"] as string;
+    const [name] = [...fake.jobs.get("batch")!.keys()];
+    fake.updateJob(
+      "batch",
+      name!,
+      (job) => (job.status = { startTime: new Date().toISOString(), active: 1, ready: 1 }),
+    );
+    await eventually(async () => expect((await client.get(taskId))["statusMessage"]).toMatch(/^running/), 3000);
+    const changedAt = Date.now();
+    fake.updateJob(
+      "batch",
+      name!,
+      (job) =>
+        (job.status = {
+          startTime: job.status.startTime,
+          completionTime: new Date().toISOString(),
+          succeeded: 1,
+          conditions: [
+            { type: "SuccessCriteriaMet", status: "True" },
+            { type: "Complete", status: "True" },
+          ],
+        }),
+    );
+    await eventually(async () => expect((await client.get(taskId))["status"]).toBe("completed"), 3000);
+    expect(Date.now() - changedAt).toBeLessThan(3000);
   });
 
   it("refuses arguments the tool's input schema does not allow with -32602, before anything reaches the cluster", async () => {

@@ -1,12 +1,18 @@
 import type { AdapterLoggerV1 } from "@jobtasks/core";
 import type { KubernetesApi } from "./kubernetes-api.js";
-import { NamespaceJobWatch, type WatchSettings, type WatchStatistics } from "./namespace-job-watch.js";
+import {
+  NamespaceJobWatch,
+  type JobChangeListener,
+  type WatchSettings,
+  type WatchStatistics,
+} from "./namespace-job-watch.js";
 
 /** The watches of one adapter, one per namespace it has Jobs in, each started at the first need. */
 export class JobWatches {
   readonly #api: KubernetesApi;
   readonly #settings: WatchSettings;
   readonly #watches = new Map<string, NamespaceJobWatch>();
+  #onChange: JobChangeListener | undefined;
 
   constructor(api: KubernetesApi, settings: WatchSettings) {
     this.#api = api;
@@ -17,11 +23,18 @@ export class JobWatches {
   of(namespace: string, logger?: AdapterLoggerV1): NamespaceJobWatch {
     let watch = this.#watches.get(namespace);
     if (!watch) {
-      watch = new NamespaceJobWatch(this.#api, namespace, this.#settings, logger);
+      watch = new NamespaceJobWatch(this.#api, namespace, this.#settings, logger, (namespace, job) =>
+        this.#onChange?.(namespace, job),
+      );
       this.#watches.set(namespace, watch);
       watch.start();
     }
     return watch;
+  }
+
+  /** Tell `listener` of every change the watches see to a Job that reads asked for. */
+  onChange(listener: JobChangeListener): void {
+    this.#onChange = listener;
   }
 
   /** What every watch cost, summed (benchmarks, tests). */

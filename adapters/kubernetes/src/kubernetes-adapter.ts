@@ -98,6 +98,15 @@ export function kubernetes(options: KubernetesOptions, environment: Environment 
       await api.deleteJob(ref, context.signal);
     },
 
+    // The watch sees a change before any read: the server drops the Job's cached snapshot and wakes its waits
+    // and listeners at once, and the next read (from the watch, and the pods where needed) shows it.
+    watchJobChanges(report) {
+      watches.onChange((namespace, job) => {
+        const { name, uid } = job.metadata ?? {};
+        if (name && uid) report({ ref: { namespace, name, uid } });
+      });
+    },
+
     watchStatistics: () => watches.statistics(),
 
     async close() {

@@ -39,6 +39,12 @@ export interface WatchStatistics {
 
 const maxTombstones = 10_000;
 
+/** Job names of a namespace that reads asked for, whose changes are reported; the oldest asked is dropped first. */
+const maxFollowedNames = 10_000;
+
+/** Told of a change to a Job that reads have asked for, from the list or the watch (not from a direct read). */
+export type JobChangeListener = (namespace: string, job: V1Job) => void;
+
 export class NamespaceJobWatch {
   readonly namespace: string;
   readonly statistics: WatchStatistics = {
@@ -55,6 +61,8 @@ export class NamespaceJobWatch {
   readonly #jobs = new Map<string, V1Job>();
   readonly #tombstones = new Map<string, Tombstone>();
   readonly #syncWaiters = new Set<() => void>();
+  readonly #followed = new Set<string>();
+  readonly #onChange: JobChangeListener | undefined;
   #resourceVersion = "";
   #synced = false;
   #stopped = false;
@@ -65,8 +73,15 @@ export class NamespaceJobWatch {
   #firstAttempt!: () => void;
   readonly #firstAttemptDone = new Promise<void>((resolve) => (this.#firstAttempt = resolve));
 
-  constructor(api: KubernetesApi, namespace: string, settings: WatchSettings, logger?: AdapterLoggerV1) {
+  constructor(
+    api: KubernetesApi,
+    namespace: string,
+    settings: WatchSettings,
+    logger?: AdapterLoggerV1,
+    onChange?: JobChangeListener,
+  ) {
     this.#api = api;
+    this.#onChange = onChange;
     this.namespace = namespace;
     this.#settings = settings;
     this.#logger = logger;
@@ -98,8 +113,9 @@ export class NamespaceJobWatch {
     }
   }
 
-  /** The Job of this name the watch holds, if any. */
+  /** The Job of this name the watch holds, if any. Its changes are reported from now on (see onChange). */
   job(name: string): V1Job | undefined {
+    this.#follow(name);
     return this.#jobs.get(name);
   }
 
@@ -164,13 +180,14 @@ export class NamespaceJobWatch {
     const listed = new Set<string>();
     for (const job of list.items) {
       listed.add(job.metadata?.name ?? "");
-      this.#apply(job);
+      if (this.#apply(job)) this.#report(job);
     }
     // Deleted while nobody watched: their last state is what the watch held.
     for (const [name, job] of this.#jobs)
       if (!listed.has(name)) {
         this.#jobs.delete(name);
         this.#bury(job);
+        this.#report(job);
       }
     this.#resourceVersion = list.resourceVersion;
   }
@@ -212,28 +229,50 @@ export class NamespaceJobWatch {
       this.statistics.bookmarks += 1;
     } else if (event.type === "ADDED" || event.type === "MODIFIED") {
       this.statistics.events += 1;
-      this.#apply(object);
+      if (this.#apply(object)) this.#report(object);
     } else if (event.type === "DELETED") {
       this.statistics.events += 1;
       const name = object.metadata?.name ?? "";
       const held = this.#jobs.get(name);
       if (held?.metadata?.uid === object.metadata?.uid) this.#jobs.delete(name);
       this.#bury(object);
+      this.#report(object);
     }
     if (version) this.#resourceVersion = version;
     return undefined;
   }
 
-  #apply(job: V1Job): void {
+  /** Keep a Job's state unless an older one; true when it was kept. */
+  #apply(job: V1Job): boolean {
     const name = job.metadata?.name;
     const uid = job.metadata?.uid;
-    if (!name || !uid || this.#tombstones.get(uid)?.job !== undefined) return;
+    if (!name || !uid || this.#tombstones.get(uid)?.job !== undefined) return false;
     const held = this.#jobs.get(name);
-    if (held && held.metadata?.uid === uid && !isNewer(job, held)) return;
+    if (held && held.metadata?.uid === uid && !isNewer(job, held)) return false;
     // Managed fields are most of a Job's bytes and say nothing about its state.
     if (job.metadata) delete job.metadata.managedFields;
     if (held && held.metadata?.uid !== uid) this.#bury(held);
     this.#jobs.set(name, job);
+    return true;
+  }
+
+  #follow(name: string): void {
+    if (this.#followed.has(name)) return;
+    this.#followed.add(name);
+    if (this.#followed.size > maxFollowedNames) this.#followed.delete(this.#followed.values().next().value!);
+  }
+
+  /** A change the list or the watch brought, told only for Jobs that reads asked for (the rest concern nobody). */
+  #report(job: V1Job): void {
+    if (!this.#onChange || !this.#followed.has(job.metadata?.name ?? "")) return;
+    try {
+      this.#onChange(this.namespace, job);
+    } catch (error) {
+      this.#logger?.warn(
+        { namespace: this.namespace, error: (error as Error).message },
+        "a Job change could not be told",
+      );
+    }
   }
 
   #bury(job: V1Job): void {

@@ -166,3 +166,32 @@ describe("withSecretRedaction and upstream events", () => {
     expect(events.safetyReadIntervalMs!(40)).toBe(40_000);
   });
 });
+
+describe("withSecretRedaction and changes an adapter watches itself", () => {
+  it("passes watchJobChanges on, redacting a change's snapshot and leaving its ref alone", () => {
+    const token = "watch-token-0123456789abcdef";
+    let report:
+      | ((change: { ref: { jobId: string }; snapshot?: { status: "working"; rawStatus: string } }) => void)
+      | undefined;
+    const adapter: JobAdapterV1<{ jobId: string }> = {
+      specificationVersion: "v1",
+      kind: "watched",
+      secrets: [token],
+      tools: [],
+      async doGetStatus() {
+        return { status: "working", rawStatus: "running" };
+      },
+      watchJobChanges(reportChange) {
+        report = reportChange;
+      },
+    };
+    const seen: unknown[] = [];
+    withSecretRedaction(adapter).watchJobChanges!((change) => seen.push(change));
+    report!({ ref: { jobId: `job-${token}` }, snapshot: { status: "working", rawStatus: `pod of ${token}` } });
+    report!({ ref: { jobId: "plain" } });
+    expect(seen).toEqual([
+      { ref: { jobId: `job-${token}` }, snapshot: { status: "working", rawStatus: "pod of [redacted]" } },
+      { ref: { jobId: "plain" } },
+    ]);
+  });
+});

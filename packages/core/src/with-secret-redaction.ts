@@ -46,6 +46,14 @@ export function withSecretRedaction<Ref extends JsonValue>(adapter: JobAdapterV1
     const cancel = adapter.doCancel.bind(adapter);
     wrapped.doCancel = (ref, context) => guarded(() => cancel(ref, redactingContext(context, redactor)));
   }
+  if (adapter.watchJobChanges) {
+    const watch = adapter.watchJobChanges.bind(adapter);
+    // A change's snapshot is shown to clients like any other; the ref is sealed, never shown.
+    wrapped.watchJobChanges = (report) =>
+      watch((change) =>
+        report(change.snapshot === undefined ? change : { ...change, snapshot: redactor().value(change.snapshot) }),
+      );
+  }
   if (adapter.close) {
     const close = adapter.close.bind(adapter);
     wrapped.close = () => guarded(close);

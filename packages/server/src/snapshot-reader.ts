@@ -218,11 +218,16 @@ export class SnapshotReader {
    * An upstream event about a job: its snapshot replaces the cached one of every run of the job that tasks
    * follow, or (without one) those are dropped and their next reads go to the upstream. Never backwards: a
    * finished run stays finished, and a snapshot older (by the upstream's updatedAt) than what is held, or
-   * than a change announced before, is ignored.
+   * than a change announced before, is ignored. An upstream delivery (`delivered`, the default) also tells
+   * that the instance's events arrive (see noteDelivery); a change the adapter saw itself does not.
    */
-  applyEvent(target: ReadTarget, event: { snapshot?: JobSnapshot; updatedAt?: string }): EventEffect {
+  applyEvent(
+    target: ReadTarget,
+    event: { snapshot?: JobSnapshot; updatedAt?: string },
+    { delivered = true }: { delivered?: boolean } = {},
+  ): EventEffect {
     const { job, snapshot: eventKey } = jobKeysOf(target);
-    this.#eventWindows.noteDelivery(target.instance);
+    if (delivered) this.#eventWindows.noteDelivery(target.instance);
     const known = this.#snapshotKeys.get(job) ?? new Set<string>();
     // The event's own ref counts too when it is the job whole (its key is every task's): with nothing read
     // yet, its snapshot is kept for the tasks to come. A ref whose generation the event had to make up (a

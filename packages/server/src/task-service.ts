@@ -158,6 +158,10 @@ export class TaskService {
     this.sharedState.events.subscribe((event) => {
       for (const job of event.jobs) this.applyJobEvent(event.instance, job);
     });
+    // Changes an adapter sees itself (its own watch of the upstream): each replica's adapter watches, so they
+    // are neither shared nor counted as deliveries.
+    for (const { name, adapter } of this.registry.instances)
+      adapter.watchJobChanges?.((change) => this.applyJobEvent(name, change, { delivered: false }));
     this.clientsWithoutTasks = options.clientsWithoutTasks ?? "handles";
     this.#formsFromTaskStatus = options.formsFromTaskStatus ?? false;
     this.#answers = new AnswerLedger({ now: this.#now });
@@ -453,16 +457,21 @@ export class TaskService {
   applyJobEvent(
     instance: string,
     event: { ref: unknown; snapshot?: JobSnapshot; updatedAt?: string },
+    { delivered = true }: { delivered?: boolean } = {},
   ): EventEffect | "ignored: not a job reference of this adapter" | undefined {
     const adapter = this.registry.adapter(instance);
     if (!adapter) return undefined;
     const ref = readAdapterRef(adapter, event.ref as JsonValue);
     if (ref === undefined) return "ignored: not a job reference of this adapter";
     const target: ReadTarget = { instance, adapter, ref };
-    const effect = this.#reader.applyEvent(target, {
-      ...(event.snapshot !== undefined ? { snapshot: event.snapshot } : {}),
-      ...(event.updatedAt !== undefined ? { updatedAt: event.updatedAt } : {}),
-    });
+    const effect = this.#reader.applyEvent(
+      target,
+      {
+        ...(event.snapshot !== undefined ? { snapshot: event.snapshot } : {}),
+        ...(event.updatedAt !== undefined ? { updatedAt: event.updatedAt } : {}),
+      },
+      { delivered },
+    );
     if (!effect.startsWith("ignored")) this.#changes.notify(jobIdentityOf(target));
     return effect;
   }

@@ -80,6 +80,11 @@ export class ToolRegistry {
     return this.#adapters.get(name);
   }
 
+  /** Each adapter instance with its name from the config. */
+  get instances(): Array<{ name: string; adapter: AnyJobAdapter }> {
+    return [...this.#adapters].map(([name, adapter]) => ({ name, adapter }));
+  }
+
   get adapters(): AnyJobAdapter[] {
     return [...this.#adapters.values()];
   }

@@ -9,7 +9,7 @@ import type {
   TaskStatus,
 } from "../mcp-shapes.js";
 import type { JsonValue } from "../json.js";
-import type { JobEventsV1 } from "./job-events-v1.js";
+import type { JobEventV1, JobEventsV1 } from "./job-events-v1.js";
 
 /**
  * The adapter contract, version 1. Types only: the core calls the `do*` methods, an adapter implements
@@ -192,6 +192,15 @@ export interface JobAdapterV1<Ref extends JsonValue = JsonValue> {
    * concerns. Optional: without it the server polls, as it always does; with it polling is the safety net.
    */
   readonly events?: JobEventsV1<Ref>;
+  /**
+   * For an adapter that follows its upstream itself (a Kubernetes watch) and so knows of a change before any
+   * read: the server calls this once, when it starts, and the adapter calls `report` for each job it sees
+   * change. The change reaches the server at once: the job's cached snapshot is dropped (or replaced, with a
+   * `snapshot`), and every wait on it and every listener of its tasks wakes, instead of at the first read
+   * after the server's cache window. It is not an upstream delivery: the instance's jobs keep the ordinary
+   * cache window, since a change the adapter does not see (a pod's reason) still needs a read. Optional.
+   */
+  watchJobChanges?(report: (change: JobEventV1<Ref>) => void): void;
   /** Release connections and timers when the server stops. Optional. */
   close?(): Promise<void>;
 }
