@@ -4,6 +4,16 @@ import type { AddressInfo } from "node:net";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { localPrincipal, type BearerTokens } from "./auth.js";
+import type { AuthenticatedCaller } from "./access-policy.js";
+import { staticTokenAuthenticator, type RequestAuthenticator } from "./request-authentication.js";
+import {
+  isProtectedResourceMetadataPath,
+  scopesMissingFor,
+  serveProtectedResourceMetadata,
+  writeAuthenticationRefusal,
+  writeInsufficientScope,
+} from "./http-authorization.js";
+import type { OAuthAuthenticator, OAuthOptions } from "./oauth/oauth-authenticator.js";
 import { createMcpServer } from "./mcp-server.js";
 import type { TaskService } from "./task-service.js";
 import { serveHttpTaskListen } from "./http-task-listen.js";
@@ -29,6 +39,13 @@ export interface HttpServerOptions {
   port?: number;
   /** When set, every request needs `Authorization: Bearer <token>`; the token's name is the principal. */
   tokens?: BearerTokens;
+  /** With tokens: per principal, the only scopes its token grants (a principal not listed holds every scope). */
+  tokenScopes?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Instead of tokens: OAuth access tokens of this issuer (see oauth/oauth-authenticator.ts). `resource`
+   * defaults to the URL the server listens at, which is right only when clients reach it there.
+   */
+  oauth?: Omit<OAuthOptions, "resource"> & { resource?: string };
   /** Default "/mcp". */
   path?: string;
   /** How often task subscriptions re-read their tasks. Default 1000 ms. */
@@ -49,16 +66,24 @@ export interface HttpServerOptions {
   deliveryMemoryMs?: number;
 }
 
-/** Every request reaches the MCP handler through route(), which sets the principal; never guess one. */
-function principalOf(authInfo: { clientId: string } | undefined, tokens: BearerTokens | undefined): string {
-  if (authInfo) return authInfo.clientId;
-  if (tokens) throw new Error("an MCP request arrived without an authenticated principal");
-  return localPrincipal;
+/** Every request reaches the MCP handler through route(), which sets the caller; never guess one. */
+function callerOf(
+  authInfo: { extra?: Record<string, unknown> } | undefined,
+  authenticated: boolean,
+): AuthenticatedCaller {
+  const caller = authInfo?.extra?.["caller"] as AuthenticatedCaller | undefined;
+  if (caller) return caller;
+  if (authenticated) throw new Error("an MCP request arrived without an authenticated principal");
+  return { principal: localPrincipal, scopes: undefined };
 }
 
 export interface RunningHttpServer {
   url: string;
   port: number;
+  /** Who may call, for the start-up log (no secret in it). */
+  auth: string;
+  /** The OAuth token check, when configured (its request counts are read by tests and benchmarks). */
+  oauth?: OAuthAuthenticator;
   close(): Promise<void>;
 }
 
@@ -70,18 +95,35 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const { service, logger, tokens } = options;
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
+  if (tokens && options.oauth) throw new ConfigError("server.auth", "give static tokens or OAuth, not both");
+  // OAuth's authenticator is built once the address is known (the default resource is the listening URL).
+  let authenticator: RequestAuthenticator | undefined = tokens
+    ? staticTokenAuthenticator(tokens, options.tokenScopes)
+    : undefined;
+  let oauthResource: string | undefined;
+  // Requests that arrive before it is built wait for it: none is ever served unauthenticated.
+  let authenticatorBuilt: (error?: unknown) => void = () => undefined;
+  const authenticatorReady = options.oauth
+    ? new Promise<void>((resolve, reject) => {
+        authenticatorBuilt = (error) => (error === undefined ? resolve() : reject(error));
+      })
+    : Promise.resolve();
+  authenticatorReady.catch(() => undefined);
   const guard = createRequestGuard({ host, allowedOrigins: parseAllowedOrigins(options.allowedOrigins ?? []) });
   const handler = createMcpHandler(
-    ({ authInfo, era }) =>
-      createMcpServer({
+    ({ authInfo, era }) => {
+      const caller = callerOf(authInfo, authenticator !== undefined || options.oauth !== undefined);
+      return createMcpServer({
         era,
         name: options.name,
         version: options.version,
         ...(options.instructions ? { instructions: options.instructions } : {}),
         service,
         logger,
-        principal: principalOf(authInfo, tokens),
-      }),
+        principal: caller.principal,
+        ...(caller.scopes !== undefined ? { scopes: caller.scopes } : {}),
+      });
+    },
     { onerror: (error) => logger.debug({ err: error }, "MCP request rejected") },
   );
   const serveMcp = toNodeHandler(
@@ -126,6 +168,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       await serveEventDelivery(request, response, events, logger);
       return;
     }
+    if (oauthResource !== undefined && isProtectedResourceMetadataPath(url.pathname, path, oauthResource)) {
+      serveProtectedResourceMetadata(response, {
+        resource: oauthResource,
+        authorizationServers: [options.oauth!.issuer],
+        scopesSupported: [...new Set([...(options.oauth!.requiredScopes ?? []), ...service.access.scopesNamed])],
+      });
+      return;
+    }
     if (url.pathname !== path) {
       writeJson(response, 404, rpcError(-32601, `Not found: the MCP endpoint is ${path}`));
       return;
@@ -135,17 +185,29 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       writeRefusal(response, 403, rpcError(-32000, refusal));
       return;
     }
-    let principal = localPrincipal;
-    if (tokens) {
-      const authenticated = tokens.authenticate(request.headers.authorization);
-      if (!authenticated) {
-        response.setHeader("WWW-Authenticate", 'Bearer realm="jobtasks"');
-        writeRefusal(response, 401, rpcError(-32001, "Unauthorized: send Authorization: Bearer <token>"));
+    await authenticatorReady;
+    let caller: AuthenticatedCaller = { principal: localPrincipal, scopes: undefined };
+    if (options.oauth && !authenticator) throw new Error("OAuth is configured but its token check is missing");
+    if (authenticator) {
+      const outcome = await authenticator.authenticate(request.headers.authorization);
+      if (outcome.kind !== "caller") {
+        logger.debug(
+          { outcome: outcome.kind, reason: "reason" in outcome ? outcome.reason : undefined },
+          "request refused",
+        );
+        writeAuthenticationRefusal(response, outcome, oauthResource);
         return;
       }
-      principal = authenticated;
+      caller = outcome.caller;
     }
-    (request as IncomingMessage & { auth?: unknown }).auth = { token: "", clientId: principal, scopes: [] };
+    const { principal } = caller;
+    // The token itself goes no further than this function: the SDK, the adapters and the logs see the caller.
+    (request as IncomingMessage & { auth?: unknown }).auth = {
+      token: "",
+      clientId: principal,
+      scopes: caller.scopes ? [...caller.scopes] : [],
+      extra: { caller },
+    };
     if (request.method !== "POST") {
       await serveMcp(request as never, response);
       return;
@@ -162,6 +224,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       else writeJson(response, body.status, rpcError(body.code, body.message));
       return;
     }
+    const missing = scopesMissingFor(body.value, caller, service);
+    if (missing !== undefined) {
+      writeInsufficientScope(response, missing, oauthResource);
+      return;
+    }
     const route = routeRequest(body.value, { headers: request.headers, inputSchemaOf, fastTasksGet });
     if (route.kind === "refuse") {
       writeJson(response, route.httpStatus, route.answer);
@@ -175,6 +242,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         request,
         response,
         principal,
+        ...(caller.scopes !== undefined ? { scopes: caller.scopes } : {}),
         service,
         logger,
         ...(options.subscriptionIntervalMs !== undefined ? { intervalMs: options.subscriptionIntervalMs } : {}),
@@ -184,7 +252,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
     answering.add(response);
     response.once("close", () => answering.delete(response));
-    if (route.kind === "fast-tasks-get" && (await fastTasksGet?.serve(response, body.value, route.taskId, principal)))
+    if (route.kind === "fast-tasks-get" && (await fastTasksGet?.serve(response, body.value, route.taskId, caller)))
       return;
     await serveMcp(request as never, response, body.value);
   }
@@ -206,9 +274,24 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   });
   const address = server.address() as AddressInfo;
   const displayHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  if (options.oauth) {
+    const { resource, ...oauth } = options.oauth;
+    oauthResource = resource ?? `http://${displayHost}:${address.port}${path}`;
+    try {
+      const loaded = await import("./oauth/oauth-authenticator.js");
+      authenticator = await loaded.createOAuthAuthenticator({ ...oauth, resource: oauthResource });
+      authenticatorBuilt();
+    } catch (error) {
+      authenticatorBuilt(error);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw error;
+    }
+  }
   return {
     url: `http://${displayHost}:${address.port}${path}`,
     port: address.port,
+    auth: authenticator?.description ?? "none (single local principal)",
+    ...(authenticator?.mode === "oauth" ? { oauth: authenticator as OAuthAuthenticator } : {}),
     close: async () => {
       // No new connections; then every open wait answers with the current status (rather than a reset
       // socket), and the answers are written before the connections still open are cut.
