@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { AccessPolicy, type HttpServerOptions } from "@jobtasks/server";
+import type { AdapterContext } from "@jobtasks/core";
 import { rawCall, rawResult, type RawCallOptions } from "./support/raw-rpc.js";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
 import { approvalRequest, createScriptedAdapter, inputRequiredSnapshot } from "./support/scripted-adapter.js";
@@ -25,6 +26,19 @@ async function setup(
 ) {
   const provider = cleanup.add(await startOidcTestProvider());
   const jobs = createScriptedAdapter({ toolName: "run_job" });
+  // What the adapter is told about its caller, on every call: the token must never be part of it.
+  const contexts: AdapterContext[] = [];
+  const tool = jobs.adapter.tools[0]!;
+  const start = tool.doStart.bind(tool);
+  tool.doStart = (input, context) => {
+    contexts.push(context);
+    return start(input, context);
+  };
+  const getStatus = jobs.adapter.doGetStatus.bind(jobs.adapter);
+  jobs.adapter.doGetStatus = (ref, context) => {
+    contexts.push(context);
+    return getStatus(ref, context);
+  };
   const deploys = createScriptedAdapter({ toolName: "deploy_prod" });
   const server = cleanup.add(
     await startInProcessServer({
@@ -41,7 +55,7 @@ async function setup(
     rawCall(server.url, method, params, callOptions);
   const now = Math.floor(Date.now() / 1000);
   const claims = { iss: provider.issuer, aud: server.url, sub: "agent", iat: now, exp: now + 300, scope: "jobs:run" };
-  return { provider, jobs, deploys, server, token, call, claims };
+  return { provider, jobs, deploys, server, token, call, claims, contexts };
 }
 
 const startJob = { name: "run_job", arguments: {} };
@@ -174,12 +188,21 @@ describe("refused tokens", () => {
 
 describe("principals and scopes", () => {
   it("binds a task to the token's issuer and subject: another subject's token gets Task not found", async () => {
-    const { provider, call, claims, token } = await setup();
-    const started = await call("tools/call", startJob, { token: await token() });
+    const { provider, call, claims, token, contexts } = await setup();
+    const first = await token();
+    const started = await call("tools/call", startJob, { token: first });
     const taskId = started.body?.result?.["taskId"] as string;
     expect(taskId).toMatch(/^jt1\./);
-    const own = await call("tasks/get", { taskId }, { token: await token() });
+    const second = await token();
+    const own = await call("tasks/get", { taskId }, { token: second });
     expect(own.body?.result?.["status"]).toBe("working");
+    // The adapter acts with its own credentials: it learns who asks, never the caller's token.
+    expect(contexts.length).toBeGreaterThanOrEqual(2);
+    for (const context of contexts) {
+      expect(context.principal).toBe(`${provider.issuer}#agent`);
+      const seen = JSON.stringify({ ...context, signal: undefined, logger: undefined });
+      for (const sent of [first, second]) expect(seen).not.toContain(sent.split(".")[2]);
+    }
     const intruder = signEs256(provider.signingKey, { claims: { ...claims, sub: "someone-else" } });
     const foreign = await call("tasks/get", { taskId }, { token: intruder });
     expect(foreign.httpStatus).toBe(200);

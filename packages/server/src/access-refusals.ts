@@ -36,8 +36,9 @@ export function approvalRefused(
   );
 }
 
+/** The first web link in a question's text, without the sentence's punctuation that may follow it. */
 function firstLink(text: string): string | undefined {
-  return /https?:\/\/[^\s)"'<>\]]+/.exec(text)?.[0];
+  return /https?:\/\/[^\s)"'<>\]]+/.exec(text)?.[0].replace(/[.,;:!?]+$/, "");
 }
 
 function quoteAll(scopes: readonly string[]): string {

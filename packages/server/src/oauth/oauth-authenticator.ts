@@ -5,7 +5,7 @@ import { bearerTokenOf, type Authentication, type RequestAuthenticator } from ".
 import { fetchAuthorizationServerMetadata, type AuthorizationServerMetadata } from "./authorization-server-metadata.js";
 import { JwksCache } from "./jwks-cache.js";
 import { loadJose, type JoseModule } from "./load-jose.js";
-import { asymmetricAlgorithms, type AsymmetricAlgorithm } from "./asymmetric-algorithms.js";
+import { asymmetricAlgorithms, type AsymmetricAlgorithm } from "../asymmetric-algorithms.js";
 import { introspectToken, type IntrospectedToken, type IntrospectionOptions } from "./token-introspection.js";
 
 export interface OAuthOptions {
