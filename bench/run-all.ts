@@ -18,6 +18,7 @@ const benchmarks = [
   "model-turns.ts",
   "stdio-startup.ts",
   "events.ts",
+  "token-verification.ts",
 ];
 /** No single benchmark should come near this; it only guarantees the suite ends. */
 const perBenchmarkTimeoutMs = 120_000;

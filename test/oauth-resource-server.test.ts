@@ -7,7 +7,13 @@ import { rawCall, rawResult, type RawCallOptions } from "./support/raw-rpc.js";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
 import { approvalRequest, createScriptedAdapter, inputRequiredSnapshot } from "./support/scripted-adapter.js";
 import { startOidcTestProvider } from "./support/oidc-test-provider.js";
-import { hs256WithPublicKey, signEs256, unsigned, withMutatedSignature } from "./support/forge-jwt.js";
+import {
+  hs256WithPublicKey,
+  signEs256,
+  unsigned,
+  withMutatedSignature,
+  withRespelledSignature,
+} from "./support/forge-jwt.js";
 
 /**
  * jobtasks as an OAuth 2.1 resource server, against a real authorization server (oidc-provider) on
@@ -135,6 +141,7 @@ describe("refused tokens", () => {
       "HS256 keyed with the public key": hs256WithPublicKey(key, { claims }),
       "unknown kid": signEs256({ ...key, kid: "not-a-key-of-the-issuer" }, { claims }),
       "mutated signature": withMutatedSignature(good),
+      "signature re-spelled in its spare bits": withRespelledSignature(good),
       "no exp": signEs256(key, { claims: { ...claims, exp: undefined } }),
     };
     for (const [kind, forged] of Object.entries(refused)) {

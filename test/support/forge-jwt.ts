@@ -43,3 +43,14 @@ export function withMutatedSignature(token: string, index = 0): string {
   const replaced = signature[position] === "A" ? "B" : "A";
   return `${header}.${payload}.${signature.slice(0, position)}${replaced}${signature.slice(position + 1)}`;
 }
+
+/**
+ * The same token with its signature's last character changed only in the bits base64url leaves spare:
+ * the signature's bytes are unchanged, only its spelling differs.
+ */
+export function withRespelledSignature(token: string): string {
+  const [header, payload, signature] = token.split(".") as [string, string, string];
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const last = alphabet.indexOf(signature.at(-1)!);
+  return `${header}.${payload}.${signature.slice(0, -1)}${alphabet[last ^ 1]}`;
+}

@@ -128,7 +128,12 @@ export async function createOAuthAuthenticator(options: OAuthOptions): Promise<O
   };
 
   const check = async (token: string): Promise<{ caller: AuthenticatedCaller; until: number }> => {
-    if (token.split(".").length === 3) {
+    const parts = token.split(".");
+    if (parts.length === 3) {
+      // One written form per token: base64url can hide spare bits in a segment's last character, and a
+      // token re-spelled that way would verify as the original while hashing to another cache entry.
+      if (parts.some((part) => Buffer.from(part, "base64url").toString("base64url") !== part))
+        throw new RefusedToken("a segment is not canonical base64url");
       const payload = await verifyJwt(token);
       let until = payload.exp! * 1000;
       if (options.introspection?.jwts) {
