@@ -177,6 +177,18 @@ describe("refused tokens", () => {
     expect(provider.jwksRequests).toBe(2);
   });
 
+  it("answers 503 with Retry-After, not 401, when the authorization server cannot be reached to check a token", async () => {
+    // An issuer nobody answers for: its metadata, and so its keys, cannot be read.
+    const { call, claims, provider, jobs } = await setup({ oauth: { issuer: "http://127.0.0.1:1" } });
+    const token = signEs256(provider.signingKey, { claims: { ...claims, iss: "http://127.0.0.1:1" } });
+    const response = await call("tools/call", startJob, { token });
+    expect(response.httpStatus).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("60");
+    expect(jobs.calls.start).toBe(0);
+    // Without a token there is nothing to check: still the 401 challenge.
+    expect((await call("tools/call", startJob)).httpStatus).toBe(401);
+  });
+
   it("introspects opaque tokens, and refuses one the provider revoked", async () => {
     const { provider, server, call } = await setup({
       oauth: { introspection: { clientId: "jobtasks", clientSecret: "", cacheSeconds: 0 } },
@@ -218,6 +230,8 @@ describe("principals and scopes", () => {
 
   it("requiredScopes: a token without them gets 403 insufficient_scope naming them", async () => {
     const { call, token } = await setup({ oauth: { requiredScopes: ["jobs:run"] } });
+    const without = await call("tools/list", {});
+    expect(without.headers.get("www-authenticate")).toMatch(/^Bearer resource_metadata="[^"]+", scope="jobs:run"$/);
     const response = await call("tools/list", {}, { token: await token("other:run") });
     expect(response.httpStatus).toBe(403);
     expect(response.headers.get("www-authenticate")).toMatch(

@@ -182,3 +182,23 @@ describe("server.auth", () => {
     ).toEqual({ bob: ["jobs:run"] });
   });
 });
+
+describe("docs/oauth.md", () => {
+  it("shows only server.auth settings the schema takes", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const { parse } = await import("yaml");
+    const text = await readFile(fileURLToPath(new URL("../../../docs/oauth.md", import.meta.url)), "utf8");
+    const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    for (const block of blocks) {
+      // A block inside a list item is indented as its first line is.
+      const indent = /^ */.exec(block)![0].length;
+      const text = block.replace(new RegExp(`^ {${indent}}`, "gm"), "");
+      const parsed = configFileSchema.safeParse({
+        ...(parse(text.replaceAll("${JOBTASKS_INTROSPECTION_SECRET}", "s")) as object),
+        adapters: [{ name: "demo", kind: "demo" }],
+      });
+      expect(parsed.error?.issues, block).toBeUndefined();
+    }
+  });
+});

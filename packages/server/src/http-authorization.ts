@@ -57,10 +57,13 @@ export function writeAuthenticationRefusal(
   response: ServerResponse,
   outcome: Exclude<Authentication, { kind: "caller" }>,
   resource: string | undefined,
+  requiredScopes: readonly string[] = [],
 ): void {
   switch (outcome.kind) {
     case "refused": {
       const parameters = challengeBase(resource);
+      // The scopes to ask for (MCP authorization: least privilege), rather than every scope_supported.
+      if (requiredScopes.length > 0) parameters.push(`scope="${requiredScopes.join(" ")}"`);
       // A client that sent a token learns it was refused; the reason stays in the server's debug log.
       if (outcome.tokenSent)
         parameters.push('error="invalid_token"', 'error_description="The access token is not valid for this server"');

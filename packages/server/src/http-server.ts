@@ -195,7 +195,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
           { outcome: outcome.kind, reason: "reason" in outcome ? outcome.reason : undefined },
           "request refused",
         );
-        writeAuthenticationRefusal(response, outcome, oauthResource);
+        writeAuthenticationRefusal(response, outcome, oauthResource, options.oauth?.requiredScopes);
         return;
       }
       caller = outcome.caller;
