@@ -5,15 +5,9 @@ import { createMcpHandler } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { localPrincipal, type BearerTokens } from "./auth.js";
 import type { AuthenticatedCaller } from "./access-policy.js";
-import { staticTokenAuthenticator, type RequestAuthenticator } from "./request-authentication.js";
-import {
-  isProtectedResourceMetadataPath,
-  scopesMissingFor,
-  serveProtectedResourceMetadata,
-  writeAuthenticationRefusal,
-  writeInsufficientScope,
-} from "./http-authorization.js";
-import type { OAuthAuthenticator, OAuthOptions } from "./oauth/oauth-authenticator.js";
+import { HttpAuthentication, type HttpAuthenticationOptions } from "./http-authentication.js";
+import { scopesMissingFor } from "./http-authorization.js";
+import type { OAuthAuthenticator } from "./oauth/oauth-authenticator.js";
 import { createMcpServer } from "./mcp-server.js";
 import type { TaskService } from "./task-service.js";
 import { serveHttpTaskListen } from "./http-task-listen.js";
@@ -40,12 +34,12 @@ export interface HttpServerOptions {
   /** When set, every request needs `Authorization: Bearer <token>`; the token's name is the principal. */
   tokens?: BearerTokens;
   /** With tokens: per principal, the only scopes its token grants (a principal not listed holds every scope). */
-  tokenScopes?: Readonly<Record<string, readonly string[]>>;
+  tokenScopes?: HttpAuthenticationOptions["tokenScopes"];
   /**
    * Instead of tokens: OAuth access tokens of this issuer (see oauth/oauth-authenticator.ts). `resource`
    * defaults to the URL the server listens at, which is right only when clients reach it there.
    */
-  oauth?: Omit<OAuthOptions, "resource"> & { resource?: string };
+  oauth?: HttpAuthenticationOptions["oauth"];
   /** Default "/mcp". */
   path?: string;
   /** How often task subscriptions re-read their tasks. Default 1000 ms. */
@@ -67,13 +61,10 @@ export interface HttpServerOptions {
 }
 
 /** Every request reaches the MCP handler through route(), which sets the caller; never guess one. */
-function callerOf(
-  authInfo: { extra?: Record<string, unknown> } | undefined,
-  authenticated: boolean,
-): AuthenticatedCaller {
+function callerOf(authInfo: { extra?: Record<string, unknown> } | undefined, required: boolean): AuthenticatedCaller {
   const caller = authInfo?.extra?.["caller"] as AuthenticatedCaller | undefined;
   if (caller) return caller;
-  if (authenticated) throw new Error("an MCP request arrived without an authenticated principal");
+  if (required) throw new Error("an MCP request arrived without an authenticated principal");
   return { principal: localPrincipal, scopes: undefined };
 }
 
@@ -92,27 +83,14 @@ export interface RunningHttpServer {
  * for upstream events.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
-  const { service, logger, tokens } = options;
+  const { service, logger } = options;
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
-  if (tokens && options.oauth) throw new ConfigError("server.auth", "give static tokens or OAuth, not both");
-  // OAuth's authenticator is built once the address is known (the default resource is the listening URL).
-  let authenticator: RequestAuthenticator | undefined = tokens
-    ? staticTokenAuthenticator(tokens, options.tokenScopes)
-    : undefined;
-  let oauthResource: string | undefined;
-  // Requests that arrive before it is built wait for it: none is ever served unauthenticated.
-  let authenticatorBuilt: (error?: unknown) => void = () => undefined;
-  const authenticatorReady = options.oauth
-    ? new Promise<void>((resolve, reject) => {
-        authenticatorBuilt = (error) => (error === undefined ? resolve() : reject(error));
-      })
-    : Promise.resolve();
-  authenticatorReady.catch(() => undefined);
+  const authentication = new HttpAuthentication(options);
   const guard = createRequestGuard({ host, allowedOrigins: parseAllowedOrigins(options.allowedOrigins ?? []) });
   const handler = createMcpHandler(
     ({ authInfo, era }) => {
-      const caller = callerOf(authInfo, authenticator !== undefined || options.oauth !== undefined);
+      const caller = callerOf(authInfo, authentication.required);
       return createMcpServer({
         era,
         name: options.name,
@@ -168,14 +146,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       await serveEventDelivery(request, response, events, logger);
       return;
     }
-    if (oauthResource !== undefined && isProtectedResourceMetadataPath(url.pathname, path, oauthResource)) {
-      serveProtectedResourceMetadata(response, {
-        resource: oauthResource,
-        authorizationServers: [options.oauth!.issuer],
-        scopesSupported: [...new Set([...(options.oauth!.requiredScopes ?? []), ...service.access.scopesNamed])],
-      });
-      return;
-    }
+    if (authentication.serveMetadata(response, url.pathname, path, service.access.scopesNamed)) return;
     if (url.pathname !== path) {
       writeJson(response, 404, rpcError(-32601, `Not found: the MCP endpoint is ${path}`));
       return;
@@ -185,23 +156,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       writeRefusal(response, 403, rpcError(-32000, refusal));
       return;
     }
-    await authenticatorReady;
-    let caller: AuthenticatedCaller = { principal: localPrincipal, scopes: undefined };
-    if (options.oauth && !authenticator) throw new Error("OAuth is configured but its token check is missing");
-    if (authenticator) {
-      const outcome = await authenticator.authenticate(request.headers.authorization);
-      if (outcome.kind !== "caller") {
-        logger.debug(
-          { outcome: outcome.kind, reason: "reason" in outcome ? outcome.reason : undefined },
-          "request refused",
-        );
-        writeAuthenticationRefusal(response, outcome, oauthResource, options.oauth?.requiredScopes);
-        return;
-      }
-      caller = outcome.caller;
-    }
+    const caller = await authentication.authenticate(request, response, logger);
+    if (caller === undefined) return;
     const { principal } = caller;
-    // The token itself goes no further than this function: the SDK, the adapters and the logs see the caller.
+    // The token goes no further than the authentication: the SDK, the adapters and the logs see the caller.
     (request as IncomingMessage & { auth?: unknown }).auth = {
       token: "",
       clientId: principal,
@@ -226,7 +184,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
     const missing = scopesMissingFor(body.value, caller, service);
     if (missing !== undefined) {
-      writeInsufficientScope(response, missing, oauthResource);
+      authentication.refuseMissingScopes(response, missing);
       return;
     }
     const route = routeRequest(body.value, { headers: request.headers, inputSchemaOf, fastTasksGet });
@@ -274,24 +232,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   });
   const address = server.address() as AddressInfo;
   const displayHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  if (options.oauth) {
-    const { resource, ...oauth } = options.oauth;
-    oauthResource = resource ?? `http://${displayHost}:${address.port}${path}`;
-    try {
-      const loaded = await import("./oauth/oauth-authenticator.js");
-      authenticator = await loaded.createOAuthAuthenticator({ ...oauth, resource: oauthResource });
-      authenticatorBuilt();
-    } catch (error) {
-      authenticatorBuilt(error);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      throw error;
-    }
-  }
+  await authentication.start(`http://${displayHost}:${address.port}${path}`).catch(async (error: unknown) => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw error;
+  });
   return {
     url: `http://${displayHost}:${address.port}${path}`,
     port: address.port,
-    auth: authenticator?.description ?? "none (single local principal)",
-    ...(authenticator?.mode === "oauth" ? { oauth: authenticator as OAuthAuthenticator } : {}),
+    auth: authentication.description,
+    ...(authentication.oauth ? { oauth: authentication.oauth } : {}),
     close: async () => {
       // No new connections; then every open wait answers with the current status (rather than a reset
       // socket), and the answers are written before the connections still open are cut.
