@@ -7,6 +7,7 @@ import { rawCall, rawResult, type RawCallOptions } from "./support/raw-rpc.js";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
 import { approvalRequest, createScriptedAdapter, inputRequiredSnapshot } from "./support/scripted-adapter.js";
 import { startOidcTestProvider } from "./support/oidc-test-provider.js";
+import { openListenStream } from "./support/listen-stream.js";
 import {
   hs256WithPublicKey,
   signEs256,
@@ -275,6 +276,21 @@ describe("principals and scopes", () => {
     }
     expect(deploys.calls.cancel).toBe(0);
     expect((await call("tasks/get", { taskId }, { token: both })).body?.result?.["status"]).toBe("working");
+  });
+
+  it("a task subscription follows only the tasks whose tool's scopes the token holds", async () => {
+    const { call, token, server } = await setup({ access: { toolScopes: { deploy_prod: ["other:run"] } } });
+    const both = await token("jobs:run other:run");
+    const taskIdOf = async (name: string) =>
+      (await call("tools/call", { name, arguments: {} }, { token: both })).body?.result?.["taskId"] as string;
+    const run = await taskIdOf("run_job");
+    const deploy = await taskIdOf("deploy_prod");
+    // The same subject, with a token that no longer grants other:run.
+    const stream = cleanup.add(await openListenStream(server.url, [run, deploy], { token: await token("jobs:run") }));
+    const acknowledged = await stream.waitFor(
+      (message) => message.method === "notifications/subscriptions/acknowledged",
+    );
+    expect(acknowledged.params?.["notifications"]["taskIds"]).toEqual([run]);
   });
 
   it("an approval needs the approval scope: tasks/update is -32602 and task_answer a tool error, both naming it and where to approve", async () => {
