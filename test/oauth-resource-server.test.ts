@@ -8,6 +8,8 @@ import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
 import { approvalRequest, createScriptedAdapter, inputRequiredSnapshot } from "./support/scripted-adapter.js";
 import { startOidcTestProvider } from "./support/oidc-test-provider.js";
 import { openListenStream } from "./support/listen-stream.js";
+import { signInAtProvider } from "./support/sign-in-browser.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import {
   hs256WithPublicKey,
   signEs256,
@@ -123,6 +125,54 @@ describe("discovery", () => {
     expect((result.structuredContent as { taskId?: string }).taskId).toMatch(/^jt1\./);
     expect(jobs.calls.start).toBe(1);
     expect(authProvider.tokens()?.access_token).toBeTruthy();
+  });
+
+  it("a host signs a person in with the authorization code and PKCE, from the 401 to the call", async () => {
+    const { server, provider, jobs } = await setup({ oauth: { requiredScopes: ["jobs:run"] } });
+    // What an MCP host keeps for one server: its client id at the provider, the PKCE verifier, the tokens.
+    let verifier = "";
+    let tokens: Awaited<ReturnType<OAuthClientProvider["tokens"]>>;
+    let authorizationUrl: URL | undefined;
+    const host: OAuthClientProvider = {
+      redirectUrl: provider.hostRedirectUri,
+      clientMetadata: {
+        redirect_uris: [provider.hostRedirectUri],
+        client_name: "test host",
+        token_endpoint_auth_method: "none",
+      },
+      clientInformation: () => ({ client_id: provider.hostClientId }),
+      tokens: () => tokens,
+      saveTokens: (saved) => {
+        tokens = saved;
+      },
+      redirectToAuthorization: (url) => {
+        authorizationUrl = url;
+      },
+      saveCodeVerifier: (saved) => {
+        verifier = saved;
+      },
+      codeVerifier: () => verifier,
+    };
+    const options = { versionNegotiation: { mode: { pin: "2026-07-28" as const } } };
+    const first = new Client({ name: "oauth-host", version: "1.0.0" }, options);
+    const transport = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: host });
+    await expect(first.connect(transport)).rejects.toThrow();
+    expect(authorizationUrl?.origin).toBe(provider.issuer);
+    // The host asked for what the 401 named, for this server's resource, with an S256 challenge.
+    expect(authorizationUrl?.searchParams.get("scope")).toContain("jobs:run");
+    expect(authorizationUrl?.searchParams.get("resource")).toBe(server.url);
+    expect(authorizationUrl?.searchParams.get("code_challenge_method")).toBe("S256");
+    const callback = await signInAtProvider(authorizationUrl!, "alice", provider.hostRedirectUri);
+    await transport.finishAuth(callback.searchParams);
+    const client = new Client({ name: "oauth-host", version: "1.0.0" }, options);
+    cleanup.defer(() => client.close());
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { authProvider: host }));
+    const result = await client.callTool({ name: "run_job", arguments: {} });
+    expect((result.structuredContent as { taskId?: string }).taskId).toMatch(/^jt1\./);
+    expect(jobs.calls.start).toBe(1);
+    // The person is the principal: the provider's subject for alice.
+    const payload = JSON.parse(Buffer.from(tokens!.access_token.split(".")[1]!, "base64url").toString());
+    expect(payload).toMatchObject({ sub: "alice", aud: server.url, iss: provider.issuer });
   });
 });
 

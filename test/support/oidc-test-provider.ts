@@ -24,6 +24,9 @@ export interface OidcTestProvider {
   opaqueClient: TestClient;
   /** jobtasks' own credentials, for introspection. */
   resourceServer: TestClient;
+  /** A public client (an MCP host): authorization code with PKCE, redirected to `hostRedirectUri`. */
+  hostClientId: string;
+  hostRedirectUri: string;
   /** The current signing key, private part included (for tokens a test forges with a bad claim). */
   signingKey: JsonWebKey & { kid: string; alg: string };
   /** Requests to the key set, as the provider saw them. */
@@ -50,6 +53,9 @@ export async function startOidcTestProvider(
   const agent = { clientId: "agent", clientSecret: randomBytes(24).toString("base64url") };
   const opaqueClient = { clientId: "opaque-agent", clientSecret: randomBytes(24).toString("base64url") };
   const resourceServer = { clientId: "jobtasks", clientSecret: randomBytes(24).toString("base64url") };
+  const hostClientId = "mcp-host";
+  // Never listened on: the test reads the code from the redirect, as a host's callback would.
+  const hostRedirectUri = "http://127.0.0.1:9/callback";
   let keys = [newSigningKey()];
   let jwksRequests = 0;
 
@@ -60,16 +66,27 @@ export async function startOidcTestProvider(
 
   const build = () => {
     const provider = new Provider(issuer, {
-      clients: [agent, opaqueClient, resourceServer].map((client) => ({
-        client_id: client.clientId,
-        client_secret: client.clientSecret,
-        grant_types: client === resourceServer ? [] : ["client_credentials"],
-        redirect_uris: [],
-        response_types: [],
-        scope: grantedScopes,
-        token_endpoint_auth_method: "client_secret_basic",
-        id_token_signed_response_alg: "ES256",
-      })),
+      clients: [
+        ...[agent, opaqueClient, resourceServer].map((client) => ({
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+          grant_types: client === resourceServer ? [] : ["client_credentials"],
+          redirect_uris: [],
+          response_types: [],
+          scope: grantedScopes,
+          token_endpoint_auth_method: "client_secret_basic",
+          id_token_signed_response_alg: "ES256",
+        })),
+        {
+          client_id: hostClientId,
+          grant_types: ["authorization_code"],
+          redirect_uris: [hostRedirectUri],
+          response_types: ["code"],
+          scope: `openid ${grantedScopes}`,
+          token_endpoint_auth_method: "none",
+          id_token_signed_response_alg: "ES256",
+        },
+      ],
       jwks: { keys: keys as never },
       scopes: grantedScopes.split(" "),
       ttl: { ClientCredentials: options.accessTokenTtlSeconds ?? 300 },
@@ -78,7 +95,8 @@ export async function startOidcTestProvider(
         // jobtasks' own client may introspect every token issued for its resource.
         introspection: { enabled: true, allowedPolicy: async () => true },
         revocation: { enabled: true },
-        devInteractions: { enabled: false },
+        // The provider's own login and consent pages, which a test fills in as a person would.
+        devInteractions: { enabled: true },
         resourceIndicators: {
           enabled: true,
           // Every resource is a loopback URL a test names: jobtasks' endpoint, or another one.
@@ -125,6 +143,8 @@ export async function startOidcTestProvider(
     agent,
     opaqueClient,
     resourceServer,
+    hostClientId,
+    hostRedirectUri,
     get signingKey() {
       return keys[0]!;
     },
