@@ -206,6 +206,16 @@ describe("refused tokens", () => {
     expect((await call("tools/call", startJob, { token: good })).httpStatus).toBe(200);
   });
 
+  it("with tokenType at+jwt, refuses a JWT of the issuer that is not typed as an access token", async () => {
+    const { provider, call, claims, token } = await setup({ oauth: { tokenType: "at+jwt" } });
+    // The provider types its access tokens at+jwt (RFC 9068): accepted.
+    expect((await call("tools/call", startJob, { token: await token() })).httpStatus).toBe(200);
+    for (const typ of ["JWT", undefined]) {
+      const other = signEs256(provider.signingKey, { header: { typ }, claims });
+      expect((await call("tools/call", startJob, { token: other })).httpStatus, String(typ)).toBe(401);
+    }
+  });
+
   it("fetches the key set once however many unknown kids arrive within a minute", async () => {
     const { provider, call, claims } = await setup();
     for (let index = 0; index < 200; index += 1) {

@@ -61,6 +61,12 @@ export const authSettingsSchema = z
       .min(1)
       .optional()
       .describe("oauth: accepted signature algorithms; default every asymmetric one (HMAC is never accepted)"),
+    tokenType: z
+      .literal("at+jwt")
+      .optional()
+      .describe(
+        "oauth: require this typ header (RFC 9068), when the issuer sets it, so that no other JWT of the issuer (an ID token) passes",
+      ),
     clockSkewSeconds: z
       .number()
       .int()
@@ -100,7 +106,15 @@ export const authSettingsSchema = z
     if (auth.mode === "oauth" && auth.issuer === undefined)
       context.addIssue({ code: "custom", path: ["issuer"], message: "oauth needs the issuer of the access tokens" });
     if (auth.mode === "tokens") {
-      for (const field of ["issuer", "resource", "audience", "jwksUri", "algorithms", "introspection"] as const) {
+      for (const field of [
+        "issuer",
+        "resource",
+        "audience",
+        "jwksUri",
+        "algorithms",
+        "tokenType",
+        "introspection",
+      ] as const) {
         if (auth[field] !== undefined)
           context.addIssue({ code: "custom", path: [field], message: 'applies to mode "oauth" only' });
       }

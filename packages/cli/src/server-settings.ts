@@ -69,7 +69,7 @@ function httpAuthentication(
         "JOBTASKS_AUTH_TOKENS",
         'server.auth.mode is "oauth": static tokens would not be used; unset it',
       );
-    const { issuer, resource, audience, jwksUri, algorithms, introspection } = auth;
+    const { issuer, resource, audience, jwksUri, algorithms, tokenType, introspection } = auth;
     return {
       oauth: {
         issuer: issuer!,
@@ -77,6 +77,7 @@ function httpAuthentication(
         ...(audience !== undefined ? { audience } : {}),
         ...(jwksUri !== undefined ? { jwksUri } : {}),
         ...(algorithms !== undefined ? { algorithms } : {}),
+        ...(tokenType !== undefined ? { tokenType } : {}),
         ...(introspection !== undefined
           ? {
               introspection: {

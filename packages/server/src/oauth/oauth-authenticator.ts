@@ -23,6 +23,12 @@ export interface OAuthOptions {
   clockSkewSeconds?: number;
   /** Scopes every request needs. */
   requiredScopes?: readonly string[];
+  /**
+   * The `typ` header tokens must carry, `at+jwt` (RFC 9068), when the issuer sets it: an ID token or any
+   * other JWT of the same issuer then cannot pass for an access token even with a matching audience.
+   * Default: not checked (Keycloak and Entra ID write `JWT`).
+   */
+  tokenType?: "at+jwt";
   /** Claims read as the token's scopes (space-separated strings or arrays). Default scope and scp. */
   scopeClaims?: readonly string[];
   introspection?: IntrospectionOptions;
@@ -102,6 +108,7 @@ export async function createOAuthAuthenticator(options: OAuthOptions): Promise<O
         algorithms: [...(options.algorithms ?? asymmetricAlgorithms)],
         clockTolerance: Math.min(options.clockSkewSeconds ?? 30, 60),
         requiredClaims: ["exp", "sub"],
+        ...(options.tokenType ? { typ: options.tokenType } : {}),
       });
       return payload;
     } catch (error) {
