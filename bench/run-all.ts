@@ -20,6 +20,7 @@ const benchmarks = [
   "events.ts",
   "events-budget.ts",
   "kubernetes-watch.ts",
+  "token-verification.ts",
 ];
 /** No single benchmark should come near this; it only guarantees the suite ends. */
 const perBenchmarkTimeoutMs = 120_000;

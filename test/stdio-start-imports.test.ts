@@ -145,6 +145,9 @@ const notBeforeTheFirstAnswer = [
   "undici",
   "@octokit/",
   "packages/server/dist/http-server.js",
+  // OAuth's token check and jose load only when a server verifies OAuth tokens.
+  "packages/server/dist/oauth/",
+  "/jose/",
   "packages/cli/dist/client/run-client.js",
   "examples/demo/",
 ];

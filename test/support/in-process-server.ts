@@ -6,6 +6,9 @@ import {
   TaskService,
   createSilentLogger,
   startHttpServer,
+  type HttpServerOptions,
+  type Logger,
+  type RunningHttpServer,
   type TaskServiceOptions,
 } from "@jobtasks/server";
 
@@ -24,12 +27,17 @@ export interface InProcessServerOptions {
   service?: Partial<Omit<TaskServiceOptions, "adapters" | "sealer" | "logger">>;
   /** How often task subscriptions re-read their tasks. Default: the server's. */
   subscriptionIntervalMs?: number;
+  /** Authentication beyond `tokens`: the scopes of static tokens, or OAuth. */
+  http?: Pick<HttpServerOptions, "tokenScopes" | "oauth" | "port">;
+  /** Default: a silent one. */
+  logger?: Logger;
 }
 
 export interface InProcessServer {
   url: string;
   secret: string;
   service: TaskService;
+  http: RunningHttpServer;
   close(): Promise<void>;
 }
 
@@ -39,7 +47,7 @@ export function randomSecret(): string {
 
 export async function startInProcessServer(options: InProcessServerOptions): Promise<InProcessServer> {
   const secret = options.secret ?? randomSecret();
-  const logger = createSilentLogger();
+  const logger = options.logger ?? createSilentLogger();
   const service = new TaskService({
     // Protocol-rule tests move jobs between two reads; a cache would make them wait.
     snapshotCacheMs: 0,
@@ -59,11 +67,13 @@ export async function startInProcessServer(options: InProcessServerOptions): Pro
     port: 0,
     ...(options.tokens ? { tokens: BearerTokens.parse(options.tokens) } : {}),
     ...(options.subscriptionIntervalMs !== undefined ? { subscriptionIntervalMs: options.subscriptionIntervalMs } : {}),
+    ...options.http,
   });
   return {
     url: server.url,
     secret,
     service,
+    http: server,
     close: async () => {
       await server.close();
       await service.close();

@@ -67,6 +67,12 @@ describe("a run waiting on deployment protection", () => {
     const request = snapshot.inputRequests![productionKey]!;
     expect(request.method).toBe("elicitation/create");
     expect(request.params.message).toContain("waits for approval to deploy to 'production'");
+    // Where a person reviews it when the caller may not approve (the server's refusal quotes the page).
+    expect(request.params.message).toContain(
+      `Review it on GitHub: ${workflowRun({ status: "waiting" })["html_url"] as string}`,
+    );
+    // The question is an approval: only a caller with the approval scope may answer it.
+    expect(snapshot.approvalKeys).toEqual([productionKey]);
     expect(request.params.requestedSchema.properties).toHaveProperty("approve.type", "boolean");
     expect(request.params.requestedSchema.properties).toHaveProperty("comment.type", "string");
     expect(snapshot.message).toBe(

@@ -39,6 +39,8 @@ export function describePendingDeployments(
   deployments: ReadonlyArray<PendingDeployment>,
   reviewsByEnvironment: ReadonlyMap<string, number>,
   now: number = Date.now(),
+  /** The run's page on GitHub, where a person can review the deployment instead. */
+  reviewPage?: string,
 ): WaitingDescription {
   const inputRequests: Record<string, ElicitationFormRequest> = {};
   const parts: string[] = [];
@@ -51,7 +53,7 @@ export function describePendingDeployments(
           deployment.environment.id,
           reviewsByEnvironment.get(String(deployment.environment.id)) ?? 0,
         )
-      ] = approvalForm(ref, workflowName, environment);
+      ] = approvalForm(ref, workflowName, environment, reviewPage);
       parts.push(`'${environment}' waits for your approval`);
       continue;
     }
@@ -65,12 +67,19 @@ export function describePendingDeployments(
   return { inputRequests, message };
 }
 
-function approvalForm(ref: RunRef, workflowName: string, environment: string): ElicitationFormRequest {
+function approvalForm(
+  ref: RunRef,
+  workflowName: string,
+  environment: string,
+  reviewPage: string | undefined,
+): ElicitationFormRequest {
+  // The page is where a person approves when the caller may not (the server's refusal quotes it).
+  const where = reviewPage ? ` Review it on GitHub: ${reviewPage}` : "";
   return {
     method: "elicitation/create",
     params: {
       mode: "form",
-      message: `Workflow '${workflowName}' (${ref.owner}/${ref.repo} run ${ref.runId}, attempt ${ref.attempt}) waits for approval to deploy to '${environment}'.`,
+      message: `Workflow '${workflowName}' (${ref.owner}/${ref.repo} run ${ref.runId}, attempt ${ref.attempt}) waits for approval to deploy to '${environment}'.${where}`,
       requestedSchema: {
         type: "object",
         properties: {

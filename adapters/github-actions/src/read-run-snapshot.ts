@@ -87,13 +87,21 @@ export async function readRunSnapshot(
           note = ` (no approval form: the run's review history could not be read (${history.refused}))`;
         }
       }
-      const waiting = describePendingDeployments(ref, run.name ?? "workflow", deployments, reviews, dependencies.now());
+      const waiting = describePendingDeployments(
+        ref,
+        run.name ?? "workflow",
+        deployments,
+        reviews,
+        dependencies.now(),
+        run.html_url,
+      );
       const working = Object.keys(waiting.inputRequests).length === 0;
       return withPollInterval(dependencies, withKeys ? 3 : 2, {
         ...base,
         status: working ? "working" : "input_required",
         message: waiting.message + note,
-        ...(working ? {} : { inputRequests: waiting.inputRequests }),
+        // Every question here is a deployment review: a person's decision, which the approval scope guards.
+        ...(working ? {} : { inputRequests: waiting.inputRequests, approvalKeys: Object.keys(waiting.inputRequests) }),
       });
     }
     case "working":

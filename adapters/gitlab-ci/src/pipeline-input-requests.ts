@@ -32,8 +32,11 @@ export function parseInputRequestKey(key: string): InputRequestKey | undefined {
 export function buildInputRequests(
   manualJobs: readonly PipelineJob[],
   blockedDeployments: readonly Deployment[],
+  /** The pipeline's page on GitLab, where a person can decide instead (the server's refusal quotes it). */
+  pipelinePage?: string | null,
 ): Record<string, InputRequest> {
   const requests: Record<string, InputRequest> = {};
+  const where = pipelinePage ? ` Decide on GitLab: ${pipelinePage}` : "";
   const deploymentJobs = new Set(blockedDeployments.map((deployment) => deployment.deployable?.id));
   for (const deployment of blockedDeployments) {
     const approvalsSoFar = deployment.approvals?.filter((approval) => approval.status !== "rejected").length ?? 0;
@@ -46,7 +49,7 @@ export function buildInputRequests(
       method: "elicitation/create",
       params: {
         mode: "form",
-        message: `The deployment of ${job} to ${environment} waits for approval${pending}. Approve it?`,
+        message: `The deployment of ${job} to ${environment} waits for approval${pending}. Approve it?${where}`,
         requestedSchema: {
           type: "object",
           properties: {
@@ -69,7 +72,7 @@ export function buildInputRequests(
       method: "elicitation/create",
       params: {
         mode: "form",
-        message: `The manual job '${job.name}' (stage ${job.stage}) waits to be played. Play it?`,
+        message: `The manual job '${job.name}' (stage ${job.stage}) waits to be played. Play it?${where}`,
         requestedSchema: {
           type: "object",
           properties: {

@@ -151,6 +151,11 @@ describe("a pipeline waiting for people", () => {
     expect(snapshot.inputRequests?.["approve-deployment-41207-after-1-approvals"]?.params.message).toContain(
       "production",
     );
+    // Both are a person's decision: approvals, which the server lets only the approval scope answer; each
+    // names the pipeline's page, where that person can decide instead.
+    expect([...(snapshot.approvalKeys ?? [])].sort()).toEqual(Object.keys(snapshot.inputRequests ?? {}).sort());
+    for (const request of Object.values(snapshot.inputRequests ?? {}))
+      expect(request.params.message).toContain(`Decide on GitLab: ${pipeline({})["web_url"] as string}`);
     // Each form's boolean defaults to "no", so a client can send the refusal it shows without toggling twice.
     const booleanOf = (key: string, field: string) =>
       (snapshot.inputRequests?.[key]?.params as { requestedSchema: { properties: Record<string, unknown> } })

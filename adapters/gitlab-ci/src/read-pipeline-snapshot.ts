@@ -44,7 +44,7 @@ export async function readPipelineSnapshot(
       return working(describePipelineProgress(pipeline.status, phase.message, run.jobs));
     case "manual": {
       const deployments = await readBlockedDeployments(api, ref, context);
-      const inputRequests = buildInputRequests(run.jobs, deployments);
+      const inputRequests = buildInputRequests(run.jobs, deployments, pipeline.web_url);
       if (Object.keys(inputRequests).length === 0) return working("manual: a job waits to be played outside this task");
       const count = Object.keys(inputRequests).length;
       return {
@@ -52,6 +52,8 @@ export async function readPipelineSnapshot(
         ...common,
         message: `manual: ${count} ${count === 1 ? "job waits" : "jobs wait"} for a decision`,
         inputRequests,
+        // Playing a manual job and approving a deployment are both a person's decision: approvals, all of them.
+        approvalKeys: Object.keys(inputRequests),
         pollIntervalMs,
       };
     }

@@ -211,6 +211,7 @@ function readSnapshot(options: ResolvedRestOptions, input: SnapshotInput): JobSn
       const requests = inputRequests(options, input, context);
       if (requests) {
         snapshot.inputRequests = requests;
+        if (options.inputRequired?.approval) snapshot.approvalKeys = Object.keys(requests);
         snapshot.message = Object.values(requests)[0]?.params.message ?? reading.rawStatus;
       } else {
         snapshot.status = "working";

@@ -137,6 +137,12 @@ export const inputRequiredOptionsSchema = z.object({
   /** ...or read from the status response. */
   schemaPath: z.string().optional(),
   /**
+   * Whether the question is an approval, a person's decision: the server then lets only a caller with the
+   * approval scope answer it (`server.auth.approvalScope`). Default true, so that a deploy gate is guarded
+   * unless the config says it is a plain form (asking for a value).
+   */
+  approval: z.boolean().default(true),
+  /**
    * The request that delivers an accepted answer; `{{key}}` is the request key and `{{answer.<field>}}`
    * the form content. Default method POST, accepted statuses 200, 201, 202, 204.
    */

@@ -41,6 +41,15 @@ describe("rest adapter: input required", () => {
     });
   });
 
+  it("marks the question as an approval unless the config calls it a plain form", async () => {
+    farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, reviewing).times(2);
+    expect((await adapter().doGetStatus(ref, createTestContext())).approvalKeys).toEqual(["rev-7"]);
+    const base = renderFarmConfig().inputRequired!;
+    const plain = await adapter({ inputRequired: { ...base, approval: false } }).doGetStatus(ref, createTestContext());
+    expect(plain.status).toBe("input_required");
+    expect(plain.approvalKeys).toBeUndefined();
+  });
+
   it("reads the form schema from the response when schemaPath is set", async () => {
     const base = renderFarmConfig().inputRequired!;
     farm.intercept({ path: "/api/renders/r-42", method: "GET" }).reply(200, {

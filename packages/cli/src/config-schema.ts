@@ -1,4 +1,5 @@
 import { z } from "@jobtasks/core";
+import { authSettingsSchema } from "./auth-config-schema.js";
 import {
   clientsWithoutTasksModes,
   defaultPollIntervalMs,
@@ -125,6 +126,11 @@ export const serverSettingsSchema = z.strictObject({
     .describe(
       "Origins whose browser pages may call the HTTP endpoint: a request carrying another Origin gets 403 (a loopback server also accepts loopback origins)",
     ),
+  auth: authSettingsSchema
+    .optional()
+    .describe(
+      "Who may call over HTTP and what each caller may do: static tokens (JOBTASKS_AUTH_TOKENS) or OAuth access tokens, scopes per tool and for approvals. stdio is always the local user, with every scope",
+    ),
 });
 
 export const configFileSchema = z.strictObject({
@@ -142,3 +148,4 @@ export const configFileSchema = z.strictObject({
 export type ConfigFile = z.infer<typeof configFileSchema>;
 export type ServerSettings = z.infer<typeof serverSettingsSchema>;
 export type AdapterEntry = z.infer<typeof adapterEntrySchema>;
+export type { AuthSettings } from "./auth-config-schema.js";

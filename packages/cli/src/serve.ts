@@ -92,7 +92,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     };
   }
 
-  const { tokens, host, port } = settings;
+  const { host, port } = settings;
   const http = await whileListening(
     "port",
     startHttpServer({
@@ -100,14 +100,14 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       host,
       port,
       allowedOrigins: config.server.allowedOrigins,
-      ...(tokens ? { tokens } : {}),
+      ...settings.http,
     }),
   );
   logger.info(
     {
       url: http.url,
       tools,
-      auth: tokens ? `bearer tokens for ${tokens.principals.join(", ")}` : "none (single local principal)",
+      auth: http.auth,
     },
     "listening",
   );

@@ -114,3 +114,95 @@ describe("server.clientsWithoutTasks", () => {
     expect(refused.error?.issues[0]?.path).toEqual(["server", "clientsWithoutTasks"]);
   });
 });
+
+describe("server.auth", () => {
+  const adapters = [{ name: "demo", kind: "demo" }];
+  const issuesOf = (auth: unknown) =>
+    configFileSchema.safeParse({ server: { auth }, adapters }).error?.issues.map((issue) => ({
+      path: issue.path.join("."),
+      message: issue.message,
+    }));
+
+  it("oauth needs an issuer, and takes only https URLs (http on loopback), clock skew up to 60 s, asymmetric algorithms", () => {
+    expect(issuesOf({ mode: "oauth" })).toEqual([
+      { path: "server.auth.issuer", message: "oauth needs the issuer of the access tokens" },
+    ]);
+    expect(issuesOf({ mode: "oauth", issuer: "http://idp.example.com/realms/eng" })?.[0]).toEqual({
+      path: "server.auth.issuer",
+      message: "use an https URL (http only for a loopback host)",
+    });
+    expect(issuesOf({ mode: "oauth", issuer: "http://127.0.0.1:8080" })).toBeUndefined();
+    expect(issuesOf({ mode: "oauth", issuer: "https://idp.example.com", clockSkewSeconds: 120 })?.[0]?.path).toBe(
+      "server.auth.clockSkewSeconds",
+    );
+    expect(issuesOf({ mode: "oauth", issuer: "https://idp.example.com", algorithms: ["HS256"] })?.[0]?.path).toBe(
+      "server.auth.algorithms.0",
+    );
+    expect(
+      issuesOf({ mode: "oauth", issuer: "https://idp.example.com", requiredScopes: ["two words"] })?.[0]?.path,
+    ).toBe("server.auth.requiredScopes.0");
+  });
+
+  it("refuses OAuth fields in tokens mode, and token scopes in oauth mode", () => {
+    expect(issuesOf({ issuer: "https://idp.example.com" })).toEqual([
+      { path: "server.auth.issuer", message: 'applies to mode "oauth" only' },
+    ]);
+    expect(issuesOf({ mode: "oauth", issuer: "https://idp.example.com", tokenScopes: { alice: ["a"] } })).toEqual([
+      { path: "server.auth.tokenScopes", message: 'applies to mode "tokens" only' },
+    ]);
+  });
+
+  it("gives the HTTP server OAuth settings, and refuses static tokens beside them", () => {
+    const oauth = configFileSchema.parse({
+      server: { auth: { mode: "oauth", issuer: "https://idp.example.com", requiredScopes: ["mcp"] } },
+      adapters,
+    }) as unknown as LoadedConfig;
+    const settings = readServerSettings(oauth, { HOST: "0.0.0.0" });
+    expect(settings.http).toEqual({
+      oauth: {
+        issuer: "https://idp.example.com",
+        clockSkewSeconds: 30,
+        requiredScopes: ["mcp"],
+        scopeClaims: ["scope", "scp"],
+      },
+    });
+    // OAuth counts as authentication: no warning about an open port.
+    expect(servesBeyondLoopbackWithoutTokens(settings)).toBe(false);
+    expect(() => readServerSettings(oauth, { JOBTASKS_AUTH_TOKENS: "alice:alice-token-0123456789" })).toThrow(
+      /JOBTASKS_AUTH_TOKENS: server.auth.mode is "oauth"/,
+    );
+  });
+
+  it("refuses scopes for a token name JOBTASKS_AUTH_TOKENS does not have, naming the field", () => {
+    const tokens = configFileSchema.parse({
+      server: { auth: { tokenScopes: { bob: ["jobs:run"] } } },
+      adapters,
+    }) as unknown as LoadedConfig;
+    expect(() => readServerSettings(tokens, { JOBTASKS_AUTH_TOKENS: "alice:alice-token-0123456789" })).toThrow(
+      /server\.auth\.tokenScopes\.bob: JOBTASKS_AUTH_TOKENS has no token named "bob"/,
+    );
+    expect(
+      readServerSettings(tokens, { JOBTASKS_AUTH_TOKENS: "bob:bob-token-0123456789abc" }).http.tokenScopes,
+    ).toEqual({ bob: ["jobs:run"] });
+  });
+});
+
+describe("docs/oauth.md", () => {
+  it("shows only server.auth settings the schema takes", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const { parse } = await import("yaml");
+    const text = await readFile(fileURLToPath(new URL("../../../docs/oauth.md", import.meta.url)), "utf8");
+    const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    for (const block of blocks) {
+      // A block inside a list item is indented as its first line is.
+      const indent = /^ */.exec(block)![0].length;
+      const text = block.replace(new RegExp(`^ {${indent}}`, "gm"), "");
+      const parsed = configFileSchema.safeParse({
+        ...(parse(text.replaceAll("${JOBTASKS_INTROSPECTION_SECRET}", "s")) as object),
+        adapters: [{ name: "demo", kind: "demo" }],
+      });
+      expect(parsed.error?.issues, block).toBeUndefined();
+    }
+  });
+});

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { ConfigError } from "@jobtasks/core";
 import {
+  AccessPolicy,
   BearerTokens,
   TaskIdSealer,
   TaskService,
   isLoopbackHost,
+  type HttpServerOptions,
   type Logger,
   type SharedState,
 } from "@jobtasks/server";
@@ -18,6 +20,8 @@ const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"]
 export interface ServerSettings {
   logLevel: string;
   tokens: BearerTokens | undefined;
+  /** What startHttpServer takes for authentication: static tokens (and their scopes) or OAuth. */
+  http: Pick<HttpServerOptions, "tokens" | "tokenScopes" | "oauth">;
   host: string;
   port: number;
   /** Where replicas share state; undefined: nowhere, each process keeps its own. */
@@ -48,9 +52,11 @@ export function readServerSettings(
     );
   }
   const tokensValue = environment["JOBTASKS_AUTH_TOKENS"];
+  const tokens = tokensValue ? BearerTokens.parse(tokensValue) : undefined;
   return {
     logLevel,
-    tokens: tokensValue ? BearerTokens.parse(tokensValue) : undefined,
+    tokens,
+    http: httpAuthentication(config.server.auth, tokens),
     // Empty counts as unset, as for every other variable: an empty HOST must not mean "every interface".
     host: overrides.host ?? (environment["HOST"] || "127.0.0.1"),
     port: overrides.port ?? (environment["PORT"] ? parsePort("PORT", environment["PORT"]) : 3000),
@@ -58,9 +64,53 @@ export function readServerSettings(
   };
 }
 
+function httpAuthentication(
+  auth: LoadedConfig["server"]["auth"],
+  tokens: BearerTokens | undefined,
+): ServerSettings["http"] {
+  if (auth?.mode === "oauth") {
+    if (tokens)
+      throw new ConfigError(
+        "JOBTASKS_AUTH_TOKENS",
+        'server.auth.mode is "oauth": static tokens would not be used; unset it',
+      );
+    const { issuer, resource, audience, jwksUri, algorithms, tokenType, introspection } = auth;
+    return {
+      oauth: {
+        issuer: issuer!,
+        ...(resource !== undefined ? { resource } : {}),
+        ...(audience !== undefined ? { audience } : {}),
+        ...(jwksUri !== undefined ? { jwksUri } : {}),
+        ...(algorithms !== undefined ? { algorithms } : {}),
+        ...(tokenType !== undefined ? { tokenType } : {}),
+        ...(introspection !== undefined
+          ? {
+              introspection: {
+                clientId: introspection.clientId,
+                clientSecret: introspection.clientSecret,
+                jwts: introspection.jwts,
+                cacheSeconds: introspection.cacheSeconds,
+                ...(introspection.endpoint !== undefined ? { endpoint: introspection.endpoint } : {}),
+              },
+            }
+          : {}),
+        clockSkewSeconds: auth.clockSkewSeconds,
+        requiredScopes: auth.requiredScopes,
+        scopeClaims: auth.scopeClaims,
+      },
+    };
+  }
+  const tokenScopes = auth?.tokenScopes ?? {};
+  for (const name of Object.keys(tokenScopes)) {
+    if (!tokens?.principals.includes(name))
+      throw new ConfigError(`server.auth.tokenScopes.${name}`, `JOBTASKS_AUTH_TOKENS has no token named "${name}"`);
+  }
+  return tokens ? { tokens, tokenScopes } : {};
+}
+
 /** Whether anyone who reaches the port may start jobs: a non-loopback address and no tokens. */
 export function servesBeyondLoopbackWithoutTokens(settings: ServerSettings): boolean {
-  return settings.tokens === undefined && !isLoopbackHost(settings.host);
+  return settings.tokens === undefined && settings.http.oauth === undefined && !isLoopbackHost(settings.host);
 }
 
 /** The task service a config describes; refuses tool-name clashes and unknown synchronous tools. */
@@ -83,6 +133,16 @@ export function buildTaskService(
     synchronousWaitMs: config.server.synchronousWaitMs,
     clientsWithoutTasks: config.server.clientsWithoutTasks,
     formsFromTaskStatus: config.server.formsFromTaskStatus,
+    ...(config.server.auth ? { access: accessPolicyOf(config.server.auth) } : {}),
+  });
+}
+
+function accessPolicyOf(auth: NonNullable<LoadedConfig["server"]["auth"]>): AccessPolicy {
+  return new AccessPolicy({
+    defaultToolScopes: auth.defaultToolScopes,
+    toolScopes: auth.toolScopes,
+    ...(auth.approvalScope !== undefined ? { approvalScope: auth.approvalScope } : {}),
+    adapterApprovalScopes: auth.adapterApprovalScopes,
   });
 }
 

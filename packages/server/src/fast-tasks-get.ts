@@ -3,6 +3,7 @@ import { LRUCache } from "lru-cache";
 import { classifyInboundRequest, isJsonContentType } from "@modelcontextprotocol/server";
 import { clientCapabilitiesKey, declaresTasksExtension } from "./declares-tasks-extension.js";
 import type { TaskService } from "./task-service.js";
+import type { AuthenticatedCaller } from "./access-policy.js";
 
 /**
  * tasks/get is what pollers send, over and over. Through the SDK each one builds a Server, a per-request
@@ -29,7 +30,7 @@ export interface FastTasksGet {
   /** The task id of a tasks/get (routeRequest asks for every one) this path may answer; else undefined. */
   servableTaskId(headers: IncomingHttpHeaders, body: unknown): string | undefined;
   /** Answer the request and return true, or return false, having written nothing, for the SDK to answer. */
-  serve(response: ServerResponse, body: unknown, taskId: string, principal: string): Promise<boolean>;
+  serve(response: ServerResponse, body: unknown, taskId: string, caller: AuthenticatedCaller): Promise<boolean>;
 }
 
 export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
@@ -57,16 +58,18 @@ export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
       return envelopeServedHere(meta) ? taskId : undefined;
     },
 
-    async serve(response, body, taskId, principal) {
+    async serve(response, body, taskId, caller) {
       const controller = new AbortController();
       const abort = () => controller.abort();
       response.once("close", abort);
       let task: Record<string, unknown>;
       try {
-        task = (await service.getTask(taskId, { principal, signal: controller.signal })) as unknown as Record<
-          string,
-          unknown
-        >;
+        const scopes = caller.scopes !== undefined ? { scopes: caller.scopes } : {};
+        task = (await service.getTask(taskId, {
+          principal: caller.principal,
+          ...scopes,
+          signal: controller.signal,
+        })) as unknown as Record<string, unknown>;
       } catch {
         response.off("close", abort);
         // The client left: nobody reads an answer. Any other failure is the SDK's to answer (it asks again;

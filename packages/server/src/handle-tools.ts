@@ -15,11 +15,14 @@ import {
   toolError,
   type HandleView,
 } from "./handle-results.js";
+import type { GrantedScopes } from "./access-policy.js";
 import { defaultStatusWaitSeconds, handleToolInputSchemas, type HandleToolName } from "./handle-tool-definitions.js";
 
 /** Who calls a handle tool; onProgress receives status messages while task_status waits. */
 export interface HandleCaller {
   principal: string;
+  /** The caller's scopes (absent: every scope); a task's operations need the scopes of its tool. */
+  scopes?: GrantedScopes;
   signal: AbortSignal;
   onProgress?: (message: string) => void;
   /**

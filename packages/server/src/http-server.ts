@@ -4,6 +4,10 @@ import type { AddressInfo } from "node:net";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { localPrincipal, type BearerTokens } from "./auth.js";
+import type { AuthenticatedCaller } from "./access-policy.js";
+import { HttpAuthentication, type HttpAuthenticationOptions } from "./http-authentication.js";
+import { scopesMissingFor } from "./http-authorization.js";
+import type { OAuthAuthenticator } from "./oauth/oauth-authenticator.js";
 import { createMcpServer } from "./mcp-server.js";
 import type { TaskService } from "./task-service.js";
 import { serveHttpTaskListen } from "./http-task-listen.js";
@@ -29,6 +33,13 @@ export interface HttpServerOptions {
   port?: number;
   /** When set, every request needs `Authorization: Bearer <token>`; the token's name is the principal. */
   tokens?: BearerTokens;
+  /** With tokens: per principal, the only scopes its token grants (a principal not listed holds every scope). */
+  tokenScopes?: HttpAuthenticationOptions["tokenScopes"];
+  /**
+   * Instead of tokens: OAuth access tokens of this issuer (see oauth/oauth-authenticator.ts). `resource`
+   * defaults to the URL the server listens at, which is right only when clients reach it there.
+   */
+  oauth?: HttpAuthenticationOptions["oauth"];
   /** Default "/mcp". */
   path?: string;
   /** How often task subscriptions re-read their tasks. Default 1000 ms. */
@@ -49,16 +60,21 @@ export interface HttpServerOptions {
   deliveryMemoryMs?: number;
 }
 
-/** Every request reaches the MCP handler through route(), which sets the principal; never guess one. */
-function principalOf(authInfo: { clientId: string } | undefined, tokens: BearerTokens | undefined): string {
-  if (authInfo) return authInfo.clientId;
-  if (tokens) throw new Error("an MCP request arrived without an authenticated principal");
-  return localPrincipal;
+/** Every request reaches the MCP handler through route(), which sets the caller; never guess one. */
+function callerOf(authInfo: { extra?: Record<string, unknown> } | undefined, required: boolean): AuthenticatedCaller {
+  const caller = authInfo?.extra?.["caller"] as AuthenticatedCaller | undefined;
+  if (caller) return caller;
+  if (required) throw new Error("an MCP request arrived without an authenticated principal");
+  return { principal: localPrincipal, scopes: undefined };
 }
 
 export interface RunningHttpServer {
   url: string;
   port: number;
+  /** Who may call, for the start-up log (no secret in it). */
+  auth: string;
+  /** The OAuth token check, when configured (its request counts are read by tests and benchmarks). */
+  oauth?: OAuthAuthenticator;
   close(): Promise<void>;
 }
 
@@ -67,21 +83,25 @@ export interface RunningHttpServer {
  * for upstream events.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
-  const { service, logger, tokens } = options;
+  const { service, logger } = options;
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
+  const authentication = new HttpAuthentication(options);
   const guard = createRequestGuard({ host, allowedOrigins: parseAllowedOrigins(options.allowedOrigins ?? []) });
   const handler = createMcpHandler(
-    ({ authInfo, era }) =>
-      createMcpServer({
+    ({ authInfo, era }) => {
+      const caller = callerOf(authInfo, authentication.required);
+      return createMcpServer({
         era,
         name: options.name,
         version: options.version,
         ...(options.instructions ? { instructions: options.instructions } : {}),
         service,
         logger,
-        principal: principalOf(authInfo, tokens),
-      }),
+        principal: caller.principal,
+        ...(caller.scopes !== undefined ? { scopes: caller.scopes } : {}),
+      });
+    },
     { onerror: (error) => logger.debug({ err: error }, "MCP request rejected") },
   );
   const serveMcp = toNodeHandler(
@@ -126,6 +146,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       await serveEventDelivery(request, response, events, logger);
       return;
     }
+    if (authentication.serveMetadata(response, url.pathname, path, service.access.scopesNamed)) return;
     if (url.pathname !== path) {
       writeJson(response, 404, rpcError(-32601, `Not found: the MCP endpoint is ${path}`));
       return;
@@ -135,17 +156,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       writeRefusal(response, 403, rpcError(-32000, refusal));
       return;
     }
-    let principal = localPrincipal;
-    if (tokens) {
-      const authenticated = tokens.authenticate(request.headers.authorization);
-      if (!authenticated) {
-        response.setHeader("WWW-Authenticate", 'Bearer realm="jobtasks"');
-        writeRefusal(response, 401, rpcError(-32001, "Unauthorized: send Authorization: Bearer <token>"));
-        return;
-      }
-      principal = authenticated;
-    }
-    (request as IncomingMessage & { auth?: unknown }).auth = { token: "", clientId: principal, scopes: [] };
+    const caller = await authentication.authenticate(request, response, logger);
+    if (caller === undefined) return;
+    const { principal } = caller;
+    // The token goes no further than the authentication: the SDK, the adapters and the logs see the caller.
+    (request as IncomingMessage & { auth?: unknown }).auth = {
+      token: "",
+      clientId: principal,
+      scopes: caller.scopes ? [...caller.scopes] : [],
+      extra: { caller },
+    };
     if (request.method !== "POST") {
       await serveMcp(request as never, response);
       return;
@@ -162,6 +182,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       else writeJson(response, body.status, rpcError(body.code, body.message));
       return;
     }
+    const missing = scopesMissingFor(body.value, caller, service);
+    if (missing !== undefined) {
+      authentication.refuseMissingScopes(response, missing);
+      return;
+    }
     const route = routeRequest(body.value, { headers: request.headers, inputSchemaOf, fastTasksGet });
     if (route.kind === "refuse") {
       writeJson(response, route.httpStatus, route.answer);
@@ -175,6 +200,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         request,
         response,
         principal,
+        ...(caller.scopes !== undefined ? { scopes: caller.scopes } : {}),
         service,
         logger,
         ...(options.subscriptionIntervalMs !== undefined ? { intervalMs: options.subscriptionIntervalMs } : {}),
@@ -184,7 +210,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
     answering.add(response);
     response.once("close", () => answering.delete(response));
-    if (route.kind === "fast-tasks-get" && (await fastTasksGet?.serve(response, body.value, route.taskId, principal)))
+    if (route.kind === "fast-tasks-get" && (await fastTasksGet?.serve(response, body.value, route.taskId, caller)))
       return;
     await serveMcp(request as never, response, body.value);
   }
@@ -206,9 +232,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   });
   const address = server.address() as AddressInfo;
   const displayHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  await authentication.start(`http://${displayHost}:${address.port}${path}`).catch(async (error: unknown) => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw error;
+  });
   return {
     url: `http://${displayHost}:${address.port}${path}`,
     port: address.port,
+    auth: authentication.description,
+    ...(authentication.oauth ? { oauth: authentication.oauth } : {}),
     close: async () => {
       // No new connections; then every open wait answers with the current status (rather than a reset
       // socket), and the answers are written before the connections still open are cut.

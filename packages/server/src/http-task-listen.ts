@@ -1,3 +1,4 @@
+import type { GrantedScopes } from "./access-policy.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { runTaskSubscription, type TaskListenRequest } from "./task-subscription.js";
 import { writeJson } from "./http-responses.js";
@@ -11,6 +12,7 @@ export interface HttpTaskListenOptions {
   request: IncomingMessage;
   response: ServerResponse;
   principal: string;
+  scopes?: GrantedScopes;
   service: TaskService;
   logger: Logger;
   intervalMs?: number;
@@ -55,6 +57,7 @@ export function serveHttpTaskListen(options: HttpTaskListenOptions): boolean {
     service: options.service,
     logger: options.logger,
     principal: options.principal,
+    ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
     request: listen,
     signal: abort.signal,
     ...(options.intervalMs !== undefined ? { intervalMs: options.intervalMs } : {}),

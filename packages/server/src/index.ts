@@ -16,6 +16,12 @@ export { TaskListenTransport } from "./task-listen-transport.js";
 export type { TaskListenTransportOptions } from "./task-listen-transport.js";
 // Who may call, and from where.
 export { BearerTokens } from "./auth.js";
+export { AccessPolicy } from "./access-policy.js";
+export type { AccessPolicyOptions, AuthenticatedCaller, GrantedScopes } from "./access-policy.js";
+export { asymmetricAlgorithms } from "./asymmetric-algorithms.js";
+export type { AsymmetricAlgorithm } from "./asymmetric-algorithms.js";
+export type { OAuthOptions, OAuthAuthenticator } from "./oauth/oauth-authenticator.js";
+export type { IntrospectionOptions } from "./oauth/token-introspection.js";
 export { isLoopbackHost } from "./loopback-address.js";
 export { isOrigin, originExpectation } from "./request-guard.js";
 export { createLogger, createSilentLogger } from "./logger.js";

@@ -7,6 +7,7 @@ import { progressObserver } from "./progress-notifications.js";
 import { serverInstructions } from "./server-instructions.js";
 import type { Logger } from "./logger.js";
 import type { ElicitationResponse, InputRequest } from "@jobtasks/core";
+import type { GrantedScopes } from "./access-policy.js";
 
 export interface McpServerOptions {
   name: string;
@@ -17,6 +18,8 @@ export interface McpServerOptions {
   logger: Logger;
   /** The principal for this serving unit (one HTTP request, or one stdio connection). */
   principal: string;
+  /** Its scopes; absent, every scope (stdio, no authentication). */
+  scopes?: GrantedScopes;
   /**
    * The protocol era the SDK serves this unit in. The extension is defined for 2026-07-28 only: a
    * 2025-era request never gets a task, whatever its _meta says.
@@ -84,6 +87,7 @@ function discoverInstructionsPerRequest(server: Server, instructionsFor: (contex
  */
 export function createMcpServer(options: McpServerOptions): Server {
   const { service, principal, logger } = options;
+  const caller = options.scopes === undefined ? { principal } : { principal, scopes: options.scopes };
   const modern = options.era !== "legacy";
   const declares = (context: ServerContext) => modern && declaresTasksExtension(context.mcpReq.envelope);
   const instructionsFor = (tasksDeclared: boolean) =>
@@ -110,13 +114,13 @@ export function createMcpServer(options: McpServerOptions): Server {
   };
 
   server.setRequestHandler("tools/list", async (_request, context) => ({
-    tools: service.listTools(declares(context)) as never,
+    tools: service.listTools(declares(context), options.scopes) as never,
   }));
 
   server.setRequestHandler("tools/call", (request, context) =>
     guard("tools/call", context, async () => {
       const result = await service.callTool(request.params.name, request.params.arguments, {
-        principal,
+        ...caller,
         signal: context.mcpReq.signal,
         tasksDeclared: declares(context),
         ...progressReporter(context),
@@ -140,7 +144,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler("tasks/get", { params: taskIdParams }, (params, context) =>
     guard("tasks/get", context, async () => {
       requireDeclared("tasks/get", context);
-      const task = await service.getTask(params.taskId, { principal, signal: context.mcpReq.signal });
+      const task = await service.getTask(params.taskId, { ...caller, signal: context.mcpReq.signal });
       return { resultType: "complete", ...task } as never;
     }),
   );
@@ -150,7 +154,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       requireDeclared("tasks/update", context);
       // The SDK lifts inputResponses out of params before validation.
       const inputResponses = context.mcpReq.inputResponses ?? readInputResponses(params);
-      await service.updateTask(params.taskId, inputResponses, { principal, signal: context.mcpReq.signal });
+      await service.updateTask(params.taskId, inputResponses, { ...caller, signal: context.mcpReq.signal });
       return { resultType: "complete" } as never;
     }),
   );
@@ -158,7 +162,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler("tasks/cancel", { params: taskIdParams }, (params, context) =>
     guard("tasks/cancel", context, async () => {
       requireDeclared("tasks/cancel", context);
-      await service.cancelTask(params.taskId, { principal, signal: context.mcpReq.signal });
+      await service.cancelTask(params.taskId, { ...caller, signal: context.mcpReq.signal });
       return { resultType: "complete" } as never;
     }),
   );

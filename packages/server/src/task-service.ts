@@ -45,6 +45,8 @@ import type { SnapshotObserver } from "./progress-notifications.js";
 import { JobChanges } from "./job-changes.js";
 import type { EventEffect } from "./snapshot-reader.js";
 import { noSharedState, type SharedState } from "./shared-state.js";
+import { AccessPolicy, missingScopes, type GrantedScopes } from "./access-policy.js";
+import { approvalRefused, insufficientScope } from "./access-refusals.js";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -89,11 +91,15 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
    * nothing, one process. The caller that made it closes it.
    */
   sharedState?: SharedState;
+  /** Which scopes each tool, its tasks and approvals need. Default: none. */
+  access?: AccessPolicy;
 }
 
 /** Who is calling, and the request's lifetime. */
 export interface CallerContext {
   principal: string;
+  /** The caller's scopes; absent, every scope (stdio, no authentication). */
+  scopes?: GrantedScopes;
   signal: AbortSignal;
   /**
    * tools/call only, for tools that ask before they start (multi round trip): the answers sent with this
@@ -137,9 +143,15 @@ export class TaskService {
   readonly #changes = new JobChanges();
   /** What this replica shares with the others (nothing by default). */
   readonly sharedState: SharedState;
+  readonly access: AccessPolicy;
 
   constructor(options: TaskServiceOptions) {
     this.registry = new ToolRegistry(options.adapters);
+    this.access = options.access ?? new AccessPolicy();
+    this.access.check(
+      this.registry.tools.map((registered) => registered.tool.name),
+      options.adapters.map((adapter) => adapter.name),
+    );
     this.#sealer = options.sealer;
     const opener: TaskIdOpener<OpenedTask> = { open: (taskId, principal) => this.#openUnmemoized(taskId, principal) };
     this.#opener = options.memoizedTaskIds === 0 ? opener : new MemoizedTaskIdOpener(opener, options.memoizedTaskIds);
@@ -193,8 +205,11 @@ export class TaskService {
    * the job tools without their output schemas: a client checks structuredContent against them, and a
    * handle is not the job's result.
    */
-  listTools(tasksDeclared: boolean): ToolDescriptor[] {
-    const descriptors = this.registry.tools.map((registered) => registered.descriptor);
+  listTools(tasksDeclared: boolean, scopes?: GrantedScopes): ToolDescriptor[] {
+    // Only the tools the caller may call: a tool it cannot call is no choice for its model.
+    const descriptors = this.registry.tools
+      .filter((registered) => missingScopes(this.access.toolScopes(registered.tool.name), scopes).length === 0)
+      .map((registered) => registered.descriptor);
     if (tasksDeclared || this.clientsWithoutTasks !== "handles") return descriptors;
     return toolsListedWithHandles(descriptors);
   }
@@ -215,6 +230,7 @@ export class TaskService {
     }
     const registered = this.registry.tool(name);
     if (!registered) throw new TaskProtocolError(errorCodes.invalidParams, `Unknown tool: ${name}`);
+    this.#requireToolScopes(name, caller.scopes, `tool ${name}`);
     const synchronousWaitMs = this.#synchronous.waitMsFor(name, registered.tool.synchronousWaitMs);
     const mode = this.clientsWithoutTasks;
     if (!caller.tasksDeclared && (mode === "refuse" || (mode === "wait" && synchronousWaitMs === undefined))) {
@@ -334,7 +350,7 @@ export class TaskService {
    * `bounds` narrow how long it waits for the upstream (see SnapshotReader.read).
    */
   async getTask(taskId: string, caller: CallerContext, bounds?: LookBounds): Promise<DetailedTask> {
-    const opened = this.#open(taskId, caller.principal);
+    const opened = this.#openFor(taskId, caller);
     const snapshot = await this.#reader.read(opened.target, this.#adapterContext(caller), bounds);
     const job = jobIdentityOf(opened.target);
     let answered = this.#answers.answered(job);
@@ -358,7 +374,7 @@ export class TaskService {
    * open for a later answer. Resolves to the keys delivered to the adapter.
    */
   async updateTask(taskId: string, inputResponses: Record<string, unknown>, caller: CallerContext): Promise<string[]> {
-    const opened = this.#open(taskId, caller.principal);
+    const opened = this.#openFor(taskId, caller);
     const { adapter } = opened.target;
     if (!adapter.doRespond) return [];
     const respond = adapter.doRespond.bind(adapter);
@@ -373,6 +389,7 @@ export class TaskService {
         if (!Object.hasOwn(inputResponses, key) || answered.has(key)) continue;
         answers[key] = parseElicitationResponse(key, inputResponses[key], request);
       }
+      this.#requireApprovalScope(opened, snapshot, Object.keys(answers), caller.scopes);
       if (Object.keys(answers).length === 0) return [];
       // Across replicas: a key another replica is answering (or answered) now is left to it.
       const claimed = new Set(await this.sharedState.answers.claim(ledgerKey, Object.keys(answers)));
@@ -421,7 +438,7 @@ export class TaskService {
 
   /** tasks/cancel. An acknowledgement, not a promise: the job may still finish first. */
   async cancelTask(taskId: string, caller: CallerContext): Promise<void> {
-    const opened = this.#open(taskId, caller.principal);
+    const opened = this.#openFor(taskId, caller);
     const { adapter } = opened.target;
     const context = this.#adapterContext(caller);
     const snapshot = await this.#reader.read(opened.target, context);
@@ -492,6 +509,47 @@ export class TaskService {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * The scopes a caller lacks for a task (those of the tool that started it), without an upstream call;
+   * undefined when the id does not open for the caller (the request then answers Task not found itself).
+   */
+  missingTaskScopes(taskId: string, caller: Pick<CallerContext, "principal" | "scopes">): string[] | undefined {
+    let opened: OpenedTask;
+    try {
+      opened = this.#open(taskId, caller.principal);
+    } catch {
+      return undefined;
+    }
+    return missingScopes(this.access.toolScopes(opened.reference.tool), caller.scopes);
+  }
+
+  /** Open a task for a caller that must also hold the scopes of the tool that started it. */
+  #openFor(taskId: unknown, caller: CallerContext): OpenedTask {
+    const opened = this.#open(taskId, caller.principal);
+    this.#requireToolScopes(opened.reference.tool, caller.scopes, `tasks of ${opened.reference.tool}`);
+    return opened;
+  }
+
+  #requireToolScopes(toolName: string, scopes: GrantedScopes, what: string): void {
+    const missing = missingScopes(this.access.toolScopes(toolName), scopes);
+    if (missing.length > 0) throw insufficientScope(what, missing);
+  }
+
+  /** An answer to an approval needs the approval scope of the task's adapter instance, whoever asks. */
+  #requireApprovalScope(
+    opened: OpenedTask,
+    snapshot: JobSnapshot,
+    answering: readonly string[],
+    scopes: GrantedScopes,
+  ): void {
+    const scope = this.access.approvalScope(opened.reference.instance);
+    if (scope === undefined || missingScopes([scope], scopes).length === 0) return;
+    const approvals = new Set(snapshot.approvalKeys ?? []);
+    const key = answering.find((answered) => approvals.has(answered));
+    if (key === undefined) return;
+    throw approvalRefused(opened.reference.tool, key, scope, snapshot.inputRequests?.[key]);
   }
 
   /** For the handle tools' texts: which tool started a task, and how often its adapter suggests polling. */

@@ -1,3 +1,4 @@
+import type { GrantedScopes } from "./access-policy.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/server";
 import { isTerminalStatus } from "@jobtasks/core";
@@ -41,6 +42,8 @@ export interface TaskSubscriptionOptions {
   service: TaskService;
   logger: Logger;
   principal: string;
+  /** The caller's scopes (absent: every scope): only tasks whose tool's scopes it holds are followed. */
+  scopes?: GrantedScopes;
   request: TaskListenRequest;
   send(message: OutgoingMessage): void;
   /** Aborted when the client goes away; the subscription then ends without a final result. */
@@ -59,6 +62,7 @@ export interface TaskSubscriptionOptions {
  */
 export async function runTaskSubscription(options: TaskSubscriptionOptions): Promise<void> {
   const { service, request, principal, signal } = options;
+  const caller = options.scopes === undefined ? { principal } : { principal, scopes: options.scopes };
   const stamp = { [SUBSCRIPTION_ID_META_KEY]: request.id };
   if (!request.declaresTasks) {
     const error = tasksExtensionRequired("subscriptions/listen for task notifications");
@@ -70,7 +74,7 @@ export async function runTaskSubscription(options: TaskSubscriptionOptions): Pro
     return;
   }
   const agreed = [...new Set(request.taskIds.filter((taskId): taskId is string => typeof taskId === "string"))]
-    .filter((taskId) => service.canOpen(taskId, principal))
+    .filter((taskId) => service.missingTaskScopes(taskId, caller)?.length === 0)
     .slice(0, maxTaskIdsPerSubscription);
   options.send({
     jsonrpc: "2.0",
@@ -86,7 +90,7 @@ export async function runTaskSubscription(options: TaskSubscriptionOptions): Pro
   const readAndNotify = async (taskId: string): Promise<void> => {
     let task: DetailedTask;
     try {
-      task = await service.getTask(taskId, { principal, signal });
+      task = await service.getTask(taskId, { ...caller, signal });
     } catch (error) {
       if (signal.aborted) return;
       // Expired or no longer openable: nothing more will be said about it.

@@ -43,6 +43,8 @@ describe("mapDemoStatus", () => {
     const snapshot = mapDemoStatus(record);
     const approvalId = record.approval?.id ?? "";
     expect(Object.keys(snapshot.inputRequests ?? {})).toEqual([approvalId]);
+    // The deploy gate is an approval: the server lets only the approval scope answer it.
+    expect(snapshot.approvalKeys).toEqual([approvalId]);
     const request = snapshot.inputRequests?.[approvalId];
     expect(request?.method).toBe("elicitation/create");
     expect(request?.params.mode).toBe("form");

@@ -29,6 +29,8 @@ export function mapDemoStatus(job: DemoJobResponse): JobSnapshot {
         status: "input_required",
         message: approvalQuestion(job),
         inputRequests: { [approval.id]: buildApprovalRequest(job, approval) },
+        // The deploy gate is a person's decision: only a caller with the approval scope may answer it.
+        approvalKeys: [approval.id],
       };
     }
     case "succeeded":

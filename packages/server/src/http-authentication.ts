@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ConfigError } from "@jobtasks/core";
+import { localPrincipal, type BearerTokens } from "./auth.js";
+import type { AuthenticatedCaller } from "./access-policy.js";
+import { staticTokenAuthenticator, type RequestAuthenticator } from "./request-authentication.js";
+import {
+  isProtectedResourceMetadataPath,
+  serveProtectedResourceMetadata,
+  writeAuthenticationRefusal,
+  writeInsufficientScope,
+} from "./http-authorization.js";
+import type { OAuthAuthenticator, OAuthOptions } from "./oauth/oauth-authenticator.js";
+import type { Logger } from "./logger.js";
+
+export interface HttpAuthenticationOptions {
+  tokens?: BearerTokens | undefined;
+  tokenScopes?: Readonly<Record<string, readonly string[]>> | undefined;
+  oauth?: (Omit<OAuthOptions, "resource"> & { resource?: string }) | undefined;
+}
+
+/**
+ * Who an HTTP request is from: nobody checked (one local principal), a static token, or an OAuth access
+ * token. OAuth's check is built once the server listens, since its default resource is the listening URL,
+ * and it loads jose then; requests that arrive earlier wait for it, so none is served unauthenticated.
+ */
+export class HttpAuthentication {
+  readonly #options: HttpAuthenticationOptions;
+  #authenticator: RequestAuthenticator | undefined;
+  #resource: string | undefined;
+  readonly #ready: Promise<void>;
+  #settle: (error?: unknown) => void = () => undefined;
+
+  constructor(options: HttpAuthenticationOptions) {
+    if (options.tokens && options.oauth) throw new ConfigError("server.auth", "give static tokens or OAuth, not both");
+    this.#options = options;
+    this.#authenticator = options.tokens ? staticTokenAuthenticator(options.tokens, options.tokenScopes) : undefined;
+    this.#ready = options.oauth
+      ? new Promise<void>((resolve, reject) => {
+          this.#settle = (error) => (error === undefined ? resolve() : reject(error));
+        })
+      : Promise.resolve();
+    this.#ready.catch(() => undefined);
+  }
+
+  /** Whether every request must be authenticated. */
+  get required(): boolean {
+    return this.#options.tokens !== undefined || this.#options.oauth !== undefined;
+  }
+
+  get description(): string {
+    return this.#authenticator?.description ?? "none (single local principal)";
+  }
+
+  get oauth(): OAuthAuthenticator | undefined {
+    return this.#authenticator?.mode === "oauth" ? (this.#authenticator as OAuthAuthenticator) : undefined;
+  }
+
+  /** Build the OAuth check for the server now listening at `listeningUrl` (nothing to do otherwise). */
+  async start(listeningUrl: string): Promise<void> {
+    if (!this.#options.oauth) return;
+    const { resource, ...oauth } = this.#options.oauth;
+    this.#resource = resource ?? listeningUrl;
+    try {
+      const loaded = await import("./oauth/oauth-authenticator.js");
+      this.#authenticator = await loaded.createOAuthAuthenticator({ ...oauth, resource: this.#resource });
+      this.#settle();
+    } catch (error) {
+      this.#settle(error);
+      throw error;
+    }
+  }
+
+  /** Answer a request for the protected resource metadata and return true; false for any other path. */
+  serveMetadata(response: ServerResponse, pathname: string, endpointPath: string, policyScopes: string[]): boolean {
+    const oauth = this.#options.oauth;
+    if (!oauth || this.#resource === undefined) return false;
+    if (!isProtectedResourceMetadataPath(pathname, endpointPath, this.#resource)) return false;
+    serveProtectedResourceMetadata(response, {
+      resource: this.#resource,
+      authorizationServers: [oauth.issuer],
+      scopesSupported: [...new Set([...(oauth.requiredScopes ?? []), ...policyScopes])],
+    });
+    return true;
+  }
+
+  /** The request's caller; or undefined once its refusal (401, 403 or 503, with a challenge) is written. */
+  async authenticate(
+    request: IncomingMessage,
+    response: ServerResponse,
+    logger: Logger,
+  ): Promise<AuthenticatedCaller | undefined> {
+    await this.#ready;
+    if (!this.required) return { principal: localPrincipal, scopes: undefined };
+    if (!this.#authenticator) throw new Error("authentication is configured but its check is missing");
+    const outcome = await this.#authenticator.authenticate(request.headers.authorization);
+    if (outcome.kind === "caller") return outcome.caller;
+    // The reason names the failed check (an expired token, another audience), never the token.
+    logger.debug(
+      { outcome: outcome.kind, reason: "reason" in outcome ? outcome.reason : undefined },
+      "request refused",
+    );
+    writeAuthenticationRefusal(response, outcome, this.#resource, this.#options.oauth?.requiredScopes);
+    return undefined;
+  }
+
+  /** 403 insufficient_scope for a request whose tool or task needs these scopes. */
+  refuseMissingScopes(response: ServerResponse, missing: readonly string[]): void {
+    writeInsufficientScope(response, missing, this.#resource);
+  }
+}
