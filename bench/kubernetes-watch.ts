@@ -212,7 +212,7 @@ if (parts.has("2")) {
       markdownTable(["server snapshotCacheMs", "changes", "p50 ms", "p99 ms", "max ms", "tasks backwards"], rows),
     );
     console.log(
-      "\nTarget: <= 100 ms. The adapter answers from the watch at once; the server's snapshot cache (default 1000 ms) then serves a read of the last second, which the second row shows.",
+      "\nTarget: <= 100 ms. The adapter answers from the watch at once, and tells the server of each change (watchJobChanges), which drops the Job's cached snapshot: with the default 1000 ms cache too, the next read shows it.",
     );
   }
 }
