@@ -67,7 +67,11 @@ async function startReplicas(count: number, shared: boolean, events?: JobEventsV
   for (let index = 0; index < count; index++) {
     const { logger, entries } = capturingLogger();
     logger.level = process.env["BENCH_LOG_LEVEL"] ?? "warn";
-    const state = shared ? await connectRedisSharedState({ url: redis.url, keyPrefix: prefix, logger }) : noSharedState;
+    // BENCH_REDIS_TIMEOUT_MS: commandTimeoutMs for the replicas (default the production 50 ms).
+    const commandTimeoutMs = Number(process.env["BENCH_REDIS_TIMEOUT_MS"] ?? 50);
+    const state = shared
+      ? await connectRedisSharedState({ url: redis.url, keyPrefix: prefix, logger, commandTimeoutMs })
+      : noSharedState;
     states.push(state);
     logs.push(entries);
     services.push(

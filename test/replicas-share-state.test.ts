@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { UpstreamError, type JobEventsV1, type JobSnapshot } from "@jobtasks/core";
 import { TaskIdSealer } from "../packages/server/src/task-id.js";
@@ -5,6 +6,7 @@ import { TaskService, type CallerContext } from "../packages/server/src/task-ser
 import type { CreateTaskResult } from "../packages/server/src/task-shape.js";
 import { connectRedisSharedState } from "../packages/server/src/connect-shared-state.js";
 import { noSharedState, type SharedState } from "../packages/server/src/shared-state.js";
+import { jobIdentity } from "../packages/server/src/job-identity.js";
 import { EventReceiver } from "../packages/server/src/event-receiver.js";
 import { capturingLogger, type LogEntry } from "../packages/server/src/test-support/capturing-logger.js";
 import {
@@ -299,6 +301,25 @@ describe("replicas sharing state through Redis", () => {
     waiting.abort();
     for (const entries of replicas.logs) expect(warnings(entries)).toHaveLength(1);
   }, 30_000);
+
+  it("take a value that does not read as absent, never as a failed request", async () => {
+    const replicas = await startReplicas({ snapshotCacheMs: 60_000 });
+    const taskId = await createTask(replicas);
+    const job = createHash("sha256")
+      .update(jobIdentity("scripted", { jobId: replicas.scripted.onlyJob().jobId }))
+      .digest("base64url")
+      .slice(0, 24);
+    for (const kind of ["snapshot", "finished", "hold"])
+      await redisCommand(
+        redis,
+        "SET",
+        `jobtasks:${replicas.prefix}:${kind}:${kind === "hold" ? "scripted" : job}`,
+        "{not json",
+        "PX",
+        "60000",
+      );
+    for (const service of replicas.services) expect((await service.getTask(taskId, alice)).status).toBe("working");
+  });
 
   it("give every key an expiry and put no principal or secret in keys or values", async () => {
     const replicas = await startReplicas();

@@ -89,12 +89,13 @@ class RedisSnapshots implements SharedSnapshots {
     for (;;) {
       const looked = await this.#link.run((client) => client.mGet([keys.finished, keys.recent, keys.hold, keys.lock]));
       if (looked === unavailable) return { kind: "read", snapshot: await read.readUpstream() };
-      const [finished, recent, hold, lock] = looked.map((value) => value ?? undefined);
-      if (finished !== undefined) return { kind: "shared", ...parse(finished), terminal: true };
-      const shared = recent === undefined ? undefined : parse(recent);
+      const [finishedText, recentText, holdText, lock] = looked.map((value) => value ?? undefined);
+      const finished = parse<SharedSnapshot>(finishedText);
+      if (finished) return { kind: "shared", ...finished, terminal: true };
+      const shared = parse<SharedSnapshot>(recentText);
       if (shared && read.isFresh(shared.readAt)) return { kind: "shared", ...shared, terminal: false };
-      if (hold !== undefined) {
-        const held = JSON.parse(hold) as { until: number; snapshot: JobSnapshot };
+      const held = parse<{ until: number; snapshot: JobSnapshot }>(holdText);
+      if (held) {
         const forMs = held.until - Date.now();
         if (forMs > 0) return { kind: "held", forMs, last: shared?.snapshot ?? held.snapshot };
       }
@@ -128,8 +129,9 @@ class RedisSnapshots implements SharedSnapshots {
       const snapshot = await read.readUpstream();
       if (isTerminalStatus(snapshot.status)) return { kind: "read", snapshot };
       // Never backwards: a replica that saw the job finish while this read was under way has the last word.
-      const finished = await this.#link.run((client) => client.get(keys.finished));
-      if (typeof finished === "string") return { kind: "shared", ...parse(finished), terminal: true };
+      const finishedText = await this.#link.run((client) => client.get(keys.finished));
+      const finished = finishedText === unavailable ? undefined : parse<SharedSnapshot>(finishedText ?? undefined);
+      if (finished) return { kind: "shared", ...finished, terminal: true };
       return { kind: "read", snapshot };
     } finally {
       clearInterval(renew);
@@ -168,8 +170,22 @@ class RedisSnapshots implements SharedSnapshots {
   }
 }
 
-function parse(text: string): SharedSnapshot {
-  return JSON.parse(text) as SharedSnapshot;
+/**
+ * A value as this module wrote it, or undefined: a value that does not read (another release's shape,
+ * something else under the prefix) is as good as absent, never a failed request.
+ */
+function parse<T extends SharedSnapshot | { until: number; snapshot: JobSnapshot }>(
+  text: string | undefined,
+): T | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as Partial<T> & Record<string, unknown>;
+    const stamp = "readAt" in value ? value["readAt"] : value["until"];
+    const snapshot = value["snapshot"] as { status?: unknown } | undefined;
+    return typeof stamp === "number" && typeof snapshot?.status === "string" ? (value as T) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Claims guard what must happen once: tried even while reads go without Redis, with a longer bound. */
