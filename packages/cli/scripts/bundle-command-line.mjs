@@ -6,7 +6,8 @@
 // module shares them; the SDK's "zod/v4" is that zod) and the optional adapters. What a command imports
 // with `import()` (the client commands, `new`) goes into chunks that a `serve` start never reads; what a
 // start does not run but its chunks hold (undici, the HTTP stack) esbuild wraps in a function called on
-// that import. The files sit next to tsc's modules, so their `import.meta.url` paths (package.json,
+// that import; the SDK's JSON Schema validator (ajv) is loaded at its first use (scripts/sdk-node-shims.mjs).
+// The files sit next to tsc's modules, so their `import.meta.url` paths (package.json,
 // templates/) hold in them.
 import { readdir, rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
@@ -19,6 +20,23 @@ const sharedZod = {
   name: "shared-zod",
   setup(builder) {
     builder.onResolve({ filter: /^zod(\/v4)?$/ }, () => ({ path: "@jobtasks/core/zod", external: true }));
+  },
+};
+// The SDK's Node shims, with its ajv validator loaded at its first use (scripts/sdk-node-shims.mjs).
+const lazyAjvShims = {
+  name: "lazy-ajv-shims",
+  setup(builder) {
+    let sdkDirectory;
+    builder.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, (args) => {
+      sdkDirectory = args.resolveDir;
+      return { path: fileURLToPath(new URL("sdk-node-shims.mjs", import.meta.url)) };
+    });
+    // The validator as the SDK itself resolves it, from its own folder.
+    builder.onResolve({ filter: /^@modelcontextprotocol\/server\/validators\/ajv$/ }, (args) =>
+      args.pluginData === sdkDirectory
+        ? undefined
+        : builder.resolve(args.path, { kind: args.kind, resolveDir: sdkDirectory, pluginData: sdkDirectory }),
+    );
   },
 };
 const { outputFiles } = await build({
@@ -34,7 +52,7 @@ const { outputFiles } = await build({
   platform: "node",
   target: "node20",
   external: [...external, ...external.map((name) => `${name}/*`)],
-  plugins: [sharedZod],
+  plugins: [sharedZod, lazyAjvShims],
   // Paths from the repository root in the `// path` comments, whatever the folder the build runs in.
   absWorkingDir: fileURLToPath(new URL("../../../", import.meta.url)),
   // Some bundled CommonJS libraries require Node's built-ins, which an ES module does through createRequire.
