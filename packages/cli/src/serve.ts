@@ -1,4 +1,13 @@
-import { TaskIdSealer, createLogger, startHttpServer, startStdioServer, type Logger } from "@jobtasks/server";
+import {
+  TaskIdSealer,
+  createLogger,
+  startHttpServer,
+  startMetricsServer,
+  startStdioServer,
+  type Logger,
+} from "@jobtasks/server";
+import { ConfigError } from "@jobtasks/core";
+import { planObservability, startObservability } from "./observability.js";
 import { buildTaskService, readServerSettings, servesBeyondLoopbackWithoutTokens } from "./server-settings.js";
 import { loadConfig } from "./load-config.js";
 import { resolveSecret } from "./secret.js";
@@ -45,7 +54,34 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       ? `generated a task-id secret and kept it in ${secret.source}; set JOBTASKS_SECRET to share one between replicas`
       : `task ids are sealed with the secret from ${secret.source}`,
   );
+  if (options.stdio && config.server.metrics && config.server.metrics.port === undefined)
+    throw new ConfigError(
+      "server.metrics.port",
+      "stdio has no HTTP port for /metrics: give the metrics a port of their own",
+    );
+  // Registered before the service is built, which records telemetry only if an SDK is registered then.
+  const observability = await startObservability(
+    planObservability(config.server, environment),
+    { name: config.server.name, version: packageVersion },
+    environment,
+    logger,
+  );
   const service = buildTaskService(config, sealer, logger);
+  const metricsSettings = config.server.metrics;
+  // On its own port when one is given (always under stdio, which has no HTTP port); else beside /mcp.
+  const metricsServer =
+    observability.metricsEndpoint && metricsSettings?.port !== undefined
+      ? await startMetricsServer({
+          endpoint: observability.metricsEndpoint,
+          host: metricsSettings.host ?? settings.host,
+          port: metricsSettings.port,
+        })
+      : undefined;
+  if (metricsServer) logger.info({ url: metricsServer.url }, "serving metrics");
+  const stopObservability = async () => {
+    await metricsServer?.close();
+    await observability.shutdown();
+  };
   keepServingOnStrayRejections(logger);
   const common = {
     service,
@@ -69,6 +105,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         await new Promise((resolve) => setImmediate(resolve));
         await stdio.close();
         await service.close();
+        await stopObservability();
       },
     };
   }
@@ -82,6 +119,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       port,
       allowedOrigins: config.server.allowedOrigins,
       ...(tokens ? { tokens } : {}),
+      ...(observability.metricsEndpoint && !metricsServer ? { metrics: observability.metricsEndpoint } : {}),
     }),
   );
   logger.info(
@@ -104,6 +142,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     close: async () => {
       await http.close();
       await service.close();
+      await stopObservability();
     },
   };
 }

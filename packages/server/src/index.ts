@@ -34,3 +34,10 @@ export type { ReadTarget, SnapshotReaderOptions } from "./snapshot-reader.js";
 export { ToolRegistry } from "./tool-registry.js";
 export type { AdapterInstance, ToolDescriptor } from "./tool-registry.js";
 export { TaskProtocolError, errorCodes } from "./protocol-error.js";
+// Operating the server: health and readiness, OpenTelemetry traces and metrics, the Prometheus endpoint.
+export { Readiness, credentialsRefused } from "./readiness.js";
+export type { ReadinessCheck, ReadinessState } from "./readiness.js";
+export { Telemetry, instrumentationScope } from "./telemetry.js";
+export type { SnapshotReadSource } from "./telemetry.js";
+export { createMetricsEndpoint, prometheusContentType, startMetricsServer } from "./metrics-endpoint.js";
+export type { MetricsEndpoint, MetricsEndpointOptions, RunningMetricsServer } from "./metrics-endpoint.js";

@@ -7,6 +7,8 @@ import { progressObserver } from "./progress-notifications.js";
 import { serverInstructions } from "./server-instructions.js";
 import type { Logger } from "./logger.js";
 import type { ElicitationResponse, InputRequest } from "@jobtasks/core";
+import { observeRequestHandlers } from "./mcp-request-telemetry.js";
+import { isHandleToolName } from "./handle-tool-definitions.js";
 
 export interface McpServerOptions {
   name: string;
@@ -98,6 +100,11 @@ export function createMcpServer(options: McpServerOptions): Server {
     },
   );
   if (modern) discoverInstructionsPerRequest(server, (context) => instructionsFor(declares(context)));
+  observeRequestHandlers(
+    server,
+    service.telemetry,
+    (name) => service.registry.tool(name) !== undefined || isHandleToolName(name),
+  );
 
   const guard = async <T>(method: string, context: ServerContext, operation: () => Promise<T>): Promise<T> => {
     try {

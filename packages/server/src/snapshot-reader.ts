@@ -13,6 +13,7 @@ import { taskExpired } from "./protocol-error.js";
 import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
 import { jobKeysOf } from "./job-identity.js";
 import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
+import type { SnapshotReadSource } from "./telemetry.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
@@ -123,6 +124,14 @@ export class SnapshotReader {
     this.#snapshotKeys = new LRUCache({ max });
   }
 
+  /** Jobs whose polls are answered without the upstream until its Retry-After ends (the holds gauge). */
+  get activeHolds(): number {
+    const now = this.#now();
+    let count = 0;
+    for (const held of this.#heldOff.values()) if (held.until > now) count += 1;
+    return count;
+  }
+
   /** How long a caller waits for the upstream before it is answered that the upstream is slow. */
   get slowUpstreamAnswerMs(): number {
     return this.#options.slowUpstreamAnswerMs;
@@ -137,19 +146,21 @@ export class SnapshotReader {
    */
   async read(target: ReadTarget, context: AdapterContext, options: ReadOptions = {}): Promise<JobSnapshot> {
     const { job, snapshot: key } = jobKeysOf(target);
+    const answered = options.answered ?? ignoreSource;
     const terminal = this.#terminal.get(key);
-    if (terminal) return terminal;
+    if (terminal) return (answered("finished"), terminal);
     const held = this.#answerWhileHeldOff(key);
-    if (held) return held;
+    if (held) return (answered("held"), held);
     const withinMs = options.fresh
       ? undefined
       : Math.max(0, Math.min(options.answerWithinMs ?? Number.POSITIVE_INFINITY, this.#options.slowUpstreamAnswerMs));
     if (!options.fresh) {
       const recent = this.#recent.get(key);
-      if (recent && this.#stillFresh(job, recent.readAt, options.readSince)) return recent.snapshot;
+      if (recent && this.#stillFresh(job, recent.readAt, options.readSince)) return (answered("hit"), recent.snapshot);
       const pending = this.#inFlight.get(key);
-      if (pending) return this.#answerWithin(key, pending, context.signal, withinMs);
+      if (pending) return (answered("coalesced"), this.#answerWithin(key, pending, context.signal, withinMs));
     }
+    answered("miss");
     // The upstream read is shared by every caller that asks meanwhile, so it must not die with the first
     // caller's request: it gets its own deadline, and each caller stops waiting when its own request ends.
     const shared = { ...context, signal: AbortSignal.timeout(this.#options.readTimeoutMs) };
@@ -378,7 +389,11 @@ export interface ReadOptions {
   answerWithinMs?: number;
   /** A cached snapshot counts only when it was read after this time (on the reader's clock). */
   readSince?: number;
+  /** Hears how the read is answered, before it is (telemetry). */
+  answered?: (source: SnapshotReadSource) => void;
 }
+
+function ignoreSource(_source: SnapshotReadSource): void {}
 
 /** What an event did to a job's cached snapshot, as the delivery's log line says it. */
 export type EventEffect =
