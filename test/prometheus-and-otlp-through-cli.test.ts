@@ -79,6 +79,8 @@ async function serveDemo() {
       METRICS_TOKEN: metricsToken,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_SERVICE_NAME: "jobtasks-e2e",
+      // The receiver reads JSON; the default, protobuf, is what a collector reads.
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       // Batches leave every 200 ms instead of every 5 s.
       OTEL_BSP_SCHEDULE_DELAY: "200",
     }),

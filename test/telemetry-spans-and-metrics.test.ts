@@ -17,7 +17,7 @@ afterEach(() => cleanup.run());
 const callerTraceId = "4bf92f3577b34da6a3ce929d0e0e4736";
 const callerSpanId = "00f067aa0ba902b7";
 
-async function startObservedDemo() {
+async function startObservedDemo(snapshotCacheMs = 60_000) {
   const observed = startTestTelemetry();
   cleanup.defer(() => observed.close());
   const api = cleanup.add(await startDemoApiForTests());
@@ -31,7 +31,7 @@ async function startObservedDemo() {
       adapters: [
         { name: "demo", adapter: demoAdapter({ baseUrl: api.url, pollIntervalMs: 20, fetch: recordingFetch }) },
       ],
-      service: { telemetry: observed.telemetry, snapshotCacheMs: 60_000 },
+      service: { telemetry: observed.telemetry, snapshotCacheMs },
     }),
   );
   return { observed, server, sentHeaders };
@@ -39,7 +39,7 @@ async function startObservedDemo() {
 
 describe("telemetry of MCP requests", () => {
   it("continues the caller's trace from _meta: a server span per request, a client span per upstream request carrying traceparent", async () => {
-    const { observed, server, sentHeaders } = await startObservedDemo();
+    const { observed, server, sentHeaders } = await startObservedDemo(1000);
     const call = await rawCall(
       server.url,
       "tools/call",
@@ -71,16 +71,21 @@ describe("telemetry of MCP requests", () => {
     // The upstream received the client span's own context.
     expect(sentHeaders[0]?.traceparent).toBe(`00-${callerTraceId}-${submit.spanContext().spanId}-01`);
 
-    // A poll: its span has a snapshot-read child that says where the answer came from.
+    // The first poll once the start's snapshot is stale goes upstream: a snapshot-read child of its
+    // request, beside the upstream request.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     await rawCall(server.url, "tasks/get", { taskId });
+    const firstGet = observed.span("tasks/get");
+    const firstRead = observed.span("jobtasks.snapshot.read");
+    expect(firstRead.parentSpanContext?.spanId).toBe(firstGet.spanContext().spanId);
+    expect(firstRead.attributes["jobtasks.snapshot.source"]).toBe("miss");
+    expect(observed.span("GET /jobs/{job_id}").parentSpanContext?.spanId).toBe(firstGet.spanContext().spanId);
+    // A poll answered from the cache costs no span of its own: its source is on the request's span.
     await rawCall(server.url, "tasks/get", { taskId });
     const gets = observed.spans().filter((span) => span.name === "tasks/get");
     expect(gets).toHaveLength(2);
-    const reads = observed.spans().filter((span) => span.name === "jobtasks.snapshot.read");
-    const sources = reads.map((read) => read.attributes["jobtasks.snapshot.source"]);
-    expect(sources).toContain("hit");
-    const readOfGet = reads.find((read) => read.parentSpanContext?.spanId === gets[1]!.spanContext().spanId);
-    expect(readOfGet?.attributes["jobtasks.snapshot.source"]).toBe("hit");
+    expect(gets[1]!.attributes["jobtasks.snapshot.source"]).toBe("hit");
+    expect(observed.spans().filter((span) => span.name === "jobtasks.snapshot.read")).toHaveLength(1);
 
     // Nothing the caller could not already see is named: no task id, no job id, no principal.
     const jobId = /\/jobs\/([^/?]+)/.exec(sentHeaders.find((sent) => /\/jobs\/[^/]+/.test(sent.url))?.url ?? "")?.[1];

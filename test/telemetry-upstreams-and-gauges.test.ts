@@ -174,11 +174,16 @@ describe("the cache, holds, waits and subscribers", () => {
     expect(samplesOf(text, "jobtasks_upstream_holds_active")[0]?.value).toBe(1);
     expect(samplesOf(text, "jobtasks_waits_open")[0]?.value).toBe(1);
     expect(samplesOf(text, "jobtasks_push_subscribers")[0]?.value).toBe(1);
-    const held = observed.spans().filter((span) => span.attributes["jobtasks.snapshot.source"] === "held");
-    expect(held.length).toBeGreaterThanOrEqual(1);
+    // The coalesced read has a span of its own; the held ones are attributes of their requests' spans
+    // (task_status over HTTP here).
+    expect(observed.spans().filter((span) => span.attributes["jobtasks.snapshot.source"] === "coalesced")).toHaveLength(
+      1,
+    );
 
     await service.stopWaiting(1000);
     await waiting;
+    const statusCall = observed.spans().find((span) => span.name === "tools/call task_status");
+    expect(statusCall?.attributes["jobtasks.snapshot.source"]).toBe("held");
     await listen.close();
     await until(async () => samplesOf(await observed.prometheusText(), "jobtasks_push_subscribers")[0]?.value === 0);
   });

@@ -9,7 +9,10 @@ export interface ObservabilityPlan {
   /** Prometheus metrics: served at /metrics (on the MCP port, or `port`). */
   metrics: NonNullable<ServerSettings["metrics"]> | undefined;
   /** Where spans go: OTLP/HTTP to this URL, or the console; undefined for no traces. */
-  traces: { exporter: "otlp"; url: string } | { exporter: "console" } | undefined;
+  traces:
+    | { exporter: "otlp"; url: string; protocol: "http/protobuf" | "http/json" }
+    | { exporter: "console" }
+    | undefined;
 }
 
 /**
@@ -45,7 +48,13 @@ function planTraces(environment: Environment): ObservabilityPlan["traces"] {
       "expected an http(s) URL",
     );
   }
-  return { exporter: "otlp", url };
+  const protocolVariable = environment["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"]
+    ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+    : "OTEL_EXPORTER_OTLP_PROTOCOL";
+  const protocol = environment[protocolVariable]?.trim().toLowerCase() || "http/protobuf";
+  if (protocol !== "http/protobuf" && protocol !== "http/json")
+    throw new ConfigError(protocolVariable, `expected http/protobuf or http/json, got "${protocol}"`);
+  return { exporter: "otlp", url, protocol };
 }
 
 export interface StartedObservability {
@@ -112,12 +121,18 @@ export async function startObservability(
       import("@opentelemetry/sdk-trace-node").then(moduleOf),
       import("@opentelemetry/sdk-trace-base").then(moduleOf),
     ]);
+    const traces = plan.traces;
+    // Protobuf by default, as the specification has it; it also costs less CPU to encode than JSON.
     const exporter =
-      plan.traces.exporter === "console"
+      traces.exporter === "console"
         ? new traceBase.ConsoleSpanExporter()
-        : new (await import("@opentelemetry/exporter-trace-otlp-http").then(moduleOf)).OTLPTraceExporter({
-            url: plan.traces.url,
-          });
+        : traces.protocol === "http/json"
+          ? new (await import("@opentelemetry/exporter-trace-otlp-http").then(moduleOf)).OTLPTraceExporter({
+              url: traces.url,
+            })
+          : new (await import("@opentelemetry/exporter-trace-otlp-proto").then(moduleOf)).OTLPTraceExporter({
+              url: traces.url,
+            });
     // Batched: a request never waits for an export, and a collector that is down costs a dropped batch.
     const provider = new traceNode.NodeTracerProvider({
       resource,

@@ -114,18 +114,38 @@ export class Telemetry {
     return context.with(context.active().setValue(adapterInstanceKey, instance), operation);
   }
 
-  /** A snapshot read: a child span saying how it was answered, and the cache counter. */
+  /**
+   * A snapshot read, counted by how it was answered. One that waits for the upstream (a miss, or one that
+   * joined a read in flight) gets a child span of its own, the upstream requests beside it; one answered
+   * from memory (a hit, a hold, a finished job) costs no span: its source becomes an attribute of the
+   * request's span. Polls are mostly hits, and a span each would double what tracing costs them.
+   */
   async snapshotRead<T>(instance: string, read: (answered: (source: SnapshotReadSource) => void) => Promise<T>) {
     if (!this.enabled) return read(ignoreSource);
-    return this.inSpan("jobtasks.snapshot.read", { "jobtasks.adapter.instance": instance }, (span) =>
-      read((source) => {
-        span?.setAttribute("jobtasks.snapshot.source", source);
-        this.#instruments?.snapshotReads.add(1, {
-          "jobtasks.adapter.instance": instance,
-          "jobtasks.snapshot.source": source,
-        });
-      }),
-    );
+    const parent = context.active();
+    let span: Span | undefined;
+    const answered = (source: SnapshotReadSource) => {
+      this.#instruments?.snapshotReads.add(1, {
+        "jobtasks.adapter.instance": instance,
+        "jobtasks.snapshot.source": source,
+      });
+      if (!this.tracing) return;
+      if (source === "miss" || source === "coalesced")
+        span = this.startSpan(
+          "jobtasks.snapshot.read",
+          { "jobtasks.adapter.instance": instance, "jobtasks.snapshot.source": source },
+          { parent },
+        );
+      else trace.getSpan(parent)?.setAttribute("jobtasks.snapshot.source", source);
+    };
+    try {
+      return await read(answered);
+    } catch (error) {
+      if (span) markFailed(span, errorTypeOf(error));
+      throw error;
+    } finally {
+      span?.end();
+    }
   }
 }
 
