@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { UpstreamError, z, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
 import { githubActions } from "@jobtasks/github-actions";
+import { upstreamRequestStarted } from "@jobtasks/core/adapter-utils";
 import { TaskIdSealer, TaskService, createSilentLogger } from "@jobtasks/server";
 import { startFakeGithub } from "./support/fake-github-api.js";
 import { Cleanup, randomSecret, startInProcessServer } from "./support/in-process-server.js";
@@ -186,6 +187,55 @@ describe("the cache, holds, waits and subscribers", () => {
     expect(statusCall?.attributes["jobtasks.snapshot.source"]).toBe("held");
     await listen.close();
     await until(async () => samplesOf(await observed.prometheusText(), "jobtasks_push_subscribers")[0]?.value === 0);
+  });
+});
+
+describe("the reader's retries", () => {
+  it("mark an upstream request the reader sent again with http.request.resend_count", async () => {
+    const observed = startTestTelemetry();
+    cleanup.defer(() => observed.close());
+    let reads = 0;
+    const adapter: JobAdapterV1<{ jobId: string }> = {
+      specificationVersion: "v1",
+      kind: "flaky",
+      refSchema: z.object({ jobId: z.string() }),
+      tools: [
+        {
+          name: "flaky_job",
+          description: "a job whose upstream fails once",
+          inputSchema: z.object({}).strict(),
+          doStart: async () => ({ ref: { jobId: "job-1" } }),
+        },
+      ],
+      doGetStatus: async () => {
+        const request = upstreamRequestStarted({ operation: "get_job", method: "GET", urlTemplate: "/jobs/{job_id}" });
+        reads += 1;
+        if (reads === 1) {
+          request.end({ status: 503 });
+          throw new UpstreamError("unavailable", { httpStatus: 503 });
+        }
+        request.end({ status: 200 });
+        return { status: "working", rawStatus: "running" };
+      },
+    };
+    const server = cleanup.add(
+      await startInProcessServer({
+        adapters: [{ name: "flaky", adapter }],
+        service: { telemetry: observed.telemetry, immediateRetries: 1, immediateRetryDelayMs: 1 },
+      }),
+    );
+    await rawCall(server.url, "tools/call", { name: "flaky_job", arguments: {} });
+    const attempts = observed.spans().filter((span) => span.name === "GET /jobs/{job_id}");
+    expect(
+      attempts.map((span) => [
+        span.attributes["http.response.status_code"],
+        span.attributes["http.request.resend_count"],
+      ]),
+    ).toEqual([
+      [503, undefined],
+      [200, 1],
+    ]);
+    expect(attempts[0]!.attributes["error.type"]).toBe("503");
   });
 });
 

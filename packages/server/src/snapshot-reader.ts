@@ -13,7 +13,7 @@ import { taskExpired } from "./protocol-error.js";
 import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
 import { jobKeysOf } from "./job-identity.js";
 import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
-import type { SnapshotReadSource } from "./telemetry.js";
+import { Telemetry, type SnapshotReadSource } from "./telemetry.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
@@ -60,6 +60,8 @@ export interface SnapshotReaderOptions {
   maxTerminalCacheCharacters?: number;
   logger: Logger;
   now?: () => number;
+  /** Where the reader's retries are counted for the upstream requests' spans. */
+  telemetry?: Telemetry;
 }
 
 /** A job to read: the adapter instance's name, its adapter, and the ref as the adapter's refSchema reads it. */
@@ -75,7 +77,8 @@ export interface ReadTarget {
  * upstream call), finished jobs (terminal answers never change), and when an outage began.
  */
 export class SnapshotReader {
-  readonly #options: Required<Omit<SnapshotReaderOptions, "logger" | "now">>;
+  readonly #options: Required<Omit<SnapshotReaderOptions, "logger" | "now" | "telemetry">>;
+  readonly #telemetry: Telemetry;
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #recent: LRUCache<string, { snapshot: JobSnapshot; readAt: number }>;
@@ -110,6 +113,7 @@ export class SnapshotReader {
     };
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
+    this.#telemetry = options.telemetry ?? noTelemetry;
     const max = this.#options.maxEntries;
     this.#recent = new LRUCache({ max });
     this.#terminal = new LRUCache({
@@ -328,7 +332,8 @@ export class SnapshotReader {
     const startedAt = this.#now();
     const key = keys.snapshot;
     try {
-      const snapshot = await retryUpstream(() => target.adapter.doGetStatus(target.ref, context), context.signal, {
+      const read = () => target.adapter.doGetStatus(target.ref, context);
+      const snapshot = await retryUpstream((attempt) => this.#telemetry.forAttempt(attempt, read), context.signal, {
         ...this.#options,
         reportRetryAfter,
       });
@@ -394,6 +399,8 @@ export interface ReadOptions {
 }
 
 function ignoreSource(_source: SnapshotReadSource): void {}
+
+const noTelemetry = new Telemetry({ disabled: true });
 
 /** What an event did to a job's cached snapshot, as the delivery's log line says it. */
 export type EventEffect =

@@ -155,7 +155,7 @@ export class TaskService {
     this.#adapterLogger = toAdapterLogger(options.logger);
     this.#now = options.now ?? Date.now;
     this.#defaultPollIntervalMs = options.defaultPollIntervalMs ?? defaultPollIntervalMs;
-    this.#reader = new SnapshotReader({ ...options, logger: options.logger, now: this.#now });
+    this.#reader = new SnapshotReader({ ...options, telemetry, logger: options.logger, now: this.#now });
     this.clientsWithoutTasks = options.clientsWithoutTasks ?? "handles";
     this.#formsFromTaskStatus = options.formsFromTaskStatus ?? false;
     this.#answers = new AnswerLedger({ now: this.#now });

@@ -29,6 +29,8 @@ export type SnapshotReadSource = "hit" | "miss" | "coalesced" | "held" | "finish
 
 /** The adapter instance an upstream request is made for, carried in the OpenTelemetry context. */
 export const adapterInstanceKey = createContextKey("jobtasks.adapter.instance");
+/** How many times the server's reader sent this read before (its retries), for `http.request.resend_count`. */
+export const resendCountKey = createContextKey("jobtasks.upstream.resend_count");
 
 /**
  * What the server records, through the OpenTelemetry API only: a no-op until an SDK is registered. Which
@@ -106,6 +108,12 @@ export class Telemetry {
     } finally {
       span.end();
     }
+  }
+
+  /** Run attempt `attempt` (1 for the first) of a status read, its retries counted in the context. */
+  forAttempt<T>(attempt: number, operation: () => T): T {
+    if (!this.enabled || attempt <= 1) return operation();
+    return context.with(context.active().setValue(resendCountKey, attempt - 1), operation);
   }
 
   /** Run `operation` with the adapter instance in the context, for the upstream requests it makes. */

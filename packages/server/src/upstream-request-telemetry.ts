@@ -1,6 +1,6 @@
 import { SpanKind, context, type Attributes } from "@opentelemetry/api";
 import type { UpstreamRequestObserver, UpstreamRequestOutcome } from "@jobtasks/core/adapter-utils";
-import { adapterInstanceKey, markFailed, type Telemetry } from "./telemetry.js";
+import { adapterInstanceKey, markFailed, resendCountKey, type Telemetry } from "./telemetry.js";
 import { traceparentOf } from "./trace-context.js";
 
 /** The last rate budget each adapter instance's credential reported, for the gauge. */
@@ -43,6 +43,8 @@ export function createUpstreamRequestObserver(telemetry: Telemetry): UpstreamReq
     begin(request) {
       const active = context.active();
       const instance = (active.getValue(adapterInstanceKey) as string | undefined) ?? "_unknown";
+      // The adapter's own count of resends, else the server reader's retries of the status read.
+      const resendCount = request.resendCount ?? (active.getValue(resendCountKey) as number | undefined);
       const attributes: Attributes = {
         "jobtasks.adapter.instance": instance,
         "jobtasks.upstream.operation": request.operation,
@@ -53,7 +55,7 @@ export function createUpstreamRequestObserver(telemetry: Telemetry): UpstreamReq
         {
           ...attributes,
           "url.template": request.urlTemplate,
-          ...(request.resendCount ? { "http.request.resend_count": request.resendCount } : {}),
+          ...(resendCount ? { "http.request.resend_count": resendCount } : {}),
         },
         { kind: SpanKind.CLIENT, parent: active },
       );
