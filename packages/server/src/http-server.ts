@@ -17,7 +17,7 @@ import type { Logger } from "./logger.js";
 import { EventReceiver } from "./event-receiver.js";
 import { hooksPathPrefix, serveEventDelivery } from "./http-event-endpoint.js";
 import type { MetricsEndpoint } from "./metrics-endpoint.js";
-import { withHttpTelemetry } from "./http-telemetry.js";
+import { httpRouteOf, withHttpTelemetry } from "./http-telemetry.js";
 import { observeMcpRequest } from "./mcp-request-telemetry.js";
 
 export interface HttpServerOptions {
@@ -112,8 +112,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   /** Requests (tools/call, tasks/get, ...) still being answered: on close they finish before connections are cut. */
   const answering = new Set<ServerResponse>();
 
+  const routes = new Set([path, "/healthz", "/readyz", ...(options.metrics ? ["/metrics"] : [])]);
+  const observedRoute = (request: IncomingMessage, response: ServerResponse) =>
+    withHttpTelemetry(service.telemetry, request, response, httpRouteOf(request, routes), () =>
+      route(request, response),
+    );
   const server = createServer((request, response) => {
-    void route(request, response).catch((error: unknown) => {
+    void observedRoute(request, response).catch((error: unknown) => {
       logger.error({ err: error }, "HTTP request failed");
       if (!response.headersSent) writeJson(response, 500, rpcError(-32603, "Internal error"));
       else response.end();
@@ -121,18 +126,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   });
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const { pathname } = new URL(request.url ?? "/", "http://localhost");
-    const template = pathname.startsWith(hooksPathPrefix)
-      ? `${hooksPathPrefix}{instance}`
-      : routes.has(pathname)
-        ? pathname
-        : undefined;
-    await withHttpTelemetry(service.telemetry, request, response, template, () => serve(pathname, request, response));
-  }
-  const routes = new Set([path, "/healthz", "/readyz", ...(options.metrics ? ["/metrics"] : [])]);
-
-  async function serve(pathname: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = { pathname };
+    const url = new URL(request.url ?? "/", "http://localhost");
     // Unauthenticated, for orchestrators: the process serves (healthz) and may be sent traffic (readyz).
     if (url.pathname === "/healthz") {
       writeJson(response, 200, { ok: true });

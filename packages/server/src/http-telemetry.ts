@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { context } from "@opentelemetry/api";
 import type { Telemetry } from "./telemetry.js";
 import { contextFromTraceparent } from "./trace-context.js";
+import { hooksPathPrefix } from "./http-event-endpoint.js";
 
 const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]);
 
@@ -31,4 +32,11 @@ export function withHttpTelemetry<T>(
   });
   const caller = telemetry.tracing ? contextFromTraceparent(request.headers.traceparent) : undefined;
   return caller ? context.with(caller, handle) : handle();
+}
+
+/** A request's `http.route`: one of the server's paths, the hooks' template, or undefined for any other path. */
+export function httpRouteOf(request: IncomingMessage, routes: ReadonlySet<string>): string | undefined {
+  const path = (request.url ?? "/").split("?")[0] ?? "/";
+  if (path.startsWith(hooksPathPrefix)) return `${hooksPathPrefix}{instance}`;
+  return routes.has(path) ? path : undefined;
 }
