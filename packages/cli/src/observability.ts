@@ -80,8 +80,8 @@ export async function startObservability(
     return { metricsEndpoint: undefined, shutdown: async () => {} };
   const [api, resources, contextAsyncHooks] = await Promise.all([
     import("@opentelemetry/api").then(moduleOf),
-    import("@opentelemetry/resources").then(moduleOf),
-    import("@opentelemetry/context-async-hooks").then(moduleOf),
+    sdkPackage(import("@opentelemetry/resources"), "@opentelemetry/resources"),
+    sdkPackage(import("@opentelemetry/context-async-hooks"), "@opentelemetry/context-async-hooks"),
   ]);
   // Spans' parents and the adapter instance of an upstream request travel in the async context.
   const contextManager = new contextAsyncHooks.AsyncLocalStorageContextManager().enable();
@@ -98,8 +98,8 @@ export async function startObservability(
 
   if (plan.metrics !== undefined) {
     const [sdkMetrics, prometheus] = await Promise.all([
-      import("@opentelemetry/sdk-metrics").then(moduleOf),
-      import("@opentelemetry/exporter-prometheus").then(moduleOf),
+      sdkPackage(import("@opentelemetry/sdk-metrics"), "@opentelemetry/sdk-metrics"),
+      sdkPackage(import("@opentelemetry/exporter-prometheus"), "@opentelemetry/exporter-prometheus"),
     ]);
     const reader = new prometheus.PrometheusExporter({ preventServerStart: true });
     const provider = new sdkMetrics.MeterProvider({ resource, readers: [reader] });
@@ -118,8 +118,8 @@ export async function startObservability(
 
   if (plan.traces !== undefined) {
     const [traceNode, traceBase] = await Promise.all([
-      import("@opentelemetry/sdk-trace-node").then(moduleOf),
-      import("@opentelemetry/sdk-trace-base").then(moduleOf),
+      sdkPackage(import("@opentelemetry/sdk-trace-node"), "@opentelemetry/sdk-trace-node"),
+      sdkPackage(import("@opentelemetry/sdk-trace-base"), "@opentelemetry/sdk-trace-base"),
     ]);
     const traces = plan.traces;
     // Protobuf by default, as the specification has it; it also costs less CPU to encode than JSON.
@@ -127,10 +127,20 @@ export async function startObservability(
       traces.exporter === "console"
         ? new traceBase.ConsoleSpanExporter()
         : traces.protocol === "http/json"
-          ? new (await import("@opentelemetry/exporter-trace-otlp-http").then(moduleOf)).OTLPTraceExporter({
+          ? new (
+              await sdkPackage(
+                import("@opentelemetry/exporter-trace-otlp-http"),
+                "@opentelemetry/exporter-trace-otlp-http",
+              )
+            ).OTLPTraceExporter({
               url: traces.url,
             })
-          : new (await import("@opentelemetry/exporter-trace-otlp-proto").then(moduleOf)).OTLPTraceExporter({
+          : new (
+              await sdkPackage(
+                import("@opentelemetry/exporter-trace-otlp-proto"),
+                "@opentelemetry/exporter-trace-otlp-proto",
+              )
+            ).OTLPTraceExporter({
               url: traces.url,
             });
     // Batched: a request never waits for an export, and a collector that is down costs a dropped batch.
@@ -154,6 +164,22 @@ export async function startObservability(
       await Promise.allSettled(shutdowns.map((shutdown) => shutdown()));
     },
   };
+}
+
+/**
+ * An SDK package, or a start-up error saying to install it. The command line's bundle carries them all; a
+ * program that calls serve() from the package's modules installs the ones it configures (optional peers).
+ */
+async function sdkPackage<T extends object>(imported: Promise<T>, name: string): Promise<T> {
+  try {
+    return moduleOf(await imported);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
+    throw new ConfigError(
+      name.includes("metric") || name.includes("prometheus") ? "server.metrics" : "OTEL_EXPORTER_OTLP_ENDPOINT",
+      `needs ${name}, an optional peer dependency of jobtasks: install it beside jobtasks`,
+    );
+  }
 }
 
 /** A URL's origin only: a collector URL may carry a key in its path or query. */
