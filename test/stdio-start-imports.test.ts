@@ -144,6 +144,11 @@ const notBeforeTheFirstAnswer = [
   "log-update",
   "undici",
   "@octokit/",
+  // The OpenTelemetry SDK loads only when server.metrics or the OTEL_* variables ask for it (the API may).
+  "@opentelemetry/sdk-",
+  "@opentelemetry/exporter-",
+  "@opentelemetry/resources",
+  "@opentelemetry/context-async-hooks",
   "packages/server/dist/http-server.js",
   // OAuth's token check and jose load only when a server verifies OAuth tokens.
   "packages/server/dist/oauth/",

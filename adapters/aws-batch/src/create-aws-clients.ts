@@ -1,6 +1,7 @@
 import { BatchClient } from "@aws-sdk/client-batch";
 import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import type { ResolvedAwsBatchOptions } from "./aws-batch-options.js";
+import { upstreamRequestStarted } from "@jobtasks/core/adapter-utils";
 
 /*
  * The transport under aws-batch-api.ts: the Batch and CloudWatch Logs clients this adapter builds (Region,
@@ -41,9 +42,47 @@ function awsCredentials({ sessionToken, ...keys }: NonNullable<ResolvedAwsBatchO
 }
 
 export function createBatchClient(options: ResolvedAwsBatchOptions, environment: Environment): BatchClient {
-  return new BatchClient(sharedClientConfig(options, environment, options.endpoint));
+  return observeRequests(new BatchClient(sharedClientConfig(options, environment, options.endpoint)), "batch");
 }
 
 export function createLogsClient(options: ResolvedAwsBatchOptions, environment: Environment): CloudWatchLogsClient {
-  return new CloudWatchLogsClient(sharedClientConfig(options, environment, options.logs?.endpoint));
+  return observeRequests(
+    new CloudWatchLogsClient(sharedClientConfig(options, environment, options.logs?.endpoint)),
+    "logs",
+  );
+}
+
+/**
+ * Each command as the server's telemetry sees it, named by the service and command ("batch
+ * DescribeJobs"); its trace context is added at the build step, before the request is signed.
+ */
+function observeRequests<Client extends BatchClient | CloudWatchLogsClient>(client: Client, service: string): Client {
+  (client.middlewareStack as BatchClient["middlewareStack"]).add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? "UnknownCommand";
+      const observed = upstreamRequestStarted({
+        operation: command,
+        method: "POST",
+        urlTemplate: `${service} ${command}`,
+      });
+      const request = args.request as { headers?: Record<string, string> } | undefined;
+      if (request?.headers) Object.assign(request.headers, observed.headers);
+      try {
+        const output = await next(args);
+        observed.end({ status: (output.response as { statusCode?: number } | undefined)?.statusCode ?? 200 });
+        return output;
+      } catch (error) {
+        const failure = error as { name?: unknown; $metadata?: { httpStatusCode?: unknown } };
+        const status = failure.$metadata?.httpStatusCode;
+        observed.end({
+          ...(typeof status === "number" ? { status } : {}),
+          // The SDK's error names are AWS's fixed codes (ThrottlingException), never a message.
+          errorType: typeof failure.name === "string" ? failure.name : "connection",
+        });
+        throw error;
+      }
+    },
+    { step: "build", name: "jobtasksUpstreamRequests" },
+  );
+  return client;
 }

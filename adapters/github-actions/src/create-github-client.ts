@@ -1,6 +1,7 @@
 import type { Octokit } from "@octokit/rest";
 import { createConditionalFetch } from "./conditional-fetch.js";
 import type { RateBudget } from "./rate-budget.js";
+import { upstreamRequestStarted } from "@jobtasks/core/adapter-utils";
 
 /** Only the plain Octokit surface is used (octokit.request), so the plugin types need not leak. */
 export interface GithubClient {
@@ -101,7 +102,7 @@ async function buildOctokit(settings: GithubClientSettings, id: number): Promise
             installationId: settings.credentials.installationId,
           },
         };
-  return new OctokitWithEtiquette({
+  const octokit = new OctokitWithEtiquette({
     ...authOptions,
     baseUrl: settings.baseUrl.replace(/\/+$/, ""),
     userAgent: "jobtasks-github-actions",
@@ -120,6 +121,41 @@ async function buildOctokit(settings: GithubClientSettings, id: number): Promise
       doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451],
     },
   });
+  observeRequests(octokit, settings.credentials.kind);
+  return octokit;
+}
+
+/**
+ * Each request as the server's telemetry sees it: outside the retry and throttling plugins (one record per
+ * call, its retries inside), named by Octokit's own route template ("/repos/{owner}/{repo}/actions/runs/
+ * {run_id}"), which holds no owner, repository or id. The rate budget the answer reports goes with it.
+ */
+function observeRequests(octokit: Octokit, credential: GithubCredentials["kind"]): void {
+  octokit.hook.wrap("request", async (request, options) => {
+    const method = String(options.method);
+    const urlTemplate = String(options.url);
+    const observed = upstreamRequestStarted({ operation: `${method} ${urlTemplate}`, method, urlTemplate });
+    Object.assign(options.headers, observed.headers);
+    try {
+      const response = await request(options);
+      observed.end({ status: response.status, ...rateLimitOf(response.headers, credential) });
+      return response;
+    } catch (error) {
+      const failure = error as { status?: unknown; response?: { headers?: Record<string, unknown> } };
+      observed.end({
+        ...(typeof failure.status === "number" ? { status: failure.status } : { errorType: "connection" }),
+        ...rateLimitOf(failure.response?.headers, credential),
+      });
+      throw error;
+    }
+  });
+}
+
+function rateLimitOf(headers: Record<string, unknown> | undefined, credential: string) {
+  const remaining = Number(headers?.["x-ratelimit-remaining"] ?? Number.NaN);
+  const limit = Number(headers?.["x-ratelimit-limit"] ?? Number.NaN);
+  if (!Number.isFinite(remaining)) return {};
+  return { rateLimit: { remaining, ...(Number.isFinite(limit) ? { limit } : {}), credential } };
 }
 
 /** A fetch that reports the credential of every request's Authorization header ("token X", "bearer X"). */

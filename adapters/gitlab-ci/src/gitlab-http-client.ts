@@ -1,6 +1,12 @@
 import { request, type Dispatcher } from "undici";
 import { JobNotFoundError, UpstreamError, parseRetryAfter, requestNeverSent } from "@jobtasks/core";
-import { EtagMemory, readBoundedText, withoutConnectionDetails } from "@jobtasks/core/adapter-utils";
+import {
+  EtagMemory,
+  readBoundedText,
+  upstreamRequestStarted,
+  urlTemplateOf,
+  withoutConnectionDetails,
+} from "@jobtasks/core/adapter-utils";
 import { creationOutcomeUnknown } from "./lost-answer.js";
 import { OutageBackoff } from "./outage-backoff.js";
 import { RateLimitState } from "./rate-limit-state.js";
@@ -126,16 +132,24 @@ export class GitlabHttpClient {
   ): Promise<Dispatcher.ResponseData> {
     gitlabRequest.signal.throwIfAborted();
     const signal = AbortSignal.any([gitlabRequest.signal, AbortSignal.timeout(this.#options.timeoutMs)]);
+    // Project paths and ids become placeholders: "/projects/{id}/pipelines/{id}".
+    const urlTemplate = urlTemplateOf(gitlabRequest.path);
+    const observed = upstreamRequestStarted({
+      operation: `${gitlabRequest.method} ${urlTemplate}`,
+      method: gitlabRequest.method,
+      urlTemplate,
+    });
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {
         method: gitlabRequest.method,
-        headers: { accept: "application/json", "private-token": this.#options.token, ...headers },
+        headers: { accept: "application/json", "private-token": this.#options.token, ...headers, ...observed.headers },
         ...(gitlabRequest.body !== undefined ? { body: JSON.stringify(gitlabRequest.body) } : {}),
         signal,
         ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
       });
     } catch (error) {
+      observed.end({ errorType: gitlabRequest.signal.aborted ? "aborted" : signal.aborted ? "timeout" : "connection" });
       // The caller went away: its own reason, not an outage.
       if (gitlabRequest.signal.aborted) throw gitlabRequest.signal.reason;
       const timedOut = signal.aborted;
@@ -153,6 +167,14 @@ export class GitlabHttpClient {
     }
     if (response.statusCode < 500) this.#outage.answered();
     this.rateLimit.record(response.headers);
+    const remaining = Number(headerValue(response.headers, "ratelimit-remaining") ?? Number.NaN);
+    const limit = Number(headerValue(response.headers, "ratelimit-limit") ?? Number.NaN);
+    observed.end({
+      status: response.statusCode,
+      ...(Number.isFinite(remaining)
+        ? { rateLimit: { remaining, ...(Number.isFinite(limit) ? { limit } : {}), credential: "token" } }
+        : {}),
+    });
     return response;
   }
 

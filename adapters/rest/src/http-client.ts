@@ -6,6 +6,8 @@ import {
   parseBoundedJson,
   readBoundedJson,
   readBoundedText,
+  upstreamRequestStarted,
+  urlTemplateOf,
 } from "@jobtasks/core/adapter-utils";
 import { networkReason } from "./network-failure.js";
 
@@ -149,17 +151,22 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const credentialed = options.credentialOrigins.has(url.origin) && url.origin === firstOrigin;
     const withCredentials = credentialed ? { ...headers, ...options.credentialHeaders } : headers;
     const { request } = await loadUndici();
+    // The configured paths are the operator's; ids in them (anything not a plain word) become placeholders.
+    const observed = upstreamRequestStarted({ operation: purpose, method, urlTemplate: urlTemplateOf(url.pathname) });
     try {
-      return await request(url, {
+      const response = await request(url, {
         method: method as Dispatcher.HttpMethod,
-        headers: withCredentials,
+        headers: { ...withCredentials, ...observed.headers },
         ...(payload !== undefined ? { body: payload } : {}),
         signal,
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
         ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
       });
+      observed.end({ status: response.statusCode });
+      return response;
     } catch (error) {
+      observed.end({ errorType: signal.aborted ? "timeout" : "connection" });
       if (signal.aborted && signal.reason instanceof DOMException && signal.reason.name === "TimeoutError") {
         throw new OutcomeUnknownError(`the ${purpose} request timed out after ${options.timeoutMs} ms`, {
           isRetryable: true,

@@ -49,6 +49,25 @@ export const redisSettingsSchema = z.strictObject({
     .describe("A Redis command slower than this counts as Redis being unavailable: the replica answers on its own"),
 });
 
+/** `server.metrics`: Prometheus metrics at /metrics, off unless this block is present. */
+export const metricsSettingsSchema = z
+  .strictObject({
+    port: z
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .optional()
+      .describe("Serve /metrics on this port instead of the MCP port (needed under stdio)"),
+    host: z.string().min(1).optional().describe("The address of that port. Default: the MCP server's host"),
+    token: z
+      .string()
+      .min(16, "use at least 16 characters")
+      .optional()
+      .describe("A bearer token every scrape must send (write ${METRICS_TOKEN}); separate from JOBTASKS_AUTH_TOKENS"),
+  })
+  .describe("Prometheus metrics at /metrics (OpenTelemetry metrics through the Prometheus exporter); off when absent");
+
 export const serverSettingsSchema = z.strictObject({
   name: z.string().min(1).default("jobtasks").describe("Server name, reported in server/discover"),
   instructions: z
@@ -120,6 +139,7 @@ export const serverSettingsSchema = z.strictObject({
     .describe(
       "Share snapshots, answers, upstream holds, webhook deliveries and events between replicas through Redis; without it (and without JOBTASKS_REDIS_URL) each process keeps its own",
     ),
+  metrics: metricsSettingsSchema.optional(),
   allowedOrigins: z
     .array(z.string().refine(isOrigin, originExpectation))
     .default([])

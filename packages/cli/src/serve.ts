@@ -4,9 +4,12 @@ import {
   createLogger,
   noSharedState,
   startHttpServer,
+  startMetricsServer,
   startStdioServer,
   type Logger,
 } from "@jobtasks/server";
+import { ConfigError } from "@jobtasks/core";
+import { planObservability, startObservability } from "./observability.js";
 import { buildTaskService, readServerSettings, servesBeyondLoopbackWithoutTokens } from "./server-settings.js";
 import { loadConfig } from "./load-config.js";
 import { resolveSecret } from "./secret.js";
@@ -53,6 +56,18 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       ? `generated a task-id secret and kept it in ${secret.source}; set JOBTASKS_SECRET to share one between replicas`
       : `task ids are sealed with the secret from ${secret.source}`,
   );
+  if (options.stdio && config.server.metrics && config.server.metrics.port === undefined)
+    throw new ConfigError(
+      "server.metrics.port",
+      "stdio has no HTTP port for /metrics: give the metrics a port of their own",
+    );
+  // Registered before the service is built, which records telemetry only if an SDK is registered then.
+  const observability = await startObservability(
+    planObservability(config.server, environment),
+    { name: config.server.name, version: packageVersion },
+    environment,
+    logger,
+  );
   // Only a server.redis (or JOBTASKS_REDIS_URL) loads the Redis client; a Redis not there yet delays nothing.
   const sharedState = settings.redis
     ? await connectRedisSharedState({
@@ -64,6 +79,21 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       })
     : noSharedState;
   const service = buildTaskService(config, sealer, logger, sharedState);
+  const metricsSettings = config.server.metrics;
+  // On its own port when one is given (always under stdio, which has no HTTP port); else beside /mcp.
+  const metricsServer =
+    observability.metricsEndpoint && metricsSettings?.port !== undefined
+      ? await startMetricsServer({
+          endpoint: observability.metricsEndpoint,
+          host: metricsSettings.host ?? settings.host,
+          port: metricsSettings.port,
+        })
+      : undefined;
+  if (metricsServer) logger.info({ url: metricsServer.url }, "serving metrics");
+  const stopObservability = async () => {
+    await metricsServer?.close();
+    await observability.shutdown();
+  };
   keepServingOnStrayRejections(logger);
   const common = {
     service,
@@ -88,6 +118,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         await stdio.close();
         await service.close();
         await sharedState.close();
+        await stopObservability();
       },
     };
   }
@@ -101,6 +132,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       port,
       allowedOrigins: config.server.allowedOrigins,
       ...settings.http,
+      ...(observability.metricsEndpoint && !metricsServer ? { metrics: observability.metricsEndpoint } : {}),
     }),
   );
   logger.info(
@@ -124,6 +156,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       await http.close();
       await service.close();
       await sharedState.close();
+      await stopObservability();
     },
   };
 }

@@ -53,7 +53,25 @@ export class EventReceiver {
     return this.#service.registry.adapter(instance)?.events !== undefined;
   }
 
+  /** Receive one delivery, in a span, counted by its outcome under `jobtasks.webhook.deliveries`. */
   async receive(instance: string, delivery: Omit<EventDeliveryV1, "receivedAt">): Promise<ReceiveAnswer> {
+    const telemetry = this.#service.telemetry;
+    if (!telemetry.enabled) return this.#receive(instance, delivery);
+    // An instance name that no adapter has is the caller's free text: it is never a label.
+    const known = this.accepts(instance) ? instance : "_unknown";
+    return telemetry.inSpan("jobtasks.webhook.delivery", { "jobtasks.adapter.instance": known }, async (span) => {
+      const answer = await this.#receive(instance, delivery);
+      const outcome = deliveryOutcome(answer);
+      span?.setAttribute("jobtasks.delivery.outcome", outcome);
+      telemetry.instruments?.webhookDeliveries.add(1, {
+        "jobtasks.adapter.instance": known,
+        "jobtasks.delivery.outcome": outcome,
+      });
+      return answer;
+    });
+  }
+
+  async #receive(instance: string, delivery: Omit<EventDeliveryV1, "receivedAt">): Promise<ReceiveAnswer> {
     const events = this.#service.registry.adapter(instance)?.events;
     if (!events) return { httpStatus: 404, body: { error: "no adapter instance of this name receives events" } };
     const received: EventDeliveryV1 = { ...delivery, receivedAt: this.#now() };
@@ -117,6 +135,16 @@ export class EventReceiver {
     );
     return { httpStatus: 202, body: { ok: true, jobs: jobs.length } };
   }
+}
+
+/** A delivery's outcome as the metric labels it, from the answer it got (a fixed list). */
+function deliveryOutcome(answer: ReceiveAnswer): string {
+  if (answer.httpStatus === 202) return "applied";
+  if (answer.httpStatus === 200) return "duplicate";
+  if (answer.httpStatus === 401) return "refused";
+  if (answer.httpStatus === 400) return "unreadable";
+  if (answer.httpStatus === 404) return "unknown_instance";
+  return "other";
 }
 
 const refused: ReceiveAnswer = { httpStatus: 401, body: { error: "the delivery's signature does not verify" } };

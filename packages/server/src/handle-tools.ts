@@ -94,6 +94,11 @@ export class HandleTools {
     await withinMs(Promise.allSettled(this.#openCalls), boundMs);
   }
 
+  /** Waits held open right now (the waits gauge). */
+  get openWaits(): number {
+    return this.#waitingCalls;
+  }
+
   call(name: HandleToolName, args: unknown, caller: HandleCaller): Promise<CallToolResult> {
     return this.#tracked(this.#call(name, args, caller));
   }

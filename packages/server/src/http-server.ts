@@ -20,6 +20,9 @@ import { stripTaskResultContentFromResponse } from "./strip-task-result-content.
 import type { Logger } from "./logger.js";
 import { EventReceiver } from "./event-receiver.js";
 import { hooksPathPrefix, serveEventDelivery } from "./http-event-endpoint.js";
+import type { MetricsEndpoint } from "./metrics-endpoint.js";
+import { httpRouteOf, withHttpTelemetry } from "./http-telemetry.js";
+import { observeMcpRequest } from "./mcp-request-telemetry.js";
 
 export interface HttpServerOptions {
   service: TaskService;
@@ -58,6 +61,8 @@ export interface HttpServerOptions {
   closeGraceMs?: number;
   /** How long a delivery id of an upstream event is remembered (a repeat has no effect). Default 24 h. */
   deliveryMemoryMs?: number;
+  /** Serve `GET /metrics` on this port too (createMetricsEndpoint); off when absent. */
+  metrics?: MetricsEndpoint;
 }
 
 /** Every request reaches the MCP handler through route(), which sets the caller; never guess one. */
@@ -79,8 +84,8 @@ export interface RunningHttpServer {
 }
 
 /**
- * Serve MCP over Streamable HTTP at /mcp, plus /healthz for load balancers and `POST /hooks/<instance>`
- * for upstream events.
+ * Serve MCP over Streamable HTTP at /mcp, plus /healthz and /readyz for orchestrators, `POST /hooks/<instance>`
+ * for upstream events and, when configured, /metrics.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const { service, logger } = options;
@@ -127,8 +132,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   /** Requests (tools/call, tasks/get, ...) still being answered: on close they finish before connections are cut. */
   const answering = new Set<ServerResponse>();
 
+  const routes = new Set([path, "/healthz", "/readyz", ...(options.metrics ? ["/metrics"] : [])]);
+  const observedRoute = (request: IncomingMessage, response: ServerResponse) =>
+    withHttpTelemetry(service.telemetry, request, response, httpRouteOf(request, routes), () =>
+      route(request, response),
+    );
   const server = createServer((request, response) => {
-    void route(request, response).catch((error: unknown) => {
+    void observedRoute(request, response).catch((error: unknown) => {
       logger.error({ err: error }, "HTTP request failed");
       if (!response.headersSent) writeJson(response, 500, rpcError(-32603, "Internal error"));
       else response.end();
@@ -137,8 +147,19 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://localhost");
+    // Unauthenticated, for orchestrators: the process serves (healthz) and may be sent traffic (readyz).
     if (url.pathname === "/healthz") {
       writeJson(response, 200, { ok: true });
+      return;
+    }
+    if (url.pathname === "/readyz") {
+      const state = await service.readiness.state();
+      if (state.ready) writeJson(response, 200, { ok: true });
+      else writeJson(response, 503, { ok: false, reason: state.reason });
+      return;
+    }
+    if (url.pathname === "/metrics" && options.metrics) {
+      await options.metrics.serve(request, response);
       return;
     }
     // Upstream deliveries are not MCP: their signature, checked by the adapter, is their authentication.
@@ -210,8 +231,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
     answering.add(response);
     response.once("close", () => answering.delete(response));
-    if (route.kind === "fast-tasks-get" && (await fastTasksGet?.serve(response, body.value, route.taskId, caller)))
-      return;
+    if (route.kind === "fast-tasks-get" && fastTasksGet) {
+      const fast = fastTasksGet;
+      const meta = (body.value as { params?: { _meta?: unknown } }).params?._meta;
+      // A failure there is answered by the SDK below, whose handler records the request a second time.
+      const served = await observeMcpRequest(service.telemetry, "tasks/get", { meta }, () =>
+        fast.serve(response, body.value, route.taskId, caller),
+      );
+      if (served) return;
+    }
     await serveMcp(request as never, response, body.value);
   }
 

@@ -45,3 +45,10 @@ export { connectRedisSharedState } from "./connect-shared-state.js";
 export type { RedisSharedStateOptions } from "./redis-shared-state.js";
 export { noSharedState } from "./shared-state.js";
 export type { SharedState } from "./shared-state.js";
+// Operating the server: health and readiness, OpenTelemetry traces and metrics, the Prometheus endpoint.
+export { Readiness, credentialsRefused } from "./readiness.js";
+export type { ReadinessCheck, ReadinessState } from "./readiness.js";
+export { Telemetry, instrumentationScope } from "./telemetry.js";
+export type { SnapshotReadSource } from "./telemetry.js";
+export { createMetricsEndpoint, prometheusContentType, startMetricsServer } from "./metrics-endpoint.js";
+export type { MetricsEndpoint, MetricsEndpointOptions, RunningMetricsServer } from "./metrics-endpoint.js";

@@ -1,5 +1,6 @@
 import { pino, type Logger } from "pino";
 import type { AdapterLogger } from "@jobtasks/core";
+import { isSpanContextValid, trace } from "@opentelemetry/api";
 
 export type { Logger };
 
@@ -12,6 +13,7 @@ export function createLogger(options: { level?: string; name?: string } = {}): L
     {
       name: options.name ?? "jobtasks",
       level: options.level ?? process.env["JOBTASKS_LOG_LEVEL"] ?? "info",
+      mixin: traceFields,
       redact: {
         paths: [
           "authorization",
@@ -28,6 +30,16 @@ export function createLogger(options: { level?: string; name?: string } = {}): L
     },
     pino.destination({ dest: 2, sync: true }),
   );
+}
+
+/**
+ * The active span's ids, as the OpenTelemetry log data model names them, so that a line can be found
+ * from its trace and back; nothing when no span is active (no SDK, or outside a request).
+ */
+export function traceFields(): Record<string, string> {
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  if (spanContext === undefined || !isSpanContextValid(spanContext)) return {};
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
 }
 
 /** A logger that drops everything, for tests and embedding. */

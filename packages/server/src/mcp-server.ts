@@ -8,6 +8,8 @@ import { serverInstructions } from "./server-instructions.js";
 import type { Logger } from "./logger.js";
 import type { ElicitationResponse, InputRequest } from "@jobtasks/core";
 import type { GrantedScopes } from "./access-policy.js";
+import { observeRequestHandlers } from "./mcp-request-telemetry.js";
+import { isHandleToolName } from "./handle-tool-definitions.js";
 
 export interface McpServerOptions {
   name: string;
@@ -102,6 +104,11 @@ export function createMcpServer(options: McpServerOptions): Server {
     },
   );
   if (modern) discoverInstructionsPerRequest(server, (context) => instructionsFor(declares(context)));
+  observeRequestHandlers(
+    server,
+    service.telemetry,
+    (name) => service.registry.tool(name) !== undefined || isHandleToolName(name),
+  );
 
   const guard = async <T>(method: string, context: ServerContext, operation: () => Promise<T>): Promise<T> => {
     try {

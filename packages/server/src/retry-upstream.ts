@@ -24,7 +24,8 @@ export const quickRetryMaxWaitMs = 2_000;
  * without one), so the last call tells what the upstream asked last.
  */
 export function retryUpstream<T>(
-  operation: () => Promise<T>,
+  /** Called with the attempt's number, 1 for the first. */
+  operation: (attempt: number) => Promise<T>,
   signal: AbortSignal,
   options: {
     immediateRetries: number;

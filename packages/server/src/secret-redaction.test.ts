@@ -33,6 +33,8 @@ function capturingLogger() {
  * An adapter that declares its token and then puts it everywhere an adapter can: in status messages,
  * results, input requests, thrown errors (message and cause) and log entries (message and fields).
  */
+const silentAdapterLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
 function leakyAdapter(secrets: JobAdapterV1["secrets"], token: () => string = () => secret) {
   let snapshot: JobSnapshot = { status: "working", rawStatus: "running", message: "" };
   const adapter: JobAdapterV1<{ jobId: string }> = {
@@ -183,9 +185,13 @@ describe("the redaction every adapter is called through", () => {
     expect(second.statusMessage).toBe("step 1 with [redacted]");
   });
 
-  it("leaves an adapter without declared secrets as it is", () => {
+  it("leaves an adapter without declared secrets unredacted: what it says reaches the server as it said it", async () => {
     const { adapter } = leakyAdapter(undefined);
     const { service } = serve(adapter);
-    expect(service.registry.adapter("leaky")).toBe(adapter);
+    const served = service.registry.adapter("leaky")!;
+    const context = { signal: new AbortController().signal, principal: "local", logger: silentAdapterLogger };
+    const started = await served.tools[0]!.doStart({ fail: false }, context);
+    expect(started.snapshot?.message).toBe(`step 1 with ${secret}`);
+    expect(served.kind).toBe("leaky");
   });
 });

@@ -15,6 +15,7 @@ import { jobKeysOf } from "./job-identity.js";
 import { EventWindows } from "./event-windows.js";
 import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
 import { noSharedState, type SharedReadAnswer, type SharedSnapshots } from "./shared-state.js";
+import { Telemetry, type SnapshotReadSource } from "./telemetry.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
@@ -69,6 +70,8 @@ export interface SnapshotReaderOptions {
   now?: () => number;
   /** The snapshot cache replicas share (Redis), in front of this reader's own. Default: none (one process). */
   sharedSnapshots?: SharedSnapshots;
+  /** Where the reader's retries are counted for the upstream requests' spans. */
+  telemetry?: Telemetry;
 }
 
 /** A job to read: the adapter instance's name, its adapter, and the ref as the adapter's refSchema reads it. */
@@ -84,8 +87,9 @@ export interface ReadTarget {
  * upstream call), finished jobs (terminal answers never change), and when an outage began.
  */
 export class SnapshotReader {
-  readonly #options: Required<Omit<SnapshotReaderOptions, "logger" | "now" | "sharedSnapshots">>;
+  readonly #options: Required<Omit<SnapshotReaderOptions, "logger" | "now" | "sharedSnapshots" | "telemetry">>;
   readonly #shared: SharedSnapshots;
+  readonly #telemetry: Telemetry;
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #recent: LRUCache<string, { snapshot: JobSnapshot; readAt: number }>;
@@ -123,6 +127,7 @@ export class SnapshotReader {
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
     this.#shared = options.sharedSnapshots ?? noSharedState.snapshots;
+    this.#telemetry = options.telemetry ?? noTelemetry;
     const max = this.#options.maxEntries;
     this.#recent = new LRUCache({ max });
     this.#terminal = new LRUCache({
@@ -143,6 +148,14 @@ export class SnapshotReader {
     });
   }
 
+  /** Jobs whose polls are answered without the upstream until its Retry-After ends (the holds gauge). */
+  get activeHolds(): number {
+    const now = this.#now();
+    let count = 0;
+    for (const held of this.#heldOff.values()) if (held.until > now) count += 1;
+    return count;
+  }
+
   /** How long a caller waits for the upstream before it is answered that the upstream is slow. */
   get slowUpstreamAnswerMs(): number {
     return this.#options.slowUpstreamAnswerMs;
@@ -157,10 +170,11 @@ export class SnapshotReader {
    */
   async read(target: ReadTarget, context: AdapterContext, options: ReadOptions = {}): Promise<JobSnapshot> {
     const { job, snapshot: key } = jobKeysOf(target);
+    const answered = options.answered ?? ignoreSource;
     const terminal = this.#terminal.get(key);
-    if (terminal) return terminal;
+    if (terminal) return (answered("finished"), terminal);
     const held = this.#answerWhileHeldOff(key);
-    if (held) return held;
+    if (held) return (answered("held"), held);
     const withinMs = options.fresh
       ? undefined
       : Math.max(0, Math.min(options.answerWithinMs ?? Number.POSITIVE_INFINITY, this.#options.slowUpstreamAnswerMs));
@@ -168,10 +182,11 @@ export class SnapshotReader {
       const recent = this.#recent.get(key);
       // While replicas share a cache, it alone answers: one history of the job for all of them.
       if (recent && !this.#shared.active && this.#stillFresh(target, key, recent.readAt, options.readSince))
-        return recent.snapshot;
+        return (answered("hit"), recent.snapshot);
       const pending = this.#inFlight.get(key);
-      if (pending) return this.#answerWithin(key, pending, context.signal, withinMs);
+      if (pending) return (answered("coalesced"), this.#answerWithin(key, pending, context.signal, withinMs));
     }
+    answered("miss");
     // The upstream read is shared by every caller that asks meanwhile, so it must not die with the first
     // caller's request: it gets its own deadline, and each caller stops waiting when its own request ends.
     const shared = { ...context, signal: AbortSignal.timeout(this.#options.readTimeoutMs) };
@@ -382,7 +397,8 @@ export class SnapshotReader {
     const startedAt = this.#now();
     const key = keys.snapshot;
     try {
-      const snapshot = await retryUpstream(() => target.adapter.doGetStatus(target.ref, context), context.signal, {
+      const read = () => target.adapter.doGetStatus(target.ref, context);
+      const snapshot = await retryUpstream((attempt) => this.#telemetry.forAttempt(attempt, read), context.signal, {
         ...this.#options,
         reportRetryAfter,
       });
@@ -448,7 +464,13 @@ export interface ReadOptions {
   answerWithinMs?: number;
   /** A cached snapshot counts only when it was read after this time (on the reader's clock). */
   readSince?: number;
+  /** Hears how the read is answered, before it is (telemetry). */
+  answered?: (source: SnapshotReadSource) => void;
 }
+
+function ignoreSource(_source: SnapshotReadSource): void {}
+
+const noTelemetry = new Telemetry({ disabled: true });
 
 /** What an event did to a job's cached snapshot, as the delivery's log line says it. */
 export type EventEffect =

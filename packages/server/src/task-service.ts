@@ -43,10 +43,15 @@ import { immediateResult } from "./immediate-result.js";
 import { askBeforeStart, type InputRequiredResult } from "./input-before-start.js";
 import type { SnapshotObserver } from "./progress-notifications.js";
 import { JobChanges } from "./job-changes.js";
-import type { EventEffect } from "./snapshot-reader.js";
+import type { EventEffect, ReadOptions } from "./snapshot-reader.js";
 import { noSharedState, type SharedState } from "./shared-state.js";
 import { AccessPolicy, missingScopes, type GrantedScopes } from "./access-policy.js";
 import { approvalRefused, insufficientScope } from "./access-refusals.js";
+import { Readiness } from "./readiness.js";
+import { Telemetry } from "./telemetry.js";
+import { observedAdapter } from "./observed-adapter.js";
+import { createUpstreamRequestObserver } from "./upstream-request-telemetry.js";
+import { setUpstreamRequestObserver } from "@jobtasks/core/adapter-utils";
 
 /** Suggested to clients when an adapter has no opinion. */
 export const defaultPollIntervalMs = 2000;
@@ -84,6 +89,11 @@ export interface TaskServiceOptions extends Omit<SnapshotReaderOptions, "logger"
   now?: () => number;
   /** How the handle tools pause between reads (rejecting on abort); with `now`, a simulated clock for benchmarks. */
   sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * What the service records through OpenTelemetry. Default: decided from the SDK registered when the
+   * service is built (nothing registered, nothing recorded). Register the SDK first.
+   */
+  telemetry?: Telemetry;
   /** Opened tasks remembered (keyed by principal and id), so that a poller's id is deciphered and parsed once. Default 1024; 0 turns it off. */
   memoizedTaskIds?: number;
   /**
@@ -125,6 +135,9 @@ interface OpenedTask {
  */
 export class TaskService {
   readonly registry: ToolRegistry;
+  /** What /readyz answers: adapters' credentials, and the checks other parts register. */
+  readonly readiness = new Readiness();
+  readonly telemetry: Telemetry;
   readonly #sealer: TaskIdSealer;
   /** Opens ids to tasks through a bounded memo: pollers send the same id again and again. */
   readonly #opener: TaskIdOpener<OpenedTask>;
@@ -146,7 +159,10 @@ export class TaskService {
   readonly access: AccessPolicy;
 
   constructor(options: TaskServiceOptions) {
-    this.registry = new ToolRegistry(options.adapters);
+    const telemetry = (this.telemetry = options.telemetry ?? new Telemetry());
+    this.registry = new ToolRegistry(options.adapters, (adapter, instance) =>
+      observedAdapter(adapter, instance, this.readiness, telemetry),
+    );
     this.access = options.access ?? new AccessPolicy();
     this.access.check(
       this.registry.tools.map((registered) => registered.tool.name),
@@ -162,6 +178,7 @@ export class TaskService {
     this.sharedState = options.sharedState ?? noSharedState;
     this.#reader = new SnapshotReader({
       ...options,
+      telemetry,
       logger: options.logger,
       now: this.#now,
       sharedSnapshots: this.sharedState.snapshots,
@@ -198,6 +215,29 @@ export class TaskService {
       },
     );
     this.#synchronous = new SynchronousCalls(this.registry, options);
+    if (telemetry.enabled) this.#observeGauges(telemetry);
+  }
+
+  #observeGauges(telemetry: Telemetry): void {
+    setUpstreamRequestObserver(createUpstreamRequestObserver(telemetry));
+    telemetry.gauge(
+      "jobtasks.upstream.holds.active",
+      { description: "Jobs whose polls are answered from memory until the upstream's Retry-After ends", unit: "{job}" },
+      (report) => report(this.#reader.activeHolds),
+    );
+    telemetry.gauge(
+      "jobtasks.waits.open",
+      { description: "task_status and quick-finish waits held open", unit: "{wait}" },
+      (report) => report(this.#handles.openWaits),
+    );
+  }
+
+  /** A snapshot read, in its telemetry span. */
+  #read(target: ReadTarget, context: AdapterContext, options: ReadOptions = {}): Promise<JobSnapshot> {
+    if (!this.telemetry.enabled) return this.#reader.read(target, context, options);
+    return this.telemetry.snapshotRead(target.instance, (answered) =>
+      this.#reader.read(target, context, { ...options, answered }),
+    );
   }
 
   /**
@@ -301,6 +341,10 @@ export class TaskService {
       return cancelUnservableJob(registered, target, context, error, this.#logger);
     }
     this.#logger.info({ tool: name, adapter: registered.instance, principal: caller.principal }, "task created");
+    this.telemetry.instruments?.tasksStarted.add(1, {
+      "gen_ai.tool.name": name,
+      "jobtasks.adapter.instance": registered.instance,
+    });
     const firstSnapshot = started.snapshot ? this.#reader.remember(target, started.snapshot) : undefined;
 
     if (synchronousWaitMs !== undefined) {
@@ -320,7 +364,7 @@ export class TaskService {
       try {
         return await this.#handles.firstAnswer({
           read: async (bounds) => {
-            const snapshot = await this.#reader.read(target, context, bounds);
+            const snapshot = await this.#read(target, context, bounds);
             // The quick-finish wait is a synchronous call too: its client may follow the job's progress.
             await caller.observeSnapshot?.(snapshot);
             return toDetailedTask(snapshot, this.#metadata(taskId, reference, registered.adapter));
@@ -341,7 +385,7 @@ export class TaskService {
     }
     // The task must be readable before we answer: a first read proves it (adapters make doStart return only
     // once the job is visible upstream) and gives the client a meaningful first status.
-    const snapshot = firstSnapshot ?? (await this.#reader.read(target, context));
+    const snapshot = firstSnapshot ?? (await this.#read(target, context));
     return toCreateTaskResult(snapshot, this.#metadata(taskId, reference, registered.adapter));
   }
 
@@ -351,7 +395,11 @@ export class TaskService {
    */
   async getTask(taskId: string, caller: CallerContext, bounds?: LookBounds): Promise<DetailedTask> {
     const opened = this.#openFor(taskId, caller);
-    const snapshot = await this.#reader.read(opened.target, this.#adapterContext(caller), bounds);
+    const snapshot = await this.#read(opened.target, this.#adapterContext(caller), bounds);
+    this.telemetry.instruments?.taskReads.add(1, {
+      "jobtasks.adapter.instance": opened.reference.instance,
+      "jobtasks.task.status": snapshot.status,
+    });
     const job = jobIdentityOf(opened.target);
     let answered = this.#answers.answered(job);
     // Questions another replica answered count too; asked only when there is a question to hide.
@@ -381,7 +429,7 @@ export class TaskService {
     const ledgerKey = jobIdentityOf(opened.target);
     return this.#answers.serialise(ledgerKey, async () => {
       const context = this.#adapterContext(caller);
-      const snapshot = await this.#reader.read(opened.target, context, { fresh: true });
+      const snapshot = await this.#read(opened.target, context, { fresh: true });
       if (snapshot.status !== "input_required" || !snapshot.inputRequests) return [];
       const answered = this.#answers.answered(ledgerKey);
       const answers: Record<string, ElicitationResponse> = {};
@@ -441,7 +489,7 @@ export class TaskService {
     const opened = this.#openFor(taskId, caller);
     const { adapter } = opened.target;
     const context = this.#adapterContext(caller);
-    const snapshot = await this.#reader.read(opened.target, context);
+    const snapshot = await this.#read(opened.target, context);
     if (isTerminalStatus(snapshot.status)) return;
     if (!adapter.doCancel) {
       this.#logger.info({ adapter: opened.reference.instance }, "cancel requested for an adapter that cannot cancel");

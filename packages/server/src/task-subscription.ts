@@ -61,6 +61,16 @@ export interface TaskSubscriptionOptions {
  * Its state is this function's local variables: a restart ends the stream and the client listens again.
  */
 export async function runTaskSubscription(options: TaskSubscriptionOptions): Promise<void> {
+  const subscribers = options.service.telemetry.instruments?.pushSubscribers;
+  subscribers?.add(1);
+  try {
+    await followTasks(options);
+  } finally {
+    subscribers?.add(-1);
+  }
+}
+
+async function followTasks(options: TaskSubscriptionOptions): Promise<void> {
   const { service, request, principal, signal } = options;
   const caller = options.scopes === undefined ? { principal } : { principal, scopes: options.scopes };
   const stamp = { [SUBSCRIPTION_ID_META_KEY]: request.id };

@@ -32,7 +32,11 @@ export class ToolRegistry {
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #adapters = new Map<string, AnyJobAdapter>();
 
-  constructor(adapters: readonly AdapterInstance[]) {
+  /** `observe` wraps each adapter once more, outside the redactor (the service's readiness and telemetry). */
+  constructor(
+    adapters: readonly AdapterInstance[],
+    observe: (adapter: AnyJobAdapter, instance: string) => AnyJobAdapter = (adapter) => adapter,
+  ) {
     for (const [index, configured] of adapters.entries()) {
       if (this.#adapters.has(configured.name)) {
         throw new ConfigError(
@@ -47,7 +51,7 @@ export class ToolRegistry {
         );
       }
       // Every adapter is called through the redactor of its declared secrets, tools included.
-      const adapter = withSecretRedaction(configured.adapter);
+      const adapter = observe(withSecretRedaction(configured.adapter), configured.name);
       this.#adapters.set(configured.name, adapter);
       for (const tool of adapter.tools) {
         if (!toolNamePattern.test(tool.name)) {

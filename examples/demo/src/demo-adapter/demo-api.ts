@@ -1,5 +1,5 @@
 import { InvalidToolInputError, JobNotFoundError, UpstreamError, parseRetryAfter } from "@jobtasks/core";
-import { readBoundedJson } from "@jobtasks/core/adapter-utils";
+import { readBoundedJson, upstreamRequestStarted } from "@jobtasks/core/adapter-utils";
 import { demoJobResponseSchema, type DemoJobResponse } from "./demo-job-response.js";
 import { demoJobIdPattern } from "./demo-job-ref.js";
 
@@ -56,15 +56,20 @@ export function createDemoApi(endpoint: DemoApiEndpoint, fetchFunction: typeof g
     if (body !== undefined) headers["content-type"] = "application/json";
     if (endpoint.authorization) headers.authorization = endpoint.authorization;
     let response: Response;
+    // The route with the job id as a placeholder: what the server's span and metric name (never the id).
+    const urlTemplate = path.replace(/^\/jobs\/[^/?]+/, "/jobs/{job_id}").replace(/\?.*$/, "");
+    const observed = upstreamRequestStarted({ operation: `${method} ${urlTemplate}`, method, urlTemplate });
     try {
       response = await fetchFunction(`${endpoint.baseUrl}${path}`, {
         method,
-        headers,
+        headers: { ...headers, ...observed.headers },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         signal,
         redirect: "error",
       });
+      observed.end({ status: response.status });
     } catch (error) {
+      observed.end({ errorType: signal.aborted ? "aborted" : "connection" });
       // The caller went away: that is not an upstream fault, let the abort propagate as it is.
       if (signal.aborted) throw error;
       throw new UpstreamError(`Could not reach the demo API at ${endpoint.baseUrl} (${operation})`, {

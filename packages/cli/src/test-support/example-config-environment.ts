@@ -15,6 +15,7 @@ export const exampleConfigEnvironment: Readonly<Record<string, string>> = {
   GOOGLE_ACCESS_TOKEN: "example-google-token",
   RENDER_FARM_TOKEN: "example-render-token",
   RENDER_FARM_CALLBACK_SECRET: "example-render-callback-secret",
+  METRICS_TOKEN: "example-metrics-token-0123456789",
 };
 
 /**

@@ -16,3 +16,10 @@ export { EtagMemory } from "./etag-memory.js";
 export type { EtagMemoryOptions, RememberedAnswer } from "./etag-memory.js";
 export { sameSecret } from "./same-secret.js";
 export { connectionErrorCode, mayHaveActed, withoutConnectionDetails } from "./connection-errors.js";
+export { setUpstreamRequestObserver, upstreamRequestStarted, urlTemplateOf } from "./upstream-requests.js";
+export type {
+  UpstreamRequestDescription,
+  UpstreamRequestObserver,
+  UpstreamRequestOutcome,
+  UpstreamRequestRecord,
+} from "./upstream-requests.js";

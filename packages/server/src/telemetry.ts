@@ -1,0 +1,232 @@
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  createContextKey,
+  createNoopMeter,
+  isSpanContextValid,
+  metrics,
+  trace,
+  type Attributes,
+  type Context,
+  type Counter,
+  type Histogram,
+  type Meter,
+  type Span,
+  type Tracer,
+  type UpDownCounter,
+} from "@opentelemetry/api";
+
+/** The instrumentation scope of every span and metric the server records. */
+export const instrumentationScope = "@jobtasks/server";
+
+/** Bucket bounds (seconds) fit for both a cached tasks/get (sub-millisecond) and a slow upstream (30 s). */
+const durationBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** How a snapshot read was answered: the span attribute and the metric label `jobtasks.snapshot.source`. */
+export type SnapshotReadSource = "hit" | "miss" | "coalesced" | "held" | "finished";
+
+/** The adapter instance an upstream request is made for, carried in the OpenTelemetry context. */
+export const adapterInstanceKey = createContextKey("jobtasks.adapter.instance");
+/** How many times the server's reader sent this read before (its retries), for `http.request.resend_count`. */
+export const resendCountKey = createContextKey("jobtasks.upstream.resend_count");
+
+/**
+ * What the server records, through the OpenTelemetry API only: a no-op until an SDK is registered. Which
+ * halves are on is decided once, when the service is built, from what is registered then (a tracer that
+ * gives valid span contexts, a meter provider that is not the no-op one): with neither, every method below
+ * returns at its first line, so an embedding that registers nothing pays nothing.
+ *
+ * No attribute holds a task id, a job id, a principal or free text: tool names and adapter instances come
+ * from the config, methods and statuses from fixed lists.
+ */
+export class Telemetry {
+  readonly tracing: boolean;
+  readonly metering: boolean;
+  readonly #tracer: Tracer;
+  readonly #instruments: Instruments | undefined;
+
+  /** `disabled`: record nothing whatever is registered (a benchmark's baseline). */
+  constructor(options: { tracer?: Tracer; meter?: Meter; disabled?: boolean } = {}) {
+    this.#tracer = options.tracer ?? trace.getTracer(instrumentationScope);
+    const meter = options.meter ?? metrics.getMeter(instrumentationScope);
+    this.tracing = !options.disabled && producesSpans(this.#tracer);
+    this.metering = !options.disabled && meter !== createNoopMeter();
+    this.#instruments = this.metering ? createInstruments(meter) : undefined;
+  }
+
+  get enabled(): boolean {
+    return this.tracing || this.metering;
+  }
+
+  get instruments(): Instruments | undefined {
+    return this.#instruments;
+  }
+
+  /**
+   * A gauge read at each collection: `read` reports the current values (a count, or one per attribute set).
+   * Nothing is registered without a meter.
+   */
+  gauge(
+    name: string,
+    options: { description: string; unit: string },
+    read: (report: (value: number, attributes?: Attributes) => void) => void,
+  ): void {
+    this.#instruments?.meter
+      .createObservableGauge(name, options)
+      .addCallback((result) => read((value, attributes) => result.observe(value, attributes)));
+  }
+
+  /** Start a span (undefined when not tracing); `parent` defaults to the active context. */
+  startSpan(name: string, attributes: Attributes, options: { kind?: SpanKind; parent?: Context } = {}) {
+    if (!this.tracing) return undefined;
+    return this.#tracer.startSpan(
+      name,
+      { kind: options.kind ?? SpanKind.INTERNAL, attributes },
+      options.parent ?? context.active(),
+    );
+  }
+
+  /**
+   * Run `operation` in a span named `name`, child of `parent` (default the active context), which ends when
+   * it settles; a rejection marks it as an error with `error.type` from `errorType`.
+   */
+  async inSpan<T>(
+    name: string,
+    attributes: Attributes,
+    operation: (span: Span | undefined) => Promise<T>,
+    options: { kind?: SpanKind; parent?: Context; errorType?: (error: unknown) => string } = {},
+  ): Promise<T> {
+    const span = this.startSpan(name, attributes, options);
+    if (span === undefined) return operation(undefined);
+    try {
+      return await context.with(trace.setSpan(options.parent ?? context.active(), span), () => operation(span));
+    } catch (error) {
+      markFailed(span, options.errorType?.(error) ?? errorTypeOf(error));
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** Run attempt `attempt` (1 for the first) of a status read, its retries counted in the context. */
+  forAttempt<T>(attempt: number, operation: () => T): T {
+    if (!this.enabled || attempt <= 1) return operation();
+    return context.with(context.active().setValue(resendCountKey, attempt - 1), operation);
+  }
+
+  /** Run `operation` with the adapter instance in the context, for the upstream requests it makes. */
+  forInstance<T>(instance: string, operation: () => T): T {
+    if (!this.enabled) return operation();
+    return context.with(context.active().setValue(adapterInstanceKey, instance), operation);
+  }
+
+  /**
+   * A snapshot read, counted by how it was answered. One that waits for the upstream (a miss, or one that
+   * joined a read in flight) gets a child span of its own, the upstream requests beside it; one answered
+   * from memory (a hit, a hold, a finished job) costs no span: its source becomes an attribute of the
+   * request's span. Polls are mostly hits, and a span each would double what tracing costs them.
+   */
+  async snapshotRead<T>(instance: string, read: (answered: (source: SnapshotReadSource) => void) => Promise<T>) {
+    if (!this.enabled) return read(ignoreSource);
+    const parent = context.active();
+    let span: Span | undefined;
+    const answered = (source: SnapshotReadSource) => {
+      this.#instruments?.snapshotReads.add(1, {
+        "jobtasks.adapter.instance": instance,
+        "jobtasks.snapshot.source": source,
+      });
+      if (!this.tracing) return;
+      if (source === "miss" || source === "coalesced")
+        span = this.startSpan(
+          "jobtasks.snapshot.read",
+          { "jobtasks.adapter.instance": instance, "jobtasks.snapshot.source": source },
+          { parent },
+        );
+      else trace.getSpan(parent)?.setAttribute("jobtasks.snapshot.source", source);
+    };
+    try {
+      return await read(answered);
+    } catch (error) {
+      if (span) markFailed(span, errorTypeOf(error));
+      throw error;
+    } finally {
+      span?.end();
+    }
+  }
+}
+
+function ignoreSource(_source: SnapshotReadSource): void {}
+
+export function markFailed(span: Span, errorType: string): void {
+  span.setAttribute("error.type", errorType);
+  span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/** A failure's `error.type`: a JSON-RPC code when it has one, else its class name (never its message). */
+export function errorTypeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === "number") return String(code);
+  if (error instanceof Error) return error.name || "Error";
+  return "_OTHER";
+}
+
+/** The no-op tracer answers with invalid span contexts; an SDK's tracer never does (sampled or not). */
+function producesSpans(tracer: Tracer): boolean {
+  const probe = tracer.startSpan("jobtasks.probe", {}, ROOT_CONTEXT);
+  return isSpanContextValid(probe.spanContext());
+}
+
+export interface Instruments {
+  mcpDuration: Histogram;
+  httpDuration: Histogram;
+  tasksStarted: Counter;
+  taskReads: Counter;
+  snapshotReads: Counter;
+  upstreamDuration: Histogram;
+  webhookDeliveries: Counter;
+  pushSubscribers: UpDownCounter;
+  meter: Meter;
+}
+
+function createInstruments(meter: Meter): Instruments {
+  const seconds = { unit: "s", advice: { explicitBucketBoundaries: durationBuckets } };
+  return {
+    meter,
+    // The semantic conventions' names: MCP's operation duration and HTTP's server request duration.
+    mcpDuration: meter.createHistogram("mcp.server.operation.duration", {
+      description: "MCP requests served, by method and outcome (error.type on failures)",
+      ...seconds,
+    }),
+    httpDuration: meter.createHistogram("http.server.request.duration", {
+      description: "HTTP requests served, by route and status",
+      ...seconds,
+    }),
+    tasksStarted: meter.createCounter("jobtasks.tasks.started", {
+      description: "Tasks created, by tool and adapter instance",
+      unit: "{task}",
+    }),
+    taskReads: meter.createCounter("jobtasks.task.reads", {
+      description: "Task reads answered (tasks/get, task_status, subscriptions), by status",
+      unit: "{read}",
+    }),
+    snapshotReads: meter.createCounter("jobtasks.snapshot.reads", {
+      description:
+        "Snapshot reads, by how they were answered: hit (cache), miss (upstream), coalesced (joined a read in flight), held (Retry-After), finished",
+      unit: "{read}",
+    }),
+    upstreamDuration: meter.createHistogram("jobtasks.upstream.request.duration", {
+      description: "HTTP requests to upstreams, by adapter instance, operation and status",
+      ...seconds,
+    }),
+    webhookDeliveries: meter.createCounter("jobtasks.webhook.deliveries", {
+      description: "Upstream event deliveries received, by adapter instance and outcome",
+      unit: "{delivery}",
+    }),
+    pushSubscribers: meter.createUpDownCounter("jobtasks.push.subscribers", {
+      description: "Task subscriptions (subscriptions/listen) open",
+      unit: "{subscription}",
+    }),
+  };
+}
