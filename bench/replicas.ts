@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from "node:child_process";
+import { fork } from "node:child_process";
 import { once, setMaxListeners } from "node:events";
 import { fileURLToPath } from "node:url";
 import { UpstreamError, type JobEventsV1 } from "@jobtasks/core";
@@ -263,52 +263,104 @@ async function redisOutage(loadSeconds: number) {
   }
 }
 
-/** 6. One HTTP server process, tasks/get at 32 concurrent clients; its CPU time per request. */
-async function serverCpuPerRequest(redisUrl: string | undefined, requests: number): Promise<number> {
-  const child = fork(fileURLToPath(import.meta.url), ["--serve", ...(redisUrl ? [redisUrl] : [])], {
-    execArgv: process.execArgv,
-  });
-  const stop = async (process: ChildProcess) => {
-    const exited = once(process, "exit");
-    process.send({ type: "stop" } satisfies ParentMessage);
-    await exited;
-  };
-  try {
-    const [message] = (await once(child, "message")) as [ServerProcessMessage];
-    if (message.type !== "listening") throw new Error("the benchmark server did not start");
-    const askCpu = async () => {
+/** One HTTP server process (`--serve`): its URL, its CPU time and upstream reads so far, and a stop. */
+async function startServerProcess(options: { redisUrl?: string; keyPrefix?: string; secret?: string } = {}) {
+  // Positional, "" for none: Redis URL, key prefix, secret.
+  const args = [options.redisUrl ?? "", options.keyPrefix ?? "", options.secret ?? ""];
+  const child = fork(fileURLToPath(import.meta.url), ["--serve", ...args], { execArgv: process.execArgv });
+  const [message] = (await once(child, "message")) as [ServerProcessMessage];
+  if (message.type !== "listening") throw new Error("the benchmark server did not start");
+  return {
+    url: message.url,
+    askCpu: async () => {
       child.send({ type: "cpu" } satisfies ParentMessage);
       const [reply] = (await once(child, "message")) as [ServerProcessMessage];
       if (reply.type !== "cpu") throw new Error("unexpected message from the benchmark server");
-      return reply.userMicros + reply.systemMicros;
-    };
-    const client = createRpcClient(message.url, 32);
-    const envelope = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientInfo": { name: "jobtasks-bench", version: "0.0.0" },
-      "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-    };
-    let id = 1;
-    const call = (method: string, params: Record<string, unknown>, name: string) =>
+      return { cpuMicros: reply.userMicros + reply.systemMicros, upstreamReads: reply.upstreamReads };
+    },
+    stop: async () => {
+      const exited = once(child, "exit");
+      child.send({ type: "stop" } satisfies ParentMessage);
+      await exited;
+    },
+  };
+}
+
+/** JSON-RPC over keep-alive HTTP with the 2026-07-28 envelope and routing headers. */
+function mcpCaller(url: string, maxSockets: number) {
+  const client = createRpcClient(url, maxSockets);
+  const envelope = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "jobtasks-bench", version: "0.0.0" },
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+  };
+  let id = 1;
+  return {
+    call: (method: string, params: Record<string, unknown>, name: string) =>
       client.post(JSON.stringify({ jsonrpc: "2.0", id: id++, method, params: { ...params, _meta: envelope } }), {
         "mcp-protocol-version": "2026-07-28",
         "mcp-method": method,
         "mcp-name": name,
-      });
-    const created = await call("tools/call", { name: "bench_job", arguments: {} }, "bench_job");
+      }),
+    close: () => client.close(),
+  };
+}
+
+/** 1b. As 1, with each replica an HTTP server in its own process (as deployed), clients over HTTP. */
+async function readsPerWindowInProcesses(count: number, shared: boolean, seconds: number): Promise<number> {
+  const keyPrefix = `bench-processes-${process.pid}-${++prefixes}`;
+  const servers = await Promise.all(
+    Array.from({ length: count }, () =>
+      startServerProcess(shared ? { redisUrl: redis.url, keyPrefix, secret } : { secret }),
+    ),
+  );
+  const callers = servers.map((server) => mcpCaller(server.url, 50));
+  try {
+    const created = await callers[0]!.call("tools/call", { name: "bench_job", arguments: {} }, "bench_job");
+    const taskId = resultOf(created.body)?.["taskId"] as string;
+    await sleep(1100);
+    const readsOf = async () =>
+      (await Promise.all(servers.map((server) => server.askCpu()))).reduce((sum, cpu) => sum + cpu.upstreamReads, 0);
+    const before = await readsOf();
+    const until = Date.now() + seconds * 1000;
+    let turn = 0;
+    await Promise.all(
+      Array.from({ length: 50 }, async (_, client) => {
+        await sleep(client * 5);
+        while (Date.now() < until) {
+          const response = await callers[turn++ % count]!.call("tasks/get", { taskId }, taskId);
+          if (resultOf(response.body)?.["status"] !== "working")
+            throw new Error(`tasks/get answered HTTP ${response.status} ${response.body.slice(0, 200)}`);
+          await sleep(250);
+        }
+      }),
+    );
+    return ((await readsOf()) - before) / seconds;
+  } finally {
+    for (const caller of callers) caller.close();
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+/** 6. One HTTP server process, tasks/get at 32 concurrent clients; its CPU time per request. */
+async function serverCpuPerRequest(redisUrl: string | undefined, requests: number): Promise<number> {
+  const server = await startServerProcess(redisUrl ? { redisUrl } : {});
+  const caller = mcpCaller(server.url, 32);
+  try {
+    const created = await caller.call("tools/call", { name: "bench_job", arguments: {} }, "bench_job");
     const taskId = resultOf(created.body)?.["taskId"] as string;
     const get = async () => {
-      const response = await call("tasks/get", { taskId }, taskId);
+      const response = await caller.call("tasks/get", { taskId }, taskId);
       if (response.status !== 200) throw new Error(`tasks/get answered HTTP ${response.status}`);
     };
     await measureConcurrent({ maxOperations: 500, maxMilliseconds: 5_000 }, 32, get);
-    const before = await askCpu();
+    const before = await server.askCpu();
     const result = await measureConcurrent({ maxOperations: requests, maxMilliseconds: 30_000 }, 32, get);
-    const after = await askCpu();
-    client.close();
-    return (after - before) / result.operations;
+    const after = await server.askCpu();
+    return (after.cpuMicros - before.cpuMicros) / result.operations;
   } finally {
-    await stop(child);
+    caller.close();
+    await server.stop();
   }
 }
 
@@ -344,6 +396,28 @@ async function main(): Promise<void> {
               formatNumber(threeAlone.reads, 2),
               formatNumber(threeAlone.reads / one.reads, 2),
               "-",
+            ],
+          ],
+        ),
+      );
+    }
+
+    if (runs("1")) {
+      heading("1b. The same, each replica an HTTP server in its own process (as deployed), clients over loopback HTTP");
+      const oneProcess = await readsPerWindowInProcesses(1, false, 6);
+      const threeSharedProcesses = await readsPerWindowInProcesses(3, true, 6);
+      const threeAloneProcesses = await readsPerWindowInProcesses(3, false, 6);
+      console.log(
+        markdownTable(
+          ["replicas", "shared state", "reads per job per window", "÷ 1 replica"],
+          [
+            [1, "none", formatNumber(oneProcess, 2), "1.00"],
+            [3, "Redis", formatNumber(threeSharedProcesses, 2), formatNumber(threeSharedProcesses / oneProcess, 2)],
+            [
+              3,
+              "none (round robin)",
+              formatNumber(threeAloneProcesses, 2),
+              formatNumber(threeAloneProcesses / oneProcess, 2),
             ],
           ],
         ),
@@ -437,7 +511,15 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === "--serve") {
-  await serveForBenchmark(1000, process.argv[3] ? { redisUrl: process.argv[3] } : {});
+  const [redisUrl, keyPrefix, sharedSecret] = process.argv.slice(3);
+  await serveForBenchmark(1000, {
+    ...(redisUrl ? { redisUrl } : {}),
+    ...(keyPrefix ? { keyPrefix } : {}),
+    ...(sharedSecret ? { secret: sharedSecret } : {}),
+    ...(process.env["BENCH_REDIS_TIMEOUT_MS"]
+      ? { commandTimeoutMs: Number(process.env["BENCH_REDIS_TIMEOUT_MS"]) }
+      : {}),
+  });
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   await main();
 }

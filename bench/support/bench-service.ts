@@ -20,12 +20,14 @@ export const benchPrincipal = "bench-agent";
 export function createBenchService(
   adapters: Array<{ name: string; adapter: AnyJobAdapter }>,
   options: Partial<Omit<TaskServiceOptions, "adapters" | "sealer" | "logger">> = {},
+  /** Replicas of one deployment share it (bench/replicas.ts); otherwise a fresh one. */
+  secret = randomBytes(32).toString("base64url"),
 ): TaskService {
   return new TaskService({
     immediateRetries: 0,
     ...options,
     adapters,
-    sealer: new TaskIdSealer({ secret: randomBytes(32).toString("base64url"), secretSource: "JOBTASKS_SECRET" }),
+    sealer: new TaskIdSealer({ secret, secretSource: "JOBTASKS_SECRET" }),
     logger: createSilentLogger(),
   });
 }

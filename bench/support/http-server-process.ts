@@ -16,15 +16,26 @@ export type ParentMessage = { type: "cpu" } | { type: "stop" };
 
 const hardLimitMs = 150_000;
 
-/** `redisUrl`: share state through that Redis (bench/replicas.ts measures what it costs). */
-export async function serveForBenchmark(snapshotCacheMs: number, options: { redisUrl?: string } = {}): Promise<void> {
+/**
+ * `redisUrl`: share state through that Redis, under `keyPrefix` (default this process's own), and open
+ * the ids of the other replicas of one `secret` (bench/replicas.ts measures what sharing costs and saves).
+ */
+export async function serveForBenchmark(
+  snapshotCacheMs: number,
+  options: { redisUrl?: string; keyPrefix?: string; secret?: string; commandTimeoutMs?: number } = {},
+): Promise<void> {
   const send = (message: ServerProcessMessage) => process.send?.(message);
   const { adapter, counts } = createStatelessAdapter();
   const logger = createSilentLogger();
   const sharedState = options.redisUrl
-    ? await connectRedisSharedState({ url: options.redisUrl, keyPrefix: `bench-${process.pid}`, logger })
+    ? await connectRedisSharedState({
+        url: options.redisUrl,
+        keyPrefix: options.keyPrefix ?? `bench-${process.pid}`,
+        logger,
+        ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
+      })
     : noSharedState;
-  const service = createBenchService([{ name: "bench", adapter }], { snapshotCacheMs, sharedState });
+  const service = createBenchService([{ name: "bench", adapter }], { snapshotCacheMs, sharedState }, options.secret);
   const server = await startHttpServer({
     service,
     logger,

@@ -88,7 +88,9 @@ class RedisSnapshots implements SharedSnapshots {
     const waitUntil = Date.now() + this.#waitMs;
     for (;;) {
       const looked = await this.#link.run((client) => client.mGet([keys.finished, keys.recent, keys.hold, keys.lock]));
-      if (looked === unavailable) return { kind: "read", snapshot: await read.readUpstream() };
+      // Redis late or away: what this replica knows, as without Redis (its own cache, else the upstream).
+      if (looked === unavailable)
+        return { kind: "read", snapshot: read.fromLocalCache() ?? (await read.readUpstream()) };
       const [finishedText, recentText, holdText, lock] = looked.map((value) => value ?? undefined);
       const finished = parse<SharedSnapshot>(finishedText);
       if (finished) return { kind: "shared", ...finished, terminal: true };

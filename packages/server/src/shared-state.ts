@@ -31,6 +31,8 @@ export interface SharedRead {
   isFresh(readAt: number): boolean;
   /** Read the upstream; the reader stores (and so shares) what it wants kept. */
   readUpstream(): Promise<JobSnapshot>;
+  /** This replica's own fresh snapshot, if it has one: the answer when Redis does not answer in time. */
+  fromLocalCache(): JobSnapshot | undefined;
 }
 
 export type SharedReadAnswer =

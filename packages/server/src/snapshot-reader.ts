@@ -203,6 +203,10 @@ export class SnapshotReader {
         instance: target.instance,
         isFresh,
         readUpstream: () => this.#readFromUpstream({ job, snapshot: key }, target, shared, noteRetryAfter),
+        fromLocalCache: () => {
+          const recent = this.#recent.get(key);
+          return recent && isFresh(recent.readAt) ? recent.snapshot : undefined;
+        },
       })
       .then((answer) => this.#fromSharedRead(key, answer))
       .then((snapshot) => this.#holdOff(key, snapshot, waitUntil, target.instance));
