@@ -71,4 +71,25 @@ describe("buildJobManifest", () => {
       "a b; rm -rf / {{x}}\nkind: Pod",
     ]);
   });
+
+  it("escapes $ in a value, so that Kubernetes never expands it into another variable of the container", () => {
+    // Kubernetes expands $(NAME) in args and env values from the container's env and the namespace's
+    // service variables; $$ is its escape for a literal $. A caller's "$(DATABASE_URL)" must stay that text.
+    const tool = jobToolOptionsSchema.parse({
+      ...testTools[1],
+      inputs: { target: { type: "string" } },
+      template: {
+        image: "busybox:1",
+        args: ["--target={{target}}"],
+        env: { DATABASE_URL: "postgres://migrator:hunter2@db:5432/app", TARGET: "{{target}}" },
+      },
+    });
+    const job = buildJobManifest(tool, { target: "$(DATABASE_URL) $$ $(KUBERNETES_SERVICE_HOST)" }, context);
+    const container = job.spec!.template.spec!.containers[0]!;
+    expect(container.args).toEqual(["--target=$$(DATABASE_URL) $$$$ $$(KUBERNETES_SERVICE_HOST)"]);
+    expect(container.env).toEqual([
+      { name: "DATABASE_URL", value: "postgres://migrator:hunter2@db:5432/app" },
+      { name: "TARGET", value: "$$(DATABASE_URL) $$$$ $$(KUBERNETES_SERVICE_HOST)" },
+    ]);
+  });
 });

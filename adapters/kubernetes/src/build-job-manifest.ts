@@ -60,6 +60,15 @@ export function buildJobManifest(
   context: ManifestContext,
 ): V1Job {
   const template = tool.template;
+  // Kubernetes expands $(NAME) in args and env values (from the container's env and the namespace's service
+  // variables) and reads $$ as a literal $: a caller's value is written with every $ doubled, so that it
+  // arrives as typed and never reads a variable the operator did not hand out.
+  const literal = Object.fromEntries(
+    Object.entries(input).map(([name, value]) => [
+      name,
+      typeof value === "string" ? value.replaceAll("$", () => "$$") : value,
+    ]),
+  );
   const ownLabels = {
     ...template.labels,
     [labels.instance]: context.instanceLabel,
@@ -85,10 +94,12 @@ export function buildJobManifest(
     image: template.image,
     ...(template.imagePullPolicy ? { imagePullPolicy: template.imagePullPolicy } : {}),
     ...(template.command ? { command: template.command } : {}),
-    ...(template.args ? { args: template.args.map((arg) => fillPlaceholders(arg, input)) } : {}),
+    ...(template.args ? { args: template.args.map((arg) => fillPlaceholders(arg, literal)) } : {}),
     ...(template.workingDir ? { workingDir: template.workingDir } : {}),
     ...(template.env
-      ? { env: Object.entries(template.env).map(([name, value]) => ({ name, value: fillPlaceholders(value, input) })) }
+      ? {
+          env: Object.entries(template.env).map(([name, value]) => ({ name, value: fillPlaceholders(value, literal) })),
+        }
       : {}),
     ...(template.resources
       ? {

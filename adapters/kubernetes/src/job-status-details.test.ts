@@ -136,6 +136,18 @@ describeWithClient("what a status read tells about a Job", () => {
     expect(fake.count((request) => request.path.endsWith("/log"))).toBeLessThanOrEqual(2);
   });
 
+  it("keeps the last lines of a log longer than the byte budget, not the first lines of its tail", async () => {
+    await adapter.close?.();
+    adapter = createTestAdapter(fake, { logs: { maxLinesPerPod: 10, maxPods: 1, maxBytes: 40 } });
+    const ref = arrangeJob(fake, "batch", "Failed");
+    const log = `${Array.from({ length: 8 }, (_, line) => `step ${line} of the migration ok`).join("\n")}\nFATAL: disk full\n`;
+    fake.addPod("batch", ref.name, { ...fixture("pod-oom-killed.json"), metadata: { name: "last-pod" } }, log);
+    const logs = (await read(ref)).result?.structuredContent?.["logs"] as Array<{ text: string; note?: string }>;
+    expect(logs[0]!.text).toContain("FATAL: disk full\n");
+    expect(Buffer.byteLength(logs[0]!.text)).toBeLessThanOrEqual(40);
+    expect(logs[0]!.note).toContain("cut");
+  });
+
   it("answers a Job the cluster deleted after it finished (its TTL) as expired, unless its end was read before", async () => {
     const seen = arrangeJob(fake, "batch", "Complete");
     const unseen = arrangeJob(fake, "batch", "Complete");

@@ -102,6 +102,16 @@ export const jobToolOptionsSchema = z
       for (const name of placeholderNames(value))
         if (!declared.has(name))
           context.addIssue({ code: "custom", path, message: `{{${name}}} names no input of this tool` });
+      // A caller's "(NAME)" after the template's own "$" would make Kubernetes' $(NAME) expansion read another
+      // variable of the container: the caller's $ are escaped, the template's are the operator's to write.
+      // ($$ is Kubernetes' literal $, so only an odd run of $ before the mark is one.)
+      if (/(?:^|[^$])(?:\$\$)*\$\{\{/.test(value))
+        context.addIssue({
+          code: "custom",
+          path,
+          message:
+            "a $ right before {{…}} would let a value become $(NAME), which Kubernetes expands; write $$ for a literal $",
+        });
     };
     const template = tool.template;
     template.args?.forEach((arg, index) => check(arg, ["template", "args", index]));

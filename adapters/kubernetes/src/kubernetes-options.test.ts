@@ -56,6 +56,17 @@ describe("kubernetes options", () => {
     );
   });
 
+  it("refuses a $ right before a placeholder, which would let a value become a $(NAME) Kubernetes expands", () => {
+    expect(problemOf(withTemplate({ args: ["--to=${{target}}"] }))).toMatch(
+      /tools\[0\]\.template\.args\[0\]: a \$ right before \{\{…\}\} would let a value become \$\(NAME\)/,
+    );
+    expect(problemOf(withTemplate({ env: { TARGET: "$$${{target}}" } }))).toMatch(/tools\[0\]\.template\.env\.TARGET/);
+    // $$ is Kubernetes' literal $: a value after it is never read as a variable's name.
+    expect(() =>
+      kubernetes({ allowedNamespaces: ["batch"], ...withTemplate({ args: ["--price=$${{target}}"] }) } as never, {}),
+    ).not.toThrow();
+  });
+
   it("refuses two tools of one name, and no tool at all", () => {
     expect(problemOf({ tools: [migration, migration] })).toMatch(/tools\[1\]\.name: "migrate_database" is used twice/);
     expect(problemOf({ tools: [{ ...migration, name: "watch_job" }] })).toMatch(/is used twice/);

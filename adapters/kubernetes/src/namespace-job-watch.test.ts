@@ -1,5 +1,7 @@
 import { createTestContext } from "@jobtasks/testkit";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { KubernetesApi } from "./kubernetes-api.js";
+import { NamespaceJobWatch } from "./namespace-job-watch.js";
 import { arrangeJob } from "./test-support/arrange-jobs.js";
 import { FakeKubernetesApi } from "./test-support/fake-kubernetes-api.js";
 import { createTestAdapter, describeWithClient, eventually } from "./test-support/kubernetes-test-adapter.js";
@@ -100,5 +102,26 @@ describeWithClient("one list+watch per namespace", () => {
     await read(arrangeJob(fake, "ml", "Running"));
     await read(arrangeJob(fake, "ml", "Running"));
     expect(adapter.raw.watchStatistics()).toMatchObject({ namespaces: 2, watchRequests: 2 });
+  });
+});
+
+describe("a Job's copy in the watch", () => {
+  const job = (resourceVersion: string, active: number) => ({
+    metadata: { namespace: "batch", name: "etl-x7k2p", uid: "uid-1", resourceVersion },
+    status: { active },
+  });
+
+  it("never moves back to an older resourceVersion, whichever of the watch and a direct read brought it", () => {
+    // Never started: offer() is how a create's or a direct read's answer reaches it, possibly late.
+    const watch = new NamespaceJobWatch({} as KubernetesApi, "batch", {
+      backoffMs: 1,
+      maxBackoffMs: 1,
+      timeoutSeconds: 1,
+    });
+    watch.offer(job("1002", 1));
+    watch.offer(job("1001", 0));
+    expect(watch.job("etl-x7k2p")?.metadata?.resourceVersion).toBe("1002");
+    watch.offer(job("1003", 0));
+    expect(watch.job("etl-x7k2p")?.status?.active).toBe(0);
   });
 });

@@ -5,8 +5,9 @@ import type { ResolvedKubernetesConfig } from "./kubernetes-options.js";
 
 /**
  * The end of some pods' logs, small enough for a model's context: bounded in pods, in lines per pod (the
- * API's tailLines) and in bytes per result (the API's limitBytes, then a cut here). A log that cannot be
- * read is a note, never a failed status read. The core redacts the credentials from it.
+ * API's tailLines) and in bytes per result (a cut here that keeps the end; the API's limitBytes, which keeps
+ * the start, only bounds the read). A log that cannot be read is a note, never a failed status read. The
+ * core redacts the credentials from it.
  */
 
 export type LogSettings = ResolvedKubernetesConfig["logs"];
@@ -34,11 +35,14 @@ export async function tailPodLogs(
     const container = pod.spec?.containers[0]?.name ?? "";
     try {
       const limit = budget;
+      // The API's limitBytes keeps the first bytes of the tail, which would drop its last lines (where the
+      // error is): it only bounds the read here, well above the budget, and the cut to the budget keeps the end.
+      const readLimit = Math.min(Math.max(limit * 8, 64 * 1024), 1024 * 1024);
       const text = String(
         await api.readPodLog(
           namespace,
           name,
-          { container, tailLines: settings.maxLinesPerPod, limitBytes: limit },
+          { container, tailLines: settings.maxLinesPerPod, limitBytes: readLimit },
           signal,
         ),
       );
@@ -46,7 +50,7 @@ export async function tailPodLogs(
       const kept = fitBytes(safe, limit);
       budget -= Buffer.byteLength(kept);
       // The API stops at limitBytes: a log that filled it was cut there.
-      const cut = Buffer.byteLength(text) >= limit || kept.length < safe.length;
+      const cut = Buffer.byteLength(text) >= readLimit || kept.length < safe.length;
       tails.push({
         pod: name,
         container,
