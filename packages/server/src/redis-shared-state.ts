@@ -16,7 +16,12 @@ import {
 } from "./shared-state.js";
 
 export interface RedisSharedStateOptions extends RedisLinkOptions {
-  /** How long a shared snapshot of a running job is kept (the reader decides whether it is fresh). Default 60 s. */
+  /**
+   * How long a shared snapshot of a running job is kept (the reader decides whether it is fresh). Default 6 h:
+   * it must outlast the longest events window a reader answers from it (eventSnapshotCacheMs, stretched by
+   * an adapter's request budget: 48-72 min for 1,000 GitHub runs on one token), or every replica reads the
+   * job again once it expires; finished jobs move to `finished:` and free it.
+   */
   recentSnapshotMs?: number;
   /** How long a finished job's snapshot is kept. Default 1 h. */
   finishedSnapshotMs?: number;
@@ -66,7 +71,7 @@ class RedisSnapshots implements SharedSnapshots {
 
   constructor(link: RedisLink, options: RedisSharedStateOptions) {
     this.#link = link;
-    this.#recentMs = options.recentSnapshotMs ?? 60_000;
+    this.#recentMs = options.recentSnapshotMs ?? 6 * 60 * 60_000;
     this.#finishedMs = options.finishedSnapshotMs ?? 60 * 60_000;
     this.#lockMs = options.readLockMs ?? 2000;
     this.#waitMs = options.readWaitMs ?? 30_000;

@@ -102,7 +102,7 @@ export class SnapshotReader {
    * Jobs that have had an upstream event, by job identity: when the last one arrived (this reader's clock),
    * and the newest upstream time any event about the job gave, below which an event's snapshot is out of date.
    */
-  readonly #evented: LRUCache<string, { at: number; upstreamTime: number | undefined }>;
+  readonly #evented: LRUCache<string, { at: number; upstreamTime: number | undefined; announced?: number }>;
   /**
    * The snapshot keys read of each job identity (jobKeysOf): an event names the job, and reaches the cached
    * snapshot of every run of it that tasks follow (GitLab's retries of one pipeline). A key whose entries
@@ -265,7 +265,14 @@ export class SnapshotReader {
     if (event.snapshot && upstreamTime !== undefined && newestHeld !== undefined && upstreamTime < newestHeld)
       return "ignored: older than the status held";
     const newest = upstreamTime === undefined ? newestHeld : Math.max(upstreamTime, newestHeld ?? upstreamTime);
-    this.#evented.set(job, { at: this.#now(), upstreamTime: newest });
+    // The time a change without a snapshot announced is the job's own (the one a read gives): a read that
+    // answers an older state (an upstream whose API lags its webhook) must not be kept for the window.
+    const announced = event.snapshot ? previous?.announced : maxOf(previous?.announced, upstreamTime);
+    this.#evented.set(job, {
+      at: this.#now(),
+      upstreamTime: newest,
+      ...(announced !== undefined ? { announced } : {}),
+    });
     // What no cache holds any more is forgotten; finished runs stay, so their count stays small.
     this.#snapshotKeys.set(job, new Set([...known].filter((key) => this.#holds(key))));
     for (const key of open) {
@@ -409,8 +416,21 @@ export class SnapshotReader {
       this.#outageSince.delete(key);
       // An event that arrived while this read was under way is newer than its answer: the answer goes to
       // the callers that asked before the event, and is not kept (unless the job had ended: that stands).
-      const eventAt = this.#evented.get(keys.job)?.at;
+      const evented = this.#evented.get(keys.job);
+      const eventAt = evented?.at;
       if (eventAt !== undefined && eventAt >= startedAt && !isTerminalStatus(snapshot.status)) return snapshot;
+      // Older than a change an event announced: answered, not kept, so the next poll reads again. Only for a
+      // while after the event: an upstream whose event times are not its reads' must not be read at every poll.
+      const readTime = timeOf(snapshot.updatedAt);
+      if (
+        !isTerminalStatus(snapshot.status) &&
+        eventAt !== undefined &&
+        this.#now() - eventAt < this.#options.eventSnapshotCacheMs &&
+        evented?.announced !== undefined &&
+        readTime !== undefined &&
+        readTime < evented.announced
+      )
+        return snapshot;
       return this.#store(key, snapshot);
     } catch (error) {
       const timedOut = context.signal.aborted;
@@ -489,6 +509,10 @@ const heldWithoutSnapshot: JobSnapshot = {
   rawStatus: "upstream_throttled",
   message: "The upstream asked to wait before it is asked again; the job is not known to have ended",
 };
+
+function maxOf(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
+}
 
 function timeOf(isoTime: string | undefined): number | undefined {
   if (isoTime === undefined) return undefined;
