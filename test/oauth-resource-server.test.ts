@@ -176,6 +176,41 @@ describe("discovery", () => {
   });
 });
 
+describe("what a host asks for", () => {
+  it("a host's first sign-in asks for the tools' scopes, never the approval scope", async () => {
+    // No requiredScopes: without a scope in the 401, a host asks for every scope_supported, and the
+    // person's token would let the agent in that host approve its own deployment.
+    const { server, provider } = await setup({
+      access: { defaultToolScopes: ["jobs:run"], approvalScope: "jobs:approve" },
+    });
+    const challenge = (await rawCall(server.url, "tools/list", {})).headers.get("www-authenticate");
+    expect(challenge).toContain('scope="jobs:run"');
+    expect(challenge).not.toContain("jobs:approve");
+    let authorizationUrl: URL | undefined;
+    const host: OAuthClientProvider = {
+      redirectUrl: provider.hostRedirectUri,
+      clientMetadata: { redirect_uris: [provider.hostRedirectUri], token_endpoint_auth_method: "none" },
+      clientInformation: () => ({ client_id: provider.hostClientId }),
+      tokens: () => undefined,
+      saveTokens: () => undefined,
+      redirectToAuthorization: (url) => {
+        authorizationUrl = url;
+      },
+      saveCodeVerifier: () => undefined,
+      codeVerifier: () => "",
+    };
+    const client = new Client(
+      { name: "oauth-host", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(new URL(server.url), { authProvider: host })),
+    ).rejects.toThrow();
+    expect(authorizationUrl?.searchParams.get("scope")?.split(" ")).toContain("jobs:run");
+    expect(authorizationUrl?.searchParams.get("scope")?.split(" ")).not.toContain("jobs:approve");
+  });
+});
+
 describe("refused tokens", () => {
   it("refuses expired, not yet valid, another audience, another issuer, alg none, HS256 with the public key, unknown kid and a mutated signature", async () => {
     const { provider, server, call, claims, jobs, token } = await setup({ oauth: { clockSkewSeconds: 5 } });
@@ -194,6 +229,11 @@ describe("refused tokens", () => {
       "mutated signature": withMutatedSignature(good),
       "signature re-spelled in its spare bits": withRespelledSignature(good),
       "no exp": signEs256(key, { claims: { ...claims, exp: undefined } }),
+      // RFC 7519 §4.1.2: sub is a string; an object, a number or an empty one would make principals that
+      // collide ("[object Object]", 42 and "42", the issuer alone).
+      "sub an object": signEs256(key, { claims: { ...claims, sub: { id: "agent" } } }),
+      "sub a number": signEs256(key, { claims: { ...claims, sub: 42 } }),
+      "empty sub": signEs256(key, { claims: { ...claims, sub: "" } }),
     };
     for (const [kind, forged] of Object.entries(refused)) {
       const response = await call("tools/call", startJob, { token: forged });

@@ -66,6 +66,17 @@ export class AccessPolicy {
       : this.#approvalScope;
   }
 
+  /**
+   * The scopes the tools need, without the approval scopes: what a 401 names for a host to ask for when
+   * no requiredScopes are set. A host asks for every scope_supported otherwise, and a person's token would
+   * let the agent in that host answer approvals.
+   */
+  get toolScopesNamed(): string[] {
+    const named = new Set<string>(this.#defaultToolScopes);
+    for (const scopes of Object.values(this.#toolScopes)) for (const scope of scopes) named.add(scope);
+    return [...named];
+  }
+
   /** Every scope the policy names, for the protected resource metadata's scopes_supported. */
   get scopesNamed(): string[] {
     const named = new Set<string>(this.#defaultToolScopes);

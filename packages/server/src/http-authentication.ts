@@ -83,11 +83,15 @@ export class HttpAuthentication {
     return true;
   }
 
-  /** The request's caller; or undefined once its refusal (401, 403 or 503, with a challenge) is written. */
+  /**
+   * The request's caller; or undefined once its refusal (401, 403 or 503, with a challenge) is written.
+   * `toolScopes` are what a 401 asks for when no requiredScopes are set (never an approval scope).
+   */
   async authenticate(
     request: IncomingMessage,
     response: ServerResponse,
     logger: Logger,
+    toolScopes: readonly string[] = [],
   ): Promise<AuthenticatedCaller | undefined> {
     await this.#ready;
     if (!this.required) return { principal: localPrincipal, scopes: undefined };
@@ -99,7 +103,9 @@ export class HttpAuthentication {
       { outcome: outcome.kind, reason: "reason" in outcome ? outcome.reason : undefined },
       "request refused",
     );
-    writeAuthenticationRefusal(response, outcome, this.#resource, this.#options.oauth?.requiredScopes);
+    const requiredScopes = this.#options.oauth?.requiredScopes ?? [];
+    const askFor = this.#options.oauth && requiredScopes.length === 0 ? toolScopes : requiredScopes;
+    writeAuthenticationRefusal(response, outcome, this.#resource, askFor);
     return undefined;
   }
 

@@ -177,7 +177,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       writeRefusal(response, 403, rpcError(-32000, refusal));
       return;
     }
-    const caller = await authentication.authenticate(request, response, logger);
+    const caller = await authentication.authenticate(request, response, logger, service.access.toolScopesNamed);
     if (caller === undefined) return;
     const { principal } = caller;
     // The token goes no further than the authentication: the SDK, the adapters and the logs see the caller.

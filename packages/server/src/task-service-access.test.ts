@@ -20,8 +20,9 @@ import {
 
 const secret = "task-service-access-secret-0123456789abcdef";
 
-function setup(access: ConstructorParameters<typeof AccessPolicy>[0]) {
+function setup(access: ConstructorParameters<typeof AccessPolicy>[0], jobSecrets?: readonly string[]) {
   const jobs = createScriptedAdapter({ toolName: "run_job" });
+  if (jobSecrets) (jobs.adapter as { secrets?: readonly string[] }).secrets = jobSecrets;
   const deploys = createScriptedAdapter({ toolName: "deploy_prod" });
   const service = new TaskService({
     adapters: [
@@ -127,6 +128,21 @@ describe("scopes in the task service", () => {
     const error = await refusal(service.updateTask(taskId, answers, caller(new Set(["jobs:approve"]))));
     expect(error?.message).toContain('needs the scope "deploy:approve"');
     expect(await service.updateTask(taskId, answers, caller(new Set(["deploy:approve"])))).toEqual(["gate"]);
+  });
+
+  it("an approval whose key holds a declared secret stays an approval: its marking and its key are redacted apart", async () => {
+    // The server redacts an adapter's snapshots by value: approvalKeys' strings, not inputRequests' keys.
+    const { service, caller, jobs } = setup({ approvalScope: "jobs:approve" }, ["upstream-secret-value"]);
+    const agent = caller(new Set(["jobs:run"]));
+    const { taskId } = (await service.callTool("run_job", {}, agent)) as CreateTaskResult;
+    const job = jobs.onlyJob();
+    const key = "gate-upstream-secret-value";
+    jobs.update(job, { ...inputRequiredSnapshot({ [key]: approvalRequest() }), approvalKeys: [key] });
+    const answers = { [key]: { action: "accept", content: { approve: true } } };
+    expect((await refusal(service.updateTask(taskId, answers, agent)))?.message).toContain(
+      'needs the scope "jobs:approve"',
+    );
+    expect(job.responses).toEqual([]);
   });
 
   it("refuses scopes for a tool or an adapter instance the server does not have, naming the field", () => {

@@ -595,7 +595,11 @@ export class TaskService {
     const scope = this.access.approvalScope(opened.reference.instance);
     if (scope === undefined || missingScopes([scope], scopes).length === 0) return;
     const approvals = new Set(snapshot.approvalKeys ?? []);
-    const key = answering.find((answered) => approvals.has(answered));
+    // A marking that names no question here (redaction rewrites approvalKeys' strings, never the keys of
+    // inputRequests; an adapter's slip) cannot say which question is not an approval: all of them are.
+    const questions = snapshot.inputRequests ?? {};
+    const unmatched = [...approvals].some((marked) => !Object.hasOwn(questions, marked));
+    const key = answering.find((answered) => unmatched || approvals.has(answered));
     if (key === undefined) return;
     throw approvalRefused(opened.reference.tool, key, scope, snapshot.inputRequests?.[key]);
   }

@@ -142,12 +142,15 @@ export async function createOAuthAuthenticator(options: OAuthOptions): Promise<O
       if (parts.some((part) => Buffer.from(part, "base64url").toString("base64url") !== part))
         throw new RefusedToken("a segment is not canonical base64url");
       const payload = await verifyJwt(token);
+      // jose checks that sub is present, not its type: a number, an object or "" would give principals
+      // that collide (42 and "42", every object as "[object Object]", the issuer alone).
+      if (typeof payload.sub !== "string" || payload.sub === "") throw new RefusedToken("sub is not a string");
       let until = payload.exp! * 1000;
       if (options.introspection?.jwts) {
         await introspect(token);
         until = Math.min(until, now() + introspectionCacheMs);
       }
-      return { caller: callerOf(payload["sub"] as string, scopesOf(payload, scopeClaims)), until };
+      return { caller: callerOf(payload.sub, scopesOf(payload, scopeClaims)), until };
     }
     if (!options.introspection) throw new RefusedToken("not a JWT, and no introspection is configured");
     const answer = await introspect(token);
