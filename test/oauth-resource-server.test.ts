@@ -290,6 +290,19 @@ describe("refused tokens", () => {
     expect((await call("tools/call", startJob)).httpStatus).toBe(401);
   });
 
+  it("asks the provider about a refused opaque token once, however often it is sent again", async () => {
+    const { provider, server, call } = await setup({
+      oauth: { introspection: { clientId: "jobtasks", clientSecret: "", cacheSeconds: 0 } },
+    });
+    server.http.oauth!.options.introspection!.clientSecret = provider.resourceServer.clientSecret;
+    const before = server.http.oauth!.requests.introspection;
+    const madeUp = Array.from({ length: 10 }, (_, index) => `made-up-opaque-token-${index}-0123456789`);
+    for (const round of [1, 2, 3])
+      for (const token of madeUp)
+        expect((await call("tools/list", {}, { token })).httpStatus, `round ${round}`).toBe(401);
+    expect(server.http.oauth!.requests.introspection - before).toBe(madeUp.length);
+  });
+
   it("introspects opaque tokens, and refuses one the provider revoked", async () => {
     const { provider, server, call } = await setup({
       oauth: { introspection: { clientId: "jobtasks", clientSecret: "", cacheSeconds: 0 } },

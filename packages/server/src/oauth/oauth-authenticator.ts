@@ -67,6 +67,12 @@ export async function createOAuthAuthenticator(options: OAuthOptions): Promise<O
   const verified = new LRUCache<string, { caller: AuthenticatedCaller; until: number }>({
     max: options.cachedTokens ?? 10_000,
   });
+  // A refused token is refused again for a minute without another check: resending one costs nothing here
+  // and, with introspection, nothing at the authorization server.
+  const refused = new LRUCache<string, { reason: string; until: number }>({ max: options.cachedTokens ?? 10_000 });
+  // Tokens never seen before are introspected at most this often: a flood of made-up opaque tokens must not
+  // become a flood of requests to the authorization server (which would then refuse jobtasks' own client).
+  const introspectionBudget = { windowStart: -Infinity, spent: 0 };
 
   let metadata: Promise<AuthorizationServerMetadata> | undefined;
   let metadataFailedAt = -Infinity;
@@ -120,6 +126,11 @@ export async function createOAuthAuthenticator(options: OAuthOptions): Promise<O
   };
 
   const introspect = async (token: string): Promise<IntrospectedToken> => {
+    if (now() - introspectionBudget.windowStart >= 60_000)
+      Object.assign(introspectionBudget, { windowStart: now(), spent: 0 });
+    if (introspectionBudget.spent >= maxIntrospectionsPerMinute)
+      throw new Error("too many tokens to introspect this minute; the next minute's budget comes shortly");
+    introspectionBudget.spent += 1;
     requests.introspection += 1;
     const answer = await introspectToken(await introspectionEndpoint(), options.introspection!, token);
     if (!answer) throw new RefusedToken("inactive token (introspection)");
@@ -185,17 +196,28 @@ export async function createOAuthAuthenticator(options: OAuthOptions): Promise<O
       const remembered = verified.get(key);
       if (remembered && remembered.until > now()) return withRequiredScopes(remembered.caller);
       if (remembered) verified.delete(key);
+      const refusal = refused.get(key);
+      if (refusal && refusal.until > now()) return { kind: "refused", tokenSent: true, reason: refusal.reason };
       try {
         const checked = await check(token);
         if (checked.until > now()) verified.set(key, checked);
         return withRequiredScopes(checked.caller);
       } catch (error) {
-        if (error instanceof RefusedToken) return { kind: "refused", tokenSent: true, reason: error.message };
+        if (error instanceof RefusedToken) {
+          refused.set(key, { reason: error.message, until: now() + refusalMemoryMs });
+          return { kind: "refused", tokenSent: true, reason: error.message };
+        }
         return { kind: "unavailable", reason: (error as Error).message };
       }
     },
   };
 }
+
+/** How long a refused token is answered from memory. */
+const refusalMemoryMs = 60_000;
+
+/** Introspections of tokens not seen before, per minute; beyond, a request gets 503 and Retry-After. */
+const maxIntrospectionsPerMinute = 600;
 
 function scopesOf(payload: Record<string, unknown>, claims: readonly string[]): ReadonlySet<string> {
   const scopes = new Set<string>();
