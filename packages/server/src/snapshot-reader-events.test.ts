@@ -80,6 +80,7 @@ describe("SnapshotReader and upstream events", () => {
   it("ignores an event's snapshot older than the one held, by the upstream's time", async () => {
     const { reader, scripted, at } = setup();
     const target = await startJob(scripted);
+    await reader.read(target, context());
     reader.applyEvent(target, { snapshot: stamped(workingSnapshot("in progress"), at(0)) });
     expect(reader.applyEvent(target, { snapshot: stamped(workingSnapshot("queued"), at(-10)) })).toBe(
       "ignored: older than the status held",
@@ -90,6 +91,7 @@ describe("SnapshotReader and upstream events", () => {
   it("ignores a snapshot older than a change announced without one (out of order, read again pending)", async () => {
     const { reader, scripted, at } = setup();
     const target = await startJob(scripted);
+    await reader.read(target, context());
     expect(reader.applyEvent(target, { updatedAt: at(0) })).toBe("dropped");
     expect(reader.applyEvent(target, { snapshot: stamped(workingSnapshot("queued"), at(-3)) })).toBe(
       "ignored: older than the status held",
@@ -99,6 +101,7 @@ describe("SnapshotReader and upstream events", () => {
   it("keeps the snapshot of a job with events for eventSnapshotCacheMs, then reads again (a lost delivery is caught)", async () => {
     const { reader, scripted, advance, at } = setup({ eventSnapshotCacheMs: 30_000 });
     const target = await startJob(scripted);
+    await reader.read(target, context());
     reader.applyEvent(target, { snapshot: stamped(workingSnapshot("in progress"), at(0)) });
     // The job finishes upstream, and the delivery saying so is lost.
     scripted.update(scripted.onlyJob(), completedSnapshot("green"));
@@ -107,10 +110,21 @@ describe("SnapshotReader and upstream events", () => {
       // Each look of a wait asks for a newer read; with events, the cache answers it all the same.
       expect((await reader.read(target, context(), { readSince: Number.MAX_SAFE_INTEGER })).status).toBe("working");
     }
-    expect(scripted.calls.getStatus).toBe(0);
+    expect(scripted.calls.getStatus).toBe(1);
     advance(1000);
     expect((await reader.read(target, context())).status).toBe("completed");
-    expect(scripted.calls.getStatus).toBe(1);
+    expect(scripted.calls.getStatus).toBe(2);
+  });
+
+  it("leaves a running snapshot of a job it never read alone: a late or replayed delivery has nothing to be checked against", async () => {
+    const { reader, scripted, at } = setup({ eventSnapshotCacheMs: 30_000 });
+    const target = await startJob(scripted);
+    scripted.update(scripted.onlyJob(), completedSnapshot("green"));
+    // A fresh process (a restart, a replica without Redis) is sent a stale `requested` for a finished run.
+    expect(reader.applyEvent(target, { snapshot: stamped(workingSnapshot("queued"), at(-600)) })).toBe(
+      "ignored: a running state of a job not read here",
+    );
+    expect((await reader.read(target, context())).status).toBe("completed");
   });
 
   it("keeps the one-second cache for a job that never had an event", async () => {

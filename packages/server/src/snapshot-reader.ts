@@ -248,8 +248,14 @@ export class SnapshotReader {
     const { job, snapshot: eventKey } = jobKeysOf(target);
     if (delivered) this.#eventWindows.noteDelivery(target.instance);
     const known = this.#snapshotKeys.get(job) ?? new Set<string>();
+    // A job this process never read has nothing held to compare a running state with: a late or replayed
+    // delivery (a `requested` after the run finished) would be answered for the whole events window. Its
+    // running snapshot is left alone (another replica that read the job shares its own); a finished one
+    // stands, since a job never leaves that state.
+    if (known.size === 0 && event.snapshot && !isTerminalStatus(event.snapshot.status))
+      return "ignored: a running state of a job not read here";
     // The event's own ref counts too when it is the job whole (its key is every task's): with nothing read
-    // yet, its snapshot is kept for the tasks to come. A ref whose generation the event had to make up (a
+    // yet, a finished snapshot is kept for the tasks to come. A ref whose generation the event had to make up (a
     // REST callback's createdAt) is no task's, and its snapshot would only push followed jobs out.
     const candidates = eventKey === job ? new Set([eventKey, ...known]) : known;
     const open = [...candidates].filter((key) => !this.#terminal.has(key));
@@ -501,7 +507,8 @@ export type EventEffect =
   | "replaced"
   | "dropped"
   | "ignored: the job had already ended"
-  | "ignored: older than the status held";
+  | "ignored: older than the status held"
+  | "ignored: a running state of a job not read here";
 
 /** A hold another replica met on a job this replica has no snapshot of. */
 const heldWithoutSnapshot: JobSnapshot = {
