@@ -100,7 +100,8 @@ export class SnapshotReader {
   readonly #heldOff: LRUCache<string, { until: number; snapshot: JobSnapshot }>;
   /**
    * Jobs that have had an upstream event, by job identity: when the last one arrived (this reader's clock),
-   * and the newest upstream time any event about the job gave, below which an event's snapshot is out of date.
+   * the newest upstream time any event about the job gave, below which an event's snapshot is out of date,
+   * and the newest a change without a snapshot announced, below which a read's answer is not kept.
    */
   readonly #evented: LRUCache<string, { at: number; upstreamTime: number | undefined; announced?: number }>;
   /**
@@ -299,6 +300,25 @@ export class SnapshotReader {
     return event.snapshot ? "replaced" : "dropped";
   }
 
+  /**
+   * Whether a read begun at `startedAt` is older than an event about the job: the event arrived while the
+   * read was under way (its answer predates the change), or the event announced a change newer than the
+   * state the read gives (an upstream whose API lags its webhook; only within eventSnapshotCacheMs of the
+   * event, so an upstream whose event times are not its reads' is not read at every poll).
+   */
+  #predatesAnEvent(job: string, startedAt: number, snapshot: JobSnapshot): boolean {
+    const evented = this.#evented.get(job);
+    if (evented === undefined) return false;
+    if (evented.at >= startedAt) return true;
+    const readTime = timeOf(snapshot.updatedAt);
+    return (
+      evented.announced !== undefined &&
+      readTime !== undefined &&
+      readTime < evented.announced &&
+      this.#now() - evented.at < this.#options.eventSnapshotCacheMs
+    );
+  }
+
   #noteSnapshotKey(job: string, key: string): void {
     const keys = this.#snapshotKeys.get(job);
     if (keys) keys.add(key);
@@ -420,23 +440,8 @@ export class SnapshotReader {
         reportRetryAfter,
       });
       this.#outageSince.delete(key);
-      // An event that arrived while this read was under way is newer than its answer: the answer goes to
-      // the callers that asked before the event, and is not kept (unless the job had ended: that stands).
-      const evented = this.#evented.get(keys.job);
-      const eventAt = evented?.at;
-      if (eventAt !== undefined && eventAt >= startedAt && !isTerminalStatus(snapshot.status)) return snapshot;
-      // Older than a change an event announced: answered, not kept, so the next poll reads again. Only for a
-      // while after the event: an upstream whose event times are not its reads' must not be read at every poll.
-      const readTime = timeOf(snapshot.updatedAt);
-      if (
-        !isTerminalStatus(snapshot.status) &&
-        eventAt !== undefined &&
-        this.#now() - eventAt < this.#options.eventSnapshotCacheMs &&
-        evented?.announced !== undefined &&
-        readTime !== undefined &&
-        readTime < evented.announced
-      )
-        return snapshot;
+      // A running answer older than an event about the job goes to the callers that asked, and is not kept.
+      if (!isTerminalStatus(snapshot.status) && this.#predatesAnEvent(keys.job, startedAt, snapshot)) return snapshot;
       return this.#store(key, snapshot);
     } catch (error) {
       const timedOut = context.signal.aborted;
