@@ -25,7 +25,7 @@ export function jobIdentity(instance: string, ref: JsonValue): string {
  * event router, the waits an event wakes and the answer ledger key on it, so an event reaches every task of
  * the job whatever run of it each follows.
  */
-export function jobIdentityOf(target: { instance: string; adapter: AnyJobAdapter; ref: JsonValue }): string {
+export function jobIdentityOf(target: JobTarget): string {
   return jobKeysOf(target).job;
 }
 
@@ -36,10 +36,23 @@ export function jobIdentityOf(target: { instance: string; adapter: AnyJobAdapter
  * identity, normalised, plus the generation the identity leaves out); for an identity that is not an
  * object, the identity and the whole ref. Without a declared identity, both keys are the ref's.
  */
-export function jobKeysOf(target: { instance: string; adapter: AnyJobAdapter; ref: JsonValue }): {
-  job: string;
-  snapshot: string;
-} {
+export function jobKeysOf(target: JobTarget): JobKeys {
+  // A task's target is one object for as long as its opened id is remembered (frozen with it), and each
+  // read asks for its keys more than once (the service, then the reader): encoded once per target.
+  let keys = keysOfTarget.get(target);
+  if (keys === undefined) {
+    keys = encodeJobKeys(target);
+    keysOfTarget.set(target, keys);
+  }
+  return keys;
+}
+
+type JobTarget = { instance: string; adapter: AnyJobAdapter; ref: JsonValue };
+type JobKeys = { job: string; snapshot: string };
+
+const keysOfTarget = new WeakMap<JobTarget, JobKeys>();
+
+function encodeJobKeys(target: JobTarget): JobKeys {
   const identity = target.adapter.events?.jobIdentity?.(target.ref);
   if (identity === undefined) {
     const key = jobIdentity(target.instance, target.ref);
