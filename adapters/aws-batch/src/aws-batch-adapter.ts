@@ -49,7 +49,7 @@ const environmentVariables: Record<string, string> = {
  */
 function resolveAwsBatchOptions(options: AwsBatchOptions): ResolvedAwsBatchOptions {
   const { batchClient: _batchClient, logsClient: _logsClient, random: _random, ...configurable } = options;
-  const parsed = awsBatchOptionsSchema.safeParse(configurable);
+  const parsed = awsBatchOptionsSchema.safeParse(configurable, { jitless: true });
   if (parsed.success) return parsed.data;
   throw configErrorFromIssues(parsed.error, { environmentVariables });
 }

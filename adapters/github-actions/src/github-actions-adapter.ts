@@ -169,7 +169,7 @@ interface ResolvedGithubActionsOptions {
  * names the option, and the environment variable it may come from.
  */
 function resolveGithubActionsOptions(options: unknown, environment: Environment): ResolvedGithubActionsOptions {
-  const parsed = githubActionsOptionsSchema.safeParse(options);
+  const parsed = githubActionsOptionsSchema.safeParse(options, { jitless: true });
   if (!parsed.success) throw configErrorFromIssues(parsed.error);
   const config = parsed.data;
 

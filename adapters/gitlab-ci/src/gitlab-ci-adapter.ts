@@ -33,7 +33,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 /** Build a GitLab CI adapter. Throws AdapterConfigError naming the option at fault. */
 export function gitlabCi(options: GitlabCiOptions, environment: Environment = process.env): JobAdapterV1<PipelineRef> {
   const { dispatcher, now, ...configOptions } = options;
-  const parsed = gitlabCiOptionsSchema.safeParse(configOptions);
+  const parsed = gitlabCiOptionsSchema.safeParse(configOptions, { jitless: true });
   if (!parsed.success) throw configErrorFromIssues(parsed.error);
   const config = parsed.data;
   const token = config.token ?? nonEmpty(environment["GITLAB_TOKEN"]);

@@ -27,7 +27,7 @@ const secretsFreshForMs = 30_000;
  * the cluster (nor loads its client) until a tool or a status read needs it.
  */
 export function kubernetes(options: KubernetesOptions, environment: Environment = process.env): KubernetesAdapter {
-  const parsed = kubernetesOptionsSchema.safeParse(options);
+  const parsed = kubernetesOptionsSchema.safeParse(options, { jitless: true });
   if (!parsed.success) throw configErrorFromIssues(parsed.error);
   const config = parsed.data;
   const api: KubernetesApi = createKubernetesApi(config.connection, environment, config.requestTimeoutMs);

@@ -30,7 +30,8 @@ export interface RestAdapterRuntime {
 }
 
 function parseOptions(options: RestOptions | ResolvedRestOptions): ResolvedRestOptions {
-  const parsed = restOptionsSchema.safeParse(options);
+  // Parsed once per instance: zod's compiled fast path would cost more to build than it saves.
+  const parsed = restOptionsSchema.safeParse(options, { jitless: true });
   if (parsed.success) return parsed.data;
   throw configErrorFromIssues(parsed.error);
 }

@@ -142,7 +142,7 @@ export const restOptionsSchema: z.ZodType<ResolvedRestOptions, Partial<z.input<t
   .looseObject({ preset: z.enum(["azure-lro", "google-operation", "demo-api"]).optional() })
   .transform((raw, context) => {
     const merged = raw.preset ? mergeOverPreset(presets[raw.preset], raw) : raw;
-    const parsed = resolvedRestOptionsSchema.safeParse(merged);
+    const parsed = resolvedRestOptionsSchema.safeParse(merged, { jitless: true });
     if (!parsed.success) {
       for (const issue of parsed.error.issues)
         context.addIssue({ code: "custom", path: issue.path, message: issue.message });

@@ -157,7 +157,8 @@ export const configFileSchema = z.strictObject({
   /** Where an editor finds the JSON Schema of this file (a JSON config's way of saying so). */
   $schema: z.string().optional(),
   server: serverSettingsSchema
-    .default(serverSettingsSchema.parse({}))
+    // Parsed once, as the module loads: without zod's compiled fast path, whose building would cost more.
+    .default(serverSettingsSchema.parse({}, { jitless: true }))
     .describe("Settings of the MCP server; every field is optional"),
   adapters: z
     .array(adapterEntrySchema)

@@ -69,7 +69,9 @@ export async function buildConfig(
       ]);
     throw error;
   }
-  const parsed = configFileSchema.safeParse(interpolated);
+  // A config is parsed once: zod's compiled fast path (a generated function per object) would cost more to
+  // build than it saves, at start-up, where every millisecond is the host's wait.
+  const parsed = configFileSchema.safeParse(interpolated, { jitless: true });
   if (!parsed.success) throw new ConfigFileError(source.file, describeConfigIssues(parsed.error.issues, "", "(root)"));
 
   const problems: string[] = [];
@@ -84,7 +86,7 @@ export async function buildConfig(
     seen.add(entry.name);
     try {
       const definition = await loadAdapterDefinition(entry, where, source.directory);
-      const options = definition.optionsSchema.safeParse(entry.options);
+      const options = definition.optionsSchema.safeParse(entry.options, { jitless: true });
       if (!options.success) {
         problems.push(...describeConfigIssues(options.error.issues, `${where}.options`));
         continue;

@@ -1,4 +1,5 @@
-import { LRUCache } from "lru-cache";
+import type { LRUCache } from "lru-cache";
+import { boundedCache } from "@jobtasks/core/adapter-utils";
 
 /**
  * "An answer is sent once", within one process. Answers to one task are delivered one at a time (a second
@@ -32,7 +33,7 @@ export class AnswerLedger {
   readonly #answered: LRUCache<string, Remembered>;
 
   constructor(options: AnswerLedgerOptions = {}) {
-    this.#answered = new LRUCache({ max: options.maxTasks ?? 10_000 });
+    this.#answered = boundedCache(options.maxTasks ?? 10_000);
     this.rememberMs = options.rememberMs ?? 10 * 60_000;
     this.#now = options.now ?? Date.now;
   }

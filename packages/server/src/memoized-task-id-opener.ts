@@ -1,4 +1,5 @@
-import { LRUCache } from "lru-cache";
+import type { LRUCache } from "lru-cache";
+import { boundedCache } from "@jobtasks/core/adapter-utils";
 import type { TaskReference } from "./task-id.js";
 
 /** Opening an id for a principal: undefined when it does not open. A sealer is one; TaskService's whole open is another. */
@@ -24,7 +25,7 @@ export class MemoizedTaskIdOpener<Opened extends object = TaskReference> impleme
 
   constructor(opener: TaskIdOpener<Opened>, maxEntries = defaultMemoizedOpens) {
     this.#opener = opener;
-    this.#opened = new LRUCache({ max: maxEntries });
+    this.#opened = boundedCache(maxEntries);
   }
 
   open(taskId: string, principal: string): Opened | undefined {

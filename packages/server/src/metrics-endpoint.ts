@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sameSecret } from "@jobtasks/core/adapter-utils";
 import { ConfigError } from "@jobtasks/core";
@@ -55,6 +55,9 @@ export async function startMetricsServer(options: {
   host: string;
   port: number;
 }): Promise<RunningMetricsServer> {
+  // Loaded here, not with the module: a stdio start imports this file (for createMetricsEndpoint) and
+  // would otherwise load Node's HTTP stack for a port it may never open.
+  const { createServer } = await import("node:http");
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
     if (path !== "/metrics") {

@@ -7,7 +7,7 @@ import {
   type JobSnapshot,
   type JsonValue,
 } from "@jobtasks/core";
-import { untilAborted } from "@jobtasks/core/adapter-utils";
+import { boundedCache, untilAborted } from "@jobtasks/core/adapter-utils";
 import type { Logger } from "./logger.js";
 import { taskExpired } from "./protocol-error.js";
 import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
@@ -130,17 +130,17 @@ export class SnapshotReader {
     this.#shared = options.sharedSnapshots ?? noSharedState.snapshots;
     this.#telemetry = options.telemetry ?? noTelemetry;
     const max = this.#options.maxEntries;
-    this.#recent = new LRUCache({ max });
+    this.#recent = boundedCache(max);
     this.#terminal = new LRUCache({
       max,
       maxSize: this.#options.maxTerminalCacheCharacters,
       // A result larger than the whole budget is simply not cached; the upstream answers it again.
       sizeCalculation: (snapshot) => Math.max(1, JSON.stringify(snapshot).length),
     });
-    this.#outageSince = new LRUCache({ max });
-    this.#heldOff = new LRUCache({ max });
-    this.#evented = new LRUCache({ max });
-    this.#snapshotKeys = new LRUCache({ max });
+    this.#outageSince = boundedCache(max);
+    this.#heldOff = boundedCache(max);
+    this.#evented = boundedCache(max);
+    this.#snapshotKeys = boundedCache(max);
     this.#eventWindows = new EventWindows({
       baseWindowMs: Math.max(this.#options.eventSnapshotCacheMs, this.#options.snapshotCacheMs),
       liveForMs: this.#options.eventsLiveForMs,

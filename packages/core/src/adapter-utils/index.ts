@@ -12,6 +12,7 @@ export {
   readBoundedText,
 } from "./bounded-json.js";
 export type { JsonRead } from "./bounded-json.js";
+export { boundedCache } from "./bounded-cache.js";
 export { EtagMemory } from "./etag-memory.js";
 export type { EtagMemoryOptions, RememberedAnswer } from "./etag-memory.js";
 export { sameSecret } from "./same-secret.js";

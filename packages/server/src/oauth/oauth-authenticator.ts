@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { LRUCache } from "lru-cache";
+import { boundedCache } from "@jobtasks/core/adapter-utils";
 import type { AuthenticatedCaller } from "../access-policy.js";
 import { bearerTokenOf, type Authentication, type RequestAuthenticator } from "../request-authentication.js";
 import { fetchAuthorizationServerMetadata, type AuthorizationServerMetadata } from "./authorization-server-metadata.js";
@@ -64,12 +64,10 @@ export async function createOAuthAuthenticator(options: OAuthOptions): Promise<O
   const requiredScopes = options.requiredScopes ?? [];
   const introspectionCacheMs = Math.min(options.introspection?.cacheSeconds ?? 60, 300) * 1000;
   const requests = { jwks: 0, metadata: 0, introspection: 0 };
-  const verified = new LRUCache<string, { caller: AuthenticatedCaller; until: number }>({
-    max: options.cachedTokens ?? 10_000,
-  });
+  const verified = boundedCache<string, { caller: AuthenticatedCaller; until: number }>(options.cachedTokens ?? 10_000);
   // A refused token is refused again for a minute without another check: resending one costs nothing here
   // and, with introspection, nothing at the authorization server.
-  const refused = new LRUCache<string, { reason: string; until: number }>({ max: options.cachedTokens ?? 10_000 });
+  const refused = boundedCache<string, { reason: string; until: number }>(options.cachedTokens ?? 10_000);
   // Tokens never seen before are introspected at most this often: a flood of made-up opaque tokens must not
   // become a flood of requests to the authorization server (which would then refuse jobtasks' own client).
   const introspectionBudget = { windowStart: -Infinity, spent: 0 };
