@@ -19,6 +19,8 @@ import {
   type ScriptedJobRef,
 } from "./support/scripted-adapter.js";
 import { redisCommand, redisKeys, startTestRedis, type TestRedis } from "./support/redis-server.js";
+import { samplesOf, startTestTelemetry } from "./support/test-telemetry.js";
+import type { Telemetry } from "../packages/server/src/telemetry.js";
 
 /**
  * Three replicas (TaskServices, each with its own Redis connection, as three processes would have) in
@@ -69,6 +71,8 @@ async function startReplicas(
      * make exact counts depend on the machine; the outage test keeps the real 50 ms.
      */
     commandTimeoutMs?: number;
+    /** The telemetry of each replica, by index (default: none recorded). */
+    telemetry?: Array<Telemetry | undefined>;
   } = {},
 ): Promise<Replicas> {
   const scripted = createScriptedAdapter();
@@ -99,6 +103,7 @@ async function startReplicas(
         snapshotCacheMs: options.snapshotCacheMs ?? 1000,
         immediateRetries: 0,
         sharedState: state,
+        ...(options.telemetry?.[index] ? { telemetry: options.telemetry[index] } : {}),
       }),
     );
   }
@@ -127,6 +132,31 @@ describe("replicas sharing state through Redis", () => {
       const reads = replicas.scripted.calls.getStatus - before;
       // Without sharing, each replica reads for itself.
       expect({ shared, reads }).toEqual({ shared, reads: shared ? 1 : 3 });
+    }
+  });
+
+  it("count a read that another replica's snapshot answered as shared, not as a miss", async () => {
+    const observed = startTestTelemetry();
+    try {
+      const replicas = await startReplicas({
+        count: 2,
+        snapshotCacheMs: 2000,
+        telemetry: [undefined, observed.telemetry],
+      });
+      const taskId = await createTask(replicas);
+      await sleep(2100);
+      const before = replicas.scripted.calls.getStatus;
+      // The first replica reads the upstream; the second is answered with that snapshot, through Redis.
+      await replicas.services[0]!.getTask(taskId, alice);
+      await replicas.services[1]!.getTask(taskId, alice);
+      expect(replicas.scripted.calls.getStatus - before).toBe(1);
+      const sources = samplesOf(await observed.prometheusText(), "jobtasks_snapshot_reads_total").map((sample) => [
+        sample.labels["jobtasks_snapshot_source"],
+        sample.value,
+      ]);
+      expect(sources).toEqual([["shared", 1]]);
+    } finally {
+      await observed.close();
     }
   });
 

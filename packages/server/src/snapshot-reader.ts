@@ -209,7 +209,11 @@ export class SnapshotReader {
           return recent && isFresh(recent.readAt) ? recent.snapshot : undefined;
         },
       })
-      .then((answer) => this.#fromSharedRead(key, answer))
+      .then((answer) => {
+        // Counted as a miss until now; another replica's read or hold answered it.
+        if (answer.kind !== "read") answered("shared");
+        return this.#fromSharedRead(key, answer);
+      })
       .then((snapshot) => this.#holdOff(key, snapshot, waitUntil, target.instance));
     const reading = upstreamRead.finally(() => {
       if (this.#inFlight.get(key) === reading) this.#inFlight.delete(key);

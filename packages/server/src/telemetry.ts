@@ -25,7 +25,7 @@ export const instrumentationScope = "@jobtasks/server";
 const durationBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** How a snapshot read was answered: the span attribute and the metric label `jobtasks.snapshot.source`. */
-export type SnapshotReadSource = "hit" | "miss" | "coalesced" | "held" | "finished";
+export type SnapshotReadSource = "hit" | "miss" | "coalesced" | "held" | "finished" | "shared";
 
 /** The adapter instance an upstream request is made for, carried in the OpenTelemetry context. */
 export const adapterInstanceKey = createContextKey("jobtasks.adapter.instance");
@@ -123,22 +123,23 @@ export class Telemetry {
   }
 
   /**
-   * A snapshot read, counted by how it was answered. One that waits for the upstream (a miss, or one that
-   * joined a read in flight) gets a child span of its own, the upstream requests beside it; one answered
-   * from memory (a hit, a hold, a finished job) costs no span: its source becomes an attribute of the
-   * request's span. Polls are mostly hits, and a span each would double what tracing costs them.
+   * A snapshot read, counted once, when it settles, by how it was answered. One that waits (a miss, or
+   * one that joined a read in flight) gets a child span of its own, the upstream requests beside it; one
+   * answered from memory (a hit, a hold, a finished job) costs no span: its source becomes an attribute of
+   * the request's span. Polls are mostly hits, and a span each would double what tracing costs them. A
+   * miss may learn later that the shared cache answered it (`shared`: another replica's read, or its hold):
+   * the last source given is the one counted.
    */
   async snapshotRead<T>(instance: string, read: (answered: (source: SnapshotReadSource) => void) => Promise<T>) {
     if (!this.enabled) return read(ignoreSource);
     const parent = context.active();
     let span: Span | undefined;
+    let answeredBy: SnapshotReadSource | undefined;
     const answered = (source: SnapshotReadSource) => {
-      this.#instruments?.snapshotReads.add(1, {
-        "jobtasks.adapter.instance": instance,
-        "jobtasks.snapshot.source": source,
-      });
+      answeredBy = source;
       if (!this.tracing) return;
-      if (source === "miss" || source === "coalesced")
+      if (span) span.setAttribute("jobtasks.snapshot.source", source);
+      else if (source === "miss" || source === "coalesced")
         span = this.startSpan(
           "jobtasks.snapshot.read",
           { "jobtasks.adapter.instance": instance, "jobtasks.snapshot.source": source },
@@ -153,6 +154,11 @@ export class Telemetry {
       throw error;
     } finally {
       span?.end();
+      if (answeredBy !== undefined)
+        this.#instruments?.snapshotReads.add(1, {
+          "jobtasks.adapter.instance": instance,
+          "jobtasks.snapshot.source": answeredBy,
+        });
     }
   }
 }
@@ -213,7 +219,7 @@ function createInstruments(meter: Meter): Instruments {
     }),
     snapshotReads: meter.createCounter("jobtasks.snapshot.reads", {
       description:
-        "Snapshot reads, by how they were answered: hit (cache), miss (upstream), coalesced (joined a read in flight), held (Retry-After), finished",
+        "Snapshot reads, by how they were answered: hit (cache), miss (upstream), coalesced (joined a read in flight), held (Retry-After), finished, shared (another replica's read or hold, through Redis)",
       unit: "{read}",
     }),
     upstreamDuration: meter.createHistogram("jobtasks.upstream.request.duration", {
