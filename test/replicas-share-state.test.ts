@@ -95,6 +95,7 @@ async function startReplicas(
     toClose.push(state);
     states.push(state);
     logs.push(entries);
+    const telemetry = options.telemetry?.[index];
     services.push(
       new TaskService({
         adapters: [{ name: "scripted", adapter }],
@@ -103,7 +104,7 @@ async function startReplicas(
         snapshotCacheMs: options.snapshotCacheMs ?? 1000,
         immediateRetries: 0,
         sharedState: state,
-        ...(options.telemetry?.[index] ? { telemetry: options.telemetry[index] } : {}),
+        ...(telemetry ? { telemetry } : {}),
       }),
     );
   }
@@ -141,7 +142,8 @@ describe("replicas sharing state through Redis", () => {
       const replicas = await startReplicas({
         count: 2,
         snapshotCacheMs: 2000,
-        telemetry: [undefined, observed.telemetry],
+        // The test SDK's Telemetry is the built package's class, the same code this file's services run from src.
+        telemetry: [undefined, observed.telemetry as unknown as Telemetry],
       });
       const taskId = await createTask(replicas);
       await sleep(2100);
