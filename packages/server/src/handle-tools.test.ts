@@ -212,6 +212,21 @@ describe("what a host that shows the model only structuredContent reads", () => 
     });
   });
 
+  it("a sent answer that ended the job says so, and names task_status for its outcome, not for what comes next", async () => {
+    const { service } = setup({
+      // A declined approval ends the pipeline, as the demo's does.
+      onRespond: (job) => void (job.snapshot = completedSnapshot("rejected: not deployed")),
+    });
+    const { taskId } = (await call(service, "scripted_job", { startAs: "input_required" })).structuredContent;
+    const key = "job-1-approval-1";
+    const sent = await call(service, "task_answer", { taskId, key, action: "decline" });
+    expect(sent.structuredContent).toMatchObject({ taskId, key, action: "decline", sent: true, status: "completed" });
+    expect(sent.structuredContent["next"]).toEqual(followUp(taskId));
+    expect(sent.structuredContent["next"].description).toMatch(/ended \(completed\).*outcome/);
+    expect(sent.structuredContent["next"].description).not.toMatch(/goes on/);
+    expect(sent.content[0]).toMatchObject({ text: expect.stringMatching(/the job has ended \(completed\)/) });
+  });
+
   it("a sent answer stays a sent answer when the read after it fails: the status is left out, not the answer", async () => {
     const { service, scripted } = setup({
       onRespond: () => {

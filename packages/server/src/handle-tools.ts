@@ -272,6 +272,18 @@ export class HandleTools {
         { ...sent, questionOpen: true, next: answerAgainNext(args.taskId, args.key) },
       );
     }
+    // An answer may end the job (a declined approval): then its outcome, not its progress, is what comes next.
+    if (after && isTerminalStatus(after.status))
+      return text(
+        `Sent "${args.action}" to question ${args.key} of ${toolName}; the job has ended (${after.status}). Call task_status with {"taskId":"${args.taskId}"} for its outcome.`,
+        {
+          ...sent,
+          next: followWithStatus(
+            args.taskId,
+            `The job ended (${after.status}) after this answer: task_status gives its outcome, the result or the reason it failed.`,
+          ),
+        },
+      );
     return text(
       `Sent "${args.action}" to question ${args.key} of ${toolName}${after ? `; the job is ${after.status}` : ""}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
       {
