@@ -19,15 +19,18 @@ import { serverSettingsSchema } from "../packages/cli/src/config-schema.js";
  * "traces + metrics": jobtasks serve's own SDK set-up (startObservability) with spans batched to an
  * OTLP/HTTP receiver and the Prometheus endpoint scraped every second, as Prometheus would. Each server runs
  * in its own process (its CPU read on its own, no global registration shared); all run at once and take
- * turns of 500 requests, and each one's CPU over all its turns is compared.
+ * turns of 2,000 requests (BENCH_TURN_REQUESTS), 30 turns each (BENCH_CYCLES), and each one's CPU over all
+ * its turns is compared.
  *
  * Run: node --import tsx bench/observability.ts
  */
 
 type Variant = "disabled" | "no SDK" | "metrics" | "traces + metrics";
 const variants: Variant[] = ["disabled", "no SDK", "metrics", "traces + metrics"];
-const cycles = Number(process.env["BENCH_CYCLES"] ?? 20);
-const requestsPerTurn = 500;
+const cycles = Number(process.env["BENCH_CYCLES"] ?? 30);
+// Long turns: with 500 a turn lasted a tenth of a second, and a collection or a major GC landing in one
+// moved two identical servers' totals 5-10 % apart.
+const requestsPerTurn = Number(process.env["BENCH_TURN_REQUESTS"] ?? 2000);
 const concurrency = 8;
 const protocolVersion = "2026-07-28";
 const hardLimitMs = 120_000;
