@@ -170,8 +170,8 @@ const notBeforeTheFirstAnswerFromTheBundle = ["/server/dist/ajvProvider-"];
 /**
  * Node's own modules that only a socket of ours needs. An ES import of node:http alone loads the rest, and
  * Node's bundled undici with them (http's lazy WebSocket getters run as its ES module facade is built):
- * 20-30 ms of a start on Node 22 and 24. The command line's bundle therefore requires built-ins
- * (scripts/bundle-command-line.mjs), and the HTTP server and the metrics port import node:http when started.
+ * 20-30 ms of a start on Node 22 and 24. So the HTTP server and the metrics port import node:http only when
+ * they start (packages/server/src/start-http-server.ts, metrics-endpoint.ts).
  */
 const builtinsNotBeforeTheFirstAnswer = ["http", "https", "http2", "tls", "zlib", "internal/deps/undici/undici"];
 

@@ -265,13 +265,6 @@ export class HandleTools {
       sent: true,
       ...(after ? { status: after.status } : {}),
     };
-    // A dismissed form, or an answer the adapter reports as left open, decides nothing: the job still asks.
-    if (!this.#tasks.wasAnswered(args.taskId, args.key, caller.principal)) {
-      return text(
-        `Sent "${args.action}" to question ${args.key} of ${toolName}. The question is still open: answer it again with task_answer once decided. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
-        { ...sent, questionOpen: true, next: answerAgainNext(args.taskId, args.key) },
-      );
-    }
     // An answer may end the job (a declined approval): then its outcome, not its progress, is what comes next.
     if (after && isTerminalStatus(after.status))
       return text(
@@ -280,10 +273,17 @@ export class HandleTools {
           ...sent,
           next: followWithStatus(
             args.taskId,
-            `The job ended (${after.status}) after this answer: task_status gives its outcome, the result or the reason it failed.`,
+            `The job ended (${after.status}) after this answer: task_status gives its outcome (the result, the failure or the cancellation).`,
           ),
         },
       );
+    // A dismissed form, or an answer the adapter reports as left open, decides nothing: the job still asks.
+    if (!this.#tasks.wasAnswered(args.taskId, args.key, caller.principal)) {
+      return text(
+        `Sent "${args.action}" to question ${args.key} of ${toolName}. The question is still open: answer it again with task_answer once decided. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
+        { ...sent, questionOpen: true, next: answerAgainNext(args.taskId, args.key) },
+      );
+    }
     return text(
       `Sent "${args.action}" to question ${args.key} of ${toolName}${after ? `; the job is ${after.status}` : ""}. Call task_status with {"taskId":"${args.taskId}"} to follow the job.`,
       {

@@ -198,20 +198,27 @@ export class SnapshotReader {
     };
     this.#noteSnapshotKey(job, key);
     const isFresh = (readAt: number) => !options.fresh && this.#stillFresh(target, key, readAt, options.readSince);
+    // What answered, for the count: only a read that asked the upstream stays a miss.
+    let askedUpstream = false;
+    let answeredLocally = false;
     const upstreamRead = this.#shared
       .readThrough({
         key,
         instance: target.instance,
         isFresh,
-        readUpstream: () => this.#readFromUpstream({ job, snapshot: key }, target, shared, noteRetryAfter),
+        readUpstream: () => {
+          askedUpstream = true;
+          return this.#readFromUpstream({ job, snapshot: key }, target, shared, noteRetryAfter);
+        },
         fromLocalCache: () => {
           const recent = this.#recent.get(key);
-          return recent && isFresh(recent.readAt) ? recent.snapshot : undefined;
+          const fresh = recent && isFresh(recent.readAt) ? recent.snapshot : undefined;
+          if (fresh) answeredLocally = true;
+          return fresh;
         },
       })
       .then((answer) => {
-        // Counted as a miss until now; another replica's read or hold answered it.
-        if (answer.kind !== "read") answered("shared");
+        if (!askedUpstream) answered(answeredLocally ? "hit" : answer.kind === "held" ? "held" : "shared");
         return this.#fromSharedRead(key, answer);
       })
       .then((snapshot) => this.#holdOff(key, snapshot, waitUntil, target.instance));

@@ -127,15 +127,18 @@ export class Telemetry {
    * one that joined a read in flight) gets a child span of its own, the upstream requests beside it; one
    * answered from memory (a hit, a hold, a finished job) costs no span: its source becomes an attribute of
    * the request's span. Polls are mostly hits, and a span each would double what tracing costs them. A
-   * miss may learn later that the shared cache answered it (`shared`: another replica's read, or its hold):
-   * the last source given is the one counted.
+   * miss may learn later that no upstream request was made (`shared`: another replica's read through Redis;
+   * `held`: a replica's hold; `hit`: this replica's cache, Redis being away): the last source given before
+   * the read settles is the one counted. One that comes after (the caller stopped waiting) changes nothing.
    */
   async snapshotRead<T>(instance: string, read: (answered: (source: SnapshotReadSource) => void) => Promise<T>) {
     if (!this.enabled) return read(ignoreSource);
     const parent = context.active();
     let span: Span | undefined;
     let answeredBy: SnapshotReadSource | undefined;
+    let settled = false;
     const answered = (source: SnapshotReadSource) => {
+      if (settled) return;
       answeredBy = source;
       if (!this.tracing) return;
       if (span) span.setAttribute("jobtasks.snapshot.source", source);
@@ -153,6 +156,7 @@ export class Telemetry {
       if (span) markFailed(span, errorTypeOf(error));
       throw error;
     } finally {
+      settled = true;
       span?.end();
       if (answeredBy !== undefined)
         this.#instruments?.snapshotReads.add(1, {
