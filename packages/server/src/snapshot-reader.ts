@@ -198,27 +198,27 @@ export class SnapshotReader {
     };
     this.#noteSnapshotKey(job, key);
     const isFresh = (readAt: number) => !options.fresh && this.#stillFresh(target, key, readAt, options.readSince);
-    // What answered, for the count: only a read that asked the upstream stays a miss.
-    let askedUpstream = false;
-    let answeredLocally = false;
+    // What answered, for the count: only a read that asked the upstream stays a miss; one this replica's
+    // cache answered (Redis away) is a hit; one neither did, the shared cache answered.
+    let answeredHere: "miss" | "hit" | undefined;
     const upstreamRead = this.#shared
       .readThrough({
         key,
         instance: target.instance,
         isFresh,
         readUpstream: () => {
-          askedUpstream = true;
+          answeredHere = "miss";
           return this.#readFromUpstream({ job, snapshot: key }, target, shared, noteRetryAfter);
         },
         fromLocalCache: () => {
           const recent = this.#recent.get(key);
           const fresh = recent && isFresh(recent.readAt) ? recent.snapshot : undefined;
-          if (fresh) answeredLocally = true;
+          if (fresh) answeredHere = "hit";
           return fresh;
         },
       })
       .then((answer) => {
-        if (!askedUpstream) answered(answeredLocally ? "hit" : answer.kind === "held" ? "held" : "shared");
+        answered(answeredHere ?? (answer.kind === "held" ? "held" : "shared"));
         return this.#fromSharedRead(key, answer);
       })
       .then((snapshot) => this.#holdOff(key, snapshot, waitUntil, target.instance));

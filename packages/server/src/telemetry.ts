@@ -223,7 +223,7 @@ function createInstruments(meter: Meter): Instruments {
     }),
     snapshotReads: meter.createCounter("jobtasks.snapshot.reads", {
       description:
-        "Snapshot reads, by how they were answered: hit (cache), miss (upstream), coalesced (joined a read in flight), held (Retry-After), finished, shared (another replica's read or hold, through Redis)",
+        "Snapshot reads, by how they were answered: hit (cache), miss (upstream), coalesced (joined a read in flight), held (Retry-After), finished, shared (another replica's read, through Redis)",
       unit: "{read}",
     }),
     upstreamDuration: meter.createHistogram("jobtasks.upstream.request.duration", {
