@@ -3,8 +3,9 @@ import { errorCodes, TaskProtocolError } from "./protocol-error.js";
 
 /**
  * A caller authenticated as the task's owner, but without a scope the tool needs. Over HTTP the request is
- * refused earlier with 403 insufficient_scope (see http-scope-check.ts), so a client can step up; this is
- * the answer where no such challenge exists (a handle tool's taskId, a call the HTTP check let through).
+ * refused earlier with 403 insufficient_scope (scopesMissingFor in http-authorization.ts), so a client can
+ * step up; this is the answer where no such challenge exists (a handle tool's taskId, a call the HTTP check
+ * let through).
  */
 export function insufficientScope(what: string, missing: readonly string[]): TaskProtocolError {
   return new TaskProtocolError(

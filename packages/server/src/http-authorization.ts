@@ -3,6 +3,7 @@ import { missingScopes, type AuthenticatedCaller } from "./access-policy.js";
 import { isHandleToolName } from "./handle-tool-definitions.js";
 import { rpcError, writeJson, writeRefusal } from "./http-responses.js";
 import type { Authentication, RequestAuthenticator } from "./request-authentication.js";
+import type { ScopeCheck } from "./request-dispatch.js";
 import type { TaskService } from "./task-service.js";
 
 /**
@@ -101,37 +102,23 @@ export function writeInsufficientScope(
 }
 
 /**
- * The scopes a JSON-RPC request needs that the caller lacks, judged without an upstream call: a job tool's
- * own, and for tasks/* and the handle tools those of the tool that started the task. Undefined when
- * nothing is missing, or when the request is the SDK's or the service's to refuse (an unknown tool, an id
- * that does not open: Task not found, as for anyone).
+ * The scopes a request needs that the caller lacks, judged without an upstream call from the scope check
+ * its route names (routeRequest in request-dispatch.ts decides that from the method): a job tool's own, and
+ * for tasks/* and the handle tools those of the tool that started the task. Undefined when nothing is
+ * missing, or when the request is the SDK's or the service's to refuse (an unknown tool, an id that does
+ * not open: Task not found, as for anyone).
  */
 export function scopesMissingFor(
-  message: unknown,
+  check: ScopeCheck | undefined,
   caller: AuthenticatedCaller,
   service: TaskService,
 ): readonly string[] | undefined {
-  if (caller.scopes === undefined || typeof message !== "object" || message === null) return undefined;
-  const { method, params } = message as { method?: unknown; params?: Record<string, unknown> };
+  if (caller.scopes === undefined || check === undefined) return undefined;
   const needed = (() => {
-    switch (method) {
-      case "tools/call": {
-        const name = params?.["name"];
-        if (typeof name !== "string") return undefined;
-        if (service.registry.tool(name)) return service.access.toolScopes(name);
-        if (service.clientsWithoutTasks !== "handles" || !isHandleToolName(name)) return undefined;
-        const taskId = (params?.["arguments"] as { taskId?: unknown } | undefined)?.taskId;
-        return typeof taskId === "string" ? service.missingTaskScopes(taskId, caller) : undefined;
-      }
-      case "tasks/get":
-      case "tasks/update":
-      case "tasks/cancel": {
-        const taskId = params?.["taskId"];
-        return typeof taskId === "string" ? service.missingTaskScopes(taskId, caller) : undefined;
-      }
-      default:
-        return undefined;
-    }
+    if (check.of === "task") return service.missingTaskScopes(check.taskId, caller);
+    if (service.registry.tool(check.name)) return service.access.toolScopes(check.name);
+    if (service.clientsWithoutTasks !== "handles" || !isHandleToolName(check.name)) return undefined;
+    return check.taskId !== undefined ? service.missingTaskScopes(check.taskId, caller) : undefined;
   })();
   if (needed === undefined) return undefined;
   const missing = missingScopes(needed, caller.scopes);

@@ -191,7 +191,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       await serveMcp(request as never, response);
       return;
     }
-    // Read the body once: routeRequest says what is served here; everything else goes on to the SDK.
+    // Read the body once: routeRequest says which scope check it needs and what is served here; everything
+    // else goes on to the SDK.
     const body = await readJsonBody(request);
     if (!body.ok && "clientGone" in body) {
       logger.debug({ path }, "the client closed the connection before its request body arrived");
@@ -203,12 +204,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       else writeJson(response, body.status, rpcError(body.code, body.message));
       return;
     }
-    const missing = scopesMissingFor(body.value, caller, service);
+    const route = routeRequest(body.value, { headers: request.headers, inputSchemaOf, fastTasksGet });
+    // The scope check comes before the route is followed: a caller without the scope hears that first.
+    const missing = scopesMissingFor(route.scope, caller, service);
     if (missing !== undefined) {
       authentication.refuseMissingScopes(response, missing);
       return;
     }
-    const route = routeRequest(body.value, { headers: request.headers, inputSchemaOf, fastTasksGet });
     if (route.kind === "refuse") {
       writeJson(response, route.httpStatus, route.answer);
       return;

@@ -39,13 +39,13 @@ function declaredCapabilities(context: ServerContext): Record<string, unknown> |
     : undefined;
 }
 
-/** Progress notifications for this call, when its client asked for them with a progressToken. */
 /** The request's progress token, when its client asked for progress (`_meta.progressToken`). */
 function progressTokenOf(context: ServerContext): string | number | undefined {
   const token = context.mcpReq._meta?.progressToken;
   return typeof token === "string" || typeof token === "number" ? token : undefined;
 }
 
+/** Progress notifications for this call, when its client asked for them with a progressToken. */
 function progressObserverFor(context: ServerContext) {
   const token = progressTokenOf(context);
   return token === undefined

@@ -26,7 +26,7 @@ export function bearerTokenOf(authorization: string | undefined): string | undef
 
 /**
  * Static tokens, each with its principal and, when `grantedScopes` lists the principal, only those scopes
- * (a token it does not list holds every scope, as before scopes existed).
+ * (a token it does not list holds every scope).
  */
 export function staticTokenAuthenticator(
   tokens: BearerTokens,

@@ -31,9 +31,12 @@ describe("routeRequest", () => {
     const route = routeRequest(request("tasks/update", { taskId: "t", inputResponses: "yes" }));
     expect(route).toMatchObject({ kind: "refuse", httpStatus: 200, answer: { id: 3, error: { code: -32602 } } });
     expect(routeRequest(request("tasks/update", { taskId: "t", inputResponses: { k: { action: "accept" } } }))).toEqual(
-      { kind: "sdk" },
+      { kind: "sdk", scope: { of: "task", taskId: "t" } },
     );
-    expect(routeRequest(request("tools/call", { name: "x", inputResponses: "yes" }))).toEqual({ kind: "sdk" });
+    expect(routeRequest(request("tools/call", { name: "x", inputResponses: "yes" }))).toEqual({
+      kind: "sdk",
+      scope: { of: "tool", name: "x" },
+    });
   });
 
   it("refuses a tasks/update whose answer content has a __proto__ field, naming it", () => {
@@ -54,6 +57,7 @@ describe("routeRequest", () => {
           data: { field: "inputResponses.gate.content.__proto__" },
         },
       },
+      scope: { of: "task", taskId: "t" },
     });
   });
 
@@ -72,9 +76,10 @@ describe("routeRequest", () => {
     const call = request("tools/call", { name: "deploy", arguments: { region: "eu" }, _meta: declared });
     const headers = { ...modernHeaders, "mcp-method": "tools/call" };
     expect(routeRequest(call, http(headers))).toMatchObject({ kind: "refuse", httpStatus: 400 });
-    expect(routeRequest(call, http({ ...headers, "mcp-param-region": "eu" }))).toEqual({ kind: "sdk" });
+    const scope = { of: "tool", name: "deploy" };
+    expect(routeRequest(call, http({ ...headers, "mcp-param-region": "eu" }))).toEqual({ kind: "sdk", scope });
     // stdio has no headers to disagree with the body.
-    expect(routeRequest(call)).toEqual({ kind: "sdk" });
+    expect(routeRequest(call)).toEqual({ kind: "sdk", scope });
     const list = {
       jsonrpc: "2.0",
       id: 3,
@@ -86,12 +91,49 @@ describe("routeRequest", () => {
 
   it("takes the fast path for a tasks/get over HTTP that it may answer", () => {
     const get = request("tasks/get", { taskId: "t", _meta: declared });
-    expect(routeRequest(get, http({}, "t"))).toEqual({ kind: "fast-tasks-get", taskId: "t" });
-    expect(routeRequest(get, http({}))).toEqual({ kind: "sdk" });
-    expect(routeRequest(get)).toEqual({ kind: "sdk" });
+    const scope = { of: "task", taskId: "t" };
+    expect(routeRequest(get, http({}, "t"))).toEqual({ kind: "fast-tasks-get", taskId: "t", scope });
+    expect(routeRequest(get, http({}))).toEqual({ kind: "sdk", scope });
+    expect(routeRequest(get)).toEqual({ kind: "sdk", scope });
     expect(routeRequest(request("tasks/cancel", { taskId: "t", _meta: declared }), http({}, "t"))).toEqual({
       kind: "sdk",
+      scope,
     });
+  });
+
+  it("names the scope check of each method family, whatever the route's kind, and none for the rest", () => {
+    // tools/call: the tool's name, and its arguments' taskId, which a handle tool's check reads.
+    expect(routeRequest(request("tools/call", { name: "deploy", arguments: { region: "eu" } }))).toEqual({
+      kind: "sdk",
+      scope: { of: "tool", name: "deploy" },
+    });
+    expect(routeRequest(request("tools/call", { name: "task_status", arguments: { taskId: "t" } }))).toEqual({
+      kind: "sdk",
+      scope: { of: "tool", name: "task_status", taskId: "t" },
+    });
+    // A call the headers refuse still carries its check, which over HTTP comes first.
+    const mismatched = request("tools/call", { name: "deploy", arguments: { region: "eu" }, _meta: declared });
+    expect(routeRequest(mismatched, http({ ...modernHeaders, "mcp-method": "tools/call" }))).toMatchObject({
+      kind: "refuse",
+      scope: { of: "tool", name: "deploy" },
+    });
+    expect(routeRequest(request("tools/call", { arguments: { taskId: "t" } }))).toEqual({ kind: "sdk" });
+    // tasks/get, tasks/update and tasks/cancel: the task's id, whose starting tool's scopes it needs.
+    for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+      expect(routeRequest(request(method, { taskId: "t" })).scope, method).toEqual({ of: "task", taskId: "t" });
+      expect(routeRequest(request(method, { taskId: 7 })), method).toEqual({ kind: "sdk" });
+    }
+    expect(routeRequest(request("tasks/update", { taskId: "t", inputResponses: "yes" }))).toMatchObject({
+      kind: "refuse",
+      scope: { of: "task", taskId: "t" },
+    });
+    // Everything else has no check of its own here (tools/list is filtered by the service; a subscription
+    // follows only the tasks the caller's scopes allow).
+    for (const method of ["tools/list", "subscriptions/listen", "ping", "tasks/list"])
+      expect(routeRequest(request(method, { name: "deploy", taskId: "t" })).scope, method).toBeUndefined();
+    expect(routeRequest({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }).scope).toBe(
+      undefined,
+    );
   });
 
   it("names the request a notifications/cancelled cancels", () => {

@@ -66,6 +66,8 @@ export class TaskListenTransport implements Transport {
   }
 
   #intercept(message: JSONRPCMessage): boolean {
+    // route.scope goes unread: stdio has no authentication, and its one caller, the local principal, holds
+    // every scope.
     const route = routeRequest(message);
     if (route.kind === "cancelled") {
       const controller = this.#subscriptions.get(route.requestId);
