@@ -16,6 +16,7 @@ export { boundedCache } from "./bounded-cache.js";
 export { EtagMemory } from "./etag-memory.js";
 export type { EtagMemoryOptions, RememberedAnswer } from "./etag-memory.js";
 export { sameSecret } from "./same-secret.js";
+export { tailWithinBytes } from "./tail-within-bytes.js";
 export { connectionErrorCode, mayHaveActed, withoutConnectionDetails } from "./connection-errors.js";
 export { setUpstreamRequestObserver, upstreamRequestStarted, urlTemplateOf } from "./upstream-requests.js";
 export type {
