@@ -338,7 +338,13 @@ describe("replicas sharing state through Redis", () => {
     const replicas = await startReplicas({ snapshotCacheMs: 60_000 });
     const taskId = await createTask(replicas);
     const job = createHash("sha256")
-      .update(jobIdentity("scripted", { jobId: replicas.scripted.onlyJob().jobId }))
+      .update(
+        jobIdentity({
+          instance: "scripted",
+          adapter: replicas.scripted.adapter,
+          ref: { jobId: replicas.scripted.onlyJob().jobId },
+        }).snapshot,
+      )
       .digest("base64url")
       .slice(0, 24);
     for (const kind of ["snapshot", "finished", "hold"])

@@ -7,14 +7,13 @@ export const batchJobIdSchema = z.string().regex(/^[A-Za-z0-9-]{1,64}(:\d{1,5})?
 const instant = z.int().nonnegative();
 
 /**
- * The adapter's `refSchema`, every shape this adapter has sealed: the server checks each ref it opens
- * from a task id against it, so the methods receive one of these or none. Strict, so that another
+ * The adapter's `refSchema`, the two shapes this adapter seals: the server checks each ref it opens from a
+ * task id against it, so the methods receive one of these or none. Strict, so that another
  * adapter's ref, or an ARN where an id belongs, never reaches DescribeJobs or TerminateJob.
  */
 export const batchJobRefSchema = z.union([
   z.strictObject({ jobId: batchJobIdSchema }),
   z.strictObject({ jobId: batchJobIdSchema, submittedAt: instant }),
-  z.strictObject({ jobId: batchJobIdSchema, watchedAt: instant }),
 ]);
 
 /**
@@ -22,10 +21,6 @@ export const batchJobRefSchema = z.union([
  * so a job not yet listed by DescribeJobs right after SubmitJob reads as "submitted", not as "unknown". A
  * Batch job never re-runs after SUCCEEDED or FAILED (retries are attempts inside the same job), so the id
  * alone pins a terminal answer. No ARN, queue or account goes in: the id is all the adapter needs.
- *
- * `{ jobId, watchedAt }` was sealed by watch_job for a while, to keep lastUpdatedAt from running before the
- * task's createdAt; the server now does that for every adapter, so watch_job seals `{ jobId }` again. The
- * member stays so that such ids keep opening (the adapter reads only their jobId).
  */
 export type BatchJobRef = z.infer<typeof batchJobRefSchema>;
 

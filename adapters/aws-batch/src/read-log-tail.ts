@@ -1,5 +1,6 @@
 import type { JobDetail } from "@aws-sdk/client-batch";
 import { terminalSafe, UpstreamError } from "@jobtasks/core";
+import { tailWithinBytes } from "@jobtasks/core/adapter-utils";
 import type { CloudWatchLogsApi } from "./aws-batch-api.js";
 import type { ResolvedLogTail } from "./aws-batch-options.js";
 import { lastAttemptOf } from "./batch-job-result.js";
@@ -38,12 +39,7 @@ export function fitLogLines(messages: string[], maxBytes: number): { text: strin
   }
   if (kept.length === 0 && lines.length > 0) {
     // A single line longer than the budget: its end is usually the part that explains the failure.
-    const bytes = Buffer.from(lines.at(-1) as string, "utf8");
-    const tail = bytes
-      .subarray(bytes.length - maxBytes)
-      .toString("utf8")
-      .replace(/^\uFFFD+/, "");
-    return { text: tail, truncated: true };
+    return { text: tailWithinBytes(lines.at(-1) as string, maxBytes), truncated: true };
   }
   return { text: kept.join("\n"), truncated: kept.length < lines.length };
 }

@@ -1,4 +1,5 @@
 import { terminalSafe } from "@jobtasks/core";
+import { tailWithinBytes } from "@jobtasks/core/adapter-utils";
 
 /**
  * Cut the failed steps' shares out of a job log and keep only their ends, within a line and byte budget,
@@ -159,7 +160,7 @@ export function tailLines(lines: ReadonlyArray<string>, maxLines: number, maxByt
   let bytes = Buffer.byteLength(kept.join("\n"));
   while (kept.length > 0 && bytes > maxBytes) {
     if (kept.length === 1) {
-      kept = [cutToLastBytes(kept[0]!, maxBytes)];
+      kept = [tailWithinBytes(kept[0]!, maxBytes)];
       truncated = true;
       break;
     }
@@ -238,14 +239,4 @@ class LineSplitter {
     this.#prefix = undefined;
     return line.endsWith("\r") ? line.slice(0, -1) : line;
   }
-}
-
-/** The last `maxBytes` bytes of a line, cut on a character boundary. */
-function cutToLastBytes(line: string, maxBytes: number): string {
-  const buffer = Buffer.from(line);
-  if (buffer.length <= maxBytes) return line;
-  let start = buffer.length - maxBytes;
-  // Skip UTF-8 continuation bytes so no character is split.
-  while (start < buffer.length && (buffer[start]! & 0xc0) === 0x80) start += 1;
-  return buffer.subarray(start).toString();
 }

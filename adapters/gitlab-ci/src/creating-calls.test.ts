@@ -8,6 +8,7 @@ import {
   createTestAdapter,
   fixture,
   json,
+  nestedArrays,
   origin,
   pipeline,
   project,
@@ -94,6 +95,16 @@ describe("create_pipeline when GitLab's answer is lost", () => {
         mock.gitlab.intercept({ path: at(createPath), method: "POST" }).reply(201, { id: "not a number" }, json),
       ),
     );
+  });
+
+  it("a 2xx nested more deeply than the core reads says the pipeline may exist, and why", async () => {
+    const error = await createFailure(() =>
+      mock.gitlab
+        .intercept({ path: at(createPath), method: "POST" })
+        .reply(201, pipeline({ id: 1284999, extra: nestedArrays(300, 1) }), json),
+    );
+    expectPipelineMayExist(error);
+    expect(error.message).toContain("nested more than 256 levels deep");
   });
 
   it("a 5xx says the pipeline may exist", async () => {

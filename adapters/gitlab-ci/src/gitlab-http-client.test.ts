@@ -6,6 +6,7 @@ import {
   createMockGitlab,
   createTestAdapter,
   json,
+  nestedArrays,
   pipeline,
   project,
   projectPath,
@@ -166,5 +167,30 @@ describe("talking to GitLab", () => {
       .doGetStatus({ project, pipelineId }, createTestContext())
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ isRetryable: true });
+  });
+});
+
+describe("bodies nested too deeply", () => {
+  it("refuses a pipeline answer nested deeper than the core's bound, saying so", async () => {
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(200, pipeline({ status: "running", extra: nestedArrays(300, 1) }), json);
+    const error = await createTestAdapter(mock)
+      .doGetStatus({ project, pipelineId }, createTestContext())
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as Error).message).toBe("GitLab answered GET with a body nested more than 256 levels deep");
+    expect(error).toMatchObject({ isRetryable: false });
+  });
+
+  it("gives no reason for a refusal whose body is nested too deeply", async () => {
+    mock.gitlab
+      .intercept({ path: at(path), method: "GET" })
+      .reply(400, { message: { base: nestedArrays(300, "Reference not found") } }, json);
+    const error = await createTestAdapter(mock)
+      .doGetStatus({ project, pipelineId }, createTestContext())
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ httpStatus: 400 });
+    expect((error as Error).message).toBe("GitLab refused GET: HTTP 400");
   });
 });

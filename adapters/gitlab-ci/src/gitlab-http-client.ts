@@ -2,6 +2,10 @@ import { request, type Dispatcher } from "undici";
 import { JobNotFoundError, UpstreamError, parseRetryAfter, requestNeverSent } from "@jobtasks/core";
 import {
   EtagMemory,
+  type JsonRead,
+  maxJsonDepth,
+  parseBoundedJson,
+  readBoundedJson,
   readBoundedText,
   upstreamRequestStarted,
   urlTemplateOf,
@@ -81,22 +85,14 @@ export class GitlabHttpClient {
     await this.#throwUnlessOk(response, gitlabRequest);
     let text: string;
     try {
-      text = await readBounded(response.body, maxJsonBytes);
+      text = (await readBoundedText(response.body, maxJsonBytes)) ?? refuseTooLarge();
     } catch (error) {
       if (!gitlabRequest.creates) throw error;
       throw creationOutcomeUnknown("accepted, but its answer could not be read", {
         cause: error instanceof UpstreamError ? error : withoutConnectionDetails(error),
       });
     }
-    let body: unknown;
-    try {
-      body = text.trim() === "" ? undefined : (JSON.parse(text) as unknown);
-    } catch {
-      if (gitlabRequest.creates) throw creationOutcomeUnknown("accepted, but answered with a body that is not JSON");
-      throw new UpstreamError(`GitLab answered ${gitlabRequest.method} with a body that is not JSON`, {
-        isRetryable: true,
-      });
-    }
+    const body = answerOf(parseBoundedJson(text), gitlabRequest);
     const etag = headerValue(response.headers, "etag");
     // An answer too large to keep is not remembered, and the URL's older one is forgotten.
     if (gitlabRequest.method === "GET" && etag) this.#etags.remember(url.href, etag, body, text.length);
@@ -217,11 +213,32 @@ export function headerValue(headers: Dispatcher.ResponseData["headers"], name: s
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
-async function readBounded(body: Dispatcher.ResponseData["body"], limit: number): Promise<string> {
-  const text = await readBoundedText(body, limit);
-  if (text === undefined)
-    throw new UpstreamError(`GitLab answered with more than ${limit} bytes`, { isRetryable: false });
-  return text;
+function refuseTooLarge(): never {
+  throw new UpstreamError(`GitLab answered with more than ${maxJsonBytes} bytes`, { isRetryable: false });
+}
+
+/** A 2xx answer's body (undefined when empty), or the error saying why it cannot be used. */
+function answerOf(read: JsonRead, gitlabRequest: GitlabRequest): unknown {
+  if (read.ok) return read.value;
+  switch (read.problem) {
+    case "empty":
+      return undefined;
+    case "too-deep":
+      // The same answer comes again on a retry.
+      if (gitlabRequest.creates) {
+        throw creationOutcomeUnknown(`accepted, but answered with a body nested more than ${maxJsonDepth} levels deep`);
+      }
+      throw new UpstreamError(
+        `GitLab answered ${gitlabRequest.method} with a body nested more than ${maxJsonDepth} levels deep`,
+        { isRetryable: false },
+      );
+    default:
+      // Garbage from a proxy or an outage page: worth retrying.
+      if (gitlabRequest.creates) throw creationOutcomeUnknown("accepted, but answered with a body that is not JSON");
+      throw new UpstreamError(`GitLab answered ${gitlabRequest.method} with a body that is not JSON`, {
+        isRetryable: true,
+      });
+  }
 }
 
 /**
@@ -229,18 +246,14 @@ async function readBounded(body: Dispatcher.ResponseData["body"], limit: number)
  * The core redacts the token from them (withSecretRedaction), as from every message. `message` may be a string or an object of lists (`{"base": ["..."]}`).
  */
 async function readReason(body: Dispatcher.ResponseData["body"]): Promise<string | undefined> {
-  let text: string;
+  let read: JsonRead;
   try {
-    text = await readBounded(body, 16 * 1024);
+    read = await readBoundedJson(body, { maxBytes: 16 * 1024 });
   } catch {
     return undefined;
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  if (!read.ok) return undefined;
+  const parsed = read.value;
   const message =
     (parsed as { message?: unknown; error?: unknown } | null)?.message ?? (parsed as { error?: unknown } | null)?.error;
   const flat =

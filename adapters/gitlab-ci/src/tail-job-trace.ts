@@ -1,4 +1,5 @@
 import { terminalSafe } from "@jobtasks/core";
+import { tailWithinBytes } from "@jobtasks/core/adapter-utils";
 import type { GitlabCiApi } from "./gitlab-ci-api.js";
 import type { ResolvedGitlabCiConfig } from "./gitlab-ci-options.js";
 
@@ -39,7 +40,7 @@ export async function tailJobTraces(
     }
     const read = await readTraceEnd(api, project, jobId, settings.maxReadBytes, readSignal);
     if (signal.aborted) throw signal.reason;
-    const text = fitBytes(lastLines(cleanTrace(read.text), settings.maxLinesPerJob), budget);
+    const text = tailWithinBytes(lastLines(cleanTrace(read.text), settings.maxLinesPerJob), budget);
     budget -= Buffer.byteLength(text);
     const note =
       read.stoppedBy === "bytes"
@@ -109,17 +110,4 @@ function lastLines(text: string, count: number): string {
   if (count === 0) return "";
   const lines = text.replace(/\n+$/, "").split("\n");
   return lines.slice(-count).join("\n");
-}
-
-/** The end of `text` within `limit` bytes, cut at a line start when possible, never inside a character. */
-function fitBytes(text: string, limit: number): string {
-  const bytes = Buffer.from(text);
-  if (bytes.length <= limit) return text;
-  let cut = bytes
-    .subarray(bytes.length - limit)
-    .toString("utf8")
-    .replace(/^\uFFFD+/, "");
-  const newline = cut.indexOf("\n");
-  if (newline >= 0 && newline < cut.length - 1) cut = cut.slice(newline + 1);
-  return cut;
 }

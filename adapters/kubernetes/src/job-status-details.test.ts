@@ -148,6 +148,32 @@ describeWithClient("what a status read tells about a Job", () => {
     expect(logs[0]!.note).toContain("cut");
   });
 
+  it("keeps the end of a last line longer than the byte budget, rather than nothing", async () => {
+    await adapter.close?.();
+    adapter = createTestAdapter(fake, { logs: { maxLinesPerPod: 10, maxPods: 1, maxBytes: 40 } });
+    const ref = arrangeJob(fake, "batch", "Failed");
+    const log = `step 1 ok\nFATAL: ${"disk full ".repeat(10)}\n`;
+    fake.addPod("batch", ref.name, { ...fixture("pod-oom-killed.json"), metadata: { name: "last-pod" } }, log);
+    const logs = (await read(ref)).result?.structuredContent?.["logs"] as Array<{ text: string; note?: string }>;
+    expect(logs[0]!.text).toBe(`${"disk full ".repeat(10)}\n`.slice(-40));
+    expect(logs[0]!.note).toContain("cut");
+  });
+
+  it("cuts a log to the byte budget between characters, never inside one", async () => {
+    await adapter.close?.();
+    // 601 bytes of log: the last 402 start inside an "é".
+    adapter = createTestAdapter(fake, { logs: { maxLinesPerPod: 10, maxPods: 1, maxBytes: 402 } });
+    const ref = arrangeJob(fake, "batch", "Failed");
+    fake.addPod(
+      "batch",
+      ref.name,
+      { ...fixture("pod-oom-killed.json"), metadata: { name: "last-pod" } },
+      "é".repeat(300),
+    );
+    const logs = (await read(ref)).result?.structuredContent?.["logs"] as Array<{ text: string; note?: string }>;
+    expect(logs[0]!.text).toBe(`${"é".repeat(200)}\n`);
+  });
+
   it("answers a Job the cluster deleted after it finished (its TTL) as expired, unless its end was read before", async () => {
     const seen = arrangeJob(fake, "batch", "Complete");
     const unseen = arrangeJob(fake, "batch", "Complete");

@@ -54,7 +54,7 @@ export function toUpstreamError(error: unknown, attempt: Attempt): UpstreamError
       `${attempt.actor} cannot ${what} (403 Forbidden): grant "${attempt.verb}" on ${attempt.resource} in a Role bound to it (see the Kubernetes adapter's README)`,
       { httpStatus: 403, isRetryable: false, isThrottled: false },
     );
-  const retryAfter = retryAfterOf(error);
+  const retryAfter = retryAfterHeaderOf(error);
   const causes = (body?.details?.causes ?? [])
     .slice(0, 5)
     .map((cause) => `${cause.field ? `${cause.field}: ` : ""}${cause.message ?? ""}`.slice(0, 300));
@@ -78,7 +78,11 @@ function statusBodyOf(error: unknown): StatusBody | undefined {
   return undefined;
 }
 
-function retryAfterOf(error: unknown): number | undefined {
+/**
+ * The Retry-After header of the client's ApiException, parsed by the core. Not the core's reading of an
+ * UpstreamError's `retryAfterMs`: this is where that value comes from.
+ */
+function retryAfterHeaderOf(error: unknown): number | undefined {
   const headers = (error as { headers?: Record<string, string> }).headers;
   return parseRetryAfter(headers?.["retry-after"]);
 }

@@ -1,4 +1,5 @@
 import { UpstreamError, terminalSafe } from "@jobtasks/core";
+import { tailWithinBytes } from "@jobtasks/core/adapter-utils";
 import type { V1Pod } from "@kubernetes/client-node";
 import type { KubernetesApi } from "./kubernetes-api.js";
 import type { ResolvedKubernetesConfig } from "./kubernetes-options.js";
@@ -47,7 +48,7 @@ export async function tailPodLogs(
         ),
       );
       const safe = terminalSafe(text);
-      const kept = fitBytes(safe, limit);
+      const kept = tailWithinBytes(safe, limit);
       budget -= Buffer.byteLength(kept);
       // The API stops at limitBytes: a log that filled it was cut there.
       const cut = Buffer.byteLength(text) >= readLimit || kept.length < safe.length;
@@ -64,13 +65,4 @@ export async function tailPodLogs(
     }
   }
   return tails;
-}
-
-/** The end of `text` within `maxBytes` of UTF-8, cut at a line start when one is near. */
-function fitBytes(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text);
-  if (bytes.length <= maxBytes) return text;
-  const end = bytes.subarray(bytes.length - maxBytes).toString("utf8");
-  const lineStart = end.indexOf("\n");
-  return lineStart >= 0 && lineStart < 200 ? end.slice(lineStart + 1) : end;
 }

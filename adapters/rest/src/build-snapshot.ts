@@ -5,6 +5,7 @@ import {
   type JobSnapshot,
   type z,
 } from "@jobtasks/core";
+import { isPlainObject } from "@jobtasks/core/adapter-utils";
 import { formSchemaProblem } from "./form-schema.js";
 import { inputRequiredOptionsSchema } from "./job-options-schema.js";
 import { queryAll, queryFirst } from "./json-path.js";
@@ -33,10 +34,6 @@ export interface SnapshotInput {
 }
 
 const formSchemaSchema = inputRequiredOptionsSchema.shape.schema.unwrap();
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /** Compact JSON: indentation would grow the text with the value's depth, not only with its size. */
 function asText(value: unknown): string {

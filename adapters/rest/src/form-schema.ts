@@ -1,4 +1,5 @@
 import { z } from "@jobtasks/core";
+import { isPlainObject } from "@jobtasks/core/adapter-utils";
 
 /**
  * Checking an elicitation form's JSON Schema before it is presented. A form whose answers cannot be
@@ -28,10 +29,6 @@ function compileProblem(schema: object): string | undefined {
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** Why a property is not a flat form field (a nested object, an array of objects), or undefined. */

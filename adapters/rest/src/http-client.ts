@@ -1,6 +1,7 @@
 import type { Dispatcher } from "undici";
 import { OutcomeUnknownError, UpstreamError, parseRetryAfter, requestNeverSent } from "@jobtasks/core";
 import {
+  flattenHeaders,
   type JsonRead,
   maxJsonDepth,
   parseBoundedJson,
@@ -65,14 +66,6 @@ export interface HttpClient {
 }
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
-
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return flat;
-}
 
 /** How much of an error body is read: enough for a JSON `{error: {message}}`, never a whole outage page. */
 const errorBodyBytes = 64 * 1024;

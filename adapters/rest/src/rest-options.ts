@@ -1,4 +1,5 @@
 import { z } from "@jobtasks/core";
+import { isPlainObject } from "@jobtasks/core/adapter-utils";
 import { checkConfigPaths } from "./check-config-paths.js";
 import { checkConsistency } from "./check-consistency.js";
 import { eventsOptionsSchema } from "./events-options-schema.js";
@@ -120,10 +121,6 @@ export const resolvedRestOptionsSchema = z.object({
 
 /** The config after presets and defaults: what the adapter runs on. */
 export type ResolvedRestOptions = z.output<typeof resolvedRestOptionsSchema>;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /** Objects merge key by key; lists and scalars from the user replace the preset's. */
 function mergeOverPreset(preset: unknown, user: unknown): unknown {

@@ -116,10 +116,11 @@ export class EventReceiver {
       );
       return { httpStatus: 400, body: { error: "the delivery could not be read" } };
     }
-    const jobs = read.jobs.map((job) => ({
-      job: jobLabel(instance, job.ref),
-      outcome: this.#service.applyJobEvent(instance, job) ?? "ignored: no such adapter instance",
-    }));
+    const jobs = read.jobs.map((job) => {
+      const applied = this.#service.applyJobEvent(instance, job);
+      if (applied === undefined) return { outcome: "ignored: no such adapter instance" };
+      return { ...(applied.job !== undefined ? { job: jobLabel(applied.job) } : {}), outcome: applied.effect };
+    });
     // Every other replica applies it too: its caches, its waits and its subscribers.
     if (read.jobs.length > 0) shared.events.publish({ instance, jobs: read.jobs });
     this.#logger.info(
@@ -150,12 +151,10 @@ function deliveryOutcome(answer: ReceiveAnswer): string {
 const refused: ReceiveAnswer = { httpStatus: 401, body: { error: "the delivery's signature does not verify" } };
 
 /**
- * A job as the log names it: a short digest of its ref, the same for every delivery about it, which
- * tells deliveries apart without writing repository names, ARNs or account ids into the log.
+ * A job as the log names it: a short digest of its `job` key (job-identity.ts), the same for every delivery
+ * about it however the delivery spells its ref, which tells jobs apart without writing repository names,
+ * ARNs or account ids into the log.
  */
-function jobLabel(instance: string, ref: unknown): string {
-  return `job-${createHash("sha256")
-    .update(`${instance}\u0000${JSON.stringify(ref)}`)
-    .digest("hex")
-    .slice(0, 12)}`;
+function jobLabel(job: string): string {
+  return `job-${createHash("sha256").update(job).digest("hex").slice(0, 12)}`;
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { LRUCache } from "lru-cache";
+import { isPlainObject } from "@jobtasks/core/adapter-utils";
 import { classifyInboundRequest, isJsonContentType } from "@modelcontextprotocol/server";
 import { clientCapabilitiesKey, declaresTasksExtension } from "./declares-tasks-extension.js";
 import type { TaskService } from "./task-service.js";
@@ -143,8 +144,4 @@ function sdkServesAsModernTasksGet(meta: Record<string, unknown>): boolean {
 function hasExactKeys(value: Record<string, unknown>, keys: readonly string[]): boolean {
   const own = Object.keys(value);
   return own.length === keys.length && keys.every((key) => Object.hasOwn(value, key));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { flattenHeaders } from "@jobtasks/core/adapter-utils";
 import { maxDeliveryBytes, type EventReceiver } from "./event-receiver.js";
 import { writeJson, writeRefusal } from "./http-responses.js";
 import type { Logger } from "./logger.js";
@@ -71,12 +72,4 @@ async function readBody(request: IncomingMessage): Promise<Uint8Array | "too lar
     throw error;
   }
   return new Uint8Array(Buffer.concat(chunks));
-}
-
-function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return flat;
 }

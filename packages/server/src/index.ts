@@ -36,6 +36,7 @@ export type { CreateTaskResult, DetailedTask, TaskFields, TaskMetadata } from ".
 // The pieces inside TaskService, for embedding and tests.
 export { SnapshotReader, readerDefaults } from "./snapshot-reader.js";
 export { jobIdentity } from "./job-identity.js";
+export type { JobIdentity, JobTarget } from "./job-identity.js";
 export type { ReadTarget, SnapshotReaderOptions } from "./snapshot-reader.js";
 export { ToolRegistry } from "./tool-registry.js";
 export type { AdapterInstance, ToolDescriptor } from "./tool-registry.js";

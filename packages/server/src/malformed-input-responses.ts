@@ -1,3 +1,4 @@
+import { isPlainObject } from "@jobtasks/core/adapter-utils";
 import { errorCodes } from "./protocol-error.js";
 import { unsafeFieldName } from "./check-form-answer.js";
 
@@ -48,8 +49,4 @@ function inputResponsesProblem(value: unknown): { field: string; expected: strin
       return { field: `inputResponses.${key}.content.${unsafe}`, expected: "is not a name a form's field can have" };
   }
   return undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

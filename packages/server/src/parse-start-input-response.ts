@@ -1,4 +1,5 @@
 import type { StartInputRequest, StartInputResponse } from "@jobtasks/core";
+import { isPlainObject } from "@jobtasks/core/adapter-utils";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { errorCodes, TaskProtocolError } from "./protocol-error.js";
 
@@ -32,9 +33,7 @@ export function parseStartInputResponse(key: string, request: StartInputRequest,
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+  return isPlainObject(value) ? value : undefined;
 }
 
 function malformed(key: string, field: string, problem: string): TaskProtocolError {

@@ -1,3 +1,5 @@
+import { isPlainObject } from "@jobtasks/core/adapter-utils";
+
 /**
  * Rewrites of a tool's JSON Schema that keep its meaning and let clients with a narrower schema dialect
  * (an OpenAPI subset, one `type` per schema) take it whole; MCP Inspector warns about the same spots.
@@ -29,16 +31,12 @@ const schemaMapKeywords = ["properties", "patternProperties", "dependentSchemas"
 
 type Schema = Record<string, unknown>;
 
-function isSchemaObject(value: unknown): value is Schema {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 export function toPortableJsonSchema(schema: Schema): Schema {
   return rewrite(schema, undefined) as Schema;
 }
 
 function rewrite(node: unknown, keyword: string | undefined): unknown {
-  if (!isSchemaObject(node)) return node;
+  if (!isPlainObject(node)) return node;
   if (keyword !== undefined && freeFormKeywords.has(keyword) && Object.keys(node).length === 0) return true;
   return splitTypeUnion(mapSubschemas(node, rewrite));
 }
@@ -57,7 +55,7 @@ function mapSubschemas(node: Schema, map: (child: unknown, keyword: string) => u
   }
   for (const key of schemaMapKeywords) {
     const entries = copy[key];
-    if (isSchemaObject(entries))
+    if (isPlainObject(entries))
       copy[key] = Object.fromEntries(Object.entries(entries).map(([name, item]) => [name, map(item, key)]));
   }
   return copy;
@@ -69,7 +67,7 @@ function mapSubschemas(node: Schema, map: (child: unknown, keyword: string) => u
  * schema, and the description is what reaches it. The keywords stay, for clients that read them.
  */
 export function withLimitsInDescriptions(schema: Schema): Schema {
-  const copy = mapSubschemas(schema, (child) => (isSchemaObject(child) ? withLimitsInDescriptions(child) : child));
+  const copy = mapSubschemas(schema, (child) => (isPlainObject(child) ? withLimitsInDescriptions(child) : child));
   const limits = limitPhrases(copy);
   if (limits.length === 0) return copy;
   const description = typeof copy["description"] === "string" ? copy["description"].trim() : "";

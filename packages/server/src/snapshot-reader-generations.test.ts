@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z, type AdapterContext, type JobAdapterV1, type JobSnapshot } from "@jobtasks/core";
 import { createSilentLogger } from "./logger.js";
-import { jobIdentityOf, jobKeysOf } from "./job-identity.js";
+import { jobIdentity } from "./job-identity.js";
 import { SnapshotReader, type ReadTarget } from "./snapshot-reader.js";
 
 /**
@@ -51,11 +51,11 @@ describe("SnapshotReader and runs of one job that events do not tell apart", () 
     const { target } = setup();
     const first = target({ jobId: "Build-7", upTo: 50 });
     const retry = target({ jobId: "build-7", upTo: 90 });
-    expect(jobIdentityOf(first)).toBe(jobIdentityOf(retry));
-    expect(jobIdentityOf(first)).toBe(jobIdentityOf(target({ jobId: "BUILD-7" })));
-    expect(jobKeysOf(first).snapshot).not.toBe(jobKeysOf(retry).snapshot);
+    expect(jobIdentity(first).job).toBe(jobIdentity(retry).job);
+    expect(jobIdentity(first).job).toBe(jobIdentity(target({ jobId: "BUILD-7" })).job);
+    expect(jobIdentity(first).snapshot).not.toBe(jobIdentity(retry).snapshot);
     // The same run however the name is spelt: one cache entry.
-    expect(jobKeysOf(first).snapshot).toBe(jobKeysOf(target({ jobId: "build-7", upTo: 50 })).snapshot);
+    expect(jobIdentity(first).snapshot).toBe(jobIdentity(target({ jobId: "build-7", upTo: 50 })).snapshot);
   });
 
   it("drops the cached snapshot of every run an event's job has, so each reads its own again", async () => {

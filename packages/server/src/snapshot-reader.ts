@@ -11,7 +11,7 @@ import { boundedCache, untilAborted } from "@jobtasks/core/adapter-utils";
 import type { Logger } from "./logger.js";
 import { taskExpired } from "./protocol-error.js";
 import { upstreamErrorSnapshot } from "./upstream-error-snapshot.js";
-import { jobKeysOf } from "./job-identity.js";
+import { jobIdentity } from "./job-identity.js";
 import { EventWindows } from "./event-windows.js";
 import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
 import { noSharedState, type SharedReadAnswer, type SharedSnapshots } from "./shared-state.js";
@@ -105,8 +105,8 @@ export class SnapshotReader {
    */
   readonly #evented: LRUCache<string, { at: number; upstreamTime: number | undefined; announced?: number }>;
   /**
-   * The snapshot keys read of each job identity (jobKeysOf): an event names the job, and reaches the cached
-   * snapshot of every run of it that tasks follow (GitLab's retries of one pipeline). A key whose entries
+   * The snapshot keys read of each job, by its `job` key (job-identity.ts): an event names the job, and reaches
+   * the cached snapshot of every run of it that tasks follow (GitLab's retries of one pipeline). A key whose entries
    * have gone since costs nothing; the set is pruned when an event walks it.
    */
   readonly #snapshotKeys: LRUCache<string, Set<string>>;
@@ -170,7 +170,7 @@ export class SnapshotReader {
    * upstream no longer knows rejects with `-32602 Task has expired`.
    */
   async read(target: ReadTarget, context: AdapterContext, options: ReadOptions = {}): Promise<JobSnapshot> {
-    const { job, snapshot: key } = jobKeysOf(target);
+    const { job, snapshot: key } = jobIdentity(target);
     const answered = options.answered ?? ignoreSource;
     const terminal = this.#terminal.get(key);
     if (terminal) return (answered("finished"), terminal);
@@ -257,7 +257,7 @@ export class SnapshotReader {
     event: { snapshot?: JobSnapshot; updatedAt?: string },
     { delivered = true }: { delivered?: boolean } = {},
   ): EventEffect {
-    const { job, snapshot: eventKey } = jobKeysOf(target);
+    const { job, snapshot: eventKey } = jobIdentity(target);
     if (delivered) this.#eventWindows.noteDelivery(target.instance);
     const known = this.#snapshotKeys.get(job) ?? new Set<string>();
     // A job this process never read has nothing held to compare a running state with: a late or replayed
@@ -421,14 +421,14 @@ export class SnapshotReader {
 
   /** Record a snapshot obtained elsewhere (the one doStart returned). */
   remember(target: ReadTarget, snapshot: JobSnapshot): JobSnapshot {
-    const { job, snapshot: key } = jobKeysOf(target);
+    const { job, snapshot: key } = jobIdentity(target);
     this.#noteSnapshotKey(job, key);
     return this.#store(key, snapshot);
   }
 
   /** Forget what is cached for a job that we just acted on, so the next read shows the effect. */
   invalidate(target: ReadTarget): void {
-    const key = jobKeysOf(target).snapshot;
+    const key = jobIdentity(target).snapshot;
     this.#recent.delete(key);
     this.#inFlight.delete(key);
     this.#shared.drop(key);

@@ -23,7 +23,7 @@ import { validateToolInput } from "./validate-tool-input.js";
 import { readAdapterRef } from "./adapter-ref.js";
 import { parseElicitationResponse } from "./parse-elicitation-response.js";
 import { AnswerLedger } from "./answer-ledger.js";
-import { jobIdentityOf } from "./job-identity.js";
+import { jobIdentity } from "./job-identity.js";
 import { hideAnsweredRequests } from "./hide-answered-requests.js";
 import { SynchronousCalls } from "./synchronous-calls.js";
 import { cancelUnservableJob, startFailureResult } from "./start-failure.js";
@@ -121,6 +121,11 @@ export interface CallerContext {
   /** tools/call only: sees each observation while a synchronous call waits (progress notifications). */
   observeSnapshot?: SnapshotObserver | undefined;
 }
+
+/** What an upstream event did to a job, with the job's key (job-identity.ts) when its ref read as one. */
+export type AppliedJobEvent =
+  | { job: string; effect: EventEffect }
+  | { job?: undefined; effect: "ignored: not a job reference of this adapter" };
 
 interface OpenedTask {
   taskId: string;
@@ -357,7 +362,7 @@ export class TaskService {
         pollIntervalMs: this.#pollInterval(registered.adapter),
         toolName: name,
         observe: caller.observeSnapshot,
-        changed: (signal) => this.#changes.next(jobIdentityOf(target), signal),
+        changed: (signal) => this.#changes.next(jobIdentity(target).job, signal),
       });
     }
     if (quickFinishWaitMs !== undefined) {
@@ -375,7 +380,7 @@ export class TaskService {
           signal: context.signal,
           toolName: name,
           pollIntervalMs: this.#pollInterval(registered.adapter),
-          changed: (signal) => this.#changes.next(jobIdentityOf(target), signal),
+          changed: (signal) => this.#changes.next(jobIdentity(target).job, signal),
         });
       } catch (error) {
         // Only a client that left before it got the id abandons the job; a long one is never cancelled.
@@ -400,7 +405,7 @@ export class TaskService {
       "jobtasks.adapter.instance": opened.reference.instance,
       "jobtasks.task.status": snapshot.status,
     });
-    const job = jobIdentityOf(opened.target);
+    const job = jobIdentity(opened.target).job;
     let answered = this.#answers.answered(job);
     // Questions another replica answered count too; asked only when there is a question to hide.
     if (snapshot.status === "input_required" && snapshot.inputRequests) {
@@ -426,7 +431,7 @@ export class TaskService {
     const { adapter } = opened.target;
     if (!adapter.doRespond) return [];
     const respond = adapter.doRespond.bind(adapter);
-    const ledgerKey = jobIdentityOf(opened.target);
+    const ledgerKey = jobIdentity(opened.target).job;
     return this.#answers.serialise(ledgerKey, async () => {
       const context = this.#adapterContext(caller);
       const snapshot = await this.#read(opened.target, context, { fresh: true });
@@ -481,7 +486,7 @@ export class TaskService {
   /** Whether this process delivered an answer to the task's question `key` (and still remembers it). */
   wasAnswered(taskId: string, key: string, principal: string): boolean {
     const opened = this.#open(taskId, principal);
-    return this.#answers.answered(jobIdentityOf(opened.target)).has(key);
+    return this.#answers.answered(jobIdentity(opened.target).job).has(key);
   }
 
   /** tasks/cancel. An acknowledgement, not a promise: the job may still finish first. */
@@ -507,7 +512,7 @@ export class TaskService {
   whenChanged(taskId: string, principal: string, signal: AbortSignal): Promise<void> {
     let key: string;
     try {
-      key = jobIdentityOf(this.#open(taskId, principal).target);
+      key = jobIdentity(this.#open(taskId, principal).target).job;
     } catch {
       return new Promise<void>(() => undefined);
     }
@@ -523,12 +528,13 @@ export class TaskService {
     instance: string,
     event: { ref: unknown; snapshot?: JobSnapshot; updatedAt?: string },
     { delivered = true }: { delivered?: boolean } = {},
-  ): EventEffect | "ignored: not a job reference of this adapter" | undefined {
+  ): AppliedJobEvent | undefined {
     const adapter = this.registry.adapter(instance);
     if (!adapter) return undefined;
     const ref = readAdapterRef(adapter, event.ref as JsonValue);
-    if (ref === undefined) return "ignored: not a job reference of this adapter";
+    if (ref === undefined) return { effect: "ignored: not a job reference of this adapter" };
     const target: ReadTarget = { instance, adapter, ref };
+    const { job } = jobIdentity(target);
     const effect = this.#reader.applyEvent(
       target,
       {
@@ -537,8 +543,8 @@ export class TaskService {
       },
       { delivered },
     );
-    if (!effect.startsWith("ignored")) this.#changes.notify(jobIdentityOf(target));
-    return effect;
+    if (!effect.startsWith("ignored")) this.#changes.notify(job);
+    return { job, effect };
   }
 
   /**

@@ -1,3 +1,5 @@
+import { isPlainObject } from "@jobtasks/core/adapter-utils";
+
 /**
  * Checks of what an adapter returns, written as "list the problems" functions so that a failing
  * conformance test names every fault at once, and so that the checks themselves can be tested.
@@ -7,36 +9,32 @@ const taskStatuses = new Set(["working", "input_required", "completed", "failed"
 /** Form elicitations only carry flat primitive fields (and multi-select enums as arrays). */
 const formFieldTypes = new Set(["string", "number", "integer", "boolean", "array"]);
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Problems with one `inputRequests` entry: it must be an `elicitation/create` form request. */
 export function findInputRequestProblems(key: string, request: unknown): string[] {
   const where = `inputRequests[${JSON.stringify(key)}]`;
-  if (!isObject(request)) return [`${where} is not an object`];
+  if (!isPlainObject(request)) return [`${where} is not an object`];
   const problems: string[] = [];
   if (request.method !== "elicitation/create") problems.push(`${where}.method is not "elicitation/create"`);
   const params = request.params;
-  if (!isObject(params)) return [...problems, `${where}.params is not an object`];
+  if (!isPlainObject(params)) return [...problems, `${where}.params is not an object`];
   if (params.mode !== "form") problems.push(`${where}.params.mode is not "form"`);
   if (typeof params.message !== "string" || params.message.trim() === "") {
     problems.push(`${where}.params.message is not a non-empty string`);
   }
   const schema = params.requestedSchema;
-  if (!isObject(schema)) return [...problems, `${where}.params.requestedSchema is not an object`];
+  if (!isPlainObject(schema)) return [...problems, `${where}.params.requestedSchema is not an object`];
   if (schema.type !== "object") problems.push(`${where}.params.requestedSchema.type is not "object"`);
-  if (!isObject(schema.properties)) {
+  if (!isPlainObject(schema.properties)) {
     problems.push(`${where}.params.requestedSchema.properties is not an object`);
   } else {
     for (const [name, property] of Object.entries(schema.properties)) {
-      if (!isObject(property) || typeof property.type !== "string" || !formFieldTypes.has(property.type)) {
+      if (!isPlainObject(property) || typeof property.type !== "string" || !formFieldTypes.has(property.type)) {
         problems.push(`${where}.params.requestedSchema.properties.${name} is not a primitive form field`);
       }
     }
   }
   if (schema.required !== undefined) {
-    const properties = isObject(schema.properties) ? schema.properties : {};
+    const properties = isPlainObject(schema.properties) ? schema.properties : {};
     if (
       !Array.isArray(schema.required) ||
       schema.required.some((name) => typeof name !== "string" || !(name in properties))
@@ -48,13 +46,13 @@ export function findInputRequestProblems(key: string, request: unknown): string[
 }
 
 function findResultProblems(result: unknown): string[] {
-  if (!isObject(result)) return ["a completed snapshot has no result object"];
+  if (!isPlainObject(result)) return ["a completed snapshot has no result object"];
   const problems: string[] = [];
   if (!Array.isArray(result.content)) {
     problems.push("result.content is not an array");
   } else {
     result.content.forEach((block: unknown, index) => {
-      if (!isObject(block) || typeof block.type !== "string")
+      if (!isPlainObject(block) || typeof block.type !== "string")
         problems.push(`result.content[${index}] has no string type`);
       else if (block.type === "text" && typeof block.text !== "string")
         problems.push(`result.content[${index}].text is not a string`);
@@ -62,7 +60,7 @@ function findResultProblems(result: unknown): string[] {
   }
   if (result.isError !== undefined && typeof result.isError !== "boolean")
     problems.push("result.isError is not a boolean");
-  if (result.structuredContent !== undefined && !isObject(result.structuredContent)) {
+  if (result.structuredContent !== undefined && !isPlainObject(result.structuredContent)) {
     problems.push("result.structuredContent is not an object");
   }
   return problems;
@@ -70,7 +68,7 @@ function findResultProblems(result: unknown): string[] {
 
 /** Problems with a JobSnapshot: its fields, and the payload its status requires. */
 export function findSnapshotProblems(snapshot: unknown): string[] {
-  if (!isObject(snapshot)) return ["the snapshot is not an object"];
+  if (!isPlainObject(snapshot)) return ["the snapshot is not an object"];
   const problems: string[] = [];
   if (typeof snapshot.status !== "string" || !taskStatuses.has(snapshot.status)) {
     problems.push(`status ${JSON.stringify(snapshot.status)} is not a task status`);
@@ -102,7 +100,7 @@ export function findSnapshotProblems(snapshot: unknown): string[] {
     case "failed": {
       const error = snapshot.error;
       if (
-        !isObject(error) ||
+        !isPlainObject(error) ||
         !Number.isInteger(error.code) ||
         typeof error.message !== "string" ||
         error.message === ""
@@ -113,7 +111,7 @@ export function findSnapshotProblems(snapshot: unknown): string[] {
     }
     case "input_required": {
       const requests = snapshot.inputRequests;
-      if (!isObject(requests) || Object.keys(requests).length === 0) {
+      if (!isPlainObject(requests) || Object.keys(requests).length === 0) {
         problems.push("an input_required snapshot has no inputRequests");
       } else {
         for (const [key, request] of Object.entries(requests)) problems.push(...findInputRequestProblems(key, request));

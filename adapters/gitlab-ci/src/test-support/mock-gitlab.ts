@@ -26,6 +26,13 @@ export function pipeline(overrides: Record<string, unknown>): Record<string, unk
   return { ...fixture("pipeline.json"), ...overrides };
 }
 
+/** `inner` wrapped in `levels` arrays: JSON nested `levels` deep. */
+export function nestedArrays(levels: number, inner: unknown): unknown {
+  let value = inner;
+  for (let level = 0; level < levels; level += 1) value = [value];
+  return value;
+}
+
 export const json = { headers: { "content-type": "application/json" } };
 
 /** Matches a path whatever its query string; `query` checks the query when given. */

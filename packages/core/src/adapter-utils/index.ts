@@ -15,7 +15,10 @@ export type { JsonRead } from "./bounded-json.js";
 export { boundedCache } from "./bounded-cache.js";
 export { EtagMemory } from "./etag-memory.js";
 export type { EtagMemoryOptions, RememberedAnswer } from "./etag-memory.js";
+export { isPlainObject } from "./is-plain-object.js";
+export { flattenHeaders } from "./flatten-headers.js";
 export { sameSecret } from "./same-secret.js";
+export { tailWithinBytes } from "./tail-within-bytes.js";
 export { connectionErrorCode, mayHaveActed, withoutConnectionDetails } from "./connection-errors.js";
 export { setUpstreamRequestObserver, upstreamRequestStarted, urlTemplateOf } from "./upstream-requests.js";
 export type {
