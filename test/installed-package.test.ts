@@ -178,7 +178,7 @@ describe("npx jobtasks, installed without the optional adapters", () => {
     expect(result).toMatchObject({ code: 0, stdout: `${packageVersion}\n` });
   });
 
-  it("starts from the bundle it ships, which `npm pack` built: bin.js imports it", () => {
+  it("starts from the bundle it ships, which `pnpm build` made before packing: bin.js imports it", () => {
     const dist = join(install, "node_modules/jobtasks/dist");
     expect(existsSync(join(dist, "command-line.mjs"))).toBe(true);
     expect(readFileSync(join(dist, "bin.js"), "utf8")).toContain('"./command-line.mjs"');
