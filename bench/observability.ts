@@ -3,6 +3,8 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { trace } from "@opentelemetry/api";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { Telemetry, createSilentLogger, startHttpServer } from "@jobtasks/server";
 import { describeMachine, formatNumber, heading, markdownTable, measureConcurrent } from "./support/measure.js";
 import { createBenchService, createStatelessAdapter } from "./support/bench-service.js";
@@ -11,11 +13,13 @@ import { planObservability, startObservability } from "../packages/cli/src/obser
 import { serverSettingsSchema } from "../packages/cli/src/config-schema.js";
 
 /**
- * What observability costs a poller: server CPU per tasks/get over loopback HTTP, in three servers built
+ * What observability costs a poller: server CPU per tasks/get over loopback HTTP, in five servers built
  * alike but for their telemetry. "disabled": the telemetry code turned off (Telemetry({ disabled: true }),
  * every hook returns at its first line: the server as it was before). "no SDK": the default, the
  * OpenTelemetry API with nothing registered (what a server without server.metrics or OTEL_* runs).
  * "metrics": jobtasks serve's SDK set-up with server.metrics only, scraped every second.
+ * "spans kept, not exported + metrics": that, plus the SDK's tracer with no span processor, so each span
+ * is created, filled and ended but goes nowhere: the span's own cost, apart from its batching and export.
  * "traces + metrics": jobtasks serve's own SDK set-up (startObservability) with spans batched to an
  * OTLP/HTTP receiver and the Prometheus endpoint scraped every second, as Prometheus would. Each server runs
  * in its own process (its CPU read on its own, no global registration shared); all run at once and take
@@ -25,8 +29,8 @@ import { serverSettingsSchema } from "../packages/cli/src/config-schema.js";
  * Run: node --import tsx bench/observability.ts
  */
 
-type Variant = "disabled" | "no SDK" | "metrics" | "traces + metrics";
-const variants: Variant[] = ["disabled", "no SDK", "metrics", "traces + metrics"];
+type Variant = "disabled" | "no SDK" | "metrics" | "spans kept, not exported + metrics" | "traces + metrics";
+const variants: Variant[] = ["disabled", "no SDK", "metrics", "spans kept, not exported + metrics", "traces + metrics"];
 const cycles = Number(process.env["BENCH_CYCLES"] ?? 30);
 // Long turns: with 500 a turn lasted a tenth of a second, and a collection or a major GC landing in one
 // moved two identical servers' totals 5-10 % apart.
@@ -47,24 +51,27 @@ type ChildMessage = { type: "listening"; url: string } | { type: "cpu"; micros: 
 async function serve(variant: Variant, otlpUrl: string): Promise<void> {
   const logger = createSilentLogger();
   const observability =
-    variant === "traces + metrics" || variant === "metrics"
+    variant !== "disabled" && variant !== "no SDK"
       ? await startObservability(
           planObservability(
             serverSettingsSchema.parse({ metrics: {} }),
-            variant === "metrics" ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl },
+            variant === "traces + metrics" ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl } : {},
           ),
           { name: "jobtasks-bench", version: "0.0.0" },
           {},
           logger,
         )
       : undefined;
+  // The SDK's spans with nothing to take them: what creating and ending a span costs without its export.
+  if (variant === "spans kept, not exported + metrics")
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [] }));
   const { adapter } = createStatelessAdapter();
   const service = createBenchService([{ name: "bench", adapter }], {
     snapshotCacheMs: 1000,
     ...(variant === "disabled" ? { telemetry: new Telemetry({ disabled: true }) } : {}),
   });
   if (variant === "no SDK" && service.telemetry.enabled) throw new Error("an SDK is registered in the no-SDK run");
-  if (variant === "traces + metrics" && !(service.telemetry.tracing && service.telemetry.metering))
+  if (variant.includes("+ metrics") && !(service.telemetry.tracing && service.telemetry.metering))
     throw new Error("the SDK run records nothing");
   const server = await startHttpServer({
     service,
