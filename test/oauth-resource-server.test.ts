@@ -372,7 +372,7 @@ describe("principals and scopes", () => {
     expect((await call("tools/call", { name: "deploy_prod", arguments: {} }, { token: both })).httpStatus).toBe(200);
   });
 
-  it("tasks/get, tasks/cancel and task_status need the scope of the tool that started the task", async () => {
+  it("tasks/get, tasks/cancel, tasks/update and task_status need the scope of the tool that started the task", async () => {
     const { call, token, deploys } = await setup({ access: { toolScopes: { deploy_prod: ["other:run"] } } });
     const both = await token("jobs:run other:run");
     const started = await call("tools/call", { name: "deploy_prod", arguments: {} }, { token: both });
@@ -381,6 +381,9 @@ describe("principals and scopes", () => {
     for (const [method, params] of [
       ["tasks/get", { taskId }],
       ["tasks/cancel", { taskId }],
+      // The scope is checked before the answers are: a well-formed and a malformed answer are both refused.
+      ["tasks/update", { taskId, inputResponses: { approve: { action: "accept", content: { approve: true } } } }],
+      ["tasks/update", { taskId, inputResponses: "not an object" }],
       ["tools/call", { name: "task_status", arguments: { taskId, waitSeconds: 0 } }],
     ] as const) {
       const response = await call(method, params, { token: narrow, tasks: method !== "tools/call" });

@@ -2,7 +2,7 @@
 // scripts/bundle-command-line.mjs): the same `process`, and a DefaultJsonSchemaValidator that loads the SDK's
 // ajv validator at its first schema. The SDK's own shims import ajv (about 7,000 bundled lines, evaluated on
 // load) for a validator that a server uses only to check an elicitation answer; loaded here at first use, a
-// stdio start answers 5-10 ms sooner on Node 22 and 24 (BENCHMARKS.md, 7). esbuild bundles the `require`
+// stdio start answers 4-14 ms sooner on Node 22, 7 ms on Node 24 (BENCHMARKS.md, 7). esbuild bundles the `require`
 // below as a function it calls here, on first use.
 import process from "node:process";
 

@@ -13,6 +13,21 @@ function keyOf(instance: string, ref: JsonValue): string {
 }
 
 describe("jobIdentity of a ref", () => {
+  it("spells its keys as fixed strings, which replicas of different versions share through Redis", () => {
+    // A change of encoding would split the caches and the answer ledger between old and new replicas in
+    // a rolling upgrade: the keys are part of the shared state's format.
+    expect(
+      jobIdentity({ instance: "ci", adapter: adapterWith(), ref: { runId: 7, attempt: 1, owner: "acme" } }),
+    ).toEqual({
+      job: '["ci",{"attempt":1,"owner":"acme","runId":7}]',
+      snapshot: '["ci",{"attempt":1,"owner":"acme","runId":7}]',
+    });
+    expect(jobIdentity({ instance: "ci", adapter: adapterWith(), ref: "7" }).job).toBe('["ci","7"]');
+    expect(
+      jobIdentity({ instance: "gh", adapter: adapterWith((ref) => ref.runId), ref: { runId: 7, attempt: 2 } }),
+    ).toEqual({ job: '["gh",7]', snapshot: '["gh",7,{"attempt":2,"runId":7}]' });
+  });
+
   it("is one identity for one job, whatever order the ref's members were written in, nested ones too", () => {
     expect(keyOf("ci", { owner: "acme", repo: "app", runId: 7, attempt: 1 })).toBe(
       keyOf("ci", { attempt: 1, runId: 7, repo: "app", owner: "acme" }),
