@@ -13,7 +13,7 @@ import { planObservability, startObservability } from "../packages/cli/src/obser
 import { serverSettingsSchema } from "../packages/cli/src/config-schema.js";
 
 /**
- * What observability costs a poller: server CPU per tasks/get over loopback HTTP, in five servers built
+ * What observability costs a poller: server CPU per tasks/get over loopback HTTP, in six servers built
  * alike but for their telemetry. "disabled": the telemetry code turned off (Telemetry({ disabled: true }),
  * every hook returns at its first line: the server as it was before). "no SDK": the default, the
  * OpenTelemetry API with nothing registered (what a server without server.metrics or OTEL_* runs).
@@ -21,7 +21,10 @@ import { serverSettingsSchema } from "../packages/cli/src/config-schema.js";
  * "spans kept, not exported + metrics": that, plus the SDK's tracer with no span processor, so each span
  * is created, filled and ended but goes nowhere: the span's own cost, apart from its batching and export.
  * "traces + metrics": jobtasks serve's own SDK set-up (startObservability) with spans batched to an
- * OTLP/HTTP receiver and the Prometheus endpoint scraped every second, as Prometheus would. Each server runs
+ * OTLP/HTTP receiver and the Prometheus endpoint scraped every second, as Prometheus would.
+ * "traces sampled 10 % + metrics": the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and
+ * OTEL_TRACES_SAMPLER_ARG=0.1, which shows what sampling saves (a span is still started, unsampled, and
+ * carried in the context for every request). Each server runs
  * in its own process (its CPU read on its own, no global registration shared); all run at once and take
  * turns of 2,000 requests (BENCH_TURN_REQUESTS), 30 turns each (BENCH_CYCLES), and each one's CPU over all
  * its turns is compared.
@@ -29,8 +32,23 @@ import { serverSettingsSchema } from "../packages/cli/src/config-schema.js";
  * Run: node --import tsx bench/observability.ts
  */
 
-type Variant = "disabled" | "no SDK" | "metrics" | "spans kept, not exported + metrics" | "traces + metrics";
-const variants: Variant[] = ["disabled", "no SDK", "metrics", "spans kept, not exported + metrics", "traces + metrics"];
+type Variant =
+  | "disabled"
+  | "no SDK"
+  | "metrics"
+  | "spans kept, not exported + metrics"
+  | "traces sampled 10 % + metrics"
+  | "traces + metrics";
+const variants: Variant[] = [
+  "disabled",
+  "no SDK",
+  "metrics",
+  "spans kept, not exported + metrics",
+  "traces sampled 10 % + metrics",
+  "traces + metrics",
+];
+const traced = (variant: Variant) => variant === "traces + metrics" || variant === "traces sampled 10 % + metrics";
+const sinkPathOf = (variant: Variant) => (variant === "traces + metrics" ? "all" : "sampled");
 const cycles = Number(process.env["BENCH_CYCLES"] ?? 30);
 // Long turns: with 500 a turn lasted a tenth of a second, and a collection or a major GC landing in one
 // moved two identical servers' totals 5-10 % apart.
@@ -50,12 +68,17 @@ type ChildMessage = { type: "listening"; url: string } | { type: "cpu"; micros: 
 /** The server half: one variant, answering "cpu" with its CPU time so far and exiting on "stop". */
 async function serve(variant: Variant, otlpUrl: string): Promise<void> {
   const logger = createSilentLogger();
+  // The sampling a poller-heavy deployment would set, read by the SDK from the environment at its start.
+  if (variant === "traces sampled 10 % + metrics") {
+    process.env["OTEL_TRACES_SAMPLER"] = "parentbased_traceidratio";
+    process.env["OTEL_TRACES_SAMPLER_ARG"] = "0.1";
+  }
   const observability =
     variant !== "disabled" && variant !== "no SDK"
       ? await startObservability(
           planObservability(
             serverSettingsSchema.parse({ metrics: {} }),
-            variant === "traces + metrics" ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl } : {},
+            traced(variant) ? { OTEL_EXPORTER_OTLP_ENDPOINT: `${otlpUrl}/${sinkPathOf(variant)}` } : {},
           ),
           { name: "jobtasks-bench", version: "0.0.0" },
           {},
@@ -100,18 +123,20 @@ async function serve(variant: Variant, otlpUrl: string): Promise<void> {
 
 /** Where the traces go: a receiver in the parent that takes each batch and forgets it. */
 async function startSpanSink() {
-  let exports = 0;
+  // Batches counted by the first segment of their path: each traced server has its own.
+  const exports = new Map<string, number>();
   const sink = createServer((request, response) => {
     request.resume();
     request.on("end", () => {
-      exports += 1;
+      const server = (request.url ?? "/").split("/")[1] ?? "";
+      exports.set(server, (exports.get(server) ?? 0) + 1);
       response.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
   await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`,
-    exports: () => exports,
+    exports: (server: string) => exports.get(server) ?? 0,
     close: () => new Promise<void>((resolve) => sink.close(() => resolve())),
   };
 }
@@ -176,7 +201,7 @@ async function main(): Promise<void> {
     `tasks/get server CPU by telemetry (${formatNumber(cycles * requestsPerTurn)} requests each, in ${cycles} turns of ${requestsPerTurn}, concurrency ${concurrency})`,
   );
   const sink = await startSpanSink();
-  // All four servers run side by side and take turns: whatever else loads the machine loads them alike.
+  // All the servers run side by side and take turns: whatever else loads the machine loads them alike.
   const running = await Promise.all(variants.map((variant) => startVariant(variant, sink.url)));
   const totals = new Map<Variant, { micros: number; operations: number; turns: number[] }>(
     variants.map((variant) => [variant, { micros: 0, operations: 0, turns: [] }]),
@@ -219,7 +244,8 @@ async function main(): Promise<void> {
     ];
   });
   console.log(markdownTable(["telemetry", "server CPU µs/request", "range over turns", "÷ disabled"], rows));
-  console.log(`\nOTLP exports received from the traces + metrics server: ${sink.exports()}`);
+  for (const variant of variants.filter(traced))
+    console.log(`\nOTLP exports received from the ${variant} server: ${sink.exports(sinkPathOf(variant))}`);
 }
 
 if (process.argv[2] === "--serve") await serve(process.argv[3] as Variant, process.argv[4]!);
