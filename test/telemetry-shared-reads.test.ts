@@ -103,7 +103,7 @@ describe("Telemetry.snapshotRead", () => {
       DiagLogLevel.WARN,
     );
     let late: (() => void) | undefined;
-    await observed.telemetry.snapshotRead("scripted", async (answered) => {
+    await observed.telemetry.snapshotRead("scripted", async ({ answered }) => {
       answered("miss");
       late = () => answered("shared");
       return "answered";

@@ -17,8 +17,12 @@ afterEach(() => cleanup.run());
 const callerTraceId = "4bf92f3577b34da6a3ce929d0e0e4736";
 const callerSpanId = "00f067aa0ba902b7";
 
-async function startObservedDemo(snapshotCacheMs = 60_000) {
-  const observed = startTestTelemetry();
+function millisOf(time: [number, number]): number {
+  return time[0] * 1000 + time[1] / 1e6;
+}
+
+async function startObservedDemo(snapshotCacheMs = 60_000, telemetryOptions: { tracePollsFromMemory?: boolean } = {}) {
+  const observed = startTestTelemetry(telemetryOptions);
   cleanup.defer(() => observed.close());
   const api = cleanup.add(await startDemoApiForTests());
   const sentHeaders: Array<{ url: string; traceparent: string | null }> = [];
@@ -71,21 +75,30 @@ describe("telemetry of MCP requests", () => {
     // The upstream received the client span's own context.
     expect(sentHeaders[0]?.traceparent).toBe(`00-${callerTraceId}-${submit.spanContext().spanId}-01`);
 
-    // The first poll once the start's snapshot is stale goes upstream: a snapshot-read child of its
-    // request, beside the upstream request.
+    // The first poll once the start's snapshot is stale goes upstream: its request's span, started when
+    // the read found it must wait, from the request's own start, with a snapshot-read child beside the
+    // upstream request.
     await new Promise((resolve) => setTimeout(resolve, 1100));
+    const pollSentAt = Date.now();
     await rawCall(server.url, "tasks/get", { taskId });
     const firstGet = observed.span("tasks/get");
+    expect(firstGet.kind).toBe(SpanKind.SERVER);
+    expect(firstGet.attributes).toMatchObject({ "mcp.method.name": "tasks/get", "jobtasks.task.status": "working" });
     const firstRead = observed.span("jobtasks.snapshot.read");
     expect(firstRead.parentSpanContext?.spanId).toBe(firstGet.spanContext().spanId);
     expect(firstRead.attributes["jobtasks.snapshot.source"]).toBe("miss");
+    expect(millisOf(firstGet.startTime)).toBeLessThanOrEqual(millisOf(firstRead.startTime));
+    expect(millisOf(firstGet.startTime)).toBeGreaterThanOrEqual(pollSentAt - 5);
+    expect(millisOf(firstGet.endTime)).toBeGreaterThanOrEqual(millisOf(firstRead.endTime));
     expect(observed.span("GET /jobs/{job_id}").parentSpanContext?.spanId).toBe(firstGet.spanContext().spanId);
-    // A poll answered from the cache costs no span of its own: its source is on the request's span.
+    // A poll answered from the cache costs no span: the metrics count it.
     await rawCall(server.url, "tasks/get", { taskId });
-    const gets = observed.spans().filter((span) => span.name === "tasks/get");
-    expect(gets).toHaveLength(2);
-    expect(gets[1]!.attributes["jobtasks.snapshot.source"]).toBe("hit");
+    expect(observed.spans().filter((span) => span.name === "tasks/get")).toHaveLength(1);
     expect(observed.spans().filter((span) => span.name === "jobtasks.snapshot.read")).toHaveLength(1);
+    const hits = samplesOf(await observed.prometheusText(), "jobtasks_snapshot_reads_total").find(
+      (sample) => sample.labels["jobtasks_snapshot_source"] === "hit",
+    );
+    expect(hits?.value).toBeGreaterThanOrEqual(1);
 
     // Nothing the caller could not already see is named: no task id, no job id, no principal.
     const jobId = /\/jobs\/([^/?]+)/.exec(sentHeaders.find((sent) => /\/jobs\/[^/]+/.test(sent.url))?.url ?? "")?.[1];
@@ -93,6 +106,42 @@ describe("telemetry of MCP requests", () => {
     expect(recorded).not.toContain(taskId);
     if (jobId !== undefined) expect(recorded).not.toContain(jobId);
     expect(recorded).not.toContain('"local"');
+  });
+
+  it("traces a poll answered from memory when its caller's trace is sampled, when it fails, or when every poll is to be", async () => {
+    const { observed, server } = await startObservedDemo();
+    const call = await rawCall(server.url, "tools/call", { name: "demo_pipeline", arguments: {} });
+    const taskId = call.body?.result?.["taskId"] as string;
+    const polls = () => observed.spans().filter((span) => span.name === "tasks/get");
+    // Answered from the start's snapshot: by the fast path, then (a traceparent in _meta) by the SDK's
+    // handler, where a caller's trace that is not sampled (flags 00) asks for no span either.
+    await rawCall(server.url, "tasks/get", { taskId });
+    expect(polls()).toHaveLength(0);
+    await rawCall(
+      server.url,
+      "tasks/get",
+      { taskId },
+      { meta: { ...envelope(true), traceparent: `00-${callerTraceId}-${callerSpanId}-00` } },
+    );
+    expect(polls()).toHaveLength(0);
+    await rawCall(
+      server.url,
+      "tasks/get",
+      { taskId },
+      { meta: { ...envelope(true), traceparent: `00-${callerTraceId}-${callerSpanId}-01` } },
+    );
+    expect(polls()).toHaveLength(1);
+    expect(polls()[0]!.spanContext().traceId).toBe(callerTraceId);
+    expect(polls()[0]!.attributes["jobtasks.snapshot.source"]).toBe("hit");
+    await rawCall(server.url, "tasks/get", { taskId: `${taskId}x` });
+    expect(polls()).toHaveLength(2);
+    expect(polls()[1]!.attributes["error.type"]).toBe("-32602");
+
+    const everyPoll = await startObservedDemo(60_000, { tracePollsFromMemory: true });
+    const started = await rawCall(everyPoll.server.url, "tools/call", { name: "demo_pipeline", arguments: {} });
+    await rawCall(everyPoll.server.url, "tasks/get", { taskId: started.body?.result?.["taskId"] as string });
+    const traced = everyPoll.observed.span("tasks/get");
+    expect(traced.attributes).toMatchObject({ "jobtasks.snapshot.source": "hit", "jobtasks.task.status": "working" });
   });
 
   it("continues a trace from the traceparent HTTP header when _meta has none", async () => {

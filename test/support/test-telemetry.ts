@@ -24,7 +24,8 @@ export interface TestTelemetry {
   close(): Promise<void>;
 }
 
-export function startTestTelemetry(): TestTelemetry {
+/** `tracePollsFromMemory`: the Telemetry option of that name (every tasks/get gets a span). */
+export function startTestTelemetry(options: { tracePollsFromMemory?: boolean } = {}): TestTelemetry {
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
   const exporter = new InMemorySpanExporter();
@@ -34,6 +35,7 @@ export function startTestTelemetry(): TestTelemetry {
   const telemetry = new Telemetry({
     tracer: tracerProvider.getTracer(instrumentationScope),
     meter: meterProvider.getMeter(instrumentationScope),
+    ...options,
   });
   const serializer = new PrometheusSerializer();
   return {

@@ -28,19 +28,13 @@ const lazyAjv = {
     }));
   },
 };
-await build({
-  entryPoints: { "command-line": `${dist}run-command-line.js` },
-  outdir: dist,
-  outExtension: { ".js": ".mjs" },
-  splitting: true,
-  chunkNames: "command-line-chunk-[hash]",
+const shared = {
   bundle: true,
   format: "esm",
   platform: "node",
   target: "node20",
   external: [...external, ...external.map((name) => `${name}/*`)],
   alias: { zod: "@jobtasks/core/zod", "zod/v4": "@jobtasks/core/zod" },
-  plugins: [lazyAjv],
   // Bundled CommonJS libraries require Node's built-ins, which an ES module does through createRequire.
   banner: {
     js: 'import { createRequire as bundleRequire } from "node:module"; const require = bundleRequire(import.meta.url);',
@@ -49,4 +43,21 @@ await build({
   absWorkingDir: fileURLToPath(new URL("../../../", import.meta.url)),
   legalComments: "inline",
   logLevel: "warning",
+};
+await build({
+  ...shared,
+  entryPoints: { "command-line": `${dist}run-command-line.js` },
+  outdir: dist,
+  outExtension: { ".js": ".mjs" },
+  splitting: true,
+  chunkNames: "command-line-chunk-[hash]",
+  plugins: [lazyAjv],
+});
+// The span export worker's thread (worker-span-exporter.ts) loads a module of its own: one file with the
+// OTLP exporters inside, which the command line's chunks do not share.
+await build({
+  ...shared,
+  entryPoints: { "command-line-span-export-worker": `${dist}span-export-worker.js` },
+  outdir: dist,
+  outExtension: { ".js": ".mjs" },
 });

@@ -68,6 +68,18 @@ export const metricsSettingsSchema = z
   })
   .describe("Prometheus metrics at /metrics (OpenTelemetry metrics through the Prometheus exporter); off when absent");
 
+/** `server.tracing`: how requests are traced, once the OTEL_* variables turn traces on. */
+export const tracingSettingsSchema = z
+  .strictObject({
+    pollsFromMemory: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Give a span to every tasks/get, also one answered without asking the upstream (a cache hit, a Retry-After hold, a finished job). Off (the default), such a poll is traced only when its caller's traceparent is sampled or it fails, and the metrics count it either way; on, tracing costs each of them about as much CPU as the poll itself",
+      ),
+  })
+  .describe("How requests are traced when the OTEL_* variables turn traces on");
+
 export const serverSettingsSchema = z.strictObject({
   name: z.string().min(1).default("jobtasks").describe("Server name, reported in server/discover"),
   instructions: z
@@ -140,6 +152,7 @@ export const serverSettingsSchema = z.strictObject({
       "Share snapshots, answers, upstream holds, webhook deliveries and events between replicas through Redis; without it (and without JOBTASKS_REDIS_URL) each process keeps its own",
     ),
   metrics: metricsSettingsSchema.optional(),
+  tracing: tracingSettingsSchema.optional(),
   allowedOrigins: z
     .array(z.string().refine(isOrigin, originExpectation))
     .default([])

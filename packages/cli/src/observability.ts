@@ -1,6 +1,7 @@
 import { ConfigError } from "@jobtasks/core";
 import { createMetricsEndpoint, type Logger, type MetricsEndpoint } from "@jobtasks/server";
 import type { ServerSettings } from "./config-schema.js";
+import { WorkerSpanExporter } from "./worker-span-exporter.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -122,27 +123,12 @@ export async function startObservability(
       sdkPackage(import("@opentelemetry/sdk-trace-base"), "@opentelemetry/sdk-trace-base"),
     ]);
     const traces = plan.traces;
-    // Protobuf by default, as the specification has it; it also costs less CPU to encode than JSON.
+    // Protobuf by default, as the specification has it; it also costs less CPU to encode than JSON. OTLP
+    // requests leave from a worker thread (worker-span-exporter.ts says why).
     const exporter =
       traces.exporter === "console"
         ? new traceBase.ConsoleSpanExporter()
-        : traces.protocol === "http/json"
-          ? new (
-              await sdkPackage(
-                import("@opentelemetry/exporter-trace-otlp-http"),
-                "@opentelemetry/exporter-trace-otlp-http",
-              )
-            ).OTLPTraceExporter({
-              url: traces.url,
-            })
-          : new (
-              await sdkPackage(
-                import("@opentelemetry/exporter-trace-otlp-proto"),
-                "@opentelemetry/exporter-trace-otlp-proto",
-              )
-            ).OTLPTraceExporter({
-              url: traces.url,
-            });
+        : await WorkerSpanExporter.start({ url: traces.url, protocol: traces.protocol }, logger);
     // Batched: a request never waits for an export, and a collector that is down costs a dropped batch.
     const provider = new traceNode.NodeTracerProvider({
       resource,

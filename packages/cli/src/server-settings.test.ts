@@ -115,6 +115,26 @@ describe("server.clientsWithoutTasks", () => {
   });
 });
 
+describe("server.tracing", () => {
+  it("leaves polls answered from memory untraced unless pollsFromMemory asks, and refuses a value that is not a boolean", async () => {
+    const adapters = [{ name: "demo", kind: "demo", options: { baseUrl: "http://127.0.0.1:1" } }];
+    const sealer = new TaskIdSealer({ secret: "tracing-settings-secret-0123456789abcdef" });
+    const build = (server: Record<string, unknown>) =>
+      buildTaskService(
+        { ...configFileSchema.parse({ server, adapters }), adapters: config.adapters } as unknown as LoadedConfig,
+        sealer,
+        createSilentLogger(),
+      );
+    const byDefault = build({});
+    expect(byDefault.telemetry.tracesPollsFromMemory).toBe(false);
+    const everyPoll = build({ tracing: { pollsFromMemory: true } });
+    expect(everyPoll.telemetry.tracesPollsFromMemory).toBe(true);
+    await Promise.all([byDefault.close(), everyPoll.close()]);
+    const refused = configFileSchema.safeParse({ server: { tracing: { pollsFromMemory: "yes" } }, adapters });
+    expect(refused.error?.issues[0]?.path).toEqual(["server", "tracing", "pollsFromMemory"]);
+  });
+});
+
 describe("server.auth", () => {
   const adapters = [{ name: "demo", kind: "demo" }];
   const issuesOf = (auth: unknown) =>

@@ -5,6 +5,7 @@ import {
   BearerTokens,
   TaskIdSealer,
   TaskService,
+  Telemetry,
   isLoopbackHost,
   type HttpServerOptions,
   type Logger,
@@ -134,6 +135,8 @@ export function buildTaskService(
     clientsWithoutTasks: config.server.clientsWithoutTasks,
     formsFromTaskStatus: config.server.formsFromTaskStatus,
     ...(config.server.auth ? { access: accessPolicyOf(config.server.auth) } : {}),
+    // Built here, after the SDK was registered, as the service's default one would be.
+    ...(config.server.tracing?.pollsFromMemory ? { telemetry: new Telemetry({ tracePollsFromMemory: true }) } : {}),
   });
 }
 

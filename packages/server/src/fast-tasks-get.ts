@@ -5,6 +5,7 @@ import { classifyInboundRequest, isJsonContentType } from "@modelcontextprotocol
 import { clientCapabilitiesKey, declaresTasksExtension } from "./declares-tasks-extension.js";
 import type { TaskService } from "./task-service.js";
 import type { AuthenticatedCaller } from "./access-policy.js";
+import type { RequestSpan } from "./request-span.js";
 
 /**
  * tasks/get is what pollers send, over and over. Through the SDK each one builds a Server, a per-request
@@ -30,8 +31,17 @@ export interface FastTasksGetOptions {
 export interface FastTasksGet {
   /** The task id of a tasks/get (routeRequest asks for every one) this path may answer; else undefined. */
   servableTaskId(headers: IncomingHttpHeaders, body: unknown): string | undefined;
-  /** Answer the request and return true, or return false, having written nothing, for the SDK to answer. */
-  serve(response: ServerResponse, body: unknown, taskId: string, caller: AuthenticatedCaller): Promise<boolean>;
+  /**
+   * Answer the request and return true, or return false, having written nothing, for the SDK to answer.
+   * `requestSpan`: the request's span, for the snapshot read to be parented to (telemetry).
+   */
+  serve(
+    response: ServerResponse,
+    body: unknown,
+    taskId: string,
+    caller: AuthenticatedCaller,
+    requestSpan?: RequestSpan,
+  ): Promise<boolean>;
 }
 
 export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
@@ -59,7 +69,7 @@ export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
       return envelopeServedHere(meta) ? taskId : undefined;
     },
 
-    async serve(response, body, taskId, caller) {
+    async serve(response, body, taskId, caller, requestSpan) {
       const controller = new AbortController();
       const abort = () => controller.abort();
       response.once("close", abort);
@@ -70,6 +80,7 @@ export function createFastTasksGet(options: FastTasksGetOptions): FastTasksGet {
           principal: caller.principal,
           ...scopes,
           signal: controller.signal,
+          requestSpan,
         })) as unknown as Record<string, unknown>;
       } catch {
         response.off("close", abort);

@@ -237,8 +237,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       const fast = fastTasksGet;
       const meta = (body.value as { params?: { _meta?: unknown } }).params?._meta;
       // A failure there is answered by the SDK below, whose handler records the request a second time.
-      const served = await observeMcpRequest(service.telemetry, "tasks/get", { meta }, () =>
-        fast.serve(response, body.value, route.taskId, caller),
+      const served = await observeMcpRequest(service.telemetry, "tasks/get", { meta }, (requestSpan) =>
+        fast.serve(response, body.value, route.taskId, caller, requestSpan),
       );
       if (served) return;
     }

@@ -3,14 +3,21 @@ import { context } from "@opentelemetry/api";
 import type { Telemetry } from "./telemetry.js";
 import { contextFromTraceparent } from "./trace-context.js";
 import { hooksPathPrefix } from "./http-event-endpoint.js";
+import { AttributeSets } from "./attribute-sets.js";
 
 const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]);
+/** By method, status and route: each from a short fixed list (routeOf gives templates only). */
+const requestAttributeSets = new AttributeSets();
 
 /**
  * `http.server.request.duration` for one HTTP request, recorded when its answer is written, by method,
  * route (a template: "/hooks/{instance}", never the path sent) and status; and the request's
  * `traceparent` header made the active context for `handle`, so that its MCP span continues the caller's
  * trace (an `_meta.traceparent` wins over it, see mcp-request-telemetry.ts).
+ *
+ * An answer already ended when `handle` settles (every JSON answer) is recorded then; only one still
+ * being written (an event stream, or an error answered after `handle` failed) waits for its "finish".
+ * A listener on every response would cost a poll more than the record itself.
  */
 export function withHttpTelemetry<T>(
   telemetry: Telemetry,
@@ -22,16 +29,22 @@ export function withHttpTelemetry<T>(
   if (!telemetry.enabled) return handle();
   const startedAt = performance.now();
   const method = knownMethods.has(request.method ?? "") ? (request.method as string) : "_OTHER";
-  response.once("finish", () => {
-    telemetry.instruments?.httpDuration.record((performance.now() - startedAt) / 1000, {
+  const record = () => {
+    const status = response.statusCode;
+    const attributes = requestAttributeSets.get(`${method} ${status} ${route ?? ""}`, () => ({
       "http.request.method": method,
-      "http.response.status_code": response.statusCode,
+      "http.response.status_code": status,
       ...(route !== undefined ? { "http.route": route } : {}),
-      ...(response.statusCode >= 500 ? { "error.type": String(response.statusCode) } : {}),
-    });
-  });
+      ...(status >= 500 ? { "error.type": String(status) } : {}),
+    }));
+    telemetry.instruments?.httpDuration.record((performance.now() - startedAt) / 1000, attributes);
+  };
+  const recordWhenWritten = () => {
+    if (response.writableEnded) record();
+    else response.once("finish", record);
+  };
   const caller = telemetry.tracing ? contextFromTraceparent(request.headers.traceparent) : undefined;
-  return caller ? context.with(caller, handle) : handle();
+  return (caller ? context.with(caller, handle) : handle()).finally(recordWhenWritten);
 }
 
 /** A request's `http.route`: one of the server's paths, the hooks' template, or undefined for any other path. */

@@ -1,6 +1,8 @@
-import { SpanKind, context, trace, type Attributes } from "@opentelemetry/api";
+import { context, type Attributes } from "@opentelemetry/api";
 import type { Server, ServerContext } from "@modelcontextprotocol/server";
-import { errorTypeOf, markFailed, type Telemetry } from "./telemetry.js";
+import { errorTypeOf, type Telemetry } from "./telemetry.js";
+import type { RequestSpan } from "./request-span.js";
+import { AttributeSets } from "./attribute-sets.js";
 import { contextFromTraceparent } from "./trace-context.js";
 
 export interface McpRequestFacts {
@@ -15,33 +17,36 @@ export interface McpRequestFacts {
  * (`_meta`, else the active context, which the HTTP entry sets from the header), and the semantic
  * conventions' `mcp.server.operation.duration` by method and `error.type` (the JSON-RPC code of a
  * failure, `tool_error` for a tool result with isError). A task answer adds its status to the span.
+ *
+ * The span is the active context while the request runs, except a poll's (tasks/get), which may never
+ * start (RequestSpan): that one is handed to `operation`, which passes it on to the snapshot read.
  */
 export async function observeMcpRequest<T>(
   telemetry: Telemetry,
   method: string,
   facts: McpRequestFacts,
-  operation: () => Promise<T>,
+  operation: (requestSpan: RequestSpan | undefined) => Promise<T>,
 ): Promise<T> {
-  if (!telemetry.enabled) return operation();
+  if (!telemetry.enabled) return operation(undefined);
+  const traceparent = (facts.meta as { traceparent?: unknown } | undefined)?.traceparent;
+  const parent = telemetry.tracing ? (contextFromTraceparent(traceparent) ?? context.active()) : undefined;
   // The tool names the span only: as a label of a histogram (18 series per value in Prometheus) a hundred
   // tools would cost 1,800 series; tasks started by tool are counted in jobtasks.tasks.started instead.
-  const attributes: Attributes = { "mcp.method.name": method };
-  const traceparent = (facts.meta as { traceparent?: unknown } | undefined)?.traceparent;
-  const parent = contextFromTraceparent(traceparent) ?? context.active();
-  const spanAttributes =
-    facts.toolName !== undefined ? { ...attributes, "gen_ai.tool.name": facts.toolName } : attributes;
-  const span = telemetry.startSpan(
-    facts.toolName !== undefined ? `${method} ${facts.toolName}` : method,
-    spanAttributes,
-    {
-      kind: SpanKind.SERVER,
-      parent,
-    },
-  );
   const startedAt = performance.now();
+  const span = parent
+    ? telemetry.requestSpan(
+        method,
+        facts.toolName !== undefined ? `${method} ${facts.toolName}` : method,
+        facts.toolName !== undefined
+          ? { "mcp.method.name": method, "gen_ai.tool.name": facts.toolName }
+          : { "mcp.method.name": method },
+        parent,
+        startedAt,
+      )
+    : undefined;
   let errorType: string | undefined;
   try {
-    const result = await (span ? context.with(trace.setSpan(parent, span), operation) : operation());
+    const result = await (span?.started ? context.with(span.context(), operation, undefined, span) : operation(span));
     const answer = result as { isError?: unknown; status?: unknown; task?: { status?: unknown } } | undefined;
     if (answer?.isError === true) errorType = "tool_error";
     const status = answer?.task?.status ?? answer?.status;
@@ -51,16 +56,34 @@ export async function observeMcpRequest<T>(
     errorType = errorTypeOf(error);
     throw error;
   } finally {
-    const failure = errorType !== undefined ? { "error.type": errorType } : {};
-    telemetry.instruments?.mcpDuration.record((performance.now() - startedAt) / 1000, { ...attributes, ...failure });
-    if (span) {
-      if (errorType !== undefined) markFailed(span, errorType);
-      span.end();
-    }
+    telemetry.instruments?.mcpDuration.record(
+      (performance.now() - startedAt) / 1000,
+      operationAttributes(method, errorType),
+    );
+    span?.end(errorType);
   }
 }
 
+/** The histogram's attribute sets: a method and an outcome, from short fixed lists. */
+const operationAttributeSets = new AttributeSets();
+
+function operationAttributes(method: string, errorType: string | undefined): Attributes {
+  if (errorType === undefined) return operationAttributeSets.get(method, () => ({ "mcp.method.name": method }));
+  return operationAttributeSets.get(`${method} ${errorType}`, () => ({
+    "mcp.method.name": method,
+    "error.type": errorType,
+  }));
+}
+
 type RequestHandler = (request: unknown, context: ServerContext) => Promise<unknown>;
+
+/** Each SDK request's span, for its handler to pass on (requestSpanOf): the SDK's context has no room for it. */
+const handedOver = new WeakMap<ServerContext, RequestSpan>();
+
+/** The span of the request a handler serves, as observeRequestHandlers handed it over; undefined when not tracing. */
+export function requestSpanOf(handlerContext: ServerContext): RequestSpan | undefined {
+  return handedOver.get(handlerContext);
+}
 
 /**
  * Every request handler set on this SDK server instance (ours and the SDK's own, which it sets after the
@@ -81,9 +104,10 @@ export function observeRequestHandlers(server: Server, telemetry: Telemetry, isT
       const name =
         method === "tools/call" && typeof params.name === "string" && isTool(params.name) ? params.name : undefined;
       const meta = (handlerContext.mcpReq as { _meta?: unknown })._meta ?? params._meta;
-      return observeMcpRequest(telemetry, method, { toolName: name, meta }, () =>
-        (handler as RequestHandler)(request, handlerContext),
-      );
+      return observeMcpRequest(telemetry, method, { toolName: name, meta }, (requestSpan) => {
+        if (requestSpan) handedOver.set(handlerContext, requestSpan);
+        return (handler as RequestHandler)(request, handlerContext);
+      });
     };
     setHandler(method, ...rest.slice(0, -1), observed);
   };

@@ -8,7 +8,7 @@ import { serverInstructions } from "./server-instructions.js";
 import type { Logger } from "./logger.js";
 import type { ElicitationResponse, InputRequest } from "@jobtasks/core";
 import type { GrantedScopes } from "./access-policy.js";
-import { observeRequestHandlers } from "./mcp-request-telemetry.js";
+import { observeRequestHandlers, requestSpanOf } from "./mcp-request-telemetry.js";
 import { isHandleToolName } from "./handle-tool-definitions.js";
 
 export interface McpServerOptions {
@@ -151,7 +151,11 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler("tasks/get", { params: taskIdParams }, (params, context) =>
     guard("tasks/get", context, async () => {
       requireDeclared("tasks/get", context);
-      const task = await service.getTask(params.taskId, { ...caller, signal: context.mcpReq.signal });
+      const task = await service.getTask(params.taskId, {
+        ...caller,
+        signal: context.mcpReq.signal,
+        requestSpan: requestSpanOf(context),
+      });
       return { resultType: "complete", ...task } as never;
     }),
   );

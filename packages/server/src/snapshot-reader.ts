@@ -15,7 +15,7 @@ import { jobIdentity } from "./job-identity.js";
 import { EventWindows } from "./event-windows.js";
 import { formatDuration, retryDefaults, retryUpstream } from "./retry-upstream.js";
 import { noSharedState, type SharedReadAnswer, type SharedSnapshots } from "./shared-state.js";
-import { Telemetry, type SnapshotReadSource } from "./telemetry.js";
+import { Telemetry, type SnapshotReadObserver, type SnapshotReadSource } from "./telemetry.js";
 
 /** Defaults shared with the CLI's config schema, so they are written once. */
 export const readerDefaults = {
@@ -171,7 +171,7 @@ export class SnapshotReader {
    */
   async read(target: ReadTarget, context: AdapterContext, options: ReadOptions = {}): Promise<JobSnapshot> {
     const { job, snapshot: key } = jobIdentity(target);
-    const answered = options.answered ?? ignoreSource;
+    const answered = options.observer?.answered ?? ignoreSource;
     const terminal = this.#terminal.get(key);
     if (terminal) return (answered("finished"), terminal);
     const held = this.#answerWhileHeldOff(key);
@@ -201,8 +201,8 @@ export class SnapshotReader {
     // What answered, for the count: only a read that asked the upstream stays a miss; one this replica's
     // cache answered (Redis away) is a hit; one neither did, the shared cache answered.
     let answeredHere: "miss" | "hit" | undefined;
-    const upstreamRead = this.#shared
-      .readThrough({
+    const readThrough = () =>
+      this.#shared.readThrough({
         key,
         instance: target.instance,
         isFresh,
@@ -216,7 +216,9 @@ export class SnapshotReader {
           if (fresh) answeredHere = "hit";
           return fresh;
         },
-      })
+      });
+    const aroundUpstream = options.observer?.aroundUpstream;
+    const upstreamRead = (aroundUpstream ? aroundUpstream(readThrough) : readThrough())
       .then((answer) => {
         answered(answeredHere ?? (answer.kind === "held" ? "held" : "shared"));
         return this.#fromSharedRead(key, answer);
@@ -510,8 +512,8 @@ export interface ReadOptions {
   answerWithinMs?: number;
   /** A cached snapshot counts only when it was read after this time (on the reader's clock). */
   readSince?: number;
-  /** Hears how the read is answered, before it is (telemetry). */
-  answered?: (source: SnapshotReadSource) => void;
+  /** Hears how the read is answered, before it is, and runs its upstream part (telemetry). */
+  observer?: SnapshotReadObserver;
 }
 
 function ignoreSource(_source: SnapshotReadSource): void {}

@@ -49,6 +49,7 @@ import { AccessPolicy, missingScopes, type GrantedScopes } from "./access-policy
 import { approvalRefused, insufficientScope } from "./access-refusals.js";
 import { Readiness } from "./readiness.js";
 import { Telemetry } from "./telemetry.js";
+import type { RequestSpan } from "./request-span.js";
 import { observedAdapter } from "./observed-adapter.js";
 import { createUpstreamRequestObserver } from "./upstream-request-telemetry.js";
 import { setUpstreamRequestObserver } from "@jobtasks/core/adapter-utils";
@@ -120,6 +121,11 @@ export interface CallerContext {
   clientCapabilities?: Readonly<Record<string, unknown>> | undefined;
   /** tools/call only: sees each observation while a synchronous call waits (progress notifications). */
   observeSnapshot?: SnapshotObserver | undefined;
+  /**
+   * The span of the MCP request, when it is handed over rather than made the active context (a poll's,
+   * which may never start: RequestSpan). Telemetry only.
+   */
+  requestSpan?: RequestSpan | undefined;
 }
 
 /** What an upstream event did to a job, with the job's key (job-identity.ts) when its ref read as one. */
@@ -237,11 +243,18 @@ export class TaskService {
     );
   }
 
-  /** A snapshot read, in its telemetry span. */
-  #read(target: ReadTarget, context: AdapterContext, options: ReadOptions = {}): Promise<JobSnapshot> {
+  /** A snapshot read, in its telemetry span (a child of `request`'s span, when the request handed it over). */
+  #read(
+    target: ReadTarget,
+    context: AdapterContext,
+    options: ReadOptions = {},
+    request?: RequestSpan,
+  ): Promise<JobSnapshot> {
     if (!this.telemetry.enabled) return this.#reader.read(target, context, options);
-    return this.telemetry.snapshotRead(target.instance, (answered) =>
-      this.#reader.read(target, context, { ...options, answered }),
+    return this.telemetry.snapshotRead(
+      target.instance,
+      (observer) => this.#reader.read(target, context, { ...options, observer }),
+      request,
     );
   }
 
@@ -400,11 +413,10 @@ export class TaskService {
    */
   async getTask(taskId: string, caller: CallerContext, bounds?: LookBounds): Promise<DetailedTask> {
     const opened = this.#openFor(taskId, caller);
-    const snapshot = await this.#read(opened.target, this.#adapterContext(caller), bounds);
-    this.telemetry.instruments?.taskReads.add(1, {
-      "jobtasks.adapter.instance": opened.reference.instance,
-      "jobtasks.task.status": snapshot.status,
-    });
+    const snapshot = await this.#read(opened.target, this.#adapterContext(caller), bounds, caller.requestSpan);
+    // Said here too: the fast path's answer is written before its request's telemetry sees a task.
+    caller.requestSpan?.setAttribute("jobtasks.task.status", snapshot.status);
+    this.telemetry.instruments?.taskReads.add(opened.reference.instance, snapshot.status);
     const job = jobIdentity(opened.target).job;
     let answered = this.#answers.answered(job);
     // Questions another replica answered count too; asked only when there is a question to hide.

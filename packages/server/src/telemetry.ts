@@ -8,6 +8,7 @@ import {
   isSpanContextValid,
   metrics,
   trace,
+  TraceFlags,
   type Attributes,
   type Context,
   type Counter,
@@ -17,6 +18,8 @@ import {
   type Tracer,
   type UpDownCounter,
 } from "@opentelemetry/api";
+import { RequestSpan } from "./request-span.js";
+import { TalliedCounter } from "./tallied-counter.js";
 
 /** The instrumentation scope of every span and metric the server records. */
 export const instrumentationScope = "@jobtasks/server";
@@ -26,6 +29,17 @@ const durationBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 
 /** How a snapshot read was answered: the span attribute and the metric label `jobtasks.snapshot.source`. */
 export type SnapshotReadSource = "hit" | "miss" | "coalesced" | "held" | "finished" | "shared";
+
+/** What a snapshot read tells its telemetry (SnapshotReader.read's options). */
+export interface SnapshotReadObserver {
+  /** How the read is answered, before it is; a later call replaces an earlier one. */
+  answered(source: SnapshotReadSource): void;
+  /** Runs the part of the read that may ask the upstream, where its requests find their parent span. */
+  aroundUpstream?: (<T>(read: () => T) => T) | undefined;
+}
+
+/** The one method whose requests are polls: its spans wait until a poll needs the upstream (RequestSpan). */
+const pollMethod = "tasks/get";
 
 /** The adapter instance an upstream request is made for, carried in the OpenTelemetry context. */
 export const adapterInstanceKey = createContextKey("jobtasks.adapter.instance");
@@ -44,13 +58,20 @@ export const resendCountKey = createContextKey("jobtasks.upstream.resend_count")
 export class Telemetry {
   readonly tracing: boolean;
   readonly metering: boolean;
+  /** A span for every tasks/get, also one answered from memory (RequestSpan); off by default. */
+  readonly tracesPollsFromMemory: boolean;
   readonly #tracer: Tracer;
   readonly #instruments: Instruments | undefined;
 
-  /** `disabled`: record nothing whatever is registered (a benchmark's baseline). */
-  constructor(options: { tracer?: Tracer; meter?: Meter; disabled?: boolean } = {}) {
+  /**
+   * `disabled`: record nothing whatever is registered (a benchmark's baseline). `tracePollsFromMemory`:
+   * give every tasks/get a span, also one answered without the upstream (by default such a poll is
+   * traced only when its caller's trace is sampled, or when it fails).
+   */
+  constructor(options: { tracer?: Tracer; meter?: Meter; disabled?: boolean; tracePollsFromMemory?: boolean } = {}) {
     this.#tracer = options.tracer ?? trace.getTracer(instrumentationScope);
     const meter = options.meter ?? metrics.getMeter(instrumentationScope);
+    this.tracesPollsFromMemory = options.tracePollsFromMemory ?? false;
     this.tracing = !options.disabled && producesSpans(this.#tracer);
     this.metering = !options.disabled && meter !== createNoopMeter();
     this.#instruments = this.metering ? createInstruments(meter) : undefined;
@@ -78,14 +99,43 @@ export class Telemetry {
       .addCallback((result) => read((value, attributes) => result.observe(value, attributes)));
   }
 
-  /** Start a span (undefined when not tracing); `parent` defaults to the active context. */
-  startSpan(name: string, attributes: Attributes, options: { kind?: SpanKind; parent?: Context } = {}) {
+  /**
+   * Start a span (undefined when not tracing); `parent` defaults to the active context, `startTime` (epoch
+   * milliseconds) to now.
+   */
+  startSpan(
+    name: string,
+    attributes: Attributes,
+    options: { kind?: SpanKind; parent?: Context; startTime?: number } = {},
+  ) {
     if (!this.tracing) return undefined;
     return this.#tracer.startSpan(
       name,
-      { kind: options.kind ?? SpanKind.INTERNAL, attributes },
+      {
+        kind: options.kind ?? SpanKind.INTERNAL,
+        attributes,
+        ...(options.startTime !== undefined ? { startTime: options.startTime } : {}),
+      },
       options.parent ?? context.active(),
     );
+  }
+
+  /**
+   * The server span of an MCP request (undefined when not tracing), child of `parent`, begun at
+   * `startedAt` (performance.now()); `attributes` become the span's. A tasks/get's is
+   * deferred (see RequestSpan) unless every poll is to be traced or the caller's own trace is sampled:
+   * a caller that traces its work sees the server's part of it.
+   */
+  requestSpan(
+    method: string,
+    name: string,
+    attributes: Attributes,
+    parent: Context,
+    startedAt: number,
+  ): RequestSpan | undefined {
+    if (!this.tracing) return undefined;
+    const deferred = method === pollMethod && !this.tracesPollsFromMemory && !isSampled(parent);
+    return new RequestSpan(this, name, attributes, parent, { deferred, startedAt });
   }
 
   /**
@@ -130,10 +180,17 @@ export class Telemetry {
    * miss may learn later that no upstream request was made (`shared`: another replica's read through Redis;
    * `held`: a replica's hold; `hit`: this replica's cache, Redis being away): the last source given before
    * the read settles is the one counted. One that comes after (the caller stopped waiting) changes nothing.
+   *
+   * `request`: the span of the request that reads, when it was handed over rather than made the active
+   * context; the read's spans are parented to it, and its upstream part runs in its context.
    */
-  async snapshotRead<T>(instance: string, read: (answered: (source: SnapshotReadSource) => void) => Promise<T>) {
-    if (!this.enabled) return read(ignoreSource);
-    const parent = context.active();
+  async snapshotRead<T>(
+    instance: string,
+    read: (observer: SnapshotReadObserver) => Promise<T>,
+    request?: RequestSpan,
+  ): Promise<T> {
+    if (!this.enabled) return read(idleObserver);
+    const parent = request === undefined ? context.active() : undefined;
     let span: Span | undefined;
     let answeredBy: SnapshotReadSource | undefined;
     let settled = false;
@@ -146,28 +203,35 @@ export class Telemetry {
         span = this.startSpan(
           "jobtasks.snapshot.read",
           { "jobtasks.adapter.instance": instance, "jobtasks.snapshot.source": source },
-          { parent },
+          { parent: request?.context() ?? parent! },
         );
-      else trace.getSpan(parent)?.setAttribute("jobtasks.snapshot.source", source);
+      else if (request) request.setAttribute("jobtasks.snapshot.source", source);
+      else trace.getSpan(parent!)?.setAttribute("jobtasks.snapshot.source", source);
+    };
+    const observer: SnapshotReadObserver = {
+      answered,
+      aroundUpstream: request ? (upstream) => context.with(request.context(), upstream) : undefined,
     };
     try {
-      return await read(answered);
+      return await read(observer);
     } catch (error) {
       if (span) markFailed(span, errorTypeOf(error));
       throw error;
     } finally {
       settled = true;
       span?.end();
-      if (answeredBy !== undefined)
-        this.#instruments?.snapshotReads.add(1, {
-          "jobtasks.adapter.instance": instance,
-          "jobtasks.snapshot.source": answeredBy,
-        });
+      if (answeredBy !== undefined) this.#instruments?.snapshotReads.add(instance, answeredBy);
     }
   }
 }
 
-function ignoreSource(_source: SnapshotReadSource): void {}
+const idleObserver: SnapshotReadObserver = { answered: () => undefined };
+
+/** Whether a context holds a span its sampler kept (a caller's traceparent with the sampled flag). */
+function isSampled(parent: Context): boolean {
+  const spanContext = trace.getSpanContext(parent);
+  return spanContext !== undefined && (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0;
+}
 
 export function markFailed(span: Span, errorType: string): void {
   span.setAttribute("error.type", errorType);
@@ -192,8 +256,10 @@ export interface Instruments {
   mcpDuration: Histogram;
   httpDuration: Histogram;
   tasksStarted: Counter;
-  taskReads: Counter;
-  snapshotReads: Counter;
+  /** By adapter instance and task status. */
+  taskReads: TalliedCounter;
+  /** By adapter instance and source. */
+  snapshotReads: TalliedCounter;
   upstreamDuration: Histogram;
   webhookDeliveries: Counter;
   pushSubscribers: UpDownCounter;
@@ -217,15 +283,23 @@ function createInstruments(meter: Meter): Instruments {
       description: "Tasks created, by tool and adapter instance",
       unit: "{task}",
     }),
-    taskReads: meter.createCounter("jobtasks.task.reads", {
-      description: "Task reads answered (tasks/get, task_status, subscriptions), by status",
-      unit: "{read}",
-    }),
-    snapshotReads: meter.createCounter("jobtasks.snapshot.reads", {
-      description:
-        "Snapshot reads, by how they were answered: hit (cache), miss (upstream), coalesced (joined a read in flight), held (Retry-After), finished, shared (another replica's read, through Redis)",
-      unit: "{read}",
-    }),
+    // Added to by every poll: tallied here, handed to the SDK when collected (tallied-counter.ts).
+    taskReads: new TalliedCounter(
+      meter,
+      "jobtasks.task.reads",
+      { description: "Task reads answered (tasks/get, task_status, subscriptions), by status", unit: "{read}" },
+      ["jobtasks.adapter.instance", "jobtasks.task.status"],
+    ),
+    snapshotReads: new TalliedCounter(
+      meter,
+      "jobtasks.snapshot.reads",
+      {
+        description:
+          "Snapshot reads, by how they were answered: hit (cache), miss (upstream), coalesced (joined a read in flight), held (Retry-After), finished, shared (another replica's read, through Redis)",
+        unit: "{read}",
+      },
+      ["jobtasks.adapter.instance", "jobtasks.snapshot.source"],
+    ),
     upstreamDuration: meter.createHistogram("jobtasks.upstream.request.duration", {
       description: "HTTP requests to upstreams, by adapter instance, operation and status",
       ...seconds,
