@@ -3,10 +3,15 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { trace } from "@opentelemetry/api";
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { Telemetry, createSilentLogger, startHttpServer } from "@jobtasks/server";
-import { describeMachine, formatNumber, heading, markdownTable, measureConcurrent } from "./support/measure.js";
+import {
+  describeMachine,
+  formatNumber,
+  heading,
+  markdownTable,
+  measureConcurrent,
+  percentile,
+} from "./support/measure.js";
 import { createBenchService, createStatelessAdapter } from "./support/bench-service.js";
 import { createRpcClient, resultOf } from "./support/rpc-client.js";
 import { planObservability, startObservability } from "../packages/cli/src/observability.js";
@@ -17,45 +22,47 @@ import { serverSettingsSchema } from "../packages/cli/src/config-schema.js";
  * alike but for their telemetry. "disabled": the telemetry code turned off (Telemetry({ disabled: true }),
  * every hook returns at its first line: the server as it was before). "no SDK": the default, the
  * OpenTelemetry API with nothing registered (what a server without server.metrics or OTEL_* runs).
- * "metrics": jobtasks serve's SDK set-up with server.metrics only, scraped every second.
- * "spans kept, not exported + metrics": that, plus the SDK's tracer with no span processor, so each span
- * is created, filled and ended but goes nowhere: the span's own cost, apart from its batching and export.
- * "traces + metrics": jobtasks serve's own SDK set-up (startObservability) with spans batched to an
- * OTLP/HTTP receiver and the Prometheus endpoint scraped every second, as Prometheus would.
- * "traces sampled 10 % + metrics": the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and
- * OTEL_TRACES_SAMPLER_ARG=0.1, which shows what sampling saves (a span is still started, unsampled, and
- * carried in the context for every request). Each server runs
- * in its own process (its CPU read on its own, no global registration shared); all run at once and take
- * turns of 2,000 requests (BENCH_TURN_REQUESTS), 30 turns each (BENCH_CYCLES), and each one's CPU over all
- * its turns is compared.
+ * "metrics": jobtasks serve's SDK set-up with server.metrics only, scraped every second, as Prometheus
+ * would. "traces + metrics": jobtasks serve's own SDK set-up (startObservability) for both, spans batched
+ * to an OTLP/HTTP receiver; a poll answered from memory gets no span (the default), so what its tracing
+ * costs is the deferred span it carries. "every poll traced": the same with server.tracing.pollsFromMemory,
+ * a span per poll. "every poll traced, sampled 10 %": that with OTEL_TRACES_SAMPLER=parentbased_traceidratio
+ * and OTEL_TRACES_SAMPLER_ARG=0.1, which shows what sampling saves (an unsampled span is still started and
+ * carried in the context). Each server runs in its own process (its CPU read on its own, no global
+ * registration shared); all run at once and take turns of 2,000 requests (BENCH_TURN_REQUESTS), 30 turns
+ * each (BENCH_CYCLES), and each one's CPU over all its turns is compared, and turn by turn.
  *
  * Run: node --import tsx bench/observability.ts
  */
 
-type Variant =
-  | "disabled"
-  | "no SDK"
-  | "metrics"
-  | "spans kept, not exported + metrics"
-  | "traces sampled 10 % + metrics"
-  | "traces + metrics";
-const variants: Variant[] = [
-  "disabled",
-  "no SDK",
-  "metrics",
-  "spans kept, not exported + metrics",
-  "traces sampled 10 % + metrics",
-  "traces + metrics",
-];
-/** The traced servers, each with its own path on the span sink, so that their batches are counted apart. */
-const sinkPaths: Partial<Record<Variant, string>> = {
-  "traces sampled 10 % + metrics": "sampled",
-  "traces + metrics": "all",
-};
+interface Setup {
+  metrics: boolean;
+  traces?: { sampledTenth: boolean; everyPoll: boolean; sinkPath: string };
+}
+const setups = {
+  disabled: { metrics: false },
+  "no SDK": { metrics: false },
+  metrics: { metrics: true },
+  "traces + metrics": { metrics: true, traces: { sampledTenth: false, everyPoll: false, sinkPath: "default" } },
+  "every poll traced + metrics": { metrics: true, traces: { sampledTenth: false, everyPoll: true, sinkPath: "all" } },
+  "every poll traced, sampled 10 % + metrics": {
+    metrics: true,
+    traces: { sampledTenth: true, everyPoll: true, sinkPath: "sampled" },
+  },
+} satisfies Record<string, Setup>;
+type Variant = keyof typeof setups;
+const allVariants = Object.keys(setups) as Variant[];
+// BENCH_VARIANTS="metrics;traces + metrics" runs those beside the baseline only, for a quicker comparison.
+const chosen = process.env["BENCH_VARIANTS"]?.split(";").map((name) => name.trim());
+for (const name of chosen ?? [])
+  if (!Object.hasOwn(setups, name))
+    throw new Error(`BENCH_VARIANTS: no server named "${name}"; the servers are ${allVariants.join("; ")}`);
+const variants = allVariants.filter((variant) => variant === "disabled" || !chosen || chosen.includes(variant));
 const cycles = Number(process.env["BENCH_CYCLES"] ?? 30);
 // Long turns: with 500 a turn lasted a tenth of a second, and a collection or a major GC landing in one
 // moved two identical servers' totals 5-10 % apart.
 const requestsPerTurn = Number(process.env["BENCH_TURN_REQUESTS"] ?? 2000);
+const warmUpRequests = Number(process.env["BENCH_WARM_UP_REQUESTS"] ?? 20_000);
 const concurrency = 8;
 const protocolVersion = "2026-07-28";
 const hardLimitMs = 120_000;
@@ -71,35 +78,32 @@ type ChildMessage = { type: "listening"; url: string } | { type: "cpu"; micros: 
 /** The server half: one variant, answering "cpu" with its CPU time so far and exiting on "stop". */
 async function serve(variant: Variant, otlpUrl: string): Promise<void> {
   const logger = createSilentLogger();
+  const setup = setups[variant] as Setup;
   // The sampling a poller-heavy deployment would set, read by the SDK from the environment at its start.
-  if (variant === "traces sampled 10 % + metrics") {
+  if (setup.traces?.sampledTenth) {
     process.env["OTEL_TRACES_SAMPLER"] = "parentbased_traceidratio";
     process.env["OTEL_TRACES_SAMPLER_ARG"] = "0.1";
   }
-  const sinkPath = sinkPaths[variant];
-  const observability =
-    variant !== "disabled" && variant !== "no SDK"
-      ? await startObservability(
-          planObservability(
-            serverSettingsSchema.parse({ metrics: {} }),
-            sinkPath !== undefined ? { OTEL_EXPORTER_OTLP_ENDPOINT: `${otlpUrl}/${sinkPath}` } : {},
-          ),
-          { name: "jobtasks-bench", version: "0.0.0" },
-          {},
-          logger,
-        )
-      : undefined;
-  // The SDK's spans with nothing to take them: what creating and ending a span costs without its export.
-  if (variant === "spans kept, not exported + metrics")
-    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [] }));
+  const observability = setup.metrics
+    ? await startObservability(
+        planObservability(
+          serverSettingsSchema.parse({ metrics: {} }),
+          setup.traces ? { OTEL_EXPORTER_OTLP_ENDPOINT: `${otlpUrl}/${setup.traces.sinkPath}` } : {},
+        ),
+        { name: "jobtasks-bench", version: "0.0.0" },
+        {},
+        logger,
+      )
+    : undefined;
   const { adapter } = createStatelessAdapter();
-  const service = createBenchService([{ name: "bench", adapter }], {
-    snapshotCacheMs: 1000,
-    ...(variant === "disabled" ? { telemetry: new Telemetry({ disabled: true }) } : {}),
-  });
+  const telemetry =
+    variant === "disabled"
+      ? new Telemetry({ disabled: true })
+      : new Telemetry({ tracePollsFromMemory: setup.traces?.everyPoll ?? false });
+  const service = createBenchService([{ name: "bench", adapter }], { snapshotCacheMs: 1000, telemetry });
   if (variant === "no SDK" && service.telemetry.enabled) throw new Error("an SDK is registered in the no-SDK run");
-  if (variant.includes("+ metrics") && !(service.telemetry.tracing && service.telemetry.metering))
-    throw new Error("the SDK run records nothing");
+  if (setup.metrics && !(service.telemetry.metering && service.telemetry.tracing === (setup.traces !== undefined)))
+    throw new Error(`the ${variant} server does not record what it should`);
   const server = await startHttpServer({
     service,
     logger,
@@ -173,7 +177,7 @@ async function startVariant(variant: Variant, otlpUrl: string): Promise<RunningV
   if (typeof taskId !== "string") throw new Error(`no task: ${created.body.slice(0, 200)}`);
   let failures = 0;
   // A scrape a second, as Prometheus would, where there is an endpoint to scrape.
-  const scraper = variant.includes("metrics")
+  const scraper = (setups[variant] as Setup).metrics
     ? setInterval(() => void fetch(new URL("/metrics", listening.url)).then((response) => response.arrayBuffer()), 1000)
     : undefined;
   return {
@@ -211,8 +215,10 @@ async function main(): Promise<void> {
     variants.map((variant) => [variant, { micros: 0, operations: 0, turns: [] }]),
   );
   try {
+    // Warm every server until its JIT has settled: with 1,000 requests the first turns still cost two or
+    // three times the later ones, and how long each server took to settle moved its total.
     for (const server of running)
-      await measureConcurrent({ maxOperations: 1_000, maxMilliseconds: 10_000 }, concurrency, server.get);
+      await measureConcurrent({ maxOperations: warmUpRequests, maxMilliseconds: 10_000 }, concurrency, server.get);
     for (let cycle = 0; cycle < cycles; cycle++) {
       // Each cycle starts with another variant, so none is always first after a pause.
       for (let offset = 0; offset < running.length; offset++) {
@@ -237,6 +243,15 @@ async function main(): Promise<void> {
     await sink.close();
   }
   const perRequest = (variant: Variant) => totals.get(variant)!.micros / totals.get(variant)!.operations;
+  // Beside the totals, each turn against the disabled server's turn of the same cycle, and the median of
+  // those: a burst of the host's own load lands in a few turns and moves the total of whichever server had
+  // them, and a slower spell of the host moves both turns of a cycle alike.
+  const disabledTurns = totals.get("disabled")!.turns;
+  const medianRatio = (variant: Variant) =>
+    percentile(
+      totals.get(variant)!.turns.map((micros, cycle) => micros / disabledTurns[cycle]!),
+      50,
+    );
   const baseline = perRequest("disabled");
   const rows = variants.map((variant) => {
     const turns = [...totals.get(variant)!.turns].sort((a, b) => a - b);
@@ -245,11 +260,19 @@ async function main(): Promise<void> {
       formatNumber(perRequest(variant), 1),
       `${formatNumber(turns[0]!, 0)}–${formatNumber(turns.at(-1)!, 0)}`,
       formatNumber(perRequest(variant) / baseline, 3),
+      formatNumber(medianRatio(variant), 3),
     ];
   });
-  console.log(markdownTable(["telemetry", "server CPU µs/request", "range over turns", "÷ disabled"], rows));
-  for (const [variant, path] of Object.entries(sinkPaths))
-    console.log(`\nOTLP exports received from the ${variant} server: ${sink.exports(path)}`);
+  console.log(
+    markdownTable(
+      ["telemetry", "server CPU µs/request", "range over turns", "÷ disabled", "median of turns ÷ disabled turn"],
+      rows,
+    ),
+  );
+  for (const variant of variants) {
+    const { traces } = setups[variant] as Setup;
+    if (traces) console.log(`\nOTLP exports received from the ${variant} server: ${sink.exports(traces.sinkPath)}`);
+  }
 }
 
 if (process.argv[2] === "--serve") await serve(process.argv[3] as Variant, process.argv[4]!);
