@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DiagLogLevel, diag } from "@opentelemetry/api";
+import { DiagLogLevel, ROOT_CONTEXT, diag } from "@opentelemetry/api";
 import { TaskIdSealer } from "../packages/server/src/task-id.js";
 import { TaskService, type CallerContext } from "../packages/server/src/task-service.js";
 import type { CreateTaskResult } from "../packages/server/src/task-shape.js";
@@ -51,25 +51,42 @@ async function readOnceThrough(readThrough: SharedState["snapshots"]["readThroug
   const { taskId } = (await service.callTool("scripted_job", {}, alice)) as CreateTaskResult;
   const reads = () => scripted.calls.getStatus;
   const before = reads();
-  await service.getTask(taskId, alice);
+  const spansBefore = observed.spans().length;
+  // As the HTTP server polls: with the request's span handed over, deferred until the read needs it.
+  const requestSpan = observed.telemetry.requestSpan(
+    "tasks/get",
+    "tasks/get",
+    { "mcp.method.name": "tasks/get" },
+    ROOT_CONTEXT,
+    performance.now(),
+  );
+  // The built package's RequestSpan, as the test SDK's Telemetry above.
+  await service.getTask(taskId, { ...alice, requestSpan: requestSpan as never });
+  requestSpan?.end();
+  const pollSpans = observed
+    .spans()
+    .slice(spansBefore)
+    .map((span) => `${span.name} (${String(span.attributes["jobtasks.snapshot.source"])})`);
   const sources = samplesOf(await observed.prometheusText(), "jobtasks_snapshot_reads_total").map((sample) => [
     sample.labels["jobtasks_snapshot_source"],
     sample.value,
   ]);
   // tools/call's own read is a miss; the rest is the poll's.
-  return { sources: sortedSources(sources), upstreamReads: reads() - before };
+  return { sources: sortedSources(sources), upstreamReads: reads() - before, pollSpans };
 }
 
 const sortedSources = (sources: unknown[][]) => [...sources].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 
 describe("snapshot reads through a shared cache", () => {
   it("a read that asked the upstream is a miss, even when another replica's finished snapshot answers it", async () => {
-    const { sources, upstreamReads } = await readOnceThrough(async (read) => {
+    const { sources, upstreamReads, pollSpans } = await readOnceThrough(async (read) => {
       await read.readUpstream();
       return { kind: "shared", snapshot: completedSnapshot(), readAt: Date.now(), terminal: true };
     });
     expect(upstreamReads).toBe(1);
     expect(sources).toEqual([["miss", 2]]);
+    // It waited for the upstream: the poll's span and the read's.
+    expect(pollSpans).toEqual(["jobtasks.snapshot.read (miss)", "tasks/get (undefined)"]);
   });
 
   it("one that another replica's snapshot answered is shared, and a replica's hold is held", async () => {
@@ -77,10 +94,12 @@ describe("snapshot reads through a shared cache", () => {
       [{ kind: "shared", snapshot: workingSnapshot("deploying"), readAt: Date.now(), terminal: false }, "shared"],
       [{ kind: "held", forMs: 5_000, last: workingSnapshot("deploying") }, "held"],
     ] as Array<[SharedReadAnswer, string]>) {
-      const { sources, upstreamReads } = await readOnceThrough(async () => answer);
-      expect({ source, upstreamReads, sources }).toEqual({
+      const { sources, upstreamReads, pollSpans } = await readOnceThrough(async () => answer);
+      expect({ source, upstreamReads, sources, pollSpans }).toEqual({
         source,
         upstreamReads: 0,
+        // Answered without the upstream: no span, as for a hit of this replica's cache.
+        pollSpans: [],
         sources: sortedSources([
           ["miss", 1],
           [source, 1],

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SpanKind } from "@opentelemetry/api";
 import { demoAdapter } from "@jobtasks/demo";
+import { noSharedState } from "@jobtasks/server";
+import { capturingLogger } from "../packages/server/src/test-support/capturing-logger.js";
 import { startDemoApiForTests } from "./support/demo-stack.js";
 import { Cleanup, startInProcessServer } from "./support/in-process-server.js";
 import { envelope, rawCall } from "./support/raw-rpc.js";
@@ -142,6 +144,43 @@ describe("telemetry of MCP requests", () => {
     await rawCall(everyPoll.server.url, "tasks/get", { taskId: started.body?.result?.["taskId"] as string });
     const traced = everyPoll.observed.span("tasks/get");
     expect(traced.attributes).toMatchObject({ "jobtasks.snapshot.source": "hit", "jobtasks.task.status": "working" });
+  });
+
+  it("logs a poll's unexpected failure in the poll's trace, the span it had deferred started for it", async () => {
+    const observed = startTestTelemetry();
+    cleanup.defer(() => observed.close());
+    const api = cleanup.add(await startDemoApiForTests());
+    const { logger, entries } = capturingLogger({ withTraceFields: true });
+    let failReads = false;
+    const server = cleanup.add(
+      await startInProcessServer({
+        adapters: [{ name: "demo", adapter: demoAdapter({ baseUrl: api.url, pollIntervalMs: 20 }) }],
+        service: {
+          telemetry: observed.telemetry,
+          snapshotCacheMs: 0,
+          // A shared cache that breaks: no protocol error, so the SDK's handler logs it as unexpected.
+          sharedState: {
+            ...noSharedState,
+            snapshots: {
+              ...noSharedState.snapshots,
+              active: true,
+              readThrough: (read) =>
+                failReads ? Promise.reject(new Error("the cache broke")) : noSharedState.snapshots.readThrough(read),
+            },
+          },
+        },
+        logger,
+      }),
+    );
+    const call = await rawCall(server.url, "tools/call", { name: "demo_pipeline", arguments: {} });
+    const taskId = call.body?.result?.["taskId"] as string;
+    failReads = true;
+    const poll = await rawCall(server.url, "tasks/get", { taskId });
+    expect(poll.body?.error?.code).toBe(-32603);
+    const failed = observed.span("tasks/get");
+    expect(failed.attributes["error.type"]).toBe("-32603");
+    const logged = entries.find((entry) => entry.msg === "unexpected error while serving a request");
+    expect(logged).toMatchObject({ trace_id: failed.spanContext().traceId, span_id: failed.spanContext().spanId });
   });
 
   it("continues a trace from the traceparent HTTP header when _meta has none", async () => {

@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, createTraceState, trace } from "@opentelemetry/api";
 import {
@@ -8,16 +11,19 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from "@opentelemetry/sdk-trace-base";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { createSilentLogger } from "@jobtasks/server";
 import { WorkerSpanExporter } from "../packages/cli/dist/worker-span-exporter.js";
 import { Cleanup } from "./support/in-process-server.js";
 
 /**
  * The exporter `jobtasks serve` sends OTLP through: its batches leave from a worker thread, and must be
- * what the OpenTelemetry exporter would have sent from the main thread, byte for byte.
+ * what the OpenTelemetry exporter would have sent from the main thread, byte for byte (in protobuf, that
+ * includes spans of one scope and resource grouped as one).
  */
 
+const exportThenExit = fileURLToPath(new URL("./support/export-then-exit.mjs", import.meta.url));
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
@@ -91,32 +97,31 @@ function exportThrough(
 describe("WorkerSpanExporter", () => {
   it("sends from its worker the very request the OTLP exporter sends, in JSON and in protobuf", async () => {
     const spans = recordedSpans();
-    const direct = await startCollector();
-    const library = new OTLPTraceExporter({ url: direct.url });
-    expect(await exportThrough(library, spans)).toBe(0);
-    await library.shutdown();
+    for (const [protocol, Library] of [
+      ["http/json", JsonExporter],
+      ["http/protobuf", ProtobufExporter],
+    ] as const) {
+      const direct = await startCollector();
+      const library = new Library({ url: direct.url });
+      expect(await exportThrough(library, spans)).toBe(0);
+      await library.shutdown();
+      const viaWorker = await startCollector();
+      const exporter = await WorkerSpanExporter.start({ url: viaWorker.url, protocol }, createSilentLogger());
+      expect(await exportThrough(exporter, spans)).toBe(0);
+      await exporter.shutdown();
+      expect(viaWorker.received.map((received) => received.contentType)).toEqual([direct.received[0]!.contentType]);
+      expect(viaWorker.received[0]!.body.equals(direct.received[0]!.body), protocol).toBe(true);
+    }
+  });
 
-    const viaWorker = await startCollector();
-    const json = await WorkerSpanExporter.start({ url: viaWorker.url, protocol: "http/json" }, createSilentLogger());
-    expect(await exportThrough(json, spans)).toBe(0);
-    await json.shutdown();
-    expect(viaWorker.received[0]!.contentType).toBe(direct.received[0]!.contentType);
-    expect(JSON.parse(viaWorker.received[0]!.body.toString("utf8"))).toEqual(
-      JSON.parse(direct.received[0]!.body.toString("utf8")),
-    );
-
-    const protobuf = await WorkerSpanExporter.start(
-      { url: viaWorker.url, protocol: "http/protobuf" },
-      createSilentLogger(),
-    );
-    expect(await exportThrough(protobuf, spans)).toBe(0);
-    await protobuf.shutdown();
-    expect(viaWorker.received[1]!.contentType).toBe("application/x-protobuf");
-    // The trace id, the trace state and the span names travel as they are in protobuf.
-    const body = viaWorker.received[1]!.body;
-    expect(body.includes(Buffer.from("4bf92f3577b34da6a3ce929d0e0e4736", "hex"))).toBe(true);
-    expect(body.includes(Buffer.from("vendor=value,other=1"))).toBe(true);
-    expect(body.includes(Buffer.from("GET /jobs/{job_id}"))).toBe(true);
+  it("keeps the process alive while an export, a flush or a shutdown is awaited", async () => {
+    const collector = await startCollector();
+    // Asynchronously: the collector answers from this process.
+    const child = await promisify(execFile)(process.execPath, [exportThenExit, collector.url], { timeout: 30_000 });
+    expect(child.stderr).toBe("");
+    expect(child.stdout).toBe("exported: 0\nshut down\n");
+    expect(collector.received).toHaveLength(1);
+    expect(collector.received[0]!.body.toString("utf8")).toContain("sent before exit");
   });
 
   it("reports a refused export as failed, and fails at once once its worker is gone", async () => {

@@ -4,7 +4,8 @@ import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
 /**
  * A finished span as plain data, for the export worker (worker-span-exporter.ts): what a ReadableSpan
  * holds, with its methods and class instances (the span context's getter, a TraceState, the Resource) made
- * values that a structured clone keeps. `resource` indexes the batch's list of resources.
+ * values that a structured clone keeps. `resource` and `scope` index the batch's lists of them: the
+ * exporters group spans by those objects, so spans that shared one must share one again in the worker.
  */
 export interface SpanData {
   name: string;
@@ -21,8 +22,14 @@ export interface SpanData {
   droppedAttributesCount: number;
   droppedEventsCount: number;
   droppedLinksCount: number;
-  scope: { name: string; version?: string | undefined; schemaUrl?: string | undefined };
+  scope: number;
   resource: number;
+}
+
+export interface ScopeData {
+  name: string;
+  version?: string | undefined;
+  schemaUrl?: string | undefined;
 }
 
 /** A span context with its trace state written out (W3C tracestate text). */
@@ -39,18 +46,23 @@ export interface ResourceData {
   schemaUrl: string | undefined;
 }
 
-/** A batch as data: its spans, and the resources they point at (one, from jobtasks serve's provider). */
-export function batchData(spans: readonly ReadableSpan[]): { spans: SpanData[]; resources: ResourceData[] } {
-  const resources: ResourceData[] = [];
-  const resourceIndex = new Map<ReadableSpan["resource"], number>();
-  const indexOf = (resource: ReadableSpan["resource"]) => {
-    let index = resourceIndex.get(resource);
-    if (index === undefined) {
-      index = resources.push({ attributes: resource.attributes, schemaUrl: resource.schemaUrl }) - 1;
-      resourceIndex.set(resource, index);
-    }
-    return index;
-  };
+export interface BatchData {
+  spans: SpanData[];
+  resources: ResourceData[];
+  scopes: ScopeData[];
+}
+
+/** A batch as data: its spans, and the resources and scopes they point at (one each from jobtasks serve). */
+export function batchData(spans: readonly ReadableSpan[]): BatchData {
+  const resources = new IndexedList<ReadableSpan["resource"], ResourceData>((resource) => ({
+    attributes: resource.attributes,
+    schemaUrl: resource.schemaUrl,
+  }));
+  const scopes = new IndexedList<ReadableSpan["instrumentationScope"], ScopeData>((scope) => ({
+    name: scope.name,
+    version: scope.version,
+    schemaUrl: scope.schemaUrl,
+  }));
   return {
     spans: spans.map((span) => ({
       name: span.name,
@@ -71,19 +83,16 @@ export function batchData(spans: readonly ReadableSpan[]): { spans: SpanData[]; 
       droppedAttributesCount: span.droppedAttributesCount,
       droppedEventsCount: span.droppedEventsCount,
       droppedLinksCount: span.droppedLinksCount,
-      scope: {
-        name: span.instrumentationScope.name,
-        version: span.instrumentationScope.version,
-        schemaUrl: span.instrumentationScope.schemaUrl,
-      },
-      resource: indexOf(span.resource),
+      scope: scopes.indexOf(span.instrumentationScope),
+      resource: resources.indexOf(span.resource),
     })),
-    resources,
+    resources: resources.items,
+    scopes: scopes.items,
   };
 }
 
 /** The batch again as ReadableSpans, for the OTLP exporter in the worker; spans of one resource share it. */
-export function readableSpans(batch: { spans: SpanData[]; resources: ResourceData[] }): ReadableSpan[] {
+export function readableSpans(batch: BatchData): ReadableSpan[] {
   const resources = batch.resources.map((resource) => ({
     attributes: resource.attributes,
     schemaUrl: resource.schemaUrl,
@@ -107,7 +116,7 @@ export function readableSpans(batch: { spans: SpanData[]; resources: ResourceDat
         droppedAttributesCount: span.droppedAttributesCount,
         droppedEventsCount: span.droppedEventsCount,
         droppedLinksCount: span.droppedLinksCount,
-        instrumentationScope: span.scope,
+        instrumentationScope: batch.scopes[span.scope],
         resource: resources[span.resource],
       }) as unknown as ReadableSpan,
   );
@@ -130,4 +139,24 @@ function spanContext(data: ContextData): SpanContext {
     ...rest,
     ...(traceState !== undefined ? { traceState: { serialize: () => traceState } as SpanContext["traceState"] } : {}),
   } as SpanContext;
+}
+
+/** The distinct objects of a batch, each written as data once, by their first index. */
+class IndexedList<T, Data> {
+  readonly items: Data[] = [];
+  readonly #indexes = new Map<T, number>();
+  readonly #toData: (item: T) => Data;
+
+  constructor(toData: (item: T) => Data) {
+    this.#toData = toData;
+  }
+
+  indexOf(item: T): number {
+    let index = this.#indexes.get(item);
+    if (index === undefined) {
+      index = this.items.push(this.#toData(item)) - 1;
+      this.#indexes.set(item, index);
+    }
+    return index;
+  }
 }

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
-import { readableSpans, type ResourceData, type SpanData } from "./span-data.js";
+import { readableSpans, type BatchData } from "./span-data.js";
 
 /**
  * The export worker's thread (started by worker-span-exporter.ts): the OpenTelemetry OTLP/HTTP exporter,
@@ -14,7 +14,7 @@ export interface ExportWorkerData {
 }
 
 export type ExportWorkerRequest =
-  | { type: "export"; id: number; spans: SpanData[]; resources: ResourceData[] }
+  | ({ type: "export"; id: number } & BatchData)
   | { type: "flush" | "shutdown"; id: number };
 
 export type ExportWorkerAnswer =
@@ -47,14 +47,19 @@ try {
 const answer = (message: ExportWorkerAnswer) => port.postMessage(message);
 port.on("message", (request: ExportWorkerRequest) => {
   if (request.type === "export") {
-    exporter.export(readableSpans(request), (result) =>
-      answer({
-        type: "done",
-        id: request.id,
-        code: result.code,
-        ...(result.error ? { error: result.error.name || "Error" } : {}),
-      }),
-    );
+    try {
+      exporter.export(readableSpans(request), (result) =>
+        answer({
+          type: "done",
+          id: request.id,
+          code: result.code,
+          ...(result.error ? { error: result.error.name || "Error" } : {}),
+        }),
+      );
+    } catch (error) {
+      // That batch fails; the worker goes on with the next.
+      answer({ type: "done", id: request.id, code: 1, error: (error as Error | undefined)?.name ?? "Error" });
+    }
     return;
   }
   const settle = request.type === "flush" ? exporter.forceFlush?.() : exporter.shutdown();

@@ -3,12 +3,14 @@ import { Worker } from "node:worker_threads";
 import { ConfigError } from "@jobtasks/core";
 import type { Logger } from "@jobtasks/server";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
-import { batchData } from "./span-data.js";
+import { batchData, type BatchData } from "./span-data.js";
 import type { ExportWorkerAnswer, ExportWorkerData, ExportWorkerRequest } from "./span-export-worker.js";
 
 /** The SDK's ExportResultCode (in @opentelemetry/core, which is not ours to import). */
 const exportSucceeded = 0;
 const exportFailed = 1;
+/** How long shutdown waits for the worker to send what it holds (the exporter's own timeout is 10 s). */
+const shutdownWaitMs = 15_000;
 
 /**
  * A span exporter whose OTLP/HTTP requests leave from a worker thread. The batching processor still runs
@@ -26,21 +28,28 @@ export class WorkerSpanExporter implements SpanExporter {
   #nextId = 0;
   /** Why the worker is gone, once it is: every export after that fails at once. */
   #gone: string | undefined;
+  /** Shut down on purpose: its exit is no news. */
+  #stopping = false;
 
   private constructor(worker: Worker, logger: Logger) {
     this.#worker = worker;
     this.#logger = logger;
     worker.on("message", (answer: ExportWorkerAnswer) => {
       if (answer.type !== "done") return;
-      this.#pending.get(answer.id)?.(answer);
-      this.#pending.delete(answer.id);
+      this.#settle(answer.id, answer);
     });
     worker.on("error", (error) => {
+      // Its name only: an exporter's error may carry the collector's URL or headers.
       this.#logger.warn({ error: error.name }, "the span export worker failed; spans are no longer exported");
       this.#end("the span export worker failed");
     });
-    worker.on("exit", () => this.#end("the span export worker exited"));
-    // Nothing it does should keep the process alive.
+    worker.on("exit", (code) => {
+      if (this.#gone === undefined && !this.#stopping)
+        this.#logger.warn({ exitCode: code }, "the span export worker exited; spans are no longer exported");
+      this.#end("the span export worker exited");
+    });
+    // Idle, it does not keep the process alive; while an answer is awaited it does (#request), or an
+    // awaited flush or shutdown would be left unsettled when nothing else runs.
     worker.unref();
   }
 
@@ -50,6 +59,7 @@ export class WorkerSpanExporter implements SpanExporter {
     const first = await new Promise<ExportWorkerAnswer>((resolve, reject) => {
       worker.once("message", resolve);
       worker.once("error", reject);
+      worker.once("exit", (code) => reject(new Error(`the span export worker exited (code ${code}) as it started`)));
     });
     if (first.type === "unavailable") {
       await worker.terminate();
@@ -75,15 +85,22 @@ export class WorkerSpanExporter implements SpanExporter {
     return new Promise((resolve) => this.#request({ type: "flush" }, () => resolve()));
   }
 
-  /** Send what the worker still holds, then stop it. */
+  /** Send what the worker still holds (waiting at most 15 s), then stop it. */
   async shutdown(): Promise<void> {
-    if (this.#gone === undefined)
-      await new Promise<void>((resolve) => this.#request({ type: "shutdown" }, () => resolve()));
+    this.#stopping = true;
+    if (this.#gone === undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => this.#request({ type: "shutdown" }, () => resolve())),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, shutdownWaitMs))),
+      ]);
+      clearTimeout(timer);
+    }
     await this.#worker.terminate();
   }
 
   #request(
-    request: { type: "export"; spans: unknown; resources: unknown } | { type: "flush" | "shutdown" },
+    request: ({ type: "export" } & BatchData) | { type: "flush" | "shutdown" },
     settled: (answer: { code: number; error?: string }) => void,
   ): void {
     if (this.#gone !== undefined) {
@@ -91,21 +108,36 @@ export class WorkerSpanExporter implements SpanExporter {
       return;
     }
     const id = this.#nextId++;
+    if (this.#pending.size === 0) this.#worker.ref();
     this.#pending.set(id, settled);
-    this.#worker.postMessage({ ...request, id } as ExportWorkerRequest);
+    try {
+      this.#worker.postMessage({ ...request, id } as ExportWorkerRequest);
+    } catch (error) {
+      // A batch that cannot be cloned (an attribute no structured clone takes) is this batch's failure only.
+      this.#settle(id, { code: exportFailed, error: (error as Error).name || "Error" });
+    }
+  }
+
+  #settle(id: number, answer: { code: number; error?: string }): void {
+    const settled = this.#pending.get(id);
+    if (settled === undefined) return;
+    this.#pending.delete(id);
+    if (this.#pending.size === 0) this.#worker.unref();
+    settled(answer);
   }
 
   #end(reason: string): void {
     this.#gone ??= reason;
-    for (const settled of this.#pending.values()) settled({ code: exportFailed, error: reason });
-    this.#pending.clear();
+    // Deleting the entry being visited is safe in a Map iteration.
+    for (const id of this.#pending.keys()) this.#settle(id, { code: exportFailed, error: reason });
   }
 }
 
 /**
- * The worker's module: the command line's bundle has its own (bundle-command-line.mjs builds it with the
- * exporters inside), the package's modules the compiled one beside them, and a run from the sources (the
- * benchmarks, under tsx, which a worker thread does not inherit on Node 20) the built one in dist.
+ * The worker's module: the bundled one (bundle-command-line.mjs builds it with the exporters inside) is
+ * in dist beside the package's modules and the command line's chunks, and is used by both, so that the
+ * exporters need not be installed; the compiled one where no bundle was built; and from the sources (the
+ * benchmarks, under tsx, which a worker thread does not inherit on Node 20) the bundle in dist.
  */
 function workerEntry(): URL {
   const candidates = [

@@ -116,7 +116,12 @@ export function createMcpServer(options: McpServerOptions): Server {
     } catch (error) {
       // The client went away: nobody reads the answer, and it is no server fault worth an error log.
       if (context.mcpReq.signal.aborted) throw error;
-      throw toProtocolError(error, method, logger);
+      // In the request's context, so that a line logged for the failure carries its trace: a poll's span
+      // (deferred until now, see RequestSpan) starts here, as it would when the failure ends it.
+      const requestSpan = requestSpanOf(context);
+      throw requestSpan
+        ? requestSpan.run(() => toProtocolError(error, method, logger))
+        : toProtocolError(error, method, logger);
     }
   };
 

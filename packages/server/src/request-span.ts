@@ -1,4 +1,12 @@
-import { SpanKind, trace, type AttributeValue, type Attributes, type Context, type Span } from "@opentelemetry/api";
+import {
+  SpanKind,
+  context,
+  trace,
+  type AttributeValue,
+  type Attributes,
+  type Context,
+  type Span,
+} from "@opentelemetry/api";
 import { markFailed, type Telemetry } from "./telemetry.js";
 
 /**
@@ -19,8 +27,10 @@ export class RequestSpan {
   readonly #parent: Context;
   /** performance.now() when the request began. */
   readonly #startedAt: number;
+  readonly #deferred: boolean;
   #span: Span | undefined;
   #context: Context | undefined;
+  #ended = false;
 
   /** `attributes` becomes the span's (it is written to until the span starts); `startedAt`: performance.now(). */
   constructor(
@@ -35,6 +45,7 @@ export class RequestSpan {
     this.#attributes = attributes;
     this.#parent = parent;
     this.#startedAt = options.startedAt;
+    this.#deferred = options.deferred;
     if (!options.deferred) this.#start();
   }
 
@@ -43,10 +54,20 @@ export class RequestSpan {
     return this.#span !== undefined;
   }
 
-  /** The request's context with its span, started now if it was deferred: the parent of what it does. */
+  /**
+   * The request's context with its span, started now if it was deferred: the parent of what it does. Once
+   * the request has ended without a span, its parent's: a span started then would never end.
+   */
   context(): Context {
-    if (this.#context === undefined) this.#context = trace.setSpan(this.#parent, this.#start());
+    if (this.#context !== undefined) return this.#context;
+    if (this.#ended && this.#span === undefined) return this.#parent;
+    this.#context = trace.setSpan(this.#parent, this.#start());
     return this.#context;
+  }
+
+  /** Run `operation` in the request's context (starting its span): its spans and log lines are the request's. */
+  run<T>(operation: () => T): T {
+    return context.with(this.context(), operation);
   }
 
   setAttribute(key: string, value: AttributeValue): void {
@@ -56,6 +77,8 @@ export class RequestSpan {
 
   /** End the span; a failure (errorType) starts a deferred one first: a failing poll is worth its trace. */
   end(errorType?: string): void {
+    if (this.#ended) return;
+    this.#ended = true;
     const span = this.#span ?? (errorType !== undefined ? this.#start() : undefined);
     if (span === undefined) return;
     if (errorType !== undefined) markFailed(span, errorType);
@@ -63,10 +86,12 @@ export class RequestSpan {
   }
 
   #start(): Span {
+    // A deferred span is given the request's start as performance.now() read it, which the SDK reads as
+    // such and corrects as it does its own clock; an epoch time would not be, once the wall clock drifts.
     this.#span ??= this.#telemetry.startSpan(this.#name, this.#attributes, {
       kind: SpanKind.SERVER,
       parent: this.#parent,
-      startTime: performance.timeOrigin + this.#startedAt,
+      ...(this.#deferred ? { startTime: this.#startedAt } : {}),
     });
     // startSpan answers undefined only when not tracing, and no RequestSpan is made then.
     return this.#span!;

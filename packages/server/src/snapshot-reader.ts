@@ -187,7 +187,6 @@ export class SnapshotReader {
       const pending = this.#inFlight.get(key);
       if (pending) return (answered("coalesced"), this.#answerWithin(key, pending, context.signal, withinMs));
     }
-    answered("miss");
     // The upstream read is shared by every caller that asks meanwhile, so it must not die with the first
     // caller's request: it gets its own deadline, and each caller stops waiting when its own request ends.
     const shared = { ...context, signal: AbortSignal.timeout(this.#options.readTimeoutMs) };
@@ -201,14 +200,18 @@ export class SnapshotReader {
     // What answered, for the count: only a read that asked the upstream stays a miss; one this replica's
     // cache answered (Redis away) is a hit; one neither did, the shared cache answered.
     let answeredHere: "miss" | "hit" | undefined;
-    const readThrough = () =>
-      this.#shared.readThrough({
+    const readUpstream = () => this.#readFromUpstream({ job, snapshot: key }, target, shared, noteRetryAfter);
+    const aroundUpstream = options.observer?.aroundUpstream;
+    const upstreamRead = this.#shared
+      .readThrough({
         key,
         instance: target.instance,
         isFresh,
         readUpstream: () => {
+          // Said when the upstream is asked, not before: another replica's read, through Redis, may answer.
           answeredHere = "miss";
-          return this.#readFromUpstream({ job, snapshot: key }, target, shared, noteRetryAfter);
+          answered("miss");
+          return aroundUpstream ? aroundUpstream(readUpstream) : readUpstream();
         },
         fromLocalCache: () => {
           const recent = this.#recent.get(key);
@@ -216,9 +219,7 @@ export class SnapshotReader {
           if (fresh) answeredHere = "hit";
           return fresh;
         },
-      });
-    const aroundUpstream = options.observer?.aroundUpstream;
-    const upstreamRead = (aroundUpstream ? aroundUpstream(readThrough) : readThrough())
+      })
       .then((answer) => {
         answered(answeredHere ?? (answer.kind === "held" ? "held" : "shared"));
         return this.#fromSharedRead(key, answer);

@@ -24,7 +24,7 @@ describe("TalliedCounter", () => {
   it("hands the SDK a monotonic count per pair of label values at each collection", async () => {
     const reader = new OnDemandReader();
     const provider = new MeterProvider({ readers: [reader] });
-    const counter = new TalliedCounter(
+    const counter = TalliedCounter.of(
       provider.getMeter("test"),
       "jobtasks.test.reads",
       { description: "reads", unit: "{read}" },
@@ -42,6 +42,23 @@ describe("TalliedCounter", () => {
     // Cumulative, as a counter's series are: the next scrape sees the totals so far.
     counter.add("a", "working");
     expect(await collected(reader)).toContainEqual([{ instance: "a", status: "working" }, 3]);
+    await provider.shutdown();
+  });
+
+  it("is one per meter and name, so that two services' reads add up", async () => {
+    const reader = new OnDemandReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    const meter = provider.getMeter("test");
+    const options = { description: "reads", unit: "{read}" };
+    const first = TalliedCounter.of(meter, "jobtasks.test.reads", options, ["instance", "status"]);
+    const second = TalliedCounter.of(meter, "jobtasks.test.reads", options, ["instance", "status"]);
+    expect(second).toBe(first);
+    first.add("a", "working");
+    first.add("a", "working");
+    first.add("a", "working");
+    second.add("a", "working");
+    second.add("a", "working");
+    expect(await collected(reader)).toEqual([[{ instance: "a", status: "working" }, 5]]);
     await provider.shutdown();
   });
 });

@@ -13,7 +13,20 @@ export class TalliedCounter {
   readonly #labels: readonly [string, string];
   readonly #tallies = new Map<string, Map<string, { attributes: Attributes; count: number }>>();
 
-  constructor(meter: Meter, name: string, options: MetricOptions, labels: readonly [string, string]) {
+  /**
+   * The counter `name` of `meter`: one per meter and name, shared by every Telemetry built on that meter
+   * (two task services in one process). Two observations of one series in a collection would not add
+   * up: the SDK keeps the last.
+   */
+  static of(meter: Meter, name: string, options: MetricOptions, labels: readonly [string, string]): TalliedCounter {
+    let byName = counters.get(meter);
+    if (byName === undefined) counters.set(meter, (byName = new Map()));
+    let counter = byName.get(name);
+    if (counter === undefined) byName.set(name, (counter = new TalliedCounter(meter, name, options, labels)));
+    return counter;
+  }
+
+  private constructor(meter: Meter, name: string, options: MetricOptions, labels: readonly [string, string]) {
     this.#labels = labels;
     meter.createObservableCounter(name, options).addCallback((result) => {
       for (const byFirst of this.#tallies.values())
@@ -29,3 +42,5 @@ export class TalliedCounter {
     else byFirst.set(second, { attributes: { [this.#labels[0]]: first, [this.#labels[1]]: second }, count: 1 });
   }
 }
+
+const counters = new WeakMap<Meter, Map<string, TalliedCounter>>();

@@ -100,8 +100,8 @@ export class Telemetry {
   }
 
   /**
-   * Start a span (undefined when not tracing); `parent` defaults to the active context, `startTime` (epoch
-   * milliseconds) to now.
+   * Start a span (undefined when not tracing); `parent` defaults to the active context, `startTime` (a
+   * performance.now() reading, which the SDK takes as one) to now.
    */
   startSpan(
     name: string,
@@ -173,13 +173,14 @@ export class Telemetry {
   }
 
   /**
-   * A snapshot read, counted once, when it settles, by how it was answered. One that waits (a miss, or
-   * one that joined a read in flight) gets a child span of its own, the upstream requests beside it; one
-   * answered from memory (a hit, a hold, a finished job) costs no span: its source becomes an attribute of
-   * the request's span. Polls are mostly hits, and a span each would double what tracing costs them. A
-   * miss may learn later that no upstream request was made (`shared`: another replica's read through Redis;
-   * `held`: a replica's hold; `hit`: this replica's cache, Redis being away): the last source given before
-   * the read settles is the one counted. One that comes after (the caller stopped waiting) changes nothing.
+   * A snapshot read, counted once, when it settles, by how it was answered. One that waits for the
+   * upstream (a miss, said as the upstream is asked, or one that joined a read in flight) gets a child span
+   * of its own, the upstream requests beside it; one answered otherwise (a hit, a hold, a finished job,
+   * another replica's read or hold through Redis) costs no span: its source becomes an attribute of the
+   * request's span. Polls are mostly answered so, and a span each would double what tracing costs them.
+   * The last source given before the read settles is the one counted (a miss whose answer turned out to be
+   * another replica's stays a miss: it asked); one that comes after (the caller stopped waiting) changes
+   * nothing.
    *
    * `request`: the span of the request that reads, when it was handed over rather than made the active
    * context; the read's spans are parented to it, and its upstream part runs in its context.
@@ -210,7 +211,7 @@ export class Telemetry {
     };
     const observer: SnapshotReadObserver = {
       answered,
-      aroundUpstream: request ? (upstream) => context.with(request.context(), upstream) : undefined,
+      aroundUpstream: request ? (upstream) => request.run(upstream) : undefined,
     };
     try {
       return await read(observer);
@@ -284,13 +285,13 @@ function createInstruments(meter: Meter): Instruments {
       unit: "{task}",
     }),
     // Added to by every poll: tallied here, handed to the SDK when collected (tallied-counter.ts).
-    taskReads: new TalliedCounter(
+    taskReads: TalliedCounter.of(
       meter,
       "jobtasks.task.reads",
       { description: "Task reads answered (tasks/get, task_status, subscriptions), by status", unit: "{read}" },
       ["jobtasks.adapter.instance", "jobtasks.task.status"],
     ),
-    snapshotReads: new TalliedCounter(
+    snapshotReads: TalliedCounter.of(
       meter,
       "jobtasks.snapshot.reads",
       {

@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
+import { traceFields } from "../logger.js";
 
 /** One JSON log line as pino wrote it, with the fields server tests look at. */
 export interface LogEntry {
@@ -8,8 +9,11 @@ export interface LogEntry {
   err?: { stack?: string };
 }
 
-/** A real pino logger (debug and up) whose lines are kept, parsed, for the test to read. */
-export function capturingLogger() {
+/**
+ * A real pino logger (debug and up) whose lines are kept, parsed, for the test to read; `withTraceFields`:
+ * with the server logger's mixin, which adds the active span's ids.
+ */
+export function capturingLogger(options: { withTraceFields?: boolean } = {}) {
   const entries: LogEntry[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -18,5 +22,8 @@ export function capturingLogger() {
       done();
     },
   });
-  return { logger: pino({ level: "debug" }, sink), entries };
+  return {
+    logger: pino({ level: "debug", ...(options.withTraceFields ? { mixin: traceFields } : {}) }, sink),
+    entries,
+  };
 }
