@@ -26,7 +26,10 @@ afterEach(async () => {
   observed = undefined;
 });
 
-async function readOnceThrough(readThrough: SharedState["snapshots"]["readThrough"]) {
+async function readOnceThrough(
+  readThrough: SharedState["snapshots"]["readThrough"],
+  options: { slowUpstreamAnswerMs?: number } = {},
+) {
   observed = startTestTelemetry();
   const scripted = createScriptedAdapter();
   let throughs = 0;
@@ -36,6 +39,7 @@ async function readOnceThrough(readThrough: SharedState["snapshots"]["readThroug
     logger: createSilentLogger(),
     snapshotCacheMs: 0,
     immediateRetries: 0,
+    ...options,
     sharedState: {
       ...noSharedState,
       snapshots: {
@@ -78,6 +82,16 @@ async function readOnceThrough(readThrough: SharedState["snapshots"]["readThroug
 const sortedSources = (sources: unknown[][]) => [...sources].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 
 describe("snapshot reads through a shared cache", () => {
+  it("one whose caller stopped waiting on the shared cache before the upstream was asked still counts, as a miss", async () => {
+    let answer: ((value: SharedReadAnswer) => void) | undefined;
+    const { sources, upstreamReads, pollSpans } = await readOnceThrough(
+      () => new Promise<SharedReadAnswer>((resolve) => (answer = resolve)),
+      { slowUpstreamAnswerMs: 20 },
+    );
+    expect({ sources, upstreamReads, pollSpans }).toEqual({ sources: [["miss", 2]], upstreamReads: 0, pollSpans: [] });
+    answer?.({ kind: "shared", snapshot: workingSnapshot("deploying"), readAt: Date.now(), terminal: false });
+  });
+
   it("a read that asked the upstream is a miss, even when another replica's finished snapshot answers it", async () => {
     const { sources, upstreamReads, pollSpans } = await readOnceThrough(async (read) => {
       await read.readUpstream();

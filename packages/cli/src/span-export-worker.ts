@@ -58,7 +58,7 @@ port.on("message", (request: ExportWorkerRequest) => {
       );
     } catch (error) {
       // That batch fails; the worker goes on with the next.
-      answer({ type: "done", id: request.id, code: 1, error: (error as Error | undefined)?.name ?? "Error" });
+      answer({ type: "done", id: request.id, code: 1, error: (error as Error | undefined)?.name || "Error" });
     }
     return;
   }
@@ -66,7 +66,7 @@ port.on("message", (request: ExportWorkerRequest) => {
   void Promise.resolve(settle).then(
     () => answer({ type: "done", id: request.id, code: 0 }),
     (error: unknown) =>
-      answer({ type: "done", id: request.id, code: 1, error: (error as Error | undefined)?.name ?? "Error" }),
+      answer({ type: "done", id: request.id, code: 1, error: (error as Error | undefined)?.name || "Error" }),
   );
 });
 answer({ type: "ready" });

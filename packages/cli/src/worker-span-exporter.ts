@@ -9,8 +9,11 @@ import type { ExportWorkerAnswer, ExportWorkerData, ExportWorkerRequest } from "
 /** The SDK's ExportResultCode (in @opentelemetry/core, which is not ours to import). */
 const exportSucceeded = 0;
 const exportFailed = 1;
-/** How long shutdown waits for the worker to send what it holds (the exporter's own timeout is 10 s). */
-const shutdownWaitMs = 15_000;
+/** How long shutdown waits for the worker to send what it holds: the exporter's timeout (10 s unless set), and 5 s. */
+function shutdownWaitMs(): number {
+  const setting = Number(process.env["OTEL_EXPORTER_OTLP_TRACES_TIMEOUT"] || process.env["OTEL_EXPORTER_OTLP_TIMEOUT"]);
+  return (Number.isFinite(setting) && setting > 0 ? setting : 10_000) + 5_000;
+}
 
 /**
  * A span exporter whose OTLP/HTTP requests leave from a worker thread. The batching processor still runs
@@ -85,14 +88,14 @@ export class WorkerSpanExporter implements SpanExporter {
     return new Promise((resolve) => this.#request({ type: "flush" }, () => resolve()));
   }
 
-  /** Send what the worker still holds (waiting at most 15 s), then stop it. */
+  /** Send what the worker still holds (waiting the exporter's timeout and 5 s at most), then stop it. */
   async shutdown(): Promise<void> {
     this.#stopping = true;
     if (this.#gone === undefined) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         new Promise<void>((resolve) => this.#request({ type: "shutdown" }, () => resolve())),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, shutdownWaitMs))),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, shutdownWaitMs()))),
       ]);
       clearTimeout(timer);
     }
@@ -114,7 +117,7 @@ export class WorkerSpanExporter implements SpanExporter {
       this.#worker.postMessage({ ...request, id } as ExportWorkerRequest);
     } catch (error) {
       // A batch that cannot be cloned (an attribute no structured clone takes) is this batch's failure only.
-      this.#settle(id, { code: exportFailed, error: (error as Error).name || "Error" });
+      this.#settle(id, { code: exportFailed, error: (error as Error | undefined)?.name || "Error" });
     }
   }
 

@@ -82,7 +82,9 @@ export class RequestSpan {
     const span = this.#span ?? (errorType !== undefined ? this.#start() : undefined);
     if (span === undefined) return;
     if (errorType !== undefined) markFailed(span, errorType);
-    span.end();
+    // A span given its start ends on the wall clock unless told otherwise; the same clock as its start.
+    if (this.#deferred) span.end(performance.now());
+    else span.end();
   }
 
   #start(): Span {

@@ -221,7 +221,9 @@ export class Telemetry {
     } finally {
       settled = true;
       span?.end();
-      if (answeredBy !== undefined) this.#instruments?.snapshotReads.add(instance, answeredBy);
+      // One settled before any source was known gave up waiting on the shared cache (a slow answer, or the
+      // caller left) before the upstream was asked: counted as the miss it was on its way to.
+      this.#instruments?.snapshotReads.add(instance, answeredBy ?? "miss");
     }
   }
 }
