@@ -99,7 +99,10 @@ async function serve(variant: Variant, otlpUrl: string): Promise<void> {
   const telemetry =
     variant === "disabled"
       ? new Telemetry({ disabled: true })
-      : new Telemetry({ tracePollsFromMemory: setup.traces?.everyPoll ?? false });
+      : new Telemetry({
+          tracePollsFromMemory: setup.traces?.everyPoll ?? false,
+          ...(observability?.histograms ? { histograms: observability.histograms } : {}),
+        });
   const service = createBenchService([{ name: "bench", adapter }], { snapshotCacheMs: 1000, telemetry });
   if (variant === "no SDK" && service.telemetry.enabled) throw new Error("an SDK is registered in the no-SDK run");
   if (setup.metrics && !(service.telemetry.metering && service.telemetry.tracing === (setup.traces !== undefined)))

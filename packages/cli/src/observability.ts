@@ -1,5 +1,11 @@
 import { ConfigError } from "@jobtasks/core";
-import { createMetricsEndpoint, type Logger, type MetricsEndpoint } from "@jobtasks/server";
+import {
+  Telemetry,
+  createMetricsEndpoint,
+  type Logger,
+  type MetricsEndpoint,
+  type ProcessHistograms,
+} from "@jobtasks/server";
 import type { ServerSettings } from "./config-schema.js";
 import { WorkerSpanExporter } from "./worker-span-exporter.js";
 
@@ -61,6 +67,8 @@ function planTraces(environment: Environment): ObservabilityPlan["traces"] {
 export interface StartedObservability {
   /** The /metrics answer, when metrics are on. */
   metricsEndpoint: MetricsEndpoint | undefined;
+  /** Where the service's Telemetry records its durations (its `histograms`), when metrics are on. */
+  histograms: ProcessHistograms | undefined;
   /** Flush the spans still batched, and stop the providers. */
   shutdown(): Promise<void>;
 }
@@ -78,7 +86,7 @@ export async function startObservability(
   logger: Logger,
 ): Promise<StartedObservability> {
   if (plan.metrics === undefined && plan.traces === undefined)
-    return { metricsEndpoint: undefined, shutdown: async () => {} };
+    return { metricsEndpoint: undefined, histograms: undefined, shutdown: async () => {} };
   const [api, resources, contextAsyncHooks] = await Promise.all([
     import("@opentelemetry/api").then(moduleOf),
     sdkPackage(import("@opentelemetry/resources"), "@opentelemetry/resources"),
@@ -96,13 +104,20 @@ export async function startObservability(
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const shutdowns: Array<() => Promise<void>> = [];
   let metricsEndpoint: MetricsEndpoint | undefined;
+  let histograms: ProcessHistograms | undefined;
 
   if (plan.metrics !== undefined) {
     const [sdkMetrics, prometheus] = await Promise.all([
       sdkPackage(import("@opentelemetry/sdk-metrics"), "@opentelemetry/sdk-metrics"),
       sdkPackage(import("@opentelemetry/exporter-prometheus"), "@opentelemetry/exporter-prometheus"),
     ]);
-    const reader = new prometheus.PrometheusExporter({ preventServerStart: true });
+    // The duration histograms every request records to are aggregated in the process, the reader collecting
+    // them beside the SDK's own instruments (process-histograms.ts says why).
+    histograms = Telemetry.createProcessHistograms();
+    const reader = new prometheus.PrometheusExporter({
+      preventServerStart: true,
+      metricProducers: [histograms.metricProducer(resource)],
+    });
     const provider = new sdkMetrics.MeterProvider({ resource, readers: [reader] });
     api.metrics.setGlobalMeterProvider(provider);
     const serializer = new prometheus.PrometheusSerializer();
@@ -146,6 +161,7 @@ export async function startObservability(
   }
   return {
     metricsEndpoint,
+    histograms,
     shutdown: async () => {
       await Promise.allSettled(shutdowns.map((shutdown) => shutdown()));
     },

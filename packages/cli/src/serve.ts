@@ -78,7 +78,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         logger,
       })
     : noSharedState;
-  const service = buildTaskService(config, sealer, logger, sharedState);
+  const service = buildTaskService(config, sealer, logger, sharedState, observability.histograms);
   const metricsSettings = config.server.metrics;
   // On its own port when one is given (always under stdio, which has no HTTP port); else beside /mcp.
   const metricsServer =

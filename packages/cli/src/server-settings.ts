@@ -9,6 +9,7 @@ import {
   isLoopbackHost,
   type HttpServerOptions,
   type Logger,
+  type ProcessHistograms,
   type SharedState,
 } from "@jobtasks/server";
 import type { LoadedConfig } from "./load-config.js";
@@ -120,7 +121,9 @@ export function buildTaskService(
   sealer: TaskIdSealer,
   logger: Logger,
   sharedState?: SharedState,
+  histograms?: ProcessHistograms,
 ): TaskService {
+  const pollsFromMemory = config.server.tracing?.pollsFromMemory ?? false;
   return new TaskService({
     ...(sharedState ? { sharedState } : {}),
     adapters: config.adapters,
@@ -136,7 +139,14 @@ export function buildTaskService(
     formsFromTaskStatus: config.server.formsFromTaskStatus,
     ...(config.server.auth ? { access: accessPolicyOf(config.server.auth) } : {}),
     // Built here, after the SDK was registered, as the service's default one would be.
-    ...(config.server.tracing?.pollsFromMemory ? { telemetry: new Telemetry({ tracePollsFromMemory: true }) } : {}),
+    ...(pollsFromMemory || histograms
+      ? {
+          telemetry: new Telemetry({
+            ...(pollsFromMemory ? { tracePollsFromMemory: true } : {}),
+            ...(histograms ? { histograms } : {}),
+          }),
+        }
+      : {}),
   });
 }
 

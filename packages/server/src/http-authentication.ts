@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ConfigError } from "@jobtasks/core";
 import { localPrincipal, type BearerTokens } from "./auth.js";
 import type { AuthenticatedCaller } from "./access-policy.js";
-import { staticTokenAuthenticator, type RequestAuthenticator } from "./request-authentication.js";
+import { staticTokenAuthenticator, type Authentication, type RequestAuthenticator } from "./request-authentication.js";
 import {
   isProtectedResourceMetadataPath,
   serveProtectedResourceMetadata,
@@ -28,15 +28,22 @@ export class HttpAuthentication {
   #authenticator: RequestAuthenticator | undefined;
   #resource: string | undefined;
   readonly #ready: Promise<void>;
+  /** Whether #ready has resolved: from then on a request is checked without waiting on it. */
+  #isReady: boolean;
   #settle: (error?: unknown) => void = () => undefined;
 
   constructor(options: HttpAuthenticationOptions) {
     if (options.tokens && options.oauth) throw new ConfigError("server.auth", "give static tokens or OAuth, not both");
     this.#options = options;
     this.#authenticator = options.tokens ? staticTokenAuthenticator(options.tokens, options.tokenScopes) : undefined;
+    this.#isReady = !options.oauth;
     this.#ready = options.oauth
       ? new Promise<void>((resolve, reject) => {
-          this.#settle = (error) => (error === undefined ? resolve() : reject(error));
+          this.#settle = (error) => {
+            if (error !== undefined) return reject(error);
+            this.#isReady = true;
+            resolve();
+          };
         })
       : Promise.resolve();
     this.#ready.catch(() => undefined);
@@ -87,16 +94,29 @@ export class HttpAuthentication {
    * The request's caller; or undefined once its refusal (401, 403 or 503, with a challenge) is written.
    * `toolScopes` are what a 401 asks for when no requiredScopes are set (never an approval scope).
    */
-  async authenticate(
+  authenticate(
     request: IncomingMessage,
     response: ServerResponse,
     logger: Logger,
     toolScopes: readonly string[] = [],
-  ): Promise<AuthenticatedCaller | undefined> {
-    await this.#ready;
+  ): AuthenticatedCaller | undefined | Promise<AuthenticatedCaller | undefined> {
+    // Answered at once whenever nothing needs waiting for (no OAuth start-up pending, no token to ask an
+    // issuer about): every promise a request makes costs the async context's hooks on Node 20 and 22.
+    if (!this.#isReady) return this.#ready.then(() => this.authenticate(request, response, logger, toolScopes));
     if (!this.required) return { principal: localPrincipal, scopes: undefined };
     if (!this.#authenticator) throw new Error("authentication is configured but its check is missing");
-    const outcome = await this.#authenticator.authenticate(request.headers.authorization);
+    const outcome = this.#authenticator.authenticate(request.headers.authorization);
+    return outcome instanceof Promise
+      ? outcome.then((settled) => this.#concluded(settled, response, logger, toolScopes))
+      : this.#concluded(outcome, response, logger, toolScopes);
+  }
+
+  #concluded(
+    outcome: Authentication,
+    response: ServerResponse,
+    logger: Logger,
+    toolScopes: readonly string[],
+  ): AuthenticatedCaller | undefined {
     if (outcome.kind === "caller") return outcome.caller;
     // The reason names the failed check (an expired token, another audience), never the token.
     logger.debug(

@@ -21,7 +21,7 @@ import type { Logger } from "./logger.js";
 import { EventReceiver } from "./event-receiver.js";
 import { hooksPathPrefix, serveEventDelivery } from "./http-event-endpoint.js";
 import type { MetricsEndpoint } from "./metrics-endpoint.js";
-import { httpRouteOf, withHttpTelemetry } from "./http-telemetry.js";
+import { withHttpTelemetry } from "./http-telemetry.js";
 import { observeMcpRequest } from "./mcp-request-telemetry.js";
 
 export interface HttpServerOptions {
@@ -134,9 +134,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
 
   const routes = new Set([path, "/healthz", "/readyz", ...(options.metrics ? ["/metrics"] : [])]);
   const observedRoute = (request: IncomingMessage, response: ServerResponse) =>
-    withHttpTelemetry(service.telemetry, request, response, httpRouteOf(request, routes), () =>
-      route(request, response),
-    );
+    withHttpTelemetry(service.telemetry, request, response, routes, () => route(request, response));
   const server = createServer((request, response) => {
     void observedRoute(request, response).catch((error: unknown) => {
       logger.error({ err: error }, "HTTP request failed");
@@ -177,7 +175,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       writeRefusal(response, 403, rpcError(-32000, refusal));
       return;
     }
-    const caller = await authentication.authenticate(request, response, logger, service.access.toolScopesNamed);
+    const authenticated = authentication.authenticate(request, response, logger, service.access.toolScopesNamed);
+    const caller = authenticated instanceof Promise ? await authenticated : authenticated;
     if (caller === undefined) return;
     const { principal } = caller;
     // The token goes no further than the authentication: the SDK, the adapters and the logs see the caller.

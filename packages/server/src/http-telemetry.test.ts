@@ -28,10 +28,10 @@ describe("withHttpTelemetry", () => {
     const reader = new OnDemandReader();
     const provider = new MeterProvider({ readers: [reader] });
     const telemetry = new Telemetry({ meter: provider.getMeter("test") });
+    const routes = new Set(["/mcp", "/stream"]);
     server = createServer((request, response) => {
-      const route = request.url === "/stream" ? "/stream" : "/mcp";
-      void withHttpTelemetry(telemetry, request, response, route, async () => {
-        if (request.url === "/fails") throw new Error("the handler failed");
+      void withHttpTelemetry(telemetry, request, response, routes, async () => {
+        if (request.url === "/mcp?fail=1") throw new Error("the handler failed");
         if (request.url === "/stream") {
           // The handler returns with the answer still open, as an event stream's does.
           response.writeHead(200, { "content-type": "text/event-stream" });
@@ -50,10 +50,12 @@ describe("withHttpTelemetry", () => {
     expect((await fetch(`${base}/mcp`)).status).toBe(200);
     const stream = await fetch(`${base}/stream`);
     expect(await stream.text()).toContain("last");
-    expect((await fetch(`${base}/fails`)).status).toBe(500);
+    expect((await fetch(`${base}/mcp?fail=1`)).status).toBe(500);
+    // A path that is none of the routes is recorded without one (never the path sent).
+    expect((await fetch(`${base}/elsewhere/123`)).status).toBe(200);
 
     const points = await durations(reader);
-    expect(points).toHaveLength(3);
+    expect(points).toHaveLength(4);
     const point = (status: number, route: string) =>
       points.find(
         ([attributes]) =>
@@ -65,6 +67,10 @@ describe("withHttpTelemetry", () => {
     expect(point(200, "/stream")?.[1]).toBe(1);
     expect(point(200, "/stream")?.[2]).toBeGreaterThanOrEqual(0.14);
     expect(point(500, "/mcp")?.[0]).toMatchObject({ "http.request.method": "GET", "error.type": "500" });
+    expect(point(200, undefined as never)?.[0]).toEqual({
+      "http.request.method": "GET",
+      "http.response.status_code": 200,
+    });
     await provider.shutdown();
   });
 });

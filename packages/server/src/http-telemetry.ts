@@ -3,15 +3,12 @@ import { context } from "@opentelemetry/api";
 import type { Telemetry } from "./telemetry.js";
 import { contextFromTraceparent } from "./trace-context.js";
 import { hooksPathPrefix } from "./http-event-endpoint.js";
-import { AttributeSets } from "./attribute-sets.js";
 
 const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]);
-/** By method, status and route: each from a short fixed list (routeOf gives templates only). */
-const requestAttributeSets = new AttributeSets();
 
 /**
  * `http.server.request.duration` for one HTTP request, recorded when its answer is written, by method,
- * route (a template: "/hooks/{instance}", never the path sent) and status; and the request's
+ * route (one of `routes`, or a template: "/hooks/{instance}", never the path sent) and status; and the request's
  * `traceparent` header made the active context for `handle`, so that its MCP span continues the caller's
  * trace (an `_meta.traceparent` wins over it, see mcp-request-telemetry.ts).
  *
@@ -23,7 +20,7 @@ export function withHttpTelemetry<T>(
   telemetry: Telemetry,
   request: IncomingMessage,
   response: ServerResponse,
-  route: string | undefined,
+  routes: ReadonlySet<string>,
   handle: () => Promise<T>,
 ): Promise<T> {
   if (!telemetry.enabled) return handle();
@@ -31,20 +28,36 @@ export function withHttpTelemetry<T>(
   const method = knownMethods.has(request.method ?? "") ? (request.method as string) : "_OTHER";
   const record = () => {
     const status = response.statusCode;
-    const attributes = requestAttributeSets.get(`${method} ${status} ${route ?? ""}`, () => ({
-      "http.request.method": method,
-      "http.response.status_code": status,
-      ...(route !== undefined ? { "http.route": route } : {}),
-      ...(status >= 500 ? { "error.type": String(status) } : {}),
-    }));
-    telemetry.instruments?.httpDuration.record((performance.now() - startedAt) / 1000, attributes);
+    const route = httpRouteOf(request, routes);
+    // By method, status and route: each from a short fixed list (httpRouteOf gives templates only).
+    telemetry.instruments?.httpDuration.record(
+      (performance.now() - startedAt) / 1000,
+      `${method} ${status} ${route ?? ""}`,
+      () => ({
+        "http.request.method": method,
+        "http.response.status_code": status,
+        ...(route !== undefined ? { "http.route": route } : {}),
+        ...(status >= 500 ? { "error.type": String(status) } : {}),
+      }),
+    );
   };
   const recordWhenWritten = () => {
     if (response.writableEnded) record();
     else response.once("finish", record);
   };
   const caller = telemetry.tracing ? contextFromTraceparent(request.headers.traceparent) : undefined;
-  return (caller ? context.with(caller, handle) : handle()).finally(recordWhenWritten);
+  // then() rather than finally(), which makes three promises for the one here (read-json-body.ts says why
+  // a request's promises count).
+  return (caller ? context.with(caller, handle) : handle()).then(
+    (value) => {
+      recordWhenWritten();
+      return value;
+    },
+    (error: unknown) => {
+      recordWhenWritten();
+      throw error;
+    },
+  );
 }
 
 /** A request's `http.route`: one of the server's paths, the hooks' template, or undefined for any other path. */

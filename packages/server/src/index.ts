@@ -51,5 +51,7 @@ export { Readiness, credentialsRefused } from "./readiness.js";
 export type { ReadinessCheck, ReadinessState } from "./readiness.js";
 export { Telemetry, instrumentationScope } from "./telemetry.js";
 export type { SnapshotReadSource } from "./telemetry.js";
+export { ProcessHistograms } from "./process-histograms.js";
+export type { CollectedHistogram, ProducedMetrics } from "./process-histograms.js";
 export { createMetricsEndpoint, prometheusContentType, startMetricsServer } from "./metrics-endpoint.js";
 export type { MetricsEndpoint, MetricsEndpointOptions, RunningMetricsServer } from "./metrics-endpoint.js";

@@ -71,11 +71,12 @@ export function createUpstreamRequestObserver(telemetry: Telemetry): UpstreamReq
             outcome.errorType ??
             (outcome.status !== undefined && outcome.status >= 400 ? String(outcome.status) : undefined);
           const failure = errorType !== undefined ? { "error.type": errorType } : {};
-          telemetry.instruments?.upstreamDuration.record((performance.now() - startedAt) / 1000, {
-            ...attributes,
-            ...status,
-            ...failure,
-          });
+          // The operation and method come from the adapter's code, the instance from the config.
+          telemetry.instruments?.upstreamDuration.record(
+            (performance.now() - startedAt) / 1000,
+            `${instance} ${request.operation} ${request.method} ${outcome.status ?? ""} ${errorType ?? ""}`,
+            () => ({ ...attributes, ...status, ...failure }),
+          );
           if (outcome.rateLimit) {
             const credential = outcome.rateLimit.credential ?? "default";
             budgets.set(`${instance}\u0000${credential}`, {
