@@ -36,6 +36,8 @@ export interface CliHttpServer {
 
 export interface StartCliHttpServerOptions {
   env: Record<string, string>;
+  /** The Node binary to run it with. Default: this process's. */
+  node?: string;
   /** The config file to serve. Default: the demo's. */
   config?: string;
   /** Default 0: the OS picks a free port. */
@@ -77,7 +79,7 @@ async function startCliHttpServerOnce(options: StartCliHttpServerOptions): Promi
     "--port",
     String(options.port ?? 0),
   ];
-  const child = spawn(process.execPath, args, {
+  const child = spawn(options.node ?? process.execPath, args, {
     cwd: repositoryRoot,
     env: options.env,
     stdio: ["ignore", "ignore", "pipe"],

@@ -23,6 +23,25 @@ export async function resolveNode22(environment: NodeJS.ProcessEnv = process.env
   const given = environment["JOBTASKS_NODE22"];
   if (given) return checkNode22(nodeBinaryIn(given), "JOBTASKS_NODE22");
   if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
+  return installNode22();
+}
+
+/**
+ * A Node 22 binary, not a newer one (what differs on Node 22 is tested with it): this process's own when
+ * it is Node 22, JOBTASKS_NODE22 when that is, else the pinned one installed in the test cache.
+ */
+export async function resolveExactlyNode22(environment: NodeJS.ProcessEnv = process.env): Promise<string> {
+  if (Number(process.versions.node.split(".")[0]) === 22) return process.execPath;
+  const given = environment["JOBTASKS_NODE22"];
+  if (given) {
+    const binary = nodeBinaryIn(given);
+    const { stdout } = await run(binary, ["--version"], { timeout: 30_000 });
+    if (stdout.trim().startsWith("v22.")) return binary;
+  }
+  return installNode22();
+}
+
+async function installNode22(): Promise<string> {
   const platform = { linux: "linux", darwin: "darwin" }[process.platform as string];
   if (!platform)
     throw new Error(

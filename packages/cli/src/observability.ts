@@ -8,7 +8,6 @@ import {
 } from "@jobtasks/server";
 import type { ServerSettings } from "./config-schema.js";
 import { WorkerSpanExporter } from "./worker-span-exporter.js";
-import { asyncContextHint } from "./async-context-hint.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -96,8 +95,6 @@ export async function startObservability(
   // Spans' parents and the adapter instance of an upstream request travel in the async context.
   const contextManager = new contextAsyncHooks.AsyncLocalStorageContextManager().enable();
   api.context.setGlobalContextManager(contextManager);
-  const hint = asyncContextHint(process.versions.node, process.execArgv, environment["NODE_OPTIONS"]);
-  if (hint !== undefined) logger.info(hint);
   const resource = resources
     .resourceFromAttributes({
       "service.name": environment["OTEL_SERVICE_NAME"] || service.name,

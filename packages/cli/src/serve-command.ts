@@ -28,6 +28,7 @@ export const serveCommand: CommandModule = {
           ...(flags.host !== undefined ? { host: flags.host } : {}),
           stdio: flags.stdio ?? false,
           ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel } : {}),
+          restartForAsyncContextFrames: true,
         });
         stopOnSignals(running.close);
       }),

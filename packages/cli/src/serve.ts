@@ -15,6 +15,7 @@ import { loadConfig } from "./load-config.js";
 import { resolveSecret } from "./secret.js";
 import { packageVersion } from "./package-version.js";
 import { whileListening } from "./listen-error.js";
+import { restartWithAsyncContextFramesIfUseful, restartedMessage, restartedVariable } from "./async-context-frames.js";
 
 export interface ServeOptions {
   config: string;
@@ -24,6 +25,11 @@ export interface ServeOptions {
   /** Overrides JOBTASKS_LOG_LEVEL and server.logLevel (the --log-level flag). */
   logLevel?: string;
   environment?: Readonly<Record<string, string | undefined>>;
+  /**
+   * On Node 22 with telemetry on, restart the process in place with async context frames (see
+   * async-context-frames.ts). The command line's own; a program embedding serve() leaves it off.
+   */
+  restartForAsyncContextFrames?: boolean;
 }
 
 export interface RunningServer {
@@ -44,6 +50,16 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     logLevel: options.logLevel,
   });
   const logger = createLogger({ level: settings.logLevel, name: config.server.name });
+  const observabilityPlan = planObservability(config.server, environment);
+  if (
+    options.restartForAsyncContextFrames &&
+    (observabilityPlan.metrics !== undefined || observabilityPlan.traces !== undefined)
+  ) {
+    // Before anything is started or read from stdin: the process may be replaced here.
+    const advice = restartWithAsyncContextFramesIfUseful();
+    if (advice !== undefined) logger.info(advice);
+    else if (process.env[restartedVariable] === "1") logger.info(restartedMessage);
+  }
   const secret = await resolveSecret(environment);
   const sealer = new TaskIdSealer({
     secret: secret.secret,
@@ -63,7 +79,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     );
   // Registered before the service is built, which records telemetry only if an SDK is registered then.
   const observability = await startObservability(
-    planObservability(config.server, environment),
+    observabilityPlan,
     { name: config.server.name, version: packageVersion },
     environment,
     logger,
