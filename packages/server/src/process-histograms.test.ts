@@ -74,6 +74,7 @@ describe("ProcessHistograms", () => {
     const first = histograms.collect();
     histogram.record(0.5, "a", () => ({ series: "a" }));
     histogram.record(Number.NaN, "a", () => ({ series: "a" }));
+    histogram.record(-0.5, "a", () => ({ series: "a" }));
     const second = histograms.collect();
     expect(first[0]!.dataPoints[0]!.value.count).toBe(1);
     expect(first[0]!.dataPoints[0]!.value.buckets.counts).toEqual([0, 0, 0, 1, 0]);

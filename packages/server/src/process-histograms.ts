@@ -120,7 +120,8 @@ export class ProcessHistogram {
    * counted as the first).
    */
   record(value: number, key: string, attributes: () => Attributes): void {
-    if (Number.isNaN(value)) return;
+    // As the SDK's histogram: a negative value (or NaN) is not a duration, and is dropped.
+    if (!(value >= 0)) return;
     let series = this.#series.get(key);
     if (series === undefined) {
       const full = this.#series.size >= this.#maxSeries;

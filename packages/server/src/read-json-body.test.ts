@@ -35,6 +35,13 @@ describe("readRequestText", () => {
     await expect(reading).rejects.toMatchObject({ code: "ECONNRESET" });
   });
 
+  it("answers a body someone already read to its end as empty, rather than waiting for an end that came", async () => {
+    const read = body([Buffer.from("{}")]);
+    read.resume();
+    await new Promise((resolve) => read.once("end", resolve));
+    expect(await readRequestText(read, 1024)).toBe("");
+  });
+
   it("throws a stream's own error as it is", async () => {
     const failing = new Readable({ read() {} }) as unknown as IncomingMessage;
     const reading = readRequestText(failing, 1024);

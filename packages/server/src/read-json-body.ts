@@ -67,6 +67,11 @@ export function readRequestText(request: IncomingMessage, maxBytes: number): Pro
       Object.assign(new Error("the client closed the connection before its request body arrived"), {
         code: "ECONNRESET",
       });
+    // Read to its end already (nothing here does that): no "end" would come, so it is the empty body it now is.
+    if (request.readableEnded) {
+      resolve("");
+      return;
+    }
     if (request.destroyed) {
       reject(clientGone());
       return;
